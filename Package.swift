@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+// Pacer: firmware for a GPS running-coach device, and the simulator to develop it on.
+//
+// Layers, inner to outer (an inner target never imports an outer one):
+//   PacerCore (domain, pure Swift) -> NMEA (parsing) -> HAL (protocols)
+//   -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
+//   -> Storage -> PacerCLI (the `pacer` executable, which holds the configurator)
+// ARCHITECTURE.md draws the graph and gives the reasons.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Pacer",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pacer", targets: ["PacerCLI"]),
+        .library(name: "NMEA", targets: ["NMEA"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
+        .target(name: "PacerCore", swiftSettings: swiftSettings),
+        // NMEA 0183 engine: streaming framer, sentence parsers, epoch assembly. No I/O.
+        .target(name: "NMEA", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        // Hardware abstraction layer: one small protocol per peripheral.
+        .target(name: "HAL", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+
+        // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them.
+        .systemLibrary(
+            name: "CGPS", pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(
+            name: "CALSA", pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]),
+
+        // Real Linux hardware behind the HAL.
+        .target(
+            name: "LinuxHardware",
+            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        // Simulated hardware behind the same HAL: NMEA replay and friends.
+        .target(
+            name: "Simulation",
+            dependencies: ["HAL", "NMEA", "PacerCore"],
+            swiftSettings: swiftSettings),
+        // Persistence and exchange formats.
+        .target(name: "Storage", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+
+        // The `pacer` command line.
+        .executableTarget(
+            name: "PacerCLI",
+            dependencies: [
+                "PacerCore", "NMEA", "HAL", "LinuxHardware", "Simulation", "Storage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
+        .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

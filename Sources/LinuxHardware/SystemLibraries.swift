@@ -1,0 +1,17 @@
+import CALSA
+import CGPS
+
+/// Versions of the system libraries the Linux adapters are built against, for `pacer version`
+/// and bug reports.
+public enum SystemLibraries {
+    /// gpsd's client API version (major.minor) from `gps.h`.
+    public static var libgpsAPI: String {
+        "\(GPSD_API_MAJOR_VERSION).\(GPSD_API_MINOR_VERSION)"
+    }
+
+    /// The libasound version the process loaded.
+    public static var alsa: String {
+        guard let v = snd_asoundlib_version() else { return "unknown" }
+        return String(cString: v)
+    }
+}

@@ -1,0 +1,102 @@
+import PacerCore
+
+/// The NMEA engine's front door: bytes in, one `NMEAEpoch` per receiver cycle out.
+///
+/// Owns a framer, the line parser and an epoch assembler, and keeps the statistics. Feed it
+/// chunks of any size as they arrive from a serial port, gpsd raw mode or a file.
+public struct NMEADecoder {
+    /// What to do with a line that has no `*hh` checksum.
+    public enum ChecksumPolicy: Sendable {
+        /// Accept lines without a checksum only from a receiver that has never sent a
+        /// checksummed sentence in this stream (some old Garmin and Magellan modes send none);
+        /// once one checksummed sentence has been seen, a line without one is rejected.
+        case acceptFromReceiversWithoutChecksums
+        /// Reject every line without a checksum.
+        case require
+    }
+
+    private var framer = NMEAFramer()
+    /// Everything after framing. Kept apart from the framer so that the framer can run in place
+    /// (no copy of its buffer) while lines are handed to this state.
+    private var lines: LineState
+    public let checksumPolicy: ChecksumPolicy
+
+    public init(checksumPolicy: ChecksumPolicy = .acceptFromReceiversWithoutChecksums) {
+        self.checksumPolicy = checksumPolicy
+        lines = LineState(checksumPolicy: checksumPolicy)
+    }
+
+    public var statistics: NMEAStatistics {
+        var s = framer.statistics
+        let p = lines.parsed
+        s.sentences = p.sentences
+        s.skipped = p.skipped
+        s.badChecksum = p.badChecksum
+        s.missingChecksum = p.missingChecksum
+        s.malformed += p.malformed
+        s.fixes = p.fixes
+        return s
+    }
+
+    /// Feeds a chunk of bytes; `onEpoch` is called for every cycle that completes.
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+        var state = lines
+        framer.feed(chunk) { line in state.handle(line, onEpoch: onEpoch) }
+        lines = state
+    }
+
+    /// Feeds bytes from any sequence (tests, strings).
+    public mutating func feed(_ bytes: some Sequence<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+        let array = Array(bytes)
+        array.withUnsafeBufferPointer { feed($0, onEpoch: onEpoch) }
+    }
+
+    /// Ends the stream: a last unterminated line and the cycle in progress are delivered.
+    public mutating func finish(onEpoch: (NMEAEpoch) -> Void) {
+        var state = lines
+        framer.finish { line in state.handle(line, onEpoch: onEpoch) }
+        state.finish(onEpoch: onEpoch)
+        lines = state
+    }
+}
+
+private struct LineState {
+    let checksumPolicy: NMEADecoder.ChecksumPolicy
+    var assembler = EpochAssembler()
+    var parsed = NMEAStatistics()
+    var sawChecksum = false
+
+    init(checksumPolicy: NMEADecoder.ChecksumPolicy) {
+        self.checksumPolicy = checksumPolicy
+    }
+
+    mutating func handle(_ line: UnsafeBufferPointer<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+        let acceptMissing = checksumPolicy == .acceptFromReceiversWithoutChecksums && !sawChecksum
+        let verdict = NMEALineParser.parse(line, acceptMissingChecksum: acceptMissing)
+        switch verdict {
+        case .sentence(let sentence):
+            parsed.sentences += 1
+            if let epoch = assembler.add(sentence) { deliver(epoch, onEpoch) }
+        case .proprietary, .unknown:
+            parsed.skipped += 1
+        case .badChecksum:
+            parsed.badChecksum += 1
+        case .missingChecksum:
+            parsed.missingChecksum += 1
+        case .malformed:
+            parsed.malformed += 1
+        }
+        if !sawChecksum, verdict != .badChecksum, verdict != .missingChecksum, NMEALineParser.hasChecksum(line) {
+            sawChecksum = true
+        }
+    }
+
+    mutating func finish(onEpoch: (NMEAEpoch) -> Void) {
+        if let epoch = assembler.finish() { deliver(epoch, onEpoch) }
+    }
+
+    mutating func deliver(_ epoch: NMEAEpoch, _ onEpoch: (NMEAEpoch) -> Void) {
+        if case .fix = epoch { parsed.fixes += 1 }
+        onEpoch(epoch)
+    }
+}

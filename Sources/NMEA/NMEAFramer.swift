@@ -1,0 +1,196 @@
+/// Cuts a byte stream into NMEA lines, whatever the chunking.
+///
+/// A serial read can end anywhere, so the framer keeps state between chunks: CR, LF or CRLF
+/// end a line; a `$` inside a line means the previous one was cut short; control and 8-bit
+/// bytes corrupt a line; u-blox UBX (`B5 62`) and SiRF (`A0 A2`) binary packets interleaved
+/// with NMEA are recognised by their headers and skipped by their length fields; a line
+/// longer than `maximumLineLength` is dropped and the rest of it discarded, so memory never
+/// grows with the input.
+///
+/// Lines that lie wholly inside one chunk are handed out in place, without a copy; only a
+/// line split across chunks is gathered in the framer's fixed-capacity buffer.
+public struct NMEAFramer {
+    /// NMEA 0183 allows 82 characters; real receivers send up to about 200 in proprietary
+    /// sentences. Lines are bounded at this many bytes from `$` to the last checksum digit.
+    public static let maximumLineLength = 255
+    /// Longest binary packet payload skipped; a longer length field is taken for noise.
+    static let maximumUBXPayload = 4096
+    static let maximumSiRFPayload = 1023
+
+    private enum State {
+        case hunting
+        case line
+        case discarding
+        case ubxSync
+        case ubxHeader(seen: Int, length: Int)
+        case sirfSync
+        case sirfHeader(seen: Int, length: Int)
+        case skipping(remaining: Int)
+    }
+
+    private var state = State.hunting
+    /// The start of a line split across chunks.
+    private var pending: [UInt8]
+    public private(set) var statistics = NMEAStatistics()
+
+    public init() {
+        pending = []
+        pending.reserveCapacity(NMEAFramer.maximumLineLength)
+    }
+
+    /// Feeds a chunk; `onLine` receives each complete line (from `$` or `!`, without the line
+    /// ending), valid only during the call.
+    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, onLine: (UnsafeBufferPointer<UInt8>) -> Void) {
+        statistics.bytes += chunk.count
+        let n = chunk.count
+        var i = 0
+        // Where the current line began in this chunk; -1 while it began in an earlier chunk
+        // (its first part is then in `pending`).
+        var lineStart = -1
+        while i < n {
+            switch state {
+            case .line:
+                var j = i
+                while j < n, NMEAFramer.isLineByte(chunk[j]) { j += 1 }
+                let length = lineStart >= 0 ? j - lineStart : pending.count + (j - i)
+                if length > NMEAFramer.maximumLineLength {
+                    statistics.overlong += 1
+                    pending.removeAll(keepingCapacity: true)
+                    lineStart = -1
+                    state = .discarding
+                    i = j
+                    continue
+                }
+                if j == n {  // the chunk ends inside the line: keep what we have
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[(lineStart >= 0 ? lineStart : i)..<n]))
+                    lineStart = -1
+                    i = n
+                    continue
+                }
+                let c = chunk[j]
+                if c == 0x0D || c == 0x0A {
+                    if lineStart >= 0 {
+                        if j - lineStart > 1 { onLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j])) }
+                    } else {
+                        pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[i..<j]))
+                        if pending.count > 1 { pending.withUnsafeBufferPointer { onLine($0) } }
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    lineStart = -1
+                    state = .hunting
+                    i = j + 1
+                } else if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
+                    statistics.malformed += 1  // the line before was cut short
+                    pending.removeAll(keepingCapacity: true)
+                    lineStart = j
+                    i = j + 1
+                } else {
+                    statistics.malformed += 1  // control, NUL or binary byte inside a sentence
+                    pending.removeAll(keepingCapacity: true)
+                    lineStart = -1
+                    state = .hunting
+                    i = j  // look at it again: it may start a binary packet
+                }
+
+            case .hunting:
+                let c = chunk[i]
+                i += 1
+                switch c {
+                case UInt8(ascii: "$"), UInt8(ascii: "!"):
+                    state = .line
+                    lineStart = i - 1
+                case 0xB5: state = .ubxSync
+                case 0xA0: state = .sirfSync
+                case 0x0D, 0x0A, 0x20: break
+                default: statistics.garbageBytes += 1
+                }
+
+            case .discarding:
+                let c = chunk[i]
+                i += 1
+                if c == 0x0D || c == 0x0A {
+                    state = .hunting
+                } else if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
+                    state = .line
+                    lineStart = i - 1
+                }
+
+            case .skipping(let remaining):
+                let step = min(remaining, n - i)
+                i += step
+                state = remaining > step ? .skipping(remaining: remaining - step) : .hunting
+
+            case .ubxSync, .sirfSync, .ubxHeader, .sirfHeader:
+                if binaryHeader(chunk[i]) { i += 1 }  // else: no packet after all; hunt from this byte
+            }
+        }
+    }
+
+    /// Ends the stream: a last line without a line ending is still delivered.
+    public mutating func finish(onLine: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if case .line = state, pending.count > 1 {
+            pending.withUnsafeBufferPointer { onLine($0) }
+        }
+        pending.removeAll(keepingCapacity: true)
+        state = .hunting
+    }
+
+    /// Printable ASCII other than the sentence starters.
+    @inline(__always)
+    static func isLineByte(_ c: UInt8) -> Bool {
+        c &- 0x20 < 0x5F && c != UInt8(ascii: "$") && c != UInt8(ascii: "!")
+    }
+
+    /// One byte of a binary packet's sync or header. Returns false when the sync fails: the
+    /// state is then `.hunting` and the caller looks at the byte again.
+    private mutating func binaryHeader(_ byte: UInt8) -> Bool {
+        switch state {
+        case .ubxSync:
+            if byte == 0x62 {
+                state = .ubxHeader(seen: 0, length: 0)
+            } else {
+                statistics.garbageBytes += 1
+                state = .hunting
+                return false
+            }
+
+        case .ubxHeader(let seen, let length):
+            // class, id, then the payload length, little-endian
+            let length = seen == 2 ? Int(byte) : seen == 3 ? length | Int(byte) << 8 : length
+            if seen < 3 {
+                state = .ubxHeader(seen: seen + 1, length: length)
+            } else if length <= NMEAFramer.maximumUBXPayload {
+                statistics.binaryPackets += 1
+                state = .skipping(remaining: length + 2)  // payload and two checksum bytes
+            } else {
+                statistics.garbageBytes += 6
+                state = .hunting
+            }
+
+        case .sirfSync:
+            if byte == 0xA2 {
+                state = .sirfHeader(seen: 0, length: 0)
+            } else {
+                statistics.garbageBytes += 1
+                state = .hunting
+                return false
+            }
+
+        case .sirfHeader(let seen, let length):
+            // 15-bit big-endian payload length
+            if seen == 0 {
+                state = .sirfHeader(seen: 1, length: Int(byte & 0x7F) << 8)
+            } else if (length | Int(byte)) <= NMEAFramer.maximumSiRFPayload {
+                statistics.binaryPackets += 1
+                state = .skipping(remaining: (length | Int(byte)) + 4)  // payload, checksum, B0 B3
+            } else {
+                statistics.garbageBytes += 4
+                state = .hunting
+            }
+
+        default:
+            break
+        }
+        return true
+    }
+}

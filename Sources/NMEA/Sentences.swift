@@ -1,0 +1,422 @@
+import PacerCore
+
+/// One parsed NMEA sentence. Each case holds a plain value type with no heap storage.
+public enum NMEASentence: Hashable, Sendable {
+    case rmc(RMC)
+    case gga(GGA)
+    case gns(GNS)
+    case gll(GLL)
+    case vtg(VTG)
+    case gsa(GSA)
+    case gsv(GSV)
+    case zda(ZDA)
+
+    public var talker: Talker {
+        switch self {
+        case .rmc(let s): s.talker
+        case .gga(let s): s.talker
+        case .gns(let s): s.talker
+        case .gll(let s): s.talker
+        case .vtg(let s): s.talker
+        case .gsa(let s): s.talker
+        case .gsv(let s): s.talker
+        case .zda(let s): s.talker
+        }
+    }
+}
+
+/// Quality of a position as the sentence states it: GGA's quality digit, or the mode
+/// indicator letter of RMC, GLL, GNS and VTG (NMEA 2.3 and later).
+public enum PositionStatus: Hashable, Sendable {
+    case invalid
+    case valid(FixQuality)
+
+    public var isValid: Bool {
+        if case .valid = self { return true }
+        return false
+    }
+
+    /// GGA field 6.
+    public init(ggaQuality: Int) {
+        switch ggaQuality {
+        case 1: self = .valid(.gps)
+        case 2: self = .valid(.dgps)
+        case 3: self = .valid(.pps)
+        case 4: self = .valid(.rtk)
+        case 5: self = .valid(.floatRTK)
+        case 6: self = .valid(.estimated)
+        case 7: self = .valid(.manual)
+        case 8: self = .valid(.simulated)
+        default: self = .invalid
+        }
+    }
+
+    /// A mode indicator letter (`A` autonomous, `D` differential, `E` estimated, `F` float RTK,
+    /// `M` manual, `N` not valid, `P` precise, `R` RTK, `S` simulator). nil for an unknown letter.
+    public init?(modeIndicator: UInt8) {
+        switch modeIndicator {
+        case UInt8(ascii: "A"): self = .valid(.gps)
+        case UInt8(ascii: "D"): self = .valid(.dgps)
+        case UInt8(ascii: "P"): self = .valid(.pps)
+        case UInt8(ascii: "R"): self = .valid(.rtk)
+        case UInt8(ascii: "F"): self = .valid(.floatRTK)
+        case UInt8(ascii: "E"): self = .valid(.estimated)
+        case UInt8(ascii: "M"): self = .valid(.manual)
+        case UInt8(ascii: "S"): self = .valid(.simulated)
+        case UInt8(ascii: "N"): self = .invalid
+        default: return nil
+        }
+    }
+}
+
+/// Recommended minimum data.
+/// `$GPRMC,202640.000,A,4404.1306,N,12118.8515,W,0.03,225.97,130415,,,D*73`
+public struct RMC: Hashable, Sendable {
+    public var talker: Talker
+    public var timeOfDay: Int32?
+    public var status: PositionStatus
+    public var position: GeoPoint?
+    public var speedKnots: Double?
+    public var course: Double?
+    public var date: ShortDate?
+
+    public init(talker: Talker, timeOfDay: Int32?, status: PositionStatus, position: GeoPoint?,
+                speedKnots: Double?, course: Double?, date: ShortDate?) {
+        self.talker = talker
+        self.timeOfDay = timeOfDay
+        self.status = status
+        self.position = position
+        self.speedKnots = speedKnots
+        self.course = course
+        self.date = date
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> RMC? {
+        guard f.count >= 10 else { return nil }
+        var status: PositionStatus = f.character(2) == UInt8(ascii: "A") ? .valid(.gps) : .invalid
+        if status.isValid, let letter = f.character(12), let mode = PositionStatus(modeIndicator: letter) {
+            status = mode
+        }
+        let time = f.timeOfDay(1), position = f.position(3), date = f.shortDate(9)
+        if f.garbled(1, time) || f.garbledPosition(3, position) || f.garbled(9, date) { return nil }
+        return RMC(
+            talker: talker, timeOfDay: time, status: status, position: position,
+            speedKnots: f.number(7), course: f.number(8), date: date)
+    }
+}
+
+/// Fix data, with altitude.
+/// `$GPGGA,202640.000,4404.1306,N,12118.8515,W,2,10,0.98,1127.7,M,-19.6,M,0000,0000*6C`
+public struct GGA: Hashable, Sendable {
+    public var talker: Talker
+    public var timeOfDay: Int32?
+    public var status: PositionStatus
+    public var position: GeoPoint?
+    public var satellitesUsed: Int?
+    public var hdop: Double?
+    /// Metres above mean sea level.
+    public var altitude: Double?
+    public var geoidSeparation: Double?
+
+    public init(talker: Talker, timeOfDay: Int32?, status: PositionStatus, position: GeoPoint?,
+                satellitesUsed: Int?, hdop: Double?, altitude: Double?, geoidSeparation: Double?) {
+        self.talker = talker
+        self.timeOfDay = timeOfDay
+        self.status = status
+        self.position = position
+        self.satellitesUsed = satellitesUsed
+        self.hdop = hdop
+        self.altitude = altitude
+        self.geoidSeparation = geoidSeparation
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> GGA? {
+        guard f.count >= 10 else { return nil }
+        let time = f.timeOfDay(1), position = f.position(2), quality = f.integer(6)
+        if f.garbled(1, time) || f.garbledPosition(2, position) || f.garbled(6, quality) { return nil }
+        return GGA(
+            talker: talker, timeOfDay: time, status: PositionStatus(ggaQuality: quality ?? 0),
+            position: position, satellitesUsed: f.integer(7), hdop: f.number(8),
+            altitude: f.number(9), geoidSeparation: f.number(11))
+    }
+}
+
+/// Fix data for multi-constellation receivers; one mode letter per constellation.
+/// `$GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,*70`
+public struct GNS: Hashable, Sendable {
+    public var talker: Talker
+    public var timeOfDay: Int32?
+    public var status: PositionStatus
+    public var position: GeoPoint?
+    public var satellitesUsed: Int?
+    public var hdop: Double?
+    public var altitude: Double?
+    public var geoidSeparation: Double?
+
+    public init(talker: Talker, timeOfDay: Int32?, status: PositionStatus, position: GeoPoint?,
+                satellitesUsed: Int?, hdop: Double?, altitude: Double?, geoidSeparation: Double?) {
+        self.talker = talker
+        self.timeOfDay = timeOfDay
+        self.status = status
+        self.position = position
+        self.satellitesUsed = satellitesUsed
+        self.hdop = hdop
+        self.altitude = altitude
+        self.geoidSeparation = geoidSeparation
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> GNS? {
+        guard f.count >= 10 else { return nil }
+        // The best of the per-constellation letters decides: valid if any constellation is.
+        var status = PositionStatus.invalid
+        for letter in f.bytes(6) {
+            if let s = PositionStatus(modeIndicator: letter), s.isValid {
+                status = s
+                break
+            }
+        }
+        let time = f.timeOfDay(1), position = f.position(2)
+        if f.garbled(1, time) || f.garbledPosition(2, position) { return nil }
+        return GNS(
+            talker: talker, timeOfDay: time, status: status, position: position,
+            satellitesUsed: f.integer(7), hdop: f.number(8), altitude: f.number(9),
+            geoidSeparation: f.number(10))
+    }
+}
+
+/// Geographic position.
+/// `$GPGLL,4404.1306,N,12118.8515,W,202640.000,A,A*4D`
+public struct GLL: Hashable, Sendable {
+    public var talker: Talker
+    public var timeOfDay: Int32?
+    public var status: PositionStatus
+    public var position: GeoPoint?
+
+    public init(talker: Talker, timeOfDay: Int32?, status: PositionStatus, position: GeoPoint?) {
+        self.talker = talker
+        self.timeOfDay = timeOfDay
+        self.status = status
+        self.position = position
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> GLL? {
+        guard f.count >= 7 else { return nil }
+        var status: PositionStatus = f.character(6) == UInt8(ascii: "A") ? .valid(.gps) : .invalid
+        if status.isValid, let letter = f.character(7), let mode = PositionStatus(modeIndicator: letter) {
+            status = mode
+        }
+        let time = f.timeOfDay(5), position = f.position(1)
+        if f.garbled(5, time) || f.garbledPosition(1, position) { return nil }
+        return GLL(talker: talker, timeOfDay: time, status: status, position: position)
+    }
+}
+
+/// Course and speed over ground.
+/// `$GPVTG,225.97,T,,M,0.03,N,0.05,K,D*2C` (older receivers omit the `T`/`M`/`N`/`K` units)
+public struct VTG: Hashable, Sendable {
+    public var talker: Talker
+    public var course: Double?
+    public var speedKnots: Double?
+    public var speedKmh: Double?
+    /// Nil when the sentence carries no mode letter (before NMEA 2.3).
+    public var status: PositionStatus?
+
+    public init(talker: Talker, course: Double?, speedKnots: Double?, speedKmh: Double?,
+                status: PositionStatus?) {
+        self.talker = talker
+        self.course = course
+        self.speedKnots = speedKnots
+        self.speedKmh = speedKmh
+        self.status = status
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> VTG? {
+        if f.count >= 9, f.character(2) == UInt8(ascii: "T") || f.isEmpty(2) && f.character(8) == UInt8(ascii: "K") {
+            return VTG(
+                talker: talker, course: f.number(1), speedKnots: f.number(5), speedKmh: f.number(7),
+                status: f.character(9).flatMap { PositionStatus(modeIndicator: $0) })
+        }
+        // NMEA 1.x form: course true, course magnetic, knots, km/h.
+        guard f.count >= 5 else { return nil }
+        return VTG(talker: talker, course: f.number(1), speedKnots: f.number(3),
+                   speedKmh: f.number(4), status: nil)
+    }
+}
+
+/// DOP and active satellites.
+/// `$GPGSA,A,3,20,16,09,03,07,10,23,19,27,30,,,1.64,0.98,1.31*05`
+public struct GSA: Hashable, Sendable {
+    public var talker: Talker
+    /// 1 no fix, 2 two-dimensional, 3 three-dimensional.
+    public var fixType: Int?
+    public var satellitesUsed: Int
+    public var pdop: Double?
+    public var hdop: Double?
+    public var vdop: Double?
+    /// NMEA 4.1 GNSS system id (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
+    public var systemID: Int?
+
+    public init(talker: Talker, fixType: Int?, satellitesUsed: Int, pdop: Double?, hdop: Double?,
+                vdop: Double?, systemID: Int?) {
+        self.talker = talker
+        self.fixType = fixType
+        self.satellitesUsed = satellitesUsed
+        self.pdop = pdop
+        self.hdop = hdop
+        self.vdop = vdop
+        self.systemID = systemID
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> GSA? {
+        guard f.count >= 18 else { return nil }
+        var used = 0
+        for i in 3...14 where !f.isEmpty(i) { used += 1 }
+        return GSA(
+            talker: talker, fixType: f.integer(2), satellitesUsed: used, pdop: f.number(15),
+            hdop: f.number(16), vdop: f.number(17), systemID: f.integer(18))
+    }
+}
+
+/// One satellite of a GSV sentence.
+public struct SatelliteInView: Hashable, Sendable {
+    public var prn: Int
+    public var elevation: Int?
+    public var azimuth: Int?
+    /// Carrier-to-noise density, dB-Hz; nil when not tracked.
+    public var snr: Int?
+
+    public init(prn: Int, elevation: Int?, azimuth: Int?, snr: Int?) {
+        self.prn = prn
+        self.elevation = elevation
+        self.azimuth = azimuth
+        self.snr = snr
+    }
+}
+
+/// Satellites in view, up to four per sentence.
+/// `$GPGSV,3,1,12,09,88,089,31,07,60,281,44,23,55,123,33,10,44,274,32*78`
+public struct GSV: Hashable, Sendable {
+    public var talker: Talker
+    public var messageCount: Int
+    public var messageNumber: Int
+    public var satellitesInView: Int
+    public var satellites: Satellites
+    /// NMEA 4.1 signal id, when present.
+    public var signalID: Int?
+
+    /// Up to four satellites, stored inline.
+    public struct Satellites: Hashable, Sendable, RandomAccessCollection {
+        var storage: (SatelliteInView?, SatelliteInView?, SatelliteInView?, SatelliteInView?)
+        public private(set) var count: Int
+
+        public init(_ list: [SatelliteInView] = []) {
+            storage = (nil, nil, nil, nil)
+            count = 0
+            for s in list.prefix(4) { append(s) }
+        }
+
+        mutating func append(_ s: SatelliteInView) {
+            switch count {
+            case 0: storage.0 = s
+            case 1: storage.1 = s
+            case 2: storage.2 = s
+            case 3: storage.3 = s
+            default: return
+            }
+            count += 1
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { count }
+        public subscript(i: Int) -> SatelliteInView {
+            precondition(i >= 0 && i < count)
+            switch i {
+            case 0: return storage.0!
+            case 1: return storage.1!
+            case 2: return storage.2!
+            default: return storage.3!
+            }
+        }
+
+        public static func == (a: Satellites, b: Satellites) -> Bool { a.elementsEqual(b) }
+        public func hash(into h: inout Hasher) {
+            for s in self { h.combine(s) }
+        }
+    }
+
+    public init(talker: Talker, messageCount: Int, messageNumber: Int, satellitesInView: Int,
+                satellites: Satellites, signalID: Int?) {
+        self.talker = talker
+        self.messageCount = messageCount
+        self.messageNumber = messageNumber
+        self.satellitesInView = satellitesInView
+        self.satellites = satellites
+        self.signalID = signalID
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> GSV? {
+        guard f.count >= 4, let total = f.integer(1), let number = f.integer(2),
+              let inView = f.integer(3), number >= 1, number <= total else { return nil }
+        var sats = Satellites()
+        var i = 4
+        while i + 3 < f.count, sats.count < 4 {
+            if let prn = f.integer(i) {
+                sats.append(SatelliteInView(
+                    prn: prn, elevation: f.integer(i + 1), azimuth: f.integer(i + 2), snr: f.integer(i + 3)))
+            }
+            i += 4
+        }
+        // A trailing lone field after the satellite groups is the NMEA 4.1 signal id.
+        let signal = (f.count - 4) % 4 == 1 ? f.integer(f.count - 1) : nil
+        return GSV(talker: talker, messageCount: total, messageNumber: number,
+                   satellitesInView: inView, satellites: sats, signalID: signal)
+    }
+}
+
+/// Time and date, with a four-digit year.
+/// `$GPZDA,202640.000,13,04,2015,,*54`
+public struct ZDA: Hashable, Sendable {
+    public var talker: Talker
+    public var timeOfDay: Int32?
+    public var date: CivilDate?
+
+    public init(talker: Talker, timeOfDay: Int32?, date: CivilDate?) {
+        self.talker = talker
+        self.timeOfDay = timeOfDay
+        self.date = date
+    }
+
+    static func parse(_ f: NMEAFields, talker: Talker) -> ZDA? {
+        guard f.count >= 5 else { return nil }
+        let time = f.timeOfDay(1)
+        if f.garbled(1, time) { return nil }
+        var date: CivilDate?
+        if let d = f.integer(2), let m = f.integer(3), let y = f.integer(4), y >= 1980 {
+            date = CivilDate(year: y, month: m, day: d)
+        }
+        return ZDA(talker: talker, timeOfDay: time, date: date)
+    }
+}
+
+extension NMEAFields {
+    /// True when a field holds text that did not parse: the sentence is malformed (as opposed
+    /// to an empty field, which NMEA uses for "unknown").
+    @inlinable
+    func garbled<T>(_ index: Int, _ value: T?) -> Bool {
+        value == nil && !isEmpty(index)
+    }
+
+    /// True when any of a position's four fields holds text but no position came of them.
+    @inlinable
+    func garbledPosition(_ index: Int, _ value: GeoPoint?) -> Bool {
+        value == nil && !(index..<index + 4).allSatisfy { isEmpty($0) }
+    }
+
+    /// Latitude in `index`/`index+1` and longitude in `index+2`/`index+3`.
+    @inlinable
+    func position(_ index: Int) -> GeoPoint? {
+        guard let lat = coordinate(index, isLatitude: true),
+              let lon = coordinate(index + 2, isLatitude: false) else { return nil }
+        return GeoPoint(latitude: lat, longitude: lon)
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Pacer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pacer",
+        abstract: "Firmware for a GPS running-coach device, and its simulator.",
+        subcommands: [NMEACommand.self, VersionCommand.self])
+}

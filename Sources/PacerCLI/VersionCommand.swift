@@ -1,0 +1,13 @@
+import ArgumentParser
+import LinuxHardware
+
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version", abstract: "Print Pacer's version and the system libraries it uses.")
+
+    func run() {
+        print("pacer 0.1.0")
+        print("libgps API \(SystemLibraries.libgpsAPI)")
+        print("libasound \(SystemLibraries.alsa)")
+    }
+}

@@ -1,0 +1,53 @@
+/// Small allocation-free number formatting onto byte buffers, for the hot output paths
+/// (JSON lines of fixes, GPX points). `String(describing:)` would allocate per number.
+extension Array where Element == UInt8 {
+    /// Appends a non-negative integer, zero-padded to `width` digits.
+    @inlinable
+    public mutating func appendDigits(_ value: Int, width: Int) {
+        var v = value
+        if v < 0 {
+            append(UInt8(ascii: "-"))
+            v = -v
+        }
+        var digits = 1
+        var p = 10
+        while p <= v, digits < 19 {
+            digits += 1
+            p &*= 10
+        }
+        var n = Swift.max(width, digits)
+        let start = count
+        for _ in 0..<n { append(UInt8(ascii: "0")) }
+        while n > 0 {
+            n -= 1
+            self[start + n] = UInt8(ascii: "0") &+ UInt8(v % 10)
+            v /= 10
+        }
+    }
+
+    /// Appends a decimal number rounded to `places` fraction digits, trailing zeros trimmed but
+    /// at least one fraction digit kept: 34.03294, 0.0, -117.7471233. `places` is at most 9.
+    @inlinable
+    public mutating func appendDecimal(_ value: Double, places: Int) {
+        precondition(places >= 1 && places <= 9)
+        var scale: Int64 = 1
+        for _ in 0..<places { scale &*= 10 }
+        guard value.isFinite, abs(value) < 9.0e9 else {
+            append(contentsOf: "null".utf8)
+            return
+        }
+        var scaled = (abs(value) * Double(scale)).rounded(.toNearestOrAwayFromZero)
+        if scaled >= 9.2e18 { scaled = 9.2e18 }
+        let units = Int64(scaled)
+        if value < 0, units != 0 { append(UInt8(ascii: "-")) }
+        appendDigits(Int(units / scale), width: 1)
+        append(UInt8(ascii: "."))
+        var frac = units % scale
+        var width = places
+        while width > 1, frac % 10 == 0 {
+            frac /= 10
+            width -= 1
+        }
+        appendDigits(Int(frac), width: width)
+    }
+}
