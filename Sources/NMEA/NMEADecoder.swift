@@ -38,23 +38,33 @@ public struct NMEADecoder {
         return s
     }
 
-    /// Feeds a chunk of bytes; `onEpoch` is called for every cycle that completes.
-    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+    /// Feeds a chunk of bytes; `onEpoch` is called for every cycle that completes, and
+    /// `onReject`, when given, for every line refused (with its line number and reason).
+    public mutating func feed(
+        _ chunk: UnsafeBufferPointer<UInt8>,
+        onEpoch: (NMEAEpoch) -> Void,
+        onReject: ((NMEARejection) -> Void)? = nil
+    ) {
         var state = lines
-        framer.feed(chunk) { line in state.handle(line, onEpoch: onEpoch) }
+        framer.feed(
+            chunk,
+            onLine: { line, number in state.handle(line, number, onEpoch: onEpoch, onReject: onReject) },
+            onDamage: onReject)
         lines = state
     }
 
     /// Feeds bytes from any sequence (tests, strings).
-    public mutating func feed(_ bytes: some Sequence<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+    public mutating func feed(
+        _ bytes: some Sequence<UInt8>, onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)? = nil
+    ) {
         let array = Array(bytes)
-        array.withUnsafeBufferPointer { feed($0, onEpoch: onEpoch) }
+        array.withUnsafeBufferPointer { feed($0, onEpoch: onEpoch, onReject: onReject) }
     }
 
     /// Ends the stream: a last unterminated line and the cycle in progress are delivered.
-    public mutating func finish(onEpoch: (NMEAEpoch) -> Void) {
+    public mutating func finish(onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)? = nil) {
         var state = lines
-        framer.finish { line in state.handle(line, onEpoch: onEpoch) }
+        framer.finish { line, number in state.handle(line, number, onEpoch: onEpoch, onReject: onReject) }
         state.finish(onEpoch: onEpoch)
         lines = state
     }
@@ -70,7 +80,10 @@ private struct LineState {
         self.checksumPolicy = checksumPolicy
     }
 
-    mutating func handle(_ line: UnsafeBufferPointer<UInt8>, onEpoch: (NMEAEpoch) -> Void) {
+    mutating func handle(
+        _ line: UnsafeBufferPointer<UInt8>, _ lineNumber: Int,
+        onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)?
+    ) {
         let acceptMissing = checksumPolicy == .acceptFromReceiversWithoutChecksums && !sawChecksum
         let verdict = NMEALineParser.parse(line, acceptMissingChecksum: acceptMissing)
         switch verdict {
@@ -81,10 +94,13 @@ private struct LineState {
             parsed.skipped += 1
         case .badChecksum:
             parsed.badChecksum += 1
+            onReject?(NMEARejection(line: lineNumber, reason: .badChecksum, text: NMEARejection.excerpt(line)))
         case .missingChecksum:
             parsed.missingChecksum += 1
+            onReject?(NMEARejection(line: lineNumber, reason: .missingChecksum, text: NMEARejection.excerpt(line)))
         case .malformed:
             parsed.malformed += 1
+            onReject?(NMEARejection(line: lineNumber, reason: .malformedFields, text: NMEARejection.excerpt(line)))
         }
         if !sawChecksum, verdict != .badChecksum, verdict != .missingChecksum, NMEALineParser.hasChecksum(line) {
             sawChecksum = true

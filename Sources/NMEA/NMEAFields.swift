@@ -70,7 +70,11 @@ public struct NMEAFields {
     /// An unsigned decimal integer.
     @inlinable
     public func integer(_ index: Int) -> Int? {
-        let b = bytes(index)
+        NMEAFields.unsigned(bytes(index))
+    }
+
+    @inlinable
+    static func unsigned(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         guard !b.isEmpty, b.count <= 9 else { return nil }
         var v = 0
         for c in b {
@@ -79,6 +83,18 @@ public struct NMEAFields {
             v = v * 10 + Int(d)
         }
         return v
+    }
+
+    /// A decimal integer with an optional sign (GSV elevations can be negative).
+    @inlinable
+    public func signedInteger(_ index: Int) -> Int? {
+        let b = bytes(index)
+        guard let first = b.first else { return nil }
+        if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            let rest = NMEAFields.unsigned(UnsafeBufferPointer(rebasing: b[1...]))
+            return first == UInt8(ascii: "-") ? rest.map { -$0 } : rest
+        }
+        return NMEAFields.unsigned(b)
     }
 
     /// A signed decimal number such as `-19.6` or `1127.70`.

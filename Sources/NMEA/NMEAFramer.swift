@@ -2,10 +2,14 @@
 ///
 /// A serial read can end anywhere, so the framer keeps state between chunks: CR, LF or CRLF
 /// end a line; a `$` inside a line means the previous one was cut short; control and 8-bit
-/// bytes corrupt a line; u-blox UBX (`B5 62`) and SiRF (`A0 A2`) binary packets interleaved
-/// with NMEA are recognised by their headers and skipped by their length fields; a line
+/// bytes corrupt a line; u-blox UBX (`B5 62`), SiRF (`A0 A2`) and CASIC (`BA CE`, the
+/// AT6558 in Quectel L76K modules) binary packets interleaved with NMEA are recognised by
+/// their headers and skipped by their length fields; a line
 /// longer than `maximumLineLength` is dropped and the rest of it discarded, so memory never
 /// grows with the input.
+///
+/// A line that starts with `#` is a comment (the header of a recording file, as gpsd's test
+/// logs and Pacer's scenario recordings have) and is passed over.
 ///
 /// Lines that lie wholly inside one chunk are handed out in place, without a copy; only a
 /// line split across chunks is gathered in the framer's fixed-capacity buffer.
@@ -16,6 +20,7 @@ public struct NMEAFramer {
     /// Longest binary packet payload skipped; a longer length field is taken for noise.
     static let maximumUBXPayload = 4096
     static let maximumSiRFPayload = 1023
+    static let maximumCASICPayload = 2048
 
     private enum State {
         case hunting
@@ -25,10 +30,17 @@ public struct NMEAFramer {
         case ubxHeader(seen: Int, length: Int)
         case sirfSync
         case sirfHeader(seen: Int, length: Int)
+        case casicSync
+        case casicHeader(seen: Int, length: Int)
+        case comment
         case skipping(remaining: Int)
     }
 
     private var state = State.hunting
+    /// Line feeds seen so far: the current line's number is this plus one.
+    private var lineFeeds = 0
+    /// True at the start of the stream and right after a line feed.
+    private var atLineStart = true
     /// The start of a line split across chunks.
     private var pending: [UInt8]
     public private(set) var statistics = NMEAStatistics()
@@ -38,9 +50,17 @@ public struct NMEAFramer {
         pending.reserveCapacity(NMEAFramer.maximumLineLength)
     }
 
+    /// The 1-based number of the line being read (line feeds outside binary packets, plus one).
+    public var lineNumber: Int { lineFeeds + 1 }
+
     /// Feeds a chunk; `onLine` receives each complete line (from `$` or `!`, without the line
-    /// ending), valid only during the call.
-    public mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, onLine: (UnsafeBufferPointer<UInt8>) -> Void) {
+    /// ending), valid only during the call, with its line number. `onDamage`, when given, hears of every line the
+    /// framer itself refuses.
+    public mutating func feed(
+        _ chunk: UnsafeBufferPointer<UInt8>,
+        onLine: (UnsafeBufferPointer<UInt8>, Int) -> Void,
+        onDamage: ((NMEARejection) -> Void)? = nil
+    ) {
         statistics.bytes += chunk.count
         let n = chunk.count
         var i = 0
@@ -55,6 +75,7 @@ public struct NMEAFramer {
                 let length = lineStart >= 0 ? j - lineStart : pending.count + (j - i)
                 if length > NMEAFramer.maximumLineLength {
                     statistics.overlong += 1
+                    onDamage?(damage(.overlong, chunk, lineStart, i, j))
                     pending.removeAll(keepingCapacity: true)
                     lineStart = -1
                     state = .discarding
@@ -70,22 +91,26 @@ public struct NMEAFramer {
                 let c = chunk[j]
                 if c == 0x0D || c == 0x0A {
                     if lineStart >= 0 {
-                        if j - lineStart > 1 { onLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j])) }
+                        if j - lineStart > 1 { onLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j]), lineNumber) }
                     } else {
                         pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[i..<j]))
-                        if pending.count > 1 { pending.withUnsafeBufferPointer { onLine($0) } }
+                        if pending.count > 1 { pending.withUnsafeBufferPointer { onLine($0, lineNumber) } }
                         pending.removeAll(keepingCapacity: true)
                     }
                     lineStart = -1
                     state = .hunting
+                    if c == 0x0A { lineFeeds += 1 }
+                    atLineStart = true
                     i = j + 1
                 } else if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
                     statistics.malformed += 1  // the line before was cut short
+                    onDamage?(damage(.cutShort, chunk, lineStart, i, j))
                     pending.removeAll(keepingCapacity: true)
                     lineStart = j
                     i = j + 1
                 } else {
                     statistics.malformed += 1  // control, NUL or binary byte inside a sentence
+                    onDamage?(damage(.corrupted(byte: c), chunk, lineStart, i, j))
                     pending.removeAll(keepingCapacity: true)
                     lineStart = -1
                     state = .hunting
@@ -95,13 +120,19 @@ public struct NMEAFramer {
             case .hunting:
                 let c = chunk[i]
                 i += 1
+                let lineStartBefore = atLineStart
+                atLineStart = c == 0x0A
                 switch c {
+                case UInt8(ascii: "#") where lineStartBefore:
+                    state = .comment  // a `# Name: …` header line of a recording file
                 case UInt8(ascii: "$"), UInt8(ascii: "!"):
                     state = .line
                     lineStart = i - 1
                 case 0xB5: state = .ubxSync
                 case 0xA0: state = .sirfSync
-                case 0x0D, 0x0A, 0x20: break
+                case 0xBA: state = .casicSync
+                case 0x0A: lineFeeds += 1
+                case 0x0D, 0x20: break
                 default: statistics.garbageBytes += 1
                 }
 
@@ -110,9 +141,20 @@ public struct NMEAFramer {
                 i += 1
                 if c == 0x0D || c == 0x0A {
                     state = .hunting
+                    if c == 0x0A { lineFeeds += 1 }
+                    atLineStart = true
                 } else if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
                     state = .line
                     lineStart = i - 1
+                }
+
+            case .comment:
+                while i < n, chunk[i] != 0x0A { i += 1 }
+                if i < n {
+                    lineFeeds += 1
+                    atLineStart = true
+                    state = .hunting
+                    i += 1
                 }
 
             case .skipping(let remaining):
@@ -120,19 +162,29 @@ public struct NMEAFramer {
                 i += step
                 state = remaining > step ? .skipping(remaining: remaining - step) : .hunting
 
-            case .ubxSync, .sirfSync, .ubxHeader, .sirfHeader:
+            case .ubxSync, .sirfSync, .casicSync, .ubxHeader, .sirfHeader, .casicHeader:
                 if binaryHeader(chunk[i]) { i += 1 }  // else: no packet after all; hunt from this byte
             }
         }
     }
 
     /// Ends the stream: a last line without a line ending is still delivered.
-    public mutating func finish(onLine: (UnsafeBufferPointer<UInt8>) -> Void) {
+    public mutating func finish(onLine: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
         if case .line = state, pending.count > 1 {
-            pending.withUnsafeBufferPointer { onLine($0) }
+            pending.withUnsafeBufferPointer { onLine($0, lineNumber) }
         }
         pending.removeAll(keepingCapacity: true)
         state = .hunting
+    }
+
+    /// A rejection for the line being read: its start is at `lineStart` in the chunk, or in
+    /// `pending` followed by `chunk[i..<j]`. Only built when someone listens.
+    private func damage(
+        _ reason: NMEARejection.Reason, _ chunk: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ i: Int, _ j: Int
+    ) -> NMEARejection {
+        let bytes = lineStart >= 0 ? Array(chunk[lineStart..<j]) : pending + Array(chunk[i..<j])
+        let text = bytes.withUnsafeBufferPointer { NMEARejection.excerpt($0) }
+        return NMEARejection(line: lineNumber, reason: reason, text: text)
     }
 
     /// Printable ASCII other than the sentence starters.
@@ -185,6 +237,28 @@ public struct NMEAFramer {
                 state = .skipping(remaining: (length | Int(byte)) + 4)  // payload, checksum, B0 B3
             } else {
                 statistics.garbageBytes += 4
+                state = .hunting
+            }
+
+        case .casicSync:
+            if byte == 0xCE {
+                state = .casicHeader(seen: 0, length: 0)
+            } else {
+                statistics.garbageBytes += 1
+                state = .hunting
+                return false
+            }
+
+        case .casicHeader(let seen, let length):
+            // payload length (little-endian), class, id
+            let length = seen == 0 ? Int(byte) : seen == 1 ? length | Int(byte) << 8 : length
+            if seen < 3 {
+                state = .casicHeader(seen: seen + 1, length: length)
+            } else if length <= NMEAFramer.maximumCASICPayload {
+                statistics.binaryPackets += 1
+                state = .skipping(remaining: length + 4)  // payload and a 32-bit checksum
+            } else {
+                statistics.garbageBytes += 6
                 state = .hunting
             }
 

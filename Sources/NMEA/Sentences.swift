@@ -98,7 +98,8 @@ public struct RMC: Hashable, Sendable {
             status = mode
         }
         let time = f.timeOfDay(1), position = f.position(3), date = f.shortDate(9)
-        if f.garbled(1, time) || f.garbledPosition(3, position) || f.garbled(9, date) { return nil }
+        // A receiver that says `V` may fill the position with junk (`36000.0000`): not malformed.
+        if f.garbled(1, time) || status.isValid && f.garbledPosition(3, position) || f.garbled(9, date) { return nil }
         return RMC(
             talker: talker, timeOfDay: time, status: status, position: position,
             speedKnots: f.number(7), course: f.number(8), date: date)
@@ -133,7 +134,8 @@ public struct GGA: Hashable, Sendable {
     static func parse(_ f: NMEAFields, talker: Talker) -> GGA? {
         guard f.count >= 10 else { return nil }
         let time = f.timeOfDay(1), position = f.position(2), quality = f.integer(6)
-        if f.garbled(1, time) || f.garbledPosition(2, position) || f.garbled(6, quality) { return nil }
+        if f.garbled(1, time) || f.garbled(6, quality) { return nil }
+        if (quality ?? 0) > 0, f.garbledPosition(2, position) { return nil }
         return GGA(
             talker: talker, timeOfDay: time, status: PositionStatus(ggaQuality: quality ?? 0),
             position: position, satellitesUsed: f.integer(7), hdop: f.number(8),
@@ -176,7 +178,7 @@ public struct GNS: Hashable, Sendable {
             }
         }
         let time = f.timeOfDay(1), position = f.position(2)
-        if f.garbled(1, time) || f.garbledPosition(2, position) { return nil }
+        if f.garbled(1, time) || status.isValid && f.garbledPosition(2, position) { return nil }
         return GNS(
             talker: talker, timeOfDay: time, status: status, position: position,
             satellitesUsed: f.integer(7), hdop: f.number(8), altitude: f.number(9),
@@ -206,7 +208,7 @@ public struct GLL: Hashable, Sendable {
             status = mode
         }
         let time = f.timeOfDay(5), position = f.position(1)
-        if f.garbled(5, time) || f.garbledPosition(1, position) { return nil }
+        if f.garbled(5, time) || status.isValid && f.garbledPosition(1, position) { return nil }
         return GLL(talker: talker, timeOfDay: time, status: status, position: position)
     }
 }
@@ -278,14 +280,19 @@ public struct GSA: Hashable, Sendable {
 }
 
 /// One satellite of a GSV sentence.
+///
+/// Stored in small integers (a GSV sentence holds four of these inline, and sentences are
+/// passed by value on the hot path).
 public struct SatelliteInView: Hashable, Sendable {
-    public var prn: Int
-    public var elevation: Int?
-    public var azimuth: Int?
+    public var prn: UInt16
+    /// Degrees above the horizon, -90...90.
+    public var elevation: Int8?
+    /// Degrees true, 0...359.
+    public var azimuth: UInt16?
     /// Carrier-to-noise density, dB-Hz; nil when not tracked.
-    public var snr: Int?
+    public var snr: UInt8?
 
-    public init(prn: Int, elevation: Int?, azimuth: Int?, snr: Int?) {
+    public init(prn: UInt16, elevation: Int8?, azimuth: UInt16?, snr: UInt8?) {
         self.prn = prn
         self.elevation = elevation
         self.azimuth = azimuth
@@ -360,9 +367,12 @@ public struct GSV: Hashable, Sendable {
         var sats = Satellites()
         var i = 4
         while i + 3 < f.count, sats.count < 4 {
-            if let prn = f.integer(i) {
+            if let prn = f.integer(i), prn <= UInt16.max {
                 sats.append(SatelliteInView(
-                    prn: prn, elevation: f.integer(i + 1), azimuth: f.integer(i + 2), snr: f.integer(i + 3)))
+                    prn: UInt16(prn),
+                    elevation: f.signedInteger(i + 1).flatMap { (-90...90).contains($0) ? Int8($0) : nil },
+                    azimuth: f.integer(i + 2).flatMap { $0 < 360 ? UInt16($0) : nil },
+                    snr: f.integer(i + 3).flatMap { $0 <= 99 ? UInt8($0) : nil }))
             }
             i += 4
         }

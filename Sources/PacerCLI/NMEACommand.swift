@@ -23,14 +23,21 @@ struct NMEACommand: ParsableCommand {
         @Flag(name: .long, help: "One JSON object per fix: time, lat, lon, and alt, speed, track, mode when known.")
         var json = false
 
+        @Flag(name: .long, help: "List every refused line on stderr, with its line number and the reason.")
+        var explain = false
+
         @Argument(help: "An NMEA recording, or - for standard input.")
         var file: String
 
         func run() throws {
             var out = OutputBuffer()
             var reader = RecordingReader(path: file)
+            let file = self.file
+            let report: ((NMEARejection) -> Void)? = explain ? { rejection in
+                FileDescriptorOutput.write(Array("\(file):\(rejection)\n".utf8), to: 2)
+            } : nil
             do {
-                try reader.decode { epoch in
+                try reader.decode(onEpoch: { epoch in
                     guard case .fix(let fix) = epoch else { return }
                     if json {
                         fix.appendJSON(to: &out.bytes)
@@ -39,7 +46,7 @@ struct NMEACommand: ParsableCommand {
                     }
                     out.bytes.append(0x0A)
                     out.flushIfFull()
-                }
+                }, onReject: report)
             } catch {
                 out.flush()
                 throw ValidationError("\(error)")

@@ -22,7 +22,9 @@ public struct RecordingReader {
     }
 
     /// Decodes the whole recording, calling `onEpoch` for each receiver cycle in order.
-    public mutating func decode(onEpoch: (NMEAEpoch) -> Void) throws(RecordingError) {
+    public mutating func decode(
+        onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)? = nil
+    ) throws(RecordingError) {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY)
         guard fd >= 0 else { throw RecordingError(path: path, errno: errno) }
         defer { if fd != 0 { close(fd) } }
@@ -35,9 +37,9 @@ public struct RecordingReader {
                 throw RecordingError(path: path, errno: errno)
             }
             if n == 0 { break }
-            decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n]), onEpoch: onEpoch)
+            decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n]), onEpoch: onEpoch, onReject: onReject)
         }
-        decoder.finish(onEpoch: onEpoch)
+        decoder.finish(onEpoch: onEpoch, onReject: onReject)
     }
 }
 
