@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Pacer builds and tests against, when they are missing.
+# Idempotent: a machine that has them is left alone. Sourced by demo.sh and test.sh.
+#
+#   libgps-dev       gpsd's client library (the gpsd GPS source)
+#   libasound2-dev   ALSA (the buzzer)
+#   gpsd-clients     gpsdecode, the peer of the decode benchmark
+#   python3          the gpsd conformance check in CI
+set -euo pipefail
+
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd-clients python3)
+
+pacer_missing_packages() {
+    local p missing=()
+    for p in "${PACER_APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    echo "${missing[@]:-}"
+}
+
+pacer_setup() {
+    local missing
+    missing=$(pacer_missing_packages)
+    if [ -z "$missing" ]; then
+        return 0
+    fi
+    echo "pacer: installing missing Debian packages: $missing" >&2
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "pacer: need root (or sudo) to install: $missing" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    echo "pacer: installed $missing" >&2
+}
+
+if ! command -v swift >/dev/null; then
+    echo "pacer: no Swift toolchain on PATH (Swift 6.0 or later is needed: https://swift.org/install)" >&2
+    exit 1
+fi
+
+pacer_setup
