@@ -70,8 +70,7 @@ public struct NMEAFramer {
         while i < n {
             switch state {
             case .line:
-                var j = i
-                while j < n, NMEAFramer.isLineByte(chunk[j]) { j += 1 }
+                let j = ByteScanning.lineEnd(in: chunk, from: i, to: n)
                 let length = lineStart >= 0 ? j - lineStart : pending.count + (j - i)
                 if length > NMEAFramer.maximumLineLength {
                     statistics.overlong += 1

@@ -33,9 +33,7 @@ public enum NMEALineParser {
             guard star + 3 == end, let hi = hexValue(line[star + 1]), let lo = hexValue(line[star + 2]) else {
                 return .badChecksum
             }
-            var sum: UInt8 = 0
-            for k in 1..<star { sum ^= line[k] }
-            guard sum == hi << 4 | lo else { return .badChecksum }
+            guard ByteScanning.xor(line, from: 1, to: star) == hi << 4 | lo else { return .badChecksum }
             bodyEnd = star
         } else {
             guard acceptMissingChecksum else { return .missingChecksum }
