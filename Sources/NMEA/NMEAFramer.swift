@@ -81,9 +81,10 @@ public struct NMEAFramer {
                     i = j
                     continue
                 }
-                if j == n {  // the chunk ends inside the line: keep what we have
-                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[(lineStart >= 0 ? lineStart : i)..<n]))
-                    lineStart = -1
+                if j == n {  // the chunk ends inside the line: what we have carries over
+                    if lineStart < 0 {
+                        pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[i..<n]))
+                    }
                     i = n
                     continue
                 }
@@ -164,6 +165,11 @@ public struct NMEAFramer {
             case .ubxSync, .sirfSync, .casicSync, .ubxHeader, .sirfHeader, .casicHeader:
                 if binaryHeader(chunk[i]) { i += 1 }  // else: no packet after all; hunt from this byte
             }
+        }
+        // A line that began in this chunk and is still open (the chunk ended on its `$`, or
+        // inside it) carries over in `pending`.
+        if case .line = state, lineStart >= 0 {
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[lineStart..<n]))
         }
     }
 

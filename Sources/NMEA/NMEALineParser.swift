@@ -17,6 +17,8 @@ public enum NMEALineParser {
     /// `line` starts at `$` or `!` and has no line ending. A line without `*hh` is accepted
     /// only when `acceptMissingChecksum` is set (see `NMEADecoder.ChecksumPolicy`).
     public static func parse(_ line: UnsafeBufferPointer<UInt8>, acceptMissingChecksum: Bool) -> NMEALine {
+        // Field offsets are 16-bit; the framer never hands out lines near that, direct callers might.
+        guard line.count < Int(UInt16.max) else { return .malformed }
         var end = line.count
         while end > 1, line[end - 1] == UInt8(ascii: " ") { end -= 1 }
         guard end > 1 else { return .malformed }

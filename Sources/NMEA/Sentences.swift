@@ -187,7 +187,7 @@ public struct GNS: Hashable, Sendable {
 }
 
 /// Geographic position.
-/// `$GPGLL,4404.1306,N,12118.8515,W,202640.000,A,A*4D`
+/// `$GPGLL,4404.1306,N,12118.8515,W,202640.000,A,A*4B`
 public struct GLL: Hashable, Sendable {
     public var talker: Talker
     public var timeOfDay: Int32?
@@ -214,7 +214,7 @@ public struct GLL: Hashable, Sendable {
 }
 
 /// Course and speed over ground.
-/// `$GPVTG,225.97,T,,M,0.03,N,0.05,K,D*2C` (older receivers omit the `T`/`M`/`N`/`K` units)
+/// `$GPVTG,225.97,T,,M,0.03,N,0.05,K,D*35` (older receivers omit the `T`/`M`/`N`/`K` units)
 public struct VTG: Hashable, Sendable {
     public var talker: Talker
     public var course: Double?
@@ -238,8 +238,9 @@ public struct VTG: Hashable, Sendable {
                 talker: talker, course: f.number(1), speedKnots: f.number(5), speedKmh: f.number(7),
                 status: f.character(9).flatMap { PositionStatus(modeIndicator: $0) })
         }
-        // NMEA 1.x form: course true, course magnetic, knots, km/h.
-        guard f.count >= 5 else { return nil }
+        // NMEA 1.x form: course true, course magnetic, knots, km/h. A sentence with unit
+        // letters that is too short for the later form is malformed, not the old form.
+        guard f.count >= 5, f.character(2) != UInt8(ascii: "T") else { return nil }
         return VTG(talker: talker, course: f.number(1), speedKnots: f.number(3),
                    speedKmh: f.number(4), status: nil)
     }
