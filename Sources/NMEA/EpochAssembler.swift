@@ -64,25 +64,11 @@ public struct EpochAssembler {
 
         case .gga(let s):
             begin(s.timeOfDay, emit: emit)
-            if s.status.isValid, let p = s.position {
-                offer(p, rank: 3, status: s.status)
-                if let a = s.altitude { cycle.altitude = a }
-                if let n = s.satellitesUsed { cycle.satellitesUsed = n }
-                if let h = s.hdop { cycle.hdop = h }
-            } else {
-                invalidate()
-            }
+            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
 
         case .gns(let s):
             begin(s.timeOfDay, emit: emit)
-            if s.status.isValid, let p = s.position {
-                offer(p, rank: 3, status: s.status)
-                if let a = s.altitude { cycle.altitude = a }
-                if let n = s.satellitesUsed { cycle.satellitesUsed = n }
-                if let h = s.hdop { cycle.hdop = h }
-            } else {
-                invalidate()
-            }
+            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
 
         case .gll(let s):
             begin(s.timeOfDay, emit: emit)
@@ -144,6 +130,20 @@ public struct EpochAssembler {
         }
         cycle.isEmpty = false
         cycle.hasPositionSentence = true
+    }
+
+    /// GGA and GNS: position with altitude, satellites used and HDOP.
+    private mutating func fixData(
+        _ status: PositionStatus, _ position: GeoPoint?, altitude: Double?, satellites: Int?, hdop: Double?
+    ) {
+        guard status.isValid, let position else {
+            invalidate()
+            return
+        }
+        offer(position, rank: 3, status: status)
+        if let altitude { cycle.altitude = altitude }
+        if let satellites { cycle.satellitesUsed = satellites }
+        if let hdop { cycle.hdop = hdop }
     }
 
     /// A position sentence that says its position is invalid vetoes the whole cycle: a receiver

@@ -17,22 +17,16 @@ public struct NMEAFramer {
     /// NMEA 0183 allows 82 characters; real receivers send up to about 200 in proprietary
     /// sentences. Lines are bounded at this many bytes from `$` to the last checksum digit.
     public static let maximumLineLength = 255
-    /// Longest binary packet payload skipped; a longer length field is taken for noise.
-    static let maximumUBXPayload = 4096
-    static let maximumSiRFPayload = 1023
-    static let maximumCASICPayload = 2048
 
     private enum State {
         case hunting
         case line
         case discarding
-        case ubxSync
-        case ubxHeader(seen: Int, length: Int)
-        case sirfSync
-        case sirfHeader(seen: Int, length: Int)
-        case casicSync
-        case casicHeader(seen: Int, length: Int)
         case comment
+        /// The first sync byte of `format` was seen.
+        case binarySync(BinaryFormat)
+        /// `seen` bytes of the header after the sync bytes; the payload length so far.
+        case binaryHeader(BinaryFormat, seen: Int, length: Int)
         case skipping(remaining: Int)
     }
 
@@ -128,9 +122,9 @@ public struct NMEAFramer {
                 case UInt8(ascii: "$"), UInt8(ascii: "!"):
                     state = .line
                     lineStart = i - 1
-                case 0xB5: state = .ubxSync
-                case 0xA0: state = .sirfSync
-                case 0xBA: state = .casicSync
+                case BinaryFormat.ubx.sync.0: state = .binarySync(.ubx)
+                case BinaryFormat.sirf.sync.0: state = .binarySync(.sirf)
+                case BinaryFormat.casic.sync.0: state = .binarySync(.casic)
                 case 0x0A: lineFeeds += 1
                 case 0x0D, 0x20: break
                 default: statistics.garbageBytes += 1
@@ -162,7 +156,7 @@ public struct NMEAFramer {
                 i += step
                 state = remaining > step ? .skipping(remaining: remaining - step) : .hunting
 
-            case .ubxSync, .sirfSync, .casicSync, .ubxHeader, .sirfHeader, .casicHeader:
+            case .binarySync, .binaryHeader:
                 if binaryHeader(chunk[i]) { i += 1 }  // else: no packet after all; hunt from this byte
             }
         }
@@ -202,68 +196,23 @@ public struct NMEAFramer {
     /// state is then `.hunting` and the caller looks at the byte again.
     private mutating func binaryHeader(_ byte: UInt8) -> Bool {
         switch state {
-        case .ubxSync:
-            if byte == 0x62 {
-                state = .ubxHeader(seen: 0, length: 0)
-            } else {
+        case .binarySync(let format):
+            guard byte == format.sync.1 else {
                 statistics.garbageBytes += 1
                 state = .hunting
                 return false
             }
+            state = .binaryHeader(format, seen: 0, length: 0)
 
-        case .ubxHeader(let seen, let length):
-            // class, id, then the payload length, little-endian
-            let length = seen == 2 ? Int(byte) : seen == 3 ? length | Int(byte) << 8 : length
-            if seen < 3 {
-                state = .ubxHeader(seen: seen + 1, length: length)
-            } else if length <= NMEAFramer.maximumUBXPayload {
+        case .binaryHeader(let format, let seen, var length):
+            if let shift = format.lengthShift(at: seen) { length |= Int(byte) << shift }
+            if seen + 1 < format.headerLength {
+                state = .binaryHeader(format, seen: seen + 1, length: length)
+            } else if length & format.lengthMask <= format.maximumPayload {
                 statistics.binaryPackets += 1
-                state = .skipping(remaining: length + 2)  // payload and two checksum bytes
+                state = .skipping(remaining: length & format.lengthMask + format.trailerLength)
             } else {
-                statistics.garbageBytes += 6
-                state = .hunting
-            }
-
-        case .sirfSync:
-            if byte == 0xA2 {
-                state = .sirfHeader(seen: 0, length: 0)
-            } else {
-                statistics.garbageBytes += 1
-                state = .hunting
-                return false
-            }
-
-        case .sirfHeader(let seen, let length):
-            // 15-bit big-endian payload length
-            if seen == 0 {
-                state = .sirfHeader(seen: 1, length: Int(byte & 0x7F) << 8)
-            } else if (length | Int(byte)) <= NMEAFramer.maximumSiRFPayload {
-                statistics.binaryPackets += 1
-                state = .skipping(remaining: (length | Int(byte)) + 4)  // payload, checksum, B0 B3
-            } else {
-                statistics.garbageBytes += 4
-                state = .hunting
-            }
-
-        case .casicSync:
-            if byte == 0xCE {
-                state = .casicHeader(seen: 0, length: 0)
-            } else {
-                statistics.garbageBytes += 1
-                state = .hunting
-                return false
-            }
-
-        case .casicHeader(let seen, let length):
-            // payload length (little-endian), class, id
-            let length = seen == 0 ? Int(byte) : seen == 1 ? length | Int(byte) << 8 : length
-            if seen < 3 {
-                state = .casicHeader(seen: seen + 1, length: length)
-            } else if length <= NMEAFramer.maximumCASICPayload {
-                statistics.binaryPackets += 1
-                state = .skipping(remaining: length + 4)  // payload and a 32-bit checksum
-            } else {
-                statistics.garbageBytes += 6
+                statistics.garbageBytes += 2 + format.headerLength  // a length no packet has: noise
                 state = .hunting
             }
 
@@ -271,5 +220,44 @@ public struct NMEAFramer {
             break
         }
         return true
+    }
+}
+
+/// How a binary protocol that receivers interleave with NMEA frames its packets: two sync
+/// bytes, a header holding the payload length, the payload, a trailer (checksum, end bytes).
+/// The framer only needs to step over them.
+struct BinaryFormat: Sendable {
+    var sync: (UInt8, UInt8)
+    /// Header bytes after the sync bytes.
+    var headerLength: Int
+    /// Where in the header the two length bytes are, and their order.
+    var lengthOffset: Int
+    var bigEndian: Bool
+    var lengthMask: Int
+    var trailerLength: Int
+    /// A longer length field is taken for noise, not a packet.
+    var maximumPayload: Int
+
+    /// u-blox UBX: B5 62, class, id, length (LE), payload, two checksum bytes.
+    static let ubx = BinaryFormat(
+        sync: (0xB5, 0x62), headerLength: 4, lengthOffset: 2, bigEndian: false, lengthMask: 0xFFFF,
+        trailerLength: 2, maximumPayload: 4096)
+    /// SiRF binary: A0 A2, 15-bit length (BE), payload, two checksum bytes, B0 B3.
+    static let sirf = BinaryFormat(
+        sync: (0xA0, 0xA2), headerLength: 2, lengthOffset: 0, bigEndian: true, lengthMask: 0x7FFF,
+        trailerLength: 4, maximumPayload: 1023)
+    /// CASIC (the AT6558 in Quectel L76K modules): BA CE, length (LE), class, id, payload,
+    /// four checksum bytes.
+    static let casic = BinaryFormat(
+        sync: (0xBA, 0xCE), headerLength: 4, lengthOffset: 0, bigEndian: false, lengthMask: 0xFFFF,
+        trailerLength: 4, maximumPayload: 2048)
+
+    /// The bit shift of header byte `index` within the length, or nil when it is not a length byte.
+    func lengthShift(at index: Int) -> Int? {
+        switch index - lengthOffset {
+        case 0: bigEndian ? 8 : 0
+        case 1: bigEndian ? 0 : 8
+        default: nil
+        }
     }
 }
