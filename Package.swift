@@ -4,7 +4,7 @@
 // Layers, inner to outer (an inner target never imports an outer one):
 //   PacerCore (domain, pure Swift) -> NMEA (parsing) -> HAL (protocols)
 //   -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
-//   -> Storage -> PacerCLI (the `pacer` executable, which holds the configurator)
+//   -> Storage -> Configurator (the one place that picks adapters) -> PacerCLI (`pacer`)
 // ARCHITECTURE.md draws the graph and gives the reasons.
 import PackageDescription
 
@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
@@ -29,7 +30,7 @@ let package = Package(
         // NMEA 0183 engine: streaming framer, sentence parsers, epoch assembly. No I/O.
         .target(name: "NMEA", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         // Hardware abstraction layer: one small protocol per peripheral.
-        .target(name: "HAL", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
         // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them.
         .systemLibrary(
@@ -45,19 +46,31 @@ let package = Package(
             dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // Simulated hardware behind the same HAL: NMEA replay and friends.
+        // Simulated hardware behind the same HAL: virtual clock, NMEA replay, WAV and
+        // recording buzzers, simulated battery.
         .target(
             name: "Simulation",
-            dependencies: ["HAL", "NMEA", "PacerCore"],
+            dependencies: ["HAL", "NMEA", "PacerCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // Persistence and exchange formats.
         .target(name: "Storage", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+
+        // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.
+        // The only target that chooses between real and simulated adapters.
+        .target(
+            name: "Configurator",
+            dependencies: [
+                "HAL", "LinuxHardware", "Simulation", "Storage", "PacerCore",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
 
         // The `pacer` command line.
         .executableTarget(
             name: "PacerCLI",
             dependencies: [
-                "PacerCore", "NMEA", "HAL", "LinuxHardware", "Simulation", "Storage",
+                "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -65,6 +78,17 @@ let package = Package(
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LinuxHardwareTests",
+            dependencies: ["LinuxHardware", "HAL", "Simulation", "NMEA", "PacerCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SimulationTests", dependencies: ["Simulation", "HAL", "NMEA", "PacerCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ConfiguratorTests", dependencies: ["Configurator", "HAL", "PacerCore"],
+            swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )

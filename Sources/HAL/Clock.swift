@@ -1,29 +1,183 @@
-import PacerCore
+import Synchronization
 
 /// A monotonic instant on the device's clock, in nanoseconds from an arbitrary origin.
 ///
 /// All firmware timing goes through a `PacerClock`: the board's clock reads the kernel's
 /// monotonic time, the simulator's virtual clock moves only when told. Nothing in the
 /// runtime reads the wall clock.
-public struct Instant: Hashable, Comparable, Sendable {
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var nanoseconds: Int64
 
     public init(nanoseconds: Int64) {
         self.nanoseconds = nanoseconds
     }
 
+    public static let zero = Instant(nanoseconds: 0)
+
     public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
 
-    public func advanced(bySeconds s: Double) -> Instant {
-        Instant(nanoseconds: nanoseconds + Int64((s * 1e9).rounded()))
+    public static func + (a: Instant, d: Duration) -> Instant {
+        Instant(nanoseconds: a.nanoseconds + d.nanoseconds)
     }
 
-    public func seconds(since earlier: Instant) -> Double {
-        Double(nanoseconds - earlier.nanoseconds) / 1e9
+    public static func - (a: Instant, d: Duration) -> Instant {
+        Instant(nanoseconds: a.nanoseconds - d.nanoseconds)
+    }
+
+    public static func - (a: Instant, b: Instant) -> Duration {
+        .nanoseconds(a.nanoseconds - b.nanoseconds)
+    }
+
+    /// Seconds since the clock's origin, for logs and timelines.
+    public var seconds: Double { Double(nanoseconds) / 1e9 }
+
+    public var description: String { "t+\(seconds)s" }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating far beyond any run's length).
+    public var nanoseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000_000 + atto / 1_000_000_000
+    }
+
+    /// The duration in seconds as a floating-point number.
+    public var inSeconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
     }
 }
 
-/// The clock protocol. `now` never goes backwards.
-public protocol PacerClock: Sendable {
+/// A task scheduled on a clock; cancel it to stop it from running (or running again).
+public final class ScheduledTask: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    public var isCancelled: Bool {
+        cancelled.load(ordering: .relaxed)
+    }
+}
+
+/// The clock and timer protocol: a monotonic `now`, and a loop that runs scheduled tasks.
+///
+/// Every implementation runs its tasks one at a time, in deadline order, tasks due at the
+/// same instant in the order they were scheduled (as NIO's `EmbeddedEventLoop` does). The
+/// runtime's state lives on that loop; adapters that read hardware on threads of their own
+/// hand their results over with `execute`.
+public protocol PacerClock: AnyObject, Sendable {
+    /// Monotonic time; never goes backwards.
     var now: Instant { get }
+
+    /// Runs `task` on the clock's loop once `now` has reached `deadline`.
+    @discardableResult
+    func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask
+
+    /// Runs `task` on the clock's loop as soon as it can, after tasks already due. Safe to
+    /// call from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void)
+}
+
+extension PacerClock {
+    /// Runs `task` once `delay` has passed.
+    @discardableResult
+    public func schedule(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
+        schedule(at: now + delay, task)
+    }
+
+    /// Runs `task` every `interval`, first at `first` (default: one interval from now).
+    /// Deadlines are computed from the first one, so the timer does not drift however long
+    /// each run takes. Cancel the returned task to stop it.
+    @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration, firstAt first: Instant? = nil, _ task: @escaping @Sendable () -> Void
+    ) -> ScheduledTask {
+        precondition(interval > .zero, "a repeating timer needs a positive interval")
+        let handle = ScheduledTask()
+        let start = first ?? now + interval
+        scheduleRepeat(handle: handle, deadline: start, interval: interval, task: task)
+        return handle
+    }
+
+    private func scheduleRepeat(
+        handle: ScheduledTask, deadline: Instant, interval: Duration, task: @escaping @Sendable () -> Void
+    ) {
+        schedule(at: deadline) { [weak self] in
+            guard !handle.isCancelled else { return }
+            task()
+            guard !handle.isCancelled, let self else { return }
+            self.scheduleRepeat(handle: handle, deadline: deadline + interval, interval: interval, task: task)
+        }
+    }
+}
+
+/// The ordered set of pending tasks both clocks keep: by deadline, then by the order they
+/// were scheduled. Not thread-safe on its own; each clock guards it with its lock.
+public struct TimerQueue: Sendable {
+    public struct Entry: Sendable {
+        public let deadline: Instant
+        let sequence: UInt64
+        public let handle: ScheduledTask
+        public let task: @Sendable () -> Void
+    }
+
+    private var heap: [Entry] = []
+    private var nextSequence: UInt64 = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { heap.isEmpty }
+    public var count: Int { heap.count }
+    public var nextDeadline: Instant? { heap.first?.deadline }
+
+    @discardableResult
+    public mutating func insert(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
+        let handle = ScheduledTask()
+        heap.append(Entry(deadline: deadline, sequence: nextSequence, handle: handle, task: task))
+        nextSequence += 1
+        siftUp(heap.count - 1)
+        return handle
+    }
+
+    /// Removes and returns the earliest entry due at or before `now`.
+    public mutating func popDue(at now: Instant) -> Entry? {
+        guard let first = heap.first, first.deadline <= now else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+        return first
+    }
+
+    private static func before(_ a: Entry, _ b: Entry) -> Bool {
+        a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var i = index
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard Self.before(heap[i], heap[parent]) else { return }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        var i = index
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count, Self.before(heap[l], heap[m]) { m = l }
+            if r < heap.count, Self.before(heap[r], heap[m]) { m = r }
+            if m == i { return }
+            heap.swapAt(i, m)
+            i = m
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import LinuxHardware
+import Configurator
 
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -7,7 +7,7 @@ struct VersionCommand: ParsableCommand {
 
     func run() {
         print("pacer 0.1.0")
-        print("libgps API \(SystemLibraries.libgpsAPI)")
-        print("libasound \(SystemLibraries.alsa)")
+        print("libgps API \(SystemInfo.libgpsAPI)")
+        print("libasound \(SystemInfo.alsa)")
     }
 }
