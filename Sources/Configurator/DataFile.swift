@@ -1,0 +1,209 @@
+import Foundation
+import Yams
+
+/// A data or settings file that cannot be used, with where and why:
+/// `Hardware/profiles/fast.yaml:4: alert_interval_s: must be positive, got -10`.
+public struct DataFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var key: String?
+    public var reason: String
+
+    public init(file: String, line: Int? = nil, key: String? = nil, reason: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.reason = reason
+    }
+
+    public var description: String {
+        var s = file
+        if let line { s += ":\(line)" }
+        s += ": "
+        if let key { s += "\(key): " }
+        return s + reason
+    }
+}
+
+/// One YAML mapping of a data file, read key by key with errors that name the file, the line
+/// and the key. Keys not read by the loader are reported by `finish()` as unknown, so a
+/// misspelt key is refused rather than silently ignored.
+public struct YAMLMapping {
+    public let file: String
+    public let node: Node
+    public let path: String
+    private let mapping: Node.Mapping
+    private var used: Set<String> = []
+
+    /// Parses `text` (the contents of `file`) and expects a mapping at the top.
+    public static func load(file: String, text: String) throws(DataFileError) -> YAMLMapping {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw DataFileError(file: file, line: YAMLMapping.line(of: error), reason: "not valid YAML: \(YAMLMapping.describe(error))")
+        } catch {
+            throw DataFileError(file: file, reason: "not valid YAML: \(error)")
+        }
+        guard let root else { throw DataFileError(file: file, reason: "is empty") }
+        return try YAMLMapping(file: file, node: root, path: "")
+    }
+
+    /// Reads and parses a file from disk.
+    public static func load(path: String) throws(DataFileError) -> YAMLMapping {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw DataFileError(file: path, reason: "cannot be read (\(YAMLMapping.reason(error)))")
+        }
+        return try load(file: path, text: text)
+    }
+
+    public init(file: String, node: Node, path: String) throws(DataFileError) {
+        self.file = file
+        self.node = node
+        self.path = path
+        guard let mapping = node.mapping else {
+            throw DataFileError(
+                file: file, line: node.line, key: path.isEmpty ? nil : path,
+                reason: "expected a mapping of keys to values")
+        }
+        self.mapping = mapping
+    }
+
+    public var line: Int? { node.line }
+    public var keys: [String] { mapping.keys.compactMap(\.string) }
+
+    private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    public func error(_ key: String?, _ reason: String) -> DataFileError {
+        let line = key.flatMap { mapping[$0]?.line } ?? node.line
+        return DataFileError(file: file, line: line, key: key.map(qualified), reason: reason)
+    }
+
+    public mutating func has(_ key: String) -> Bool {
+        mapping[key] != nil
+    }
+
+    public mutating func optionalNode(_ key: String) -> Node? {
+        used.insert(key)
+        return mapping[key]
+    }
+
+    public mutating func requiredNode(_ key: String) throws(DataFileError) -> Node {
+        guard let n = optionalNode(key) else { throw error(nil, "missing key '\(qualified(key))'") }
+        return n
+    }
+
+    public mutating func string(_ key: String) throws(DataFileError) -> String {
+        let n = try requiredNode(key)
+        guard let s = n.scalar?.string, !s.isEmpty else { throw error(key, "expected text") }
+        return s
+    }
+
+    public mutating func optionalString(_ key: String) throws(DataFileError) -> String? {
+        guard let n = optionalNode(key) else { return nil }
+        guard let s = n.scalar?.string else { throw error(key, "expected text") }
+        return s
+    }
+
+    public mutating func number(_ key: String) throws(DataFileError) -> Double {
+        let n = try requiredNode(key)
+        return try number(n, key)
+    }
+
+    public mutating func optionalNumber(_ key: String) throws(DataFileError) -> Double? {
+        guard let n = optionalNode(key) else { return nil }
+        return try number(n, key)
+    }
+
+    private func number(_ n: Node, _ key: String) throws(DataFileError) -> Double {
+        guard let s = n.scalar?.string, let v = Double(s), v.isFinite else {
+            throw error(key, "expected a number, got '\(n.scalar?.string ?? "a \(YAMLMapping.kind(n))")'")
+        }
+        return v
+    }
+
+    /// A number of seconds that must be positive.
+    public mutating func positiveSeconds(_ key: String) throws(DataFileError) -> Duration {
+        let v = try number(key)
+        guard v > 0 else { throw error(key, "must be positive, got \(YAMLMapping.format(v))") }
+        return .milliseconds(Int64((v * 1000).rounded()))
+    }
+
+    public mutating func mapping(_ key: String) throws(DataFileError) -> YAMLMapping {
+        try YAMLMapping(file: file, node: requiredNode(key), path: qualified(key))
+    }
+
+    public mutating func optionalMapping(_ key: String) throws(DataFileError) -> YAMLMapping? {
+        guard let n = optionalNode(key) else { return nil }
+        return try YAMLMapping(file: file, node: n, path: qualified(key))
+    }
+
+    /// One of a fixed set of words.
+    public mutating func choice<T: RawRepresentable>(_ key: String, _: T.Type) throws(DataFileError) -> T
+    where T.RawValue == String, T: CaseIterable {
+        let s = try string(key)
+        guard let v = T(rawValue: s) else {
+            throw error(key, "'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return v
+    }
+
+    /// Refuses keys that no one read.
+    public func finish() throws(DataFileError) {
+        for case let (k, _) in mapping {
+            guard let name = k.string else { continue }
+            if !used.contains(name) {
+                throw DataFileError(
+                    file: file, line: k.line, key: qualified(name),
+                    reason: "unknown key (expected one of: \(used.sorted().joined(separator: ", ")))")
+            }
+        }
+    }
+
+    static func kind(_ n: Node) -> String {
+        switch n {
+        case .scalar: "scalar"
+        case .mapping: "mapping"
+        case .sequence: "list"
+        case .alias: "alias"
+        }
+    }
+
+    static func format(_ v: Double) -> String {
+        v == v.rounded() ? String(Int64(v)) : String(v)
+    }
+
+    static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
+            return mark.line
+        default:
+            return nil
+        }
+    }
+
+    static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _):
+            return problem
+        default:
+            return "\(error)"
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+}
+
+extension Node {
+    /// 1-based line of the node in its file.
+    var line: Int? { mark?.line }
+}
