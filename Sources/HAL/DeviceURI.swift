@@ -17,9 +17,10 @@ public struct DeviceURI: Hashable, Sendable, CustomStringConvertible {
         self.text = text
         guard !text.isEmpty else { throw DeviceURIError(text: text, reason: "is empty") }
         var rest = Substring(text)
-        if let colon = rest.firstIndex(of: ":") {
-            scheme = String(rest[..<colon]).lowercased()
-            rest = rest[rest.index(after: colon)...]
+        if let end = rest.firstIndex(where: { $0 == ":" || $0 == "?" }) {
+            scheme = String(rest[..<end]).lowercased()
+            // `sim?capacity=1200`: a bare scheme with a query
+            rest = rest[end] == ":" ? rest[rest.index(after: end)...] : rest[end...]
         } else {
             scheme = text.lowercased()  // `null`, `sysfs`
             rest = ""

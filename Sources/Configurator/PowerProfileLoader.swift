@@ -1,0 +1,59 @@
+import Foundation
+import HAL
+
+/// Reads power profiles from `<hardware_dir>/profiles/NAME.yaml`.
+public enum PowerProfileLoader {
+    /// Loads one profile file. The profile's `name` must match the file's name.
+    public static func load(path: String) throws(DataFileError) -> PowerProfile {
+        var map = try YAMLMapping.load(path: path)
+        let expected = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = try map.string("name")
+        guard name == expected else {
+            throw map.error("name", "is '\(name)' but the file is \(expected).yaml; they must match")
+        }
+        let summary = try map.string("summary")
+        let position = try map.positiveSeconds("position_interval_s")
+        let alert = try map.positiveSeconds("alert_interval_s")
+        let style = try map.choice("cue_style", CueStyle.self)
+        var overrides: [Cue: CueStyle] = [:]
+        if var o = try map.optionalMapping("cue_style_overrides") {
+            for key in o.keys {
+                guard let cue = Cue(rawValue: key) else {
+                    throw o.error(key, "unknown cue (cues: \(Cue.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                overrides[cue] = try o.choice(key, CueStyle.self)
+            }
+            try o.finish()
+        }
+        let window = try map.positiveSeconds("smoothing_window_s")
+        guard window >= position else {
+            throw map.error(
+                "smoothing_window_s",
+                "is shorter than position_interval_s (\(position.inSeconds) s): the window would hold a single position")
+        }
+        let flush = try map.positiveSeconds("track_flush_interval_s")
+        try map.finish()
+        return PowerProfile(
+            name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
+            cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush)
+    }
+
+    /// The profile called `name` in `hardwareDir/profiles`.
+    public static func load(name: String, hardwareDir: String) throws(DataFileError) -> PowerProfile {
+        let path = "\(hardwareDir)/profiles/\(name).yaml"
+        guard FileManager.default.fileExists(atPath: path) else {
+            let known = (try? available(hardwareDir: hardwareDir))?.joined(separator: ", ") ?? "none found"
+            throw DataFileError(file: path, reason: "no profile '\(name)' (profiles: \(known))")
+        }
+        return try load(path: path)
+    }
+
+    /// Names of the profiles in `hardwareDir/profiles`, sorted.
+    public static func available(hardwareDir: String) throws(DataFileError) -> [String] {
+        let dir = "\(hardwareDir)/profiles"
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+            throw DataFileError(file: dir, reason: "cannot be read: is hardware_dir right?")
+        }
+        return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+    }
+}

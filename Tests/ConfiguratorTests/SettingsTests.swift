@@ -1,0 +1,79 @@
+import Configurator
+import HAL
+import Testing
+
+@Suite("Settings")
+struct SettingsTests {
+    let environment = ["HOME": "/home/runner", "XDG_DATA_HOME": ""]
+
+    /// The three setups of R27 load, each with the parts it is for.
+    @Test(arguments: [
+        ("simulated", "file", "null", "sim"),
+        ("desktop", "gpsd", "alsa", "sim"),
+        ("board", "serial", "alsa", "sysfs"),
+    ])
+    func bundledSetupsLoad(name: String, gps: String, buzzer: String, battery: String) throws {
+        let s = try Settings.load(path: "\(hardwareDirectory)/config/\(name).yaml", environment: environment)
+        #expect(s.gps.scheme == gps)
+        #expect(s.buzzer.scheme == buzzer)
+        #expect(s.battery.scheme == battery)
+        let profiles = try PowerProfileLoader.available(hardwareDir: hardwareDirectory)
+        #expect(profiles.contains(s.profile))
+    }
+
+    @Test func dataDirectoryFollowsXDG() throws {
+        let path = "\(hardwareDirectory)/config/simulated.yaml"
+        #expect(try Settings.load(path: path, environment: environment).dataDirectory == "/home/runner/.local/share/pacer")
+        let custom = ["HOME": "/home/runner", "XDG_DATA_HOME": "/data"]
+        #expect(try Settings.load(path: path, environment: custom).dataDirectory == "/data/pacer")
+    }
+
+    @Test func flagsOverrideTheFile() throws {
+        let s = try Settings.load(
+            path: "\(hardwareDirectory)/config/simulated.yaml",
+            overrides: .init(gps: "gpsd://10.0.0.2:3000", buzzer: "wav:/tmp/x.wav", profile: "low"),
+            environment: environment)
+        #expect(s.gps.authority == "10.0.0.2:3000")
+        #expect(s.buzzer.path == "/tmp/x.wav")
+        #expect(s.profile == "low")
+    }
+
+    @Test func aBadFlagNamesTheFlag() {
+        let error = #expect(throws: DataFileError.self) {
+            try Settings.load(
+                path: "\(hardwareDirectory)/config/simulated.yaml", overrides: .init(gps: "://nowhere"),
+                environment: environment)
+        }
+        #expect(error?.file == "--gps")
+    }
+
+    @Test(arguments: [
+        ("gps: gpsd://localhost:2947\n", "", "gps", "missing key"),
+        ("gps: gpsd://localhost:2947", "gps: gpsd://localhost:99999", "gps", "not a number from 1 to 65535"),
+        ("profile: medium", "profile: medium\nvolume: 11", "volume", "unknown key"),
+        ("buzzer: alsa:default", "buzzer: serial:///x?baud", "buzzer", "malformed query item"),
+    ] as [(String, String, String, String)])
+    func brokenSettingsAreRefused(replace: String, with replacement: String, key: String, reason: String) throws {
+        let valid = """
+            gps: gpsd://localhost:2947
+            buzzer: alsa:default
+            battery: sim
+            profile: medium
+            data_dir: /tmp/pacer
+            hardware_dir: Hardware
+            """
+        let dir = try makeTemporaryDirectory()
+        let path = try write(valid.replacingOccurrences(of: replace, with: replacement), to: "pacer.yaml", in: dir)
+        do {
+            let s = try Settings.load(path: path, environment: environment)
+            // A port out of range is only found when the configurator asks for host and port.
+            _ = try s.gps.hostAndPort(defaultHost: "localhost", defaultPort: 2947)
+            Issue.record("accepted: \(s)")
+        } catch let error as DataFileError {
+            #expect(error.file == path)
+            #expect(error.reason.contains(reason) || error.key == key, "\(error)")
+        } catch let error as DeviceURIError {
+            #expect(error.reason.contains(reason), "\(error)")
+        }
+    }
+}
