@@ -52,7 +52,7 @@ public struct DeviceURI: Hashable, Sendable, CustomStringConvertible {
     /// `host` and `port` of the authority, with defaults.
     public func hostAndPort(defaultHost: String, defaultPort: Int) throws(DeviceURIError) -> (String, Int) {
         guard !authority.isEmpty else { return (defaultHost, defaultPort) }
-        let parts = authority.split(separator: ":", maxSplits: 1)
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let host = parts[0].isEmpty ? defaultHost : String(parts[0])
         guard parts.count == 2 else { return (host, defaultPort) }
         guard let port = Int(parts[1]), (1...65535).contains(port) else {

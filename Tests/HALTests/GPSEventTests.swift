@@ -1,0 +1,93 @@
+import HAL
+import NMEA
+import PacerCore
+import Simulation
+import Synchronization
+import Testing
+
+final class EventLog: Sendable {
+    private let events = Mutex<[GPSEvent]>([])
+    func add(_ e: GPSEvent) { events.withLock { $0.append(e) } }
+    var all: [GPSEvent] { events.withLock { $0 } }
+    var statuses: [GPSStatus] {
+        all.compactMap { if case .status(let s, _) = $0 { s } else { nil } }
+    }
+    var fixes: [Fix] {
+        all.compactMap { if case .fix(let f) = $0 { f } else { nil } }
+    }
+}
+
+func fix(_ second: Int) -> Fix {
+    Fix(time: UTCTimestamp(millisecondsSince1970: Int64(second) * 1000),
+        position: GeoPoint(latitude: 52 + Double(second) * 1e-5, longitude: 4.3))
+}
+
+@Suite("GPS status and sampling")
+struct GPSEventTests {
+    @Test func statusFollowsTheReceiver() {
+        var t = GPSStatusTracker()
+        #expect(t.status == .disconnected)
+        #expect(t.opened("ttyACM0") == [.status(.connected, detail: "ttyACM0")])
+        #expect(t.noFix() == [.status(.acquiring, detail: nil)])
+        #expect(t.noFix().isEmpty)
+        #expect(t.fix() == [.status(.fix, detail: nil)])
+        #expect(t.fix().isEmpty)
+        #expect(t.noFix() == [.status(.fixLost, detail: nil)])
+        #expect(t.fix() == [.status(.fix, detail: nil)])
+        #expect(t.silent("no data for 5 s") == [.status(.fixLost, detail: "no data for 5 s")])
+        #expect(t.silent("again").isEmpty)
+        #expect(t.closed("unplugged") == [.status(.disconnected, detail: "unplugged")])
+    }
+
+    @Test func aFixWithoutOpenIsStillConnected() {
+        var t = GPSStatusTracker()
+        #expect(t.fix() == [.status(.connected, detail: nil), .status(.fix, detail: nil)])
+    }
+
+    @Test func afterReconnectTheFirstNoFixIsAcquiringNotLost() {
+        var t = GPSStatusTracker()
+        _ = t.fix()
+        _ = t.closed("gone")
+        _ = t.opened(nil)
+        #expect(t.noFix() == [.status(.acquiring, detail: nil)])
+    }
+
+    @Test func throttleAdmitsOneFixPerInterval() {
+        var throttle = FixThrottle(interval: .seconds(10))
+        let admitted = (0..<35).filter { throttle.admit(at: Instant.zero + .seconds($0)) }
+        #expect(admitted == [0, 10, 20, 30])
+        var open = FixThrottle(interval: nil)
+        #expect((0..<5).allSatisfy { open.admit(at: Instant.zero + .seconds($0)) })
+    }
+
+    @Test func sinkDeliversOnTheClockLoopInOrder() {
+        let clock = VirtualClock()
+        let log = EventLog()
+        let sink = GPSEventSink(clock: clock) { log.add($0) }
+        sink.opened("test")
+        sink.epoch(.noFix(nil))
+        sink.epoch(.fix(fix(1)))
+        sink.epoch(.fix(fix(2)))
+        #expect(log.all.isEmpty, "nothing before the loop runs")
+        clock.runPending()
+        #expect(log.statuses == [.connected, .acquiring, .fix])
+        #expect(log.fixes == [fix(1), fix(2)])
+    }
+
+    @Test func sinkAppliesTheProfilesSamplingInterval() {
+        let clock = VirtualClock()
+        let log = EventLog()
+        let sink = GPSEventSink(clock: clock, samplingInterval: .seconds(10)) { log.add($0) }
+        for s in 0..<25 {
+            clock.advance(to: Instant.zero + .seconds(s))
+            sink.fix(fix(s))
+        }
+        clock.runPending()
+        #expect(log.fixes.map(\.time.millisecondsSince1970) == [0, 10_000, 20_000])
+        sink.samplingInterval = nil
+        sink.fix(fix(25))
+        sink.fix(fix(26))
+        clock.runPending()
+        #expect(log.fixes.count == 5)
+    }
+}
