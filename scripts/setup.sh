@@ -4,11 +4,12 @@
 #
 #   libgps-dev       gpsd's client library (the gpsd GPS source)
 #   libasound2-dev   ALSA (the buzzer)
+#   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd-clients python3)
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3)
 
 pacer_missing_packages() {
     local p missing=()

@@ -115,6 +115,13 @@ extension PacerClock {
     }
 }
 
+/// A clock whose loop a program runs: the board's monotonic clock runs tasks as real time
+/// passes; the virtual clock runs them as fast as it can. `run()` returns after `stop()`.
+public protocol RunnableClock: PacerClock {
+    func run()
+    func stop()
+}
+
 /// The ordered set of pending tasks both clocks keep: by deadline, then by the order they
 /// were scheduled. Not thread-safe on its own; each clock guards it with its lock.
 public struct TimerQueue: Sendable {

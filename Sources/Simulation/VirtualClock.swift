@@ -8,10 +8,11 @@ import Synchronization
 ///
 /// Tasks run on the thread that advances the clock. `execute` and `schedule` may be called
 /// from any thread.
-public final class VirtualClock: PacerClock {
+public final class VirtualClock: RunnableClock {
     private struct State {
         var now = Instant.zero
         var queue = TimerQueue()
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -63,6 +64,18 @@ public final class VirtualClock: PacerClock {
             }
             advance(to: next)
         }
+    }
+
+    /// Runs every pending task as fast as possible, until none is left or `stop()` is called.
+    public func run() {
+        state.withLock { $0.stopped = false }
+        while !state.withLock({ $0.stopped }), let next = nextDeadline {
+            advance(to: next)
+        }
+    }
+
+    public func stop() {
+        state.withLock { $0.stopped = true }
     }
 
     private func nextDue(before deadline: Instant) -> TimerQueue.Entry? {
