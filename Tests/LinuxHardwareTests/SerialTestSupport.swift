@@ -1,0 +1,281 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HAL
+import LinuxHardware
+import NMEA
+import PacerCore
+import Synchronization
+
+// Helpers for the serial source tests: NMEA cycles with correct checksums, pseudo-terminals
+// standing in for a USB GPS, a temporary directory for the device symlink, the board's
+// clock running its loop on a thread, an event log, and bounded waiting.
+
+enum SerialTest {
+    /// `$body*hh` with the XOR checksum.
+    static func sentence(_ body: String) -> String {
+        var sum: UInt8 = 0
+        for byte in body.utf8 { sum ^= byte }
+        let digits = Array("0123456789ABCDEF")
+        return "$\(body)*\(digits[Int(sum >> 4)])\(digits[Int(sum & 0x0F)])\r\n"
+    }
+
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// One receiver cycle (GGA, RMC, GSA) at `second` seconds after 12:00:00 on 15 June
+    /// 2024, at a position and speed that differ from cycle to cycle.
+    static func cycle(_ second: Int) -> String {
+        let t = 12 * 3600 + second
+        let time = padded(t / 3600, 2) + padded(t / 60 % 60, 2) + padded(t % 60, 2) + ".00"
+        let lat = "48" + padded(7 + second / 1000, 2) + "." + padded(second % 1000, 3)
+        let lon = "011" + padded(31 + second / 1000, 2) + "." + padded((second * 7) % 1000, 3)
+        let speed = "\(second % 20).\(second % 10)"
+        return sentence("GPGGA,\(time),\(lat),N,\(lon),E,1,08,0.9,545.4,M,46.9,M,,")
+            + sentence("GPRMC,\(time),A,\(lat),N,\(lon),E,\(speed),084.4,150624,003.1,W,A")
+            + sentence("GPGSA,A,3,04,05,09,12,24,,,,,,,,2.5,1.3,2.1")
+    }
+
+    /// Cycles for the given seconds, as bytes.
+    static func cycles(_ seconds: some Sequence<Int>) -> [UInt8] {
+        Array(seconds.map(cycle).joined().utf8)
+    }
+
+    /// What a fresh `NMEADecoder` makes of `bytes` as a whole stream (finished at the end,
+    /// as the source finishes a stream when the device goes away).
+    static func decode(_ bytes: [UInt8]) -> (fixes: [Fix], statistics: NMEAStatistics) {
+        var decoder = NMEADecoder()
+        var fixes: [Fix] = []
+        let collect = { (epoch: NMEAEpoch) in
+            if case .fix(let fix) = epoch { fixes.append(fix) }
+        }
+        decoder.feed(bytes, onEpoch: collect)
+        decoder.finish(onEpoch: collect)
+        return (fixes, decoder.statistics)
+    }
+
+    static func sum(_ a: NMEAStatistics, _ b: NMEAStatistics) -> NMEAStatistics {
+        var s = a
+        s.bytes += b.bytes
+        s.sentences += b.sentences
+        s.skipped += b.skipped
+        s.badChecksum += b.badChecksum
+        s.missingChecksum += b.missingChecksum
+        s.malformed += b.malformed
+        s.overlong += b.overlong
+        s.binaryPackets += b.binaryPackets
+        s.garbageBytes += b.garbageBytes
+        s.fixes += b.fixes
+        return s
+    }
+
+    /// A NUL-terminated C string held in an array.
+    static func string(_ chars: some Collection<CChar>) -> String {
+        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Waits until `condition` holds, at most `timeout`. Never hangs a test.
+    static func eventually(
+        timeout: Duration = .seconds(10), _ condition: () -> Bool
+    ) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+
+    /// Seconds on the monotonic clock, for measuring how long a call took.
+    static func elapsed(_ body: () -> Void) -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        body()
+        return clock.now - start
+    }
+}
+
+/// A pseudo-terminal pair: the master is the GPS side the test writes NMEA into; the slave is
+/// the tty the source opens (through a symlink, as udev gives a USB GPS a stable name).
+final class SerialPTY {
+    private(set) var master: Int32
+    private(set) var slave: Int32
+    let slavePath: String
+
+    init() throws(SerialPortError) {
+        var m: Int32 = -1, s: Int32 = -1
+        guard openpty(&m, &s, nil, nil, nil) == 0 else {
+            throw SerialPortError(path: "openpty", reason: String(cString: strerror(errno)))
+        }
+        var name = [CChar](repeating: 0, count: 128)
+        guard ttyname_r(s, &name, name.count) == 0 else {
+            close(m)
+            close(s)
+            throw SerialPortError(path: "ttyname_r", reason: "no name for the pty slave")
+        }
+        master = m
+        slave = s
+        slavePath = SerialTest.string(name)
+        _ = fcntl(m, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(s, F_SETFD, FD_CLOEXEC)
+    }
+
+    deinit {
+        closeMaster()
+        closeSlave()
+    }
+
+    /// Writes all of `bytes` into the master in chunks of the given sizes (cycling), pausing
+    /// briefly between chunks so that the reader sees the splits, mid-sentence.
+    func write(_ bytes: [UInt8], chunkSizes: [Int] = [1, 7, 13, 64]) async {
+        var start = 0
+        var k = 0
+        while start < bytes.count {
+            let end = min(start + chunkSizes[k % chunkSizes.count], bytes.count)
+            var offset = start
+            while offset < end {
+                let n = bytes[offset..<end].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    offset += n
+                } else if n < 0, errno != EINTR, errno != EAGAIN {
+                    return
+                }
+            }
+            start = end
+            k += 1
+            if k % 3 == 0 { try? await Task.sleep(for: .microseconds(300)) }
+        }
+    }
+
+    /// The GPS is unplugged: the slave side sees a hang-up.
+    func closeMaster() {
+        if master >= 0 { close(master) }
+        master = -1
+    }
+
+    func closeSlave() {
+        if slave >= 0 { close(slave) }
+        slave = -1
+    }
+
+    /// The slave's terminal settings (shared by every descriptor open on it).
+    func attributes() -> termios? {
+        var t = termios()
+        return tcgetattr(slave, &t) == 0 ? t : nil
+    }
+
+    /// How many of this process's descriptors are open on the slave.
+    func descriptorsOnSlave() -> Int {
+        guard let dir = opendir("/proc/self/fd") else { return -1 }
+        defer { closedir(dir) }
+        var count = 0
+        var target = [CChar](repeating: 0, count: 256)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            guard name != ".", name != ".." else { continue }
+            let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+            guard n > 0 else { continue }
+            target[n] = 0
+            if SerialTest.string(target) == slavePath { count += 1 }
+        }
+        return count
+    }
+}
+
+/// A unique temporary directory, removed with what it holds.
+final class SerialTempDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/pacer-serial-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = SerialTest.string(template)
+    }
+
+    deinit {
+        if let dir = opendir(path) {
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                if name != ".", name != ".." { unlink("\(path)/\(name)") }
+            }
+            closedir(dir)
+        }
+        rmdir(path)
+    }
+
+    /// `<dir>/<name> -> target`, replacing any link already there.
+    func link(_ name: String, to target: String) {
+        unlink("\(path)/\(name)")
+        let made = symlink(target, "\(path)/\(name)")
+        precondition(made == 0, "symlink failed")
+    }
+
+    func unlinkEntry(_ name: String) {
+        unlink("\(path)/\(name)")
+    }
+}
+
+/// The board's clock with its loop running on a thread of its own, as the firmware runs it.
+final class SerialClockLoop: Sendable {
+    let clock = MonotonicClock()
+    private let thread = Mutex<pthread_t?>(nil)
+
+    private final class Body: Sendable {
+        let clock: MonotonicClock
+        init(_ clock: MonotonicClock) { self.clock = clock }
+    }
+
+    init() {
+        var handle = pthread_t()
+        let context = Unmanaged.passRetained(Body(clock)).toOpaque()
+        let created = pthread_create(&handle, nil, { raw in
+            Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().clock.run()
+            return nil
+        }, context)
+        precondition(created == 0, "pthread_create failed")
+        thread.withLock { $0 = handle }
+    }
+
+    /// Stops the loop (from a task on it, so `run` has certainly begun) and joins the thread.
+    func shutdown() {
+        guard let handle = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) else { return }
+        let clock = self.clock
+        clock.execute { clock.stop() }
+        pthread_join(handle, nil)
+    }
+}
+
+/// What the handler heard, in order.
+final class SerialEventLog: Sendable {
+    private let events = Mutex<[GPSEvent]>([])
+
+    func record(_ event: GPSEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    var all: [GPSEvent] { events.withLock { $0 } }
+
+    var fixes: [Fix] {
+        all.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }
+    }
+
+    var statuses: [GPSStatus] {
+        all.compactMap { if case .status(let status, _) = $0 { status } else { nil } }
+    }
+
+    func details(of status: GPSStatus) -> [String] {
+        all.compactMap { if case .status(status, let detail) = $0 { detail ?? "" } else { nil } }
+    }
+
+    func count(_ status: GPSStatus) -> Int {
+        statuses.filter { $0 == status }.count
+    }
+}
