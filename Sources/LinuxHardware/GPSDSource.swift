@@ -1,0 +1,523 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CGPS
+import HAL
+import Logging
+import PacerCore
+import Synchronization
+
+/// Positions from gpsd, through libgps (`gpsd://host:port`).
+///
+/// **Reading.** `start` launches a reader thread of the source's own. It opens libgps
+/// (`gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`) and loops on `gps_waiting` (never
+/// longer than `Timing.poll`, so `stop()` is noticed) and `gps_read`. TPV reports become
+/// `Fix` values: time from `fix.time` (rounded to the millisecond), latitude, longitude,
+/// altitude above mean sea level (`altMSL`, else gpsd's deprecated `altitude`), speed (m/s),
+/// track, mode 2/3, `status` as the quality, and, best effort, HDOP and the satellites used and
+/// in view from gpsd's latest SKY report. gpsd 3.22 puts none of those three in TPV, and sends
+/// SKY only when the receiver lists its satellites (GSV); without SKY they are nil.
+///
+/// The gps.h macros used here (`WATCH_*`, `TIME_SET`, `LATLON_SET`, `MODE_*`, `STATUS_*`) all
+/// import into Swift as constants (`WATCH_*` as `UInt32`, the `*_SET` shifts as `UInt64`,
+/// `MODE_*`/`STATUS_*` as `Int32`), so none is redefined here.
+///
+/// **One fix per cycle.** gpsd sends a TPV for every sentence that changes its picture of the
+/// fix, so one receiver cycle can give several TPVs with the same time and growing content.
+/// The source keeps the latest TPV of the current time (`GPSDCycleFilter`) and delivers it when
+/// a TPV with another time arrives, or when gpsd has been quiet for `Timing.settle` (the
+/// `gps_waiting` timeout), so the last cycle of a burst is not held back. Each fix time reaches
+/// the sink once: `sink.fix` for mode 2/3 with a valid position and time, `sink.noFix` for a
+/// TPV of mode 0/1. A TPV with a position but no time (gpsd before the receiver gave a date)
+/// cannot be a `Fix` and is skipped.
+///
+/// **Status.** `sink.opened` on connecting; `sink.closed(reason)` when gpsd cannot be reached
+/// or the connection drops; `sink.silent` when no TPV has arrived for `Timing.silence` while
+/// connected (measured on the injected `clock`). Note that the sink's status starts at
+/// `.disconnected`, so a gpsd that is unreachable from the start changes no status; the reason
+/// is in `diagnostics.lastFailure` and the log.
+///
+/// **Reconnecting.** When `gps_open` fails or the connection drops (`gps_read` returns -1),
+/// the reader closes libgps, waits, and tries again, forever until `stop()`: 0.25 s, doubling
+/// to 8 s (`Timing`), back to the start once a connection delivers a TPV. The same source and
+/// sink carry on, so fixes resume by themselves when gpsd comes back. The waits are timed waits
+/// on a condition variable bound to `CLOCK_MONOTONIC`, which `stop()` signals: nothing sleeps,
+/// nothing spins, and no wall clock is read.
+///
+/// **Stopping.** `stop()` sets the stop flag, wakes the reader and waits (at most
+/// `Timing.stopTimeout`) for it to end; the reader disables the watch and closes libgps itself.
+/// Stopping takes at most `Timing.poll` (the reader is in `gps_waiting`) and is immediate
+/// during a reconnect wait. After `stop()` returns the reader reports nothing more (what it
+/// reported before may still be queued on the clock's loop). The one wait that cannot be cut
+/// short is a TCP connect to an unreachable remote host inside `gps_open`; if `stop()` gives up
+/// waiting, the reader ends, and closes libgps, when that connect returns.
+///
+/// **Threads.** The public surface may be used from any thread. `control` (a pthread mutex and
+/// a monotonic condition variable) guards the start/stop phase and the stop flag; `counters`
+/// (a `Mutex`) guards `diagnostics`. Everything else the reader uses (the libgps handle, the
+/// cycle filter, the backoff, the silence timer) lives on the reader thread's stack and no
+/// other thread touches it; libgps handles are not thread-safe, so only the reader calls
+/// libgps, including the final `gps_close`. The reader blocks `SIGPIPE` for itself, so a
+/// watch command written to a gpsd that has just died fails with `EPIPE` instead of killing
+/// the process (libgps writes with `write`, not `send(MSG_NOSIGNAL)`).
+public final class GPSDSource: GPSSource {
+    /// The reader's waits and timeouts.
+    public struct Timing: Hashable, Sendable {
+        /// The longest `gps_waiting` wait when nothing is held: how soon `stop()` is noticed.
+        public var poll: Duration
+        /// How long gpsd must be quiet after a TPV before its cycle is taken to be over.
+        public var settle: Duration
+        /// No TPV for this long while connected: `sink.silent`.
+        public var silence: Duration
+        /// The first reconnect delay; doubled after every failure up to `maxRetry`.
+        public var firstRetry: Duration
+        public var maxRetry: Duration
+        /// How long `stop()` waits for the reader to end.
+        public var stopTimeout: Duration
+
+        public init(
+            poll: Duration = .milliseconds(500), settle: Duration = .milliseconds(250),
+            silence: Duration = .seconds(5), firstRetry: Duration = .milliseconds(250),
+            maxRetry: Duration = .seconds(8), stopTimeout: Duration = .seconds(2)
+        ) {
+            self.poll = poll
+            self.settle = settle
+            self.silence = silence
+            self.firstRetry = firstRetry
+            self.maxRetry = maxRetry
+            self.stopTimeout = stopTimeout
+        }
+    }
+
+    /// What the source has done so far, for `pacer status`, bug reports and tests.
+    public struct Diagnostics: Hashable, Sendable {
+        /// `gps_open` calls.
+        public var connectAttempts = 0
+        /// Connections that were opened and watched.
+        public var connections = 0
+        /// The reader holds an open connection.
+        public var isConnected = false
+        /// TPV reports read.
+        public var reports = 0
+        /// Fixes handed to the sink.
+        public var fixes = 0
+        /// Why the last connection attempt failed or the last connection ended.
+        public var lastFailure: String?
+
+        public init() {}
+    }
+
+    public let name: String
+    public let host: String
+    public let port: Int
+    public let timing: Timing
+    private let clock: any PacerClock
+    private let logger: Logger
+    private let control = ReaderControl()
+    private let counters = Mutex(Diagnostics())
+
+    /// `clock` is the firmware's clock; the source reads it to decide when gpsd has gone silent.
+    /// Without a `logger` the source logs nothing.
+    public init(
+        host: String = "localhost", port: Int = 2947, clock: any PacerClock,
+        timing: Timing = Timing(), logger: Logger? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.clock = clock
+        self.timing = timing
+        self.logger = logger ?? Logger(label: "pacer.gpsd", factory: { _ in SwiftLogNoOpLogHandler() })
+        name = "gpsd://\(host):\(port)"
+    }
+
+    public var diagnostics: Diagnostics {
+        counters.withLock { $0 }
+    }
+
+    public func start(_ sink: GPSEventSink) {
+        guard control.claimStart() else {
+            logger.warning("\(name): start() called on a source that was already started or stopped")
+            return
+        }
+        let entry = ThreadEntry { [self] in readerMain(sink) }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let context = Unmanaged.passRetained(entry).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, &attributes, { context in
+            Unmanaged<ThreadEntry>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        pthread_attr_destroy(&attributes)
+        if rc != 0 {
+            Unmanaged<ThreadEntry>.fromOpaque(context).release()
+            control.markFinished()
+            let reason = "\(name): cannot start the reader thread: \(String(cString: strerror(rc)))"
+            logger.error("\(reason)")
+            counters.withLock { $0.lastFailure = reason }
+            sink.closed(reason)
+        }
+    }
+
+    public func stop() {
+        guard control.requestStop() else { return }
+        if !control.awaitFinished(within: timing.stopTimeout) {
+            logger.warning("\(name): the reader is still busy (in a connect?); it ends when that returns")
+        }
+    }
+
+    // MARK: - The reader thread
+
+    private enum SessionEnd {
+        case stopped
+        case dropped(String)
+    }
+
+    private var endpoint: String { "\(host):\(port)" }
+
+    private func readerMain(_ sink: GPSEventSink) {
+        Self.blockSIGPIPE()
+        let data = UnsafeMutablePointer<gps_data_t>.allocate(capacity: 1)
+        data.initialize(to: gps_data_t())
+        defer {
+            data.deinitialize(count: 1)
+            data.deallocate()
+            control.markFinished()
+        }
+        let portText = String(port)
+        var filter = GPSDCycleFilter()
+        var retry = timing.firstRetry
+        var inOutage = false
+
+        while !control.isStopRequested {
+            data.pointee = gps_data_t()
+            counters.withLock { $0.connectAttempts += 1 }
+            var failure: String?
+            if gps_open(host, portText, data) != 0 {
+                // gps_open leaves a netlib code (negative) in errno; gps_errstr knows both kinds.
+                let code = errno
+                failure = "cannot connect to gpsd at \(endpoint): \(String(cString: gps_errstr(code)))"
+            } else if gps_stream(data, WATCH_ENABLE | WATCH_JSON, nil) != 0 {
+                let code = errno
+                failure = "gpsd at \(endpoint) did not take the watch request: \(Self.errorText(code))"
+                _ = gps_close(data)
+            }
+            if let failure {
+                counters.withLock { $0.lastFailure = failure }
+                if inOutage {
+                    logger.debug("\(failure); retrying in \(retry)")
+                } else {
+                    logger.warning("\(failure); retrying with backoff")
+                    inOutage = true
+                }
+                sink.closed(failure)
+                if control.pause(for: retry) { return }
+                retry = min(retry * 2, timing.maxRetry)
+                continue
+            }
+
+            inOutage = false
+            Self.setNonBlocking(data.pointee.gps_fd)
+            counters.withLock {
+                $0.connections += 1
+                $0.isConnected = true
+            }
+            logger.info("\(name): connected")
+            sink.opened("gpsd at \(endpoint)")
+
+            let end = session(data, sink, &filter, &retry)
+            counters.withLock { $0.isConnected = false }
+            switch end {
+            case .stopped:
+                _ = gps_stream(data, WATCH_DISABLE, nil)
+                _ = gps_close(data)
+                return
+            case .dropped(let reason):
+                _ = gps_close(data)
+                counters.withLock { $0.lastFailure = reason }
+                logger.warning("\(reason); reconnecting in \(retry)")
+                inOutage = true
+                sink.closed(reason)
+                if control.pause(for: retry) { return }
+                retry = min(retry * 2, timing.maxRetry)
+            }
+        }
+    }
+
+    /// Reads one connection until it drops or the source stops.
+    private func session(
+        _ data: UnsafeMutablePointer<gps_data_t>, _ sink: GPSEventSink,
+        _ filter: inout GPSDCycleFilter, _ retry: inout Duration
+    ) -> SessionEnd {
+        let fd = data.pointee.gps_fd
+        // Only the class is read from the copy gps_read makes; the fields come from `data`.
+        var message = [CChar](repeating: 0, count: 256)
+        var lastReport = clock.now
+        var silenceReported = false
+        // gps_read found only part of a line: libgps's `gps_waiting` would answer "yes" at
+        // once (its buffer is not empty), so poll the socket until more arrives.
+        var partialLine = false
+
+        let deliver = { [self] (report: GPSDReport) in
+            switch report {
+            case .fix(let fix):
+                counters.withLock { $0.fixes += 1 }
+                sink.fix(fix)
+            case .noFix:
+                sink.noFix()
+            }
+        }
+
+        while true {
+            if control.isStopRequested {
+                filter.discard()
+                return .stopped
+            }
+            let wait = filter.isHolding ? timing.settle : timing.poll
+            let ready = partialLine
+                ? Self.waitReadable(fd, wait)
+                : gps_waiting(data, Int32(clamping: wait.nanoseconds / 1000))
+            if ready {
+                let count = gps_read(data, &message, Int32(message.count))
+                if count < 0 {
+                    let code = errno
+                    filter.flush(deliver: deliver)
+                    return .dropped(code == 0
+                        ? "gpsd at \(endpoint) closed the connection"
+                        : "lost the connection to gpsd at \(endpoint): \(Self.errorText(code))")
+                }
+                if count == 0 {
+                    if Self.peerClosed(fd) {
+                        filter.flush(deliver: deliver)
+                        return .dropped("gpsd at \(endpoint) closed the connection")
+                    }
+                    partialLine = true
+                    continue
+                }
+                partialLine = false
+                if Self.hasClass(message, "TPV") {
+                    lastReport = clock.now
+                    silenceReported = false
+                    retry = timing.firstRetry
+                    counters.withLock { $0.reports += 1 }
+                    if let report = Self.report(from: data.pointee) {
+                        filter.offer(report, deliver: deliver)
+                    }
+                } else if Self.hasClass(message, "ERROR") {
+                    logger.warning("\(name): gpsd says \(Self.text(message))")
+                }
+            } else {
+                filter.flush(deliver: deliver)
+            }
+            if !silenceReported, clock.now - lastReport >= timing.silence {
+                silenceReported = true
+                filter.flush(deliver: deliver)
+                logger.info("\(name): no position report for \(timing.silence)")
+                sink.silent("no report from gpsd at \(endpoint) for \(timing.silence)")
+            }
+        }
+    }
+
+    // MARK: - TPV to Fix
+
+    /// The report a TPV makes, or nil when it cannot make one (a position without a time).
+    static func report(from data: gps_data_t) -> GPSDReport? {
+        let f = data.fix
+        var time: UTCTimestamp?
+        if data.set & TIME_SET != 0, f.time.tv_sec != 0 || f.time.tv_nsec != 0 {
+            let nanoseconds = Int64(f.time.tv_sec) * 1_000_000_000 + Int64(f.time.tv_nsec)
+            time = UTCTimestamp(millisecondsSince1970: (nanoseconds + 500_000) / 1_000_000)
+        }
+        guard f.mode >= MODE_2D else { return .noFix(time) }
+        guard let time, data.set & LATLON_SET != 0,
+              f.latitude.isFinite, f.longitude.isFinite,
+              abs(f.latitude) <= 90, abs(f.longitude) <= 180
+        else { return nil }
+
+        let altitude = f.altMSL.isFinite ? f.altMSL : (f.altitude.isFinite ? f.altitude : nil)
+        let hdop = data.dop.hdop
+        return .fix(Fix(
+            time: time,
+            position: GeoPoint(latitude: f.latitude, longitude: f.longitude),
+            altitude: altitude,
+            speed: f.speed.isFinite ? f.speed : nil,
+            course: f.track.isFinite ? f.track : nil,
+            mode: f.mode >= MODE_3D ? .threeD : .twoD,
+            quality: quality(f.status),
+            hdop: hdop.isFinite && hdop > 0 ? hdop : nil,
+            satellitesUsed: data.satellites_used > 0 ? Int(data.satellites_used) : nil,
+            satellitesInView: data.satellites_visible > 0 ? Int(data.satellites_visible) : nil))
+    }
+
+    /// gpsd's `fix.status` (gps.h `STATUS_*`) as a quality; plain GPS when unknown.
+    static func quality(_ status: Int32) -> FixQuality {
+        switch status {
+        case STATUS_DGPS_FIX: .dgps
+        case STATUS_RTK_FIX: .rtk
+        case STATUS_RTK_FLT: .floatRTK
+        case STATUS_DR, STATUS_GNSSDR: .estimated
+        case STATUS_TIME: .manual
+        case STATUS_SIM: .simulated
+        case STATUS_PPS_FIX: .pps
+        default: .gps
+        }
+    }
+
+    // MARK: - Socket helpers (reader thread only)
+
+    /// gpsd puts `class` first in every report: `{"class":"TPV",…`.
+    private static func hasClass(_ message: [CChar], _ name: StaticString) -> Bool {
+        let prefix = "{\"class\":\"\(name)\""
+        return prefix.withCString { strncmp(message, $0, strlen($0)) == 0 }
+    }
+
+    private static func text(_ message: [CChar]) -> String {
+        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func waitReadable(_ fd: Int32, _ timeout: Duration) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0
+    }
+
+    /// The peer has shut the connection down (or it is broken). Belt and braces: libgps 3.22
+    /// returns -1 from `gps_read` at end of stream, but a 0 there ("no whole line yet") must not
+    /// leave the reader polling a dead socket if a libgps ever answers so.
+    private static func peerClosed(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }
+        if n < 0 {
+            let code = errno
+            return code != EAGAIN && code != EWOULDBLOCK && code != EINTR
+        }
+        return false
+    }
+
+    /// Reads must never block the reader past its timeouts (a line cut short by a hung gpsd).
+    private static func setNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    private static func blockSIGPIPE() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        code == 0 ? "no error code" : String(cString: strerror(code))
+    }
+}
+
+/// The closure a reader thread runs, handed through `pthread_create`'s context pointer.
+private final class ThreadEntry: Sendable {
+    let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+}
+
+/// The reader's lifecycle and stop flag, and the condition variable its waits sleep on.
+///
+/// `@unchecked Sendable`: every stored `var` is read and written only with `mutex` held; the
+/// condition is bound to `CLOCK_MONOTONIC`, so a wait lasts its length whatever happens to the
+/// wall clock.
+private final class ReaderControl: @unchecked Sendable {
+    private enum Phase {
+        case idle, running, finished
+    }
+
+    // Guarded by `mutex`.
+    private var phase = Phase.idle
+    private var stopRequested = false
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// Moves from idle to running; false if the source was started or stopped before.
+    func claimStart() -> Bool {
+        locked {
+            guard phase == .idle, !stopRequested else { return false }
+            phase = .running
+            return true
+        }
+    }
+
+    var isStopRequested: Bool {
+        locked { stopRequested }
+    }
+
+    /// Sets the stop flag and wakes the reader. Returns whether a reader is (still) running.
+    func requestStop() -> Bool {
+        locked {
+            stopRequested = true
+            pthread_cond_broadcast(condition)
+            return phase == .running
+        }
+    }
+
+    /// Waits `duration` unless a stop is requested first. Returns true if stopping.
+    func pause(for duration: Duration) -> Bool {
+        var deadline = Self.deadline(after: duration)
+        return locked {
+            while !stopRequested {
+                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+            }
+            return stopRequested
+        }
+    }
+
+    func markFinished() {
+        locked {
+            phase = .finished
+            pthread_cond_broadcast(condition)
+        }
+    }
+
+    /// Waits until the reader has finished, at most `duration`. Returns whether it has.
+    func awaitFinished(within duration: Duration) -> Bool {
+        var deadline = Self.deadline(after: duration)
+        return locked {
+            while phase == .running {
+                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+            }
+            return phase != .running
+        }
+    }
+
+    private static func deadline(after duration: Duration) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let total = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + max(duration.nanoseconds, 0)
+        return timespec(tv_sec: Int(total / 1_000_000_000), tv_nsec: Int(total % 1_000_000_000))
+    }
+}

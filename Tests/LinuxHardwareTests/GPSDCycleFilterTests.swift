@@ -1,0 +1,57 @@
+import LinuxHardware
+import PacerCore
+import Testing
+
+/// The one-report-per-cycle rule, without gpsd: TPVs of one time are held, the latest wins.
+@Suite("gpsd cycle filter")
+struct GPSDCycleFilterTests {
+    private static func at(_ second: Int) -> UTCTimestamp {
+        UTCTimestamp(millisecondsSince1970: 1_715_767_200_000 + Int64(second) * 1000)
+    }
+
+    private static func fix(_ second: Int, speed: Double? = nil) -> GPSDReport {
+        .fix(Fix(time: at(second), position: GeoPoint(latitude: 48, longitude: 11), speed: speed))
+    }
+
+    private func run(_ steps: [GPSDReport?]) -> [GPSDReport] {
+        var filter = GPSDCycleFilter()
+        var out: [GPSDReport] = []
+        for step in steps {
+            if let report = step {
+                filter.offer(report) { out.append($0) }
+            } else {
+                filter.flush { out.append($0) }  // gps_waiting timed out
+            }
+        }
+        return out
+    }
+
+    @Test("the latest report of a cycle is delivered when the next cycle starts")
+    func latestOfCycleOnNextTime() {
+        let out = run([Self.fix(0), Self.fix(0, speed: 3), Self.fix(1)])
+        #expect(out == [Self.fix(0, speed: 3)])
+    }
+
+    @Test("a quiet spell delivers the held cycle; later reports of that time are dropped")
+    func flushOnQuiet() {
+        let out = run([Self.fix(0), nil, Self.fix(0, speed: 3), nil, Self.fix(1), nil, nil])
+        #expect(out == [Self.fix(0), Self.fix(1)])
+    }
+
+    @Test("no-fix cycles are grouped the same way; untimed ones go out at once, in order")
+    func noFixReports() {
+        let out = run([.noFix(nil), Self.fix(0), .noFix(Self.at(0)), .noFix(nil), .noFix(Self.at(1)), nil])
+        #expect(out == [.noFix(nil), .noFix(Self.at(0)), .noFix(nil), .noFix(Self.at(1))])
+    }
+
+    @Test("nothing held, nothing delivered")
+    func emptyFlush() {
+        var filter = GPSDCycleFilter()
+        #expect(!filter.isHolding)
+        filter.offer(Self.fix(0)) { _ in Issue.record("delivered too early") }
+        #expect(filter.isHolding)
+        filter.discard()
+        #expect(!filter.isHolding)
+        filter.flush { _ in Issue.record("delivered a discarded report") }
+    }
+}
