@@ -72,4 +72,11 @@ public protocol Buzzer: AnyObject, Sendable {
     func play(_ cue: Cue, tones: [Tone])
     /// Waits until everything queued has played (for a command that exits afterwards).
     func drain()
+    /// Why the buzzer cannot sound (the device did not open, it failed while playing), or
+    /// nil while it works. Cues still "play", silently: the device runs on.
+    var unavailableReason: String? { get }
+}
+
+extension Buzzer {
+    public var unavailableReason: String? { nil }
 }

@@ -1,0 +1,402 @@
+import CALSA
+#if canImport(Glibc)
+import Glibc
+#endif
+import HAL
+import Logging
+
+/// The board's buzzer or speaker through ALSA (libasound): `alsa:default`, `alsa:plughw:1,0`.
+///
+/// `play` only queues: a thread of the buzzer's own renders each cue with `ToneSynthesizer`
+/// and writes it with `snd_pcm_writei` (16-bit mono, 100 ms of buffer, ALSA resampling if the
+/// device does not run at the synthesizer's rate). The device is opened once, in `init`, and
+/// kept open; when the queue runs dry the thread drains it (`snd_pcm_drain`: the last cue
+/// plays out and the stream stops, so an idle buzzer moves no data) and prepares it for the
+/// next cue. Cues queued back to back play back to back.
+///
+/// A device that cannot be opened is not an error for the firmware: one warning is logged,
+/// naming the device and ALSA's reason, and the buzzer stays silent for its whole life (plays
+/// are dropped without further messages; restart to retry — `pacer hw check` uses `probe` to
+/// say what is wrong). A device that fails while playing (a USB speaker unplugged) does the
+/// same, and lets go of the device at once. ALSA's own diagnostics, which it would print on
+/// stderr, are folded into that warning.
+///
+/// Deinitialising the buzzer plays out what is queued, then closes the device.
+public final class ALSABuzzer: Buzzer {
+    public let device: String
+    public let synthesizer: ToneSynthesizer
+    private let player: Player?
+    private let openError: ALSAError?
+
+    public var name: String { "alsa:\(device)" }
+
+    /// - Parameters:
+    ///   - device: an ALSA PCM name (`default`, `plughw:1,0`, a name from `asound.conf`).
+    ///   - configuration: ALSA configuration text (`pcm.NAME { … }`) in which `device` is
+    ///     looked up instead of the system's configuration. Tests use it to route the buzzer
+    ///     into ALSA's `file` plugin without touching the process's environment.
+    ///   - logger: receives the one warning when the device cannot be used.
+    public init(
+        device: String = "default", sampleRate: Int = ToneSynthesizer.defaultSampleRate,
+        configuration: String? = nil, logger: Logger? = nil
+    ) {
+        self.device = device
+        let synthesizer = ToneSynthesizer(sampleRate: sampleRate)
+        self.synthesizer = synthesizer
+        switch ALSAPlayback.open(device: device, sampleRate: sampleRate, configuration: configuration) {
+        case .success(let handle):
+            let player = Player(handle: handle, device: device, synthesizer: synthesizer, logger: logger)
+            if player.start() {
+                self.player = player
+                openError = nil
+            } else {
+                handle.close()
+                self.player = nil
+                openError = ALSAError(device: device, operation: .startThread, code: -EAGAIN)
+            }
+        case .failure(let error):
+            player = nil
+            openError = error
+        }
+        if let openError {
+            logger?.warning("no sound: \(openError); cues will be silent")
+        }
+    }
+
+    deinit {
+        player?.stop()
+    }
+
+    /// True when no sound comes out: the device could not be opened, or failed since.
+    public var unavailableReason: String? { problem.map { "\($0)" } }
+
+    public var isSilent: Bool { player?.failure != nil || player == nil }
+
+    /// Why the buzzer is silent, or nil while it works.
+    public var problem: ALSAError? { openError ?? player?.failure }
+
+    /// Queues the cue and returns at once.
+    public func play(_ cue: Cue, tones: [Tone]) {
+        guard !tones.isEmpty else { return }
+        player?.enqueue(tones)
+    }
+
+    /// Blocks until every queued cue has been written and played out by the device.
+    public func drain() {
+        player?.waitUntilIdle()
+    }
+
+    /// Tries to open `device` for playback as the buzzer would (16-bit mono at `sampleRate`),
+    /// then closes it: for the hardware check.
+    public static func probe(
+        device: String = "default", sampleRate: Int = ToneSynthesizer.defaultSampleRate,
+        configuration: String? = nil
+    ) -> Result<Void, ALSAError> {
+        ALSAPlayback.open(device: device, sampleRate: sampleRate, configuration: configuration).map { $0.close() }
+    }
+}
+
+/// An ALSA call that failed: the device, what was being done, ALSA's error code, and the first
+/// diagnostic ALSA gave (`Unknown PCM x`, `cannot find card '0'`).
+public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Operation: String, Hashable, Sendable {
+        case readConfiguration, open, configure, write, startThread
+    }
+
+    public var device: String
+    public var operation: Operation
+    /// A negative errno, as libasound returns them.
+    public var code: Int32
+    public var detail: String?
+
+    public init(device: String, operation: Operation, code: Int32, detail: String? = nil) {
+        self.device = device
+        self.operation = operation
+        self.code = code
+        self.detail = detail
+    }
+
+    /// `snd_strerror` of the code.
+    public var reason: String { String(cString: snd_strerror(code)) }
+
+    public var description: String {
+        let what: String
+        switch operation {
+        case .readConfiguration: what = "cannot read the ALSA configuration given for device '\(device)'"
+        case .open: what = "cannot open ALSA device '\(device)'"
+        case .configure: what = "cannot set ALSA device '\(device)' to 16-bit mono"
+        case .write: what = "writing to ALSA device '\(device)' failed"
+        case .startThread: what = "cannot start the sound thread for ALSA device '\(device)'"
+        }
+        return detail.map { "\(what) (\(reason): \($0))" } ?? "\(what) (\(reason))"
+    }
+}
+
+/// An open playback PCM, and the private configuration it was opened from (kept until close).
+struct ALSAPlayback {
+    let pcm: OpaquePointer
+    let configuration: OpaquePointer?
+
+    static let latencyMicroseconds: UInt32 = 100_000
+
+    /// Opens `device` for playback and sets it to 16-bit mono at `sampleRate`.
+    ///
+    /// The open is non-blocking (a blocking open of a busy `hw:` device waits until the other
+    /// program lets go); the stream is switched to blocking writes afterwards.
+    static func open(device: String, sampleRate: Int, configuration text: String?) -> Result<ALSAPlayback, ALSAError> {
+        let diagnostics = ALSADiagnostics()
+        return diagnostics.collecting { () -> Result<ALSAPlayback, ALSAError> in
+            func failure(_ operation: ALSAError.Operation, _ code: Int32) -> Result<ALSAPlayback, ALSAError> {
+                .failure(ALSAError(device: device, operation: operation, code: code, detail: diagnostics.first))
+            }
+            var configuration: OpaquePointer?
+            if let text {
+                var top: OpaquePointer?
+                var input: OpaquePointer?
+                var err = snd_config_top(&top)
+                if err >= 0 {
+                    err = text.withCString { snd_input_buffer_open(&input, $0, strlen($0)) }
+                }
+                if err >= 0, let input {
+                    err = snd_config_load(top, input)
+                    snd_input_close(input)
+                }
+                if err < 0 {
+                    if let top { snd_config_delete(top) }
+                    return failure(.readConfiguration, err)
+                }
+                configuration = top
+            }
+            var pcm: OpaquePointer?
+            var err: Int32
+            if let configuration {
+                err = snd_pcm_open_lconf(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, configuration)
+            } else {
+                err = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+            }
+            guard err >= 0, let pcm else {
+                if let configuration { snd_config_delete(configuration) }
+                return failure(.open, err)
+            }
+            let playback = ALSAPlayback(pcm: pcm, configuration: configuration)
+            err = snd_pcm_nonblock(pcm, 0)
+            if err >= 0 {
+                err = snd_pcm_set_params(
+                    pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1,
+                    latencyMicroseconds)
+            }
+            guard err >= 0 else {
+                playback.close()
+                return failure(.configure, err)
+            }
+            return .success(playback)
+        }
+    }
+
+    func close() {
+        snd_pcm_close(pcm)
+        if let configuration { snd_config_delete(configuration) }
+    }
+}
+
+/// Collects the diagnostics libasound prints (`ALSA lib pcm.c:2666:(snd_pcm_open_noupdate)
+/// Unknown PCM x`) while calls run on this thread, instead of letting them reach stderr. Uses
+/// libasound's thread-local error handler, so other threads are unaffected. Used by one thread.
+final class ALSADiagnostics {
+    private(set) var messages: [String] = []
+
+    var first: String? { messages.first }
+
+    func removeAll() { messages.removeAll() }
+
+    /// Runs `body` with this thread's ALSA diagnostics collected into `messages`.
+    func collecting<T>(_ body: () -> T) -> T {
+        let previousContext = pthread_getspecific(ALSADiagnostics.key)
+        pthread_setspecific(ALSADiagnostics.key, Unmanaged.passUnretained(self).toOpaque())
+        let previousHandler = snd_lib_error_set_local { _, _, _, code, format, arguments in
+            guard let format, let arguments, let context = pthread_getspecific(ALSADiagnostics.key) else { return }
+            var buffer = [CChar](repeating: 0, count: 512)
+            _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
+            var message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            // As ALSA's own printer does: a system error's text after the message.
+            if code != 0 { message += ": " + String(cString: snd_strerror(code)) }
+            Unmanaged<ALSADiagnostics>.fromOpaque(context).takeUnretainedValue().messages.append(message)
+        }
+        defer {
+            snd_lib_error_set_local(previousHandler)
+            pthread_setspecific(ALSADiagnostics.key, previousContext)
+        }
+        return withExtendedLifetime(self) { body() }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+}
+
+/// The queue and the thread that plays it.
+///
+/// Guarded by `mutex`: `queue`, `busy`, `stopping`, `failureStorage`. Touched only by the
+/// playing thread once it has started: `playback`, `isOpen`, `needsDrain`. `work` is signalled when a
+/// cue is queued or the player must stop; `idle` is broadcast when the queue is empty and the
+/// device has drained.
+private final class Player: @unchecked Sendable {
+    private let playback: ALSAPlayback
+    private let device: String
+    private let synthesizer: ToneSynthesizer
+    private let logger: Logger?
+
+    private var queue: [[Tone]] = []
+    private var busy = false
+    private var stopping = false
+    private var failureStorage: ALSAError?
+    private var needsDrain = false
+    private var isOpen = true
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let work = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let idle = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var thread = pthread_t()
+
+    init(handle: ALSAPlayback, device: String, synthesizer: ToneSynthesizer, logger: Logger?) {
+        playback = handle
+        self.device = device
+        self.synthesizer = synthesizer
+        self.logger = logger
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(work, nil)
+        pthread_cond_init(idle, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(idle)
+        pthread_cond_destroy(work)
+        pthread_mutex_destroy(mutex)
+        idle.deallocate()
+        work.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Starts the playing thread, which holds a reference to the player until it ends.
+    func start() -> Bool {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { context in
+            let player = Unmanaged<Player>.fromOpaque(context!).takeRetainedValue()
+            player.run()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<Player>.fromOpaque(context).release()
+            return false
+        }
+        return true
+    }
+
+    var failure: ALSAError? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return failureStorage
+    }
+
+    func enqueue(_ tones: [Tone]) {
+        pthread_mutex_lock(mutex)
+        if failureStorage == nil && !stopping {
+            queue.append(tones)
+            pthread_cond_signal(work)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func waitUntilIdle() {
+        pthread_mutex_lock(mutex)
+        while !queue.isEmpty || busy {
+            pthread_cond_wait(idle, mutex)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Plays out what is queued, then ends the thread and closes the device.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        pthread_cond_signal(work)
+        pthread_mutex_unlock(mutex)
+        pthread_join(thread, nil)
+    }
+
+    private func run() {
+        // Everything libasound reports on this thread goes into the warning, not to stderr.
+        let diagnostics = ALSADiagnostics()
+        diagnostics.collecting {
+            pthread_mutex_lock(mutex)
+            while true {
+                var error: ALSAError?
+                if !queue.isEmpty {
+                    let tones = queue.removeFirst()
+                    busy = true
+                    pthread_mutex_unlock(mutex)
+                    error = write(synthesizer.render(tones), diagnostics: diagnostics)
+                    pthread_mutex_lock(mutex)
+                } else if needsDrain {
+                    pthread_mutex_unlock(mutex)
+                    error = drainDevice(diagnostics: diagnostics)
+                    pthread_mutex_lock(mutex)
+                } else {
+                    busy = false
+                    pthread_cond_broadcast(idle)
+                    if stopping { break }
+                    pthread_cond_wait(work, mutex)
+                    continue
+                }
+                if let error, failureStorage == nil {
+                    // Silent for good: drop what is queued, then say so once (not under the lock).
+                    failureStorage = error
+                    queue.removeAll()
+                    needsDrain = false
+                    pthread_mutex_unlock(mutex)
+                    playback.close()
+                    isOpen = false
+                    logger?.warning("no sound: \(error); cues will be silent")
+                    pthread_mutex_lock(mutex)
+                }
+            }
+            pthread_mutex_unlock(mutex)
+        }
+        if isOpen { playback.close() }
+    }
+
+    private func write(_ samples: [Int16], diagnostics: ALSADiagnostics) -> ALSAError? {
+        diagnostics.removeAll()
+        let pcm = playback.pcm
+        let code: Int32? = samples.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = snd_pcm_writei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(buffer.count - offset))
+                if written >= 0 {
+                    offset += written
+                    continue
+                }
+                // An underrun (-EPIPE), a suspend (-ESTRPIPE) or a signal (-EINTR): recover
+                // and write the rest; anything else ends the sound.
+                let recovered = snd_pcm_recover(pcm, Int32(written), 1)
+                if recovered < 0 { return recovered }
+            }
+            return nil
+        }
+        needsDrain = true
+        return code.map { ALSAError(device: device, operation: .write, code: $0, detail: diagnostics.first) }
+    }
+
+    private func drainDevice(diagnostics: ALSADiagnostics) -> ALSAError? {
+        diagnostics.removeAll()
+        needsDrain = false
+        let pcm = playback.pcm
+        if snd_pcm_drain(pcm) < 0 {
+            snd_pcm_drop(pcm)
+        }
+        let err = snd_pcm_prepare(pcm)
+        return err < 0 ? ALSAError(device: device, operation: .write, code: err, detail: diagnostics.first) : nil
+    }
+}
