@@ -1,0 +1,341 @@
+import Configurator
+import Foundation
+import Glibc
+import Testing
+
+// Fixtures are private to this file (other suites in this target have their own helpers).
+
+/// A unique temporary folder for one test, removed when released.
+private final class CheckTempDir {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-hwcheck-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    @discardableResult
+    func file(_ name: String, _ contents: String = "") throws -> String {
+        let p = path + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try contents.write(toFile: p, atomically: false, encoding: .utf8)
+        return p
+    }
+}
+
+private func checkSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// A loopback listener that greets like gpsd and answers `?WATCH` with one receiver and a
+/// 3D fix; on a thread of its own, for at most ten seconds.
+private final class GreetingGPSD: @unchecked Sendable {
+    let port: Int
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0 && Glibc.listen(listener, 4) == 0
+        guard listener >= 0, ok else { throw POSIXError(.EADDRNOTAVAIL) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread {
+            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            defer { close(listener) }
+            guard poll(&p, 1, 10_000) > 0 else { return }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            func send(_ text: String) {
+                let bytes = Array((text + "\r\n").utf8)
+                _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            send(#"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#)
+            let end = checkSeconds() + 10
+            var buffer = [UInt8](repeating: 0, count: 512)
+            var c = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            while checkSeconds() < end {
+                guard poll(&c, 1, 100) >= 0 else { return }
+                if c.revents == 0 { continue }
+                let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return }
+                if String(decoding: buffer[0..<n], as: UTF8.self).contains("?WATCH") {
+                    send(#"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/gps0","driver":"u-blox","bps":9600}]}"#)
+                    send(#"{"class":"TPV","device":"/dev/gps0","mode":3,"lat":52.070527,"lon":4.301629}"#)
+                }
+            }
+        }.start()
+    }
+}
+
+/// A port nothing listens on.
+private func unusedPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A configuration whose probes look only inside `dir` (no real /dev, /sys or sound cards).
+private func configuration(
+    _ dir: CheckTempDir, gps: String, buzzer: String = "null", battery: String = "sim",
+    listen: Duration = .milliseconds(500)
+) -> HardwareCheck.Configuration {
+    HardwareCheck.Configuration(
+        gps: gps, buzzer: buzzer, battery: battery, listen: listen, tryOtherBauds: false,
+        powerSupplyRoot: dir.path + "/power_supply", deviceRoot: dir.path + "/dev",
+        soundCardsFile: dir.path + "/asound-cards", connectTimeout: .seconds(1), soundTimeout: .seconds(3))
+}
+
+@Suite("Hardware check", .timeLimit(.minutes(1)))
+struct HardwareCheckTests {
+    @Test func simulatedPartsPass() throws {
+        let dir = try CheckTempDir()
+        let recording = try dir.file("run.nmea", "$GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,*5C\r\n")
+        let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)"))
+        #expect(report.passed)
+        #expect(report.exitStatus == 0)
+        #expect(report.parts.map(\.name) == ["GPS", "sound", "battery", "clock"])
+        #expect(report.parts.map(\.status) == [.ok, .ok, .ok, .ok])
+        #expect(report.part("GPS")?.found.first?.hasPrefix("replays the recording \(recording)") == true)
+        #expect(report.part("sound")?.found == ["no buzzer: the device runs silent (cues are logged only)"])
+        #expect(report.text().hasSuffix("Result: ready: every required part works.\n"))
+    }
+
+    @Test func gpsdNotRunningFailsTheCheck() throws {
+        let dir = try CheckTempDir()
+        let port = unusedPort()
+        let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(port)"))
+        #expect(!report.passed)
+        #expect(report.exitStatus == 1)
+        let gps = try #require(report.part("GPS"))
+        #expect(gps.status == .missing)
+        #expect(gps.required)
+        #expect(gps.problem == "gpsd not reachable at 127.0.0.1:\(port)")
+        #expect(gps.fix.contains { $0.contains("sudo systemctl start gpsd") })
+        let text = report.text()
+        #expect(text.contains("GPS      MISSING   gpsd://127.0.0.1:\(port)   (required)\n"))
+        #expect(text.contains("         problem   gpsd not reachable at 127.0.0.1:\(port)\n"))
+        #expect(text.contains("         fix       "))
+        #expect(text.hasSuffix("Result: not ready: 1 required part missing (GPS).\n"))
+    }
+
+    @Test func gpsdWithAFixPasses() throws {
+        let dir = try CheckTempDir()
+        let server = try GreetingGPSD()
+        let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(server.port)", listen: .seconds(3)))
+        let gps = try #require(report.part("GPS"))
+        #expect(gps.status == .ok, "\(gps)")
+        #expect(gps.facts["gpsd_release"] == "3.22")
+        #expect(gps.facts["fix"] == "3D")
+        #expect(report.passed)
+    }
+
+    @Test func aMissingSoundDeviceFailsWithALSAsReason() throws {
+        let dir = try CheckTempDir()
+        let recording = try dir.file("run.nmea")
+        let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "alsa:pacer_no_such_pcm"))
+        let sound = try #require(report.part("sound"))
+        #expect(sound.status == .missing)
+        #expect(sound.problem?.hasPrefix("cannot open ALSA playback device 'pacer_no_such_pcm': ") == true)
+        #expect(sound.problem?.hasSuffix(sound.facts["alsa_strerror"] ?? "?") == true)
+        #expect(sound.found.contains("no sound cards (\(dir.path)/asound-cards is missing: no ALSA driver is loaded)"))
+        #expect(!report.passed)
+        #expect(report.missingRequired.map(\.name) == ["sound"])
+    }
+
+    @Test func noBatteryGaugeIsOnlyAWarning() throws {
+        let dir = try CheckTempDir()
+        let recording = try dir.file("run.nmea")
+        try dir.file("power_supply/AC/type", "Mains\n")
+        let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", battery: "sysfs"))
+        let battery = try #require(report.part("battery"))
+        #expect(battery.status == .warning)
+        #expect(!battery.required)
+        #expect(battery.problem == "no battery gauge: the simulated battery's estimate will be used")
+        #expect(report.passed)
+        #expect(report.text().hasSuffix("Result: ready: every required part works (warnings: battery).\n"))
+    }
+
+    @Test func aBatteryGaugeIsRead() throws {
+        let dir = try CheckTempDir()
+        let recording = try dir.file("run.nmea")
+        try dir.file("power_supply/BAT0/type", "Battery\n")
+        try dir.file("power_supply/BAT0/capacity", "64\n")
+        try dir.file("power_supply/BAT0/status", "Charging\n")
+        let found = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", battery: "sysfs")).part("battery")
+        #expect(found?.status == .ok)
+        #expect(found?.found == ["BAT0: 64 %, charging (sysfs:\(dir.path)/power_supply/BAT0)"])
+        let named = HardwareCheck.run(configuration(
+            dir, gps: "file://\(recording)", battery: "sysfs:\(dir.path)/power_supply/BAT0")).part("battery")
+        #expect(named?.status == .ok)
+        let wrong = HardwareCheck.run(configuration(
+            dir, gps: "file://\(recording)", battery: "sysfs:\(dir.path)/power_supply/BAT7")).part("battery")
+        #expect(wrong?.status == .warning)
+    }
+
+    @Test func aMissingSerialDeviceFails() throws {
+        let dir = try CheckTempDir()
+        try dir.file("dev/ttyUSB0")
+        let report = HardwareCheck.run(configuration(dir, gps: "serial://\(dir.path)/dev/ttyACM0?baud=9600"))
+        let gps = try #require(report.part("GPS"))
+        #expect(gps.status == .missing)
+        #expect(gps.problem == "no serial device \(dir.path)/dev/ttyACM0")
+        #expect(gps.found.contains("serial devices present: \(dir.path)/dev/ttyUSB0"))
+        #expect(!report.passed)
+    }
+
+    @Test func aSerialGPSOnAPseudoTerminal() throws {
+        var master: Int32 = -1, slave: Int32 = -1
+        guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw POSIXError(.ENODEV) }
+        defer {
+            close(master)
+            close(slave)
+        }
+        var t = termios()
+        tcgetattr(slave, &t)
+        cfmakeraw(&t)
+        tcsetattr(slave, TCSANOW, &t)
+        let path = String(cString: ttyname(slave))
+        let m = master
+        let body = "GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,"
+        let sum = body.utf8.reduce(UInt8(0), ^)
+        let line = Array("$\(body)*\(String(format: "%02X", sum))\r\n".utf8)
+        let done = Thread {
+            for _ in 0..<8 {
+                _ = line.withUnsafeBytes { write(m, $0.baseAddress, $0.count) }
+                usleep(100_000)
+            }
+        }
+        done.start()
+        let dir = try CheckTempDir()
+        let report = HardwareCheck.run(configuration(dir, gps: "serial://\(path)?baud=9600", listen: .milliseconds(600)))
+        let gps = try #require(report.part("GPS"))
+        #expect(gps.status == .ok, "\(gps)")
+        #expect(Int(gps.facts["sentences"] ?? "") ?? 0 >= 1)
+        usleep(500_000)  // let the writer finish before the pty closes
+    }
+
+    @Test(arguments: [
+        ("", "GPS", "the GPS setting '' is empty"),
+        ("bluetooth://00:11", "GPS", "unknown GPS source 'bluetooth:'"),
+        ("gpsd://localhost:http", "GPS", "the setting 'gpsd://localhost:http' has port 'http', not a number from 1 to 65535"),
+        ("serial:///dev/ttyACM0?baud=fast", "GPS", "the setting 'serial:///dev/ttyACM0?baud=fast' has baud=fast, not a whole number"),
+        ("serial://", "GPS", "the GPS setting names no serial device"),
+        ("file:///no/such/recording.nmea", "GPS", "the recording to replay is missing"),
+    ])
+    func badGPSSettingsAreMissingParts(gps: String, part: String, problem: String) throws {
+        let dir = try CheckTempDir()
+        let report = HardwareCheck.run(configuration(dir, gps: gps))
+        let found = try #require(report.part(part))
+        #expect(found.status == .missing)
+        #expect(found.problem == problem)
+        #expect(!found.fix.isEmpty)
+        #expect(report.exitStatus == 1)
+    }
+
+    /// The values the settings files in Hardware/config use.
+    @Test func settingsFileValues() throws {
+        let dir = try CheckTempDir()
+        try dir.file("Hardware/recordings/run.nmea", "")
+        let recording = dir.path + "/Hardware/recordings/run.nmea"
+        // The opaque form (file:PATH?pace=…), as the settings files write it.
+        let report = HardwareCheck.run(configuration(
+            dir, gps: "file:\(recording)?pace=clock", buzzer: "null", battery: "sim?capacity=1200&level=100"))
+        #expect(report.part("GPS")?.status == .ok)
+        #expect(report.part("battery")?.found == [
+            "simulated battery (1200 mAh, starting at 100 %): the level is the energy model's estimate, no gauge is read",
+        ])
+        let none = HardwareCheck.run(configuration(dir, gps: "none"))
+        #expect(none.part("GPS")?.status == .ok)
+        #expect(none.passed)
+    }
+
+    @Test func buzzerSettings() throws {
+        let dir = try CheckTempDir()
+        let recording = try dir.file("run.nmea")
+        let wav = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "wav:\(dir.path)/cues.wav"))
+        #expect(wav.part("sound")?.status == .ok)
+        let nowhere = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "wav:/no/such/folder/cues.wav"))
+        #expect(nowhere.part("sound")?.status == .missing)
+        let unknown = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "pwm:18"))
+        #expect(unknown.part("sound")?.problem == "unknown buzzer 'pwm:'")
+        #expect(unknown.exitStatus == 1)
+    }
+
+    @Test func jsonRendering() throws {
+        let dir = try CheckTempDir()
+        let port = unusedPort()
+        let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(port)", battery: "sysfs"))
+        let data = Data(report.json().utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["ok"] as? Bool == false)
+        let parts = try #require(object["parts"] as? [[String: Any]])
+        #expect(parts.map { $0["part"] as? String } == ["GPS", "sound", "battery", "clock"])
+        #expect(parts.map { $0["status"] as? String } == ["missing", "ok", "warning", "ok"])
+        #expect(parts[0]["required"] as? Bool == true)
+        #expect(parts[0]["configured"] as? String == "gpsd://127.0.0.1:\(port)")
+        #expect(parts[0]["problem"] as? String == "gpsd not reachable at 127.0.0.1:\(port)")
+        #expect((parts[0]["fix"] as? [String])?.isEmpty == false)
+        #expect((parts[0]["facts"] as? [String: String])?["errno"] == String(ECONNREFUSED))
+        #expect(parts[1]["problem"] is NSNull)
+        #expect(!report.json().contains("\n"))
+    }
+
+    @Test func jsonEscapesText() throws {
+        let report = HardwareReport(parts: [
+            .init(name: "GPS", configured: "file:///a \"b\"\\c", required: true, status: .ok,
+                  found: ["tab\there", "bell\u{7}"], problem: nil, fix: []),
+        ])
+        let object = try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any]
+        let part = (object?["parts"] as? [[String: Any]])?.first
+        #expect(part?["configured"] as? String == "file:///a \"b\"\\c")
+        #expect(part?["found"] as? [String] == ["tab\there", "bell\u{7}"])
+    }
+
+    @Test func textBlocksAreAligned() {
+        let report = HardwareReport(parts: [
+            .init(name: "GPS", configured: "gpsd://localhost:2947", required: true, status: .missing,
+                  found: ["a", "b"], problem: "p", fix: ["x", "y"]),
+            .init(name: "battery", configured: "sysfs", required: false, status: .warning,
+                  found: [], problem: "no gauge", fix: []),
+        ])
+        #expect(report.text() == """
+            Pacer hardware check
+
+            GPS      MISSING   gpsd://localhost:2947   (required)
+                     found     a
+                               b
+                     problem   p
+                     fix       x
+                               y
+
+            battery  warning   sysfs
+                     problem   no gauge
+
+            Result: not ready: 1 required part missing (GPS).
+
+            """)
+    }
+}

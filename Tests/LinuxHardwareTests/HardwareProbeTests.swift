@@ -1,0 +1,565 @@
+import Foundation
+import Glibc
+@testable import LinuxHardware
+import Synchronization
+import Testing
+
+// MARK: - test fixtures (real sockets, real ptys, real files)
+
+/// A unique temporary folder, removed when released.
+private final class ProbeTempDir {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-probe-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String, _ contents: String = "") throws -> String {
+        let p = path + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try contents.write(toFile: p, atomically: false, encoding: .utf8)
+        return p
+    }
+
+    func link(_ name: String, to destination: String) throws {
+        let p = path + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: p, withDestinationPath: destination)
+    }
+}
+
+private func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// A TCP listener on a free loopback port that plays gpsd: on connect it sends `banner`
+/// (unless nil), and when the client sends `?WATCH` it answers with `onWatch`. Runs on a
+/// thread of its own; gives up after ten seconds whatever happens.
+private final class FakeGPSD: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+
+    init(banner: String?, onWatch: [String] = []) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 4) == 0 else {
+            close(fd)
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread {
+            FakeGPSD.serve(listener: fd, banner: banner, onWatch: onWatch)
+        }
+        thread.start()
+    }
+
+    private static func serve(listener: Int32, banner: String?, onWatch: [String]) {
+        let giveUp = monotonicSeconds() + 10
+        var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 10_000) > 0 else {
+            close(listener)
+            return
+        }
+        let client = accept(listener, nil, nil)
+        close(listener)
+        guard client >= 0 else { return }
+        defer { close(client) }
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        if let banner { send(banner + "\r\n") }
+        var received = ""
+        var answered = false
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var c = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+        while monotonicSeconds() < giveUp {
+            guard poll(&c, 1, 100) >= 0 else { return }
+            if c.revents == 0 { continue }
+            let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return }  // the probe is done and closed
+            received += String(decoding: buffer[0..<n], as: UTF8.self)
+            if !answered, received.contains("?WATCH=") {
+                answered = true
+                for line in onWatch { send(line + "\r\n") }
+            }
+        }
+    }
+}
+
+/// A port number nothing listens on (bound, then released).
+private func closedPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A pseudo-terminal pair standing in for a receiver: the probe opens the slave's path
+/// (`/dev/pts/N`); a thread writes `chunk(i)` to the master every 100 ms until `stop()`
+/// (or ten seconds).
+private final class FakeReceiver: @unchecked Sendable {
+    let path: String
+    private let master: Int32
+    private let slave: Int32
+    private final class Flags: Sendable {
+        let stopped = Atomic<Bool>(false)
+        let finished = Atomic<Bool>(false)
+    }
+    private let flags = Flags()
+
+    convenience init(chunk: @escaping @Sendable (Int) -> [UInt8]) throws {
+        try self.init(chunkAtSpeed: { i, _ in chunk(i) })
+    }
+
+    /// `chunkAtSpeed(i, speed)` gets the speed the port is set to now (a pty keeps the
+    /// setting, though it does not act on it): a receiver that only makes sense at one rate.
+    init(chunkAtSpeed chunk: @escaping @Sendable (Int, speed_t) -> [UInt8]) throws {
+        var m: Int32 = -1, s: Int32 = -1
+        guard openpty(&m, &s, nil, nil, nil) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        master = m
+        slave = s
+        let masterFD = m, slaveFD = s
+        path = String(cString: ttyname(s))
+        // Raw on the slave side from the start: no echo back into the master, no line editing.
+        var t = termios()
+        tcgetattr(s, &t)
+        cfmakeraw(&t)
+        tcsetattr(s, TCSANOW, &t)
+        let flags = self.flags
+        let thread = Thread {
+            let end = monotonicSeconds() + 10
+            var i = 0
+            while !flags.stopped.load(ordering: .relaxed), monotonicSeconds() < end {
+                var settings = termios()
+                tcgetattr(slaveFD, &settings)
+                let bytes = chunk(i, cfgetispeed(&settings))
+                _ = bytes.withUnsafeBytes { write(masterFD, $0.baseAddress, $0.count) }
+                i += 1
+                usleep(100_000)
+            }
+            flags.finished.store(true, ordering: .relaxed)
+        }
+        thread.start()
+    }
+
+    func stop() {
+        flags.stopped.store(true, ordering: .relaxed)
+        let end = monotonicSeconds() + 2
+        while !flags.finished.load(ordering: .relaxed), monotonicSeconds() < end { usleep(10_000) }
+        close(master)
+        close(slave)
+    }
+}
+
+/// `$<body>*hh\r\n` with the right checksum.
+private func sentence(_ body: String) -> String {
+    let sum = body.utf8.reduce(UInt8(0), ^)
+    let hex = String(sum, radix: 16, uppercase: true)
+    return "$\(body)*\(hex.count == 1 ? "0" + hex : hex)\r\n"
+}
+
+/// One receiver cycle (RMC + GGA) at 07:00:00 + `i` seconds, with a 3D fix.
+private func cycle(_ i: Int) -> [UInt8] {
+    let t = 7 * 3600 + i
+    let time = String(format: "%02d%02d%02d.00", t / 3600, t / 60 % 60, t % 60)
+    let rmc = sentence("GPRMC,\(time),A,5204.2316,N,00418.0978,E,5.8,357.3,020526,,,A")
+    let gga = sentence("GPGGA,\(time),5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,")
+    return Array((rmc + gga).utf8)
+}
+
+/// One cycle of a receiver that has no position yet.
+private func noFixCycle(_ i: Int) -> [UInt8] {
+    let t = 7 * 3600 + i
+    let time = String(format: "%02d%02d%02d.00", t / 3600, t / 60 % 60, t % 60)
+    return Array((sentence("GPRMC,\(time),V,,,,,,,020526,,,N") + sentence("GPGGA,\(time),,,,,0,00,99.99,,,,,,")).utf8)
+}
+
+/// What NMEA at 9600 baud looks like through a port set to another rate: bytes, no `$`.
+private func garbage(_ i: Int) -> [UInt8] {
+    var state = UInt32(truncatingIfNeeded: i &* 2_654_435_761 &+ 12345)
+    return (0..<120).map { _ in
+        state = state &* 1_103_515_245 &+ 12345
+        let b = UInt8(truncatingIfNeeded: state >> 16)
+        return b == UInt8(ascii: "$") ? 0xFE : b
+    }
+}
+
+/// A u-blox UBX packet (NAV-PVT sized payload of zeros) with its Fletcher checksum.
+private func ubx(_ i: Int) -> [UInt8] {
+    var packet: [UInt8] = [0xB5, 0x62, 0x01, 0x07, 92, 0]
+    packet += [UInt8](repeating: 0, count: 92)
+    var a: UInt8 = 0, b: UInt8 = 0
+    for byte in packet[2...] {
+        a = a &+ byte
+        b = b &+ a
+    }
+    return packet + [a, b]
+}
+
+// MARK: - gpsd
+
+@Suite("Hardware probe: gpsd", .timeLimit(.minutes(1)))
+struct HardwareProbeGPSDTests {
+    static let banner = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#
+
+    @Test func reportsTheVersionFromTheBanner() throws {
+        let server = try FakeGPSD(banner: Self.banner)
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: server.port, listen: .zero)
+        #expect(finding.status == .ok)
+        #expect(finding.facts["gpsd_release"] == "3.22")
+        #expect(finding.facts["gpsd_protocol"] == "3.14")
+        #expect(finding.found.first == "gpsd 3.22 (protocol 3.14) at 127.0.0.1:\(server.port)")
+        #expect(finding.problem == nil)
+    }
+
+    @Test func reportsTheReceiverAndItsFix() throws {
+        let server = try FakeGPSD(banner: Self.banner, onWatch: [
+            // What gpsd 3.22 sends: the device before its driver is known, then again with it.
+            #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/gps0","activated":"2026-05-02T07:00:00.000Z","native":0,"bps":9600,"parity":"N","stopbits":1,"cycle":1.00}]}"#,
+            #"{"class":"WATCH","enable":true,"json":true,"nmea":false,"raw":0,"scaled":false,"timing":false,"split24":false,"pps":false}"#,
+            #"{"class":"DEVICE","path":"/dev/gps0","driver":"u-blox","activated":"2026-05-02T07:00:00.000Z","flags":1,"native":0,"bps":9600,"parity":"N","stopbits":1,"cycle":1.00}"#,
+            #"{"class":"TPV","device":"/dev/gps0","mode":1}"#,
+            #"{"class":"TPV","device":"/dev/gps0","mode":3,"time":"2026-05-02T07:00:01.000Z","lat":52.070527,"lon":4.301629,"altMSL":2.0,"speed":3.0}"#,
+        ])
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: server.port, listen: .seconds(5))
+        #expect(monotonicSeconds() - start < 4, "stops listening at the first fix")
+        #expect(finding.status == .ok)
+        #expect(finding.facts["gpsd_devices"] == "/dev/gps0")
+        #expect(finding.facts["fix"] == "3D")
+        #expect(finding.found.contains("receiver: /dev/gps0 (u-blox, 9600 baud)"), "one entry per device, updated")
+        #expect(finding.found.contains("position 3D fix at 52.07053, 4.30163"))
+    }
+
+    @Test func gpsdWithoutAReceiverIsMissing() throws {
+        let server = try FakeGPSD(banner: Self.banner, onWatch: [
+            #"{"class":"DEVICES","devices":[]}"#,
+            #"{"class":"WATCH","enable":true,"json":true}"#,
+        ])
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: server.port, listen: .milliseconds(600))
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "gpsd runs but has no GPS receiver")
+        #expect(finding.found.contains("gpsd has no GPS receiver"))
+        #expect(finding.fix.contains { $0.contains("DEVICES=\"/dev/gps0\"") })
+    }
+
+    @Test func receiverWithoutPositionIsOK() throws {
+        let server = try FakeGPSD(banner: Self.banner, onWatch: [
+            #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/ttyACM0","driver":"NMEA0183"}]}"#,
+            #"{"class":"TPV","device":"/dev/ttyACM0","mode":1}"#,
+        ])
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: server.port, listen: .milliseconds(600))
+        #expect(finding.status == .ok)
+        #expect(finding.found.contains { $0.contains("no position yet") })
+        #expect(finding.facts["fix"] == nil)
+    }
+
+    @Test func nothingListeningSaysHowToStartGPSD() {
+        let port = closedPort()
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: port, listen: .seconds(1))
+        #expect(monotonicSeconds() - start < 3)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "gpsd not reachable at 127.0.0.1:\(port)")
+        #expect(finding.found == ["cannot connect to 127.0.0.1:\(port): Connection refused"])
+        #expect(finding.fix.contains { $0.contains("sudo systemctl start gpsd") })
+        #expect(finding.fix.contains { $0.contains("GPSD_OPTIONS") })
+        #expect(finding.facts["errno"] == String(ECONNREFUSED))
+    }
+
+    @Test func aSilentListenerIsNotGPSD() throws {
+        let server = try FakeGPSD(banner: nil)
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.gpsd(
+            host: "127.0.0.1", port: server.port, connectTimeout: .seconds(1), listen: .seconds(1))
+        #expect(monotonicSeconds() - start < 3)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "no gpsd greeting from 127.0.0.1:\(server.port): is it gpsd?")
+    }
+
+    @Test func anotherServiceIsNotGPSD() throws {
+        let server = try FakeGPSD(banner: "SSH-2.0-OpenSSH_9.2p1")
+        let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: server.port, listen: .zero)
+        #expect(finding.status == .missing)
+        #expect(finding.problem?.contains("is not gpsd") == true)
+        #expect(finding.found == ["127.0.0.1:\(server.port) answered: SSH-2.0-OpenSSH_9.2p1"])
+    }
+
+    /// Name resolution can be slow without a network; either way the probe ends in time.
+    @Test func anUnknownHostIsReported() {
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.gpsd(
+            host: "no-such-host.invalid", port: 2947, connectTimeout: .seconds(1), listen: .zero)
+        #expect(monotonicSeconds() - start < 6)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "gpsd host 'no-such-host.invalid' is unknown"
+            || finding.problem == "gpsd at no-such-host.invalid:2947 did not answer in time")
+    }
+
+    @Test func readsGPSDJSONFields() {
+        let line = #"{"class":"VERSION", "release" : "3.25.1~dev","proto_major":3,"note":"a \"quoted\" word"}"#
+        #expect(GPSDJSON.string("class", in: line) == "VERSION")
+        #expect(GPSDJSON.string("release", in: line) == "3.25.1~dev")
+        #expect(GPSDJSON.number("proto_major", in: line) == 3)
+        #expect(GPSDJSON.string("note", in: line) == #"a "quoted" word"#)
+        #expect(GPSDJSON.string("missing", in: line) == nil)
+        #expect(GPSDJSON.number("release", in: line) == nil)
+    }
+}
+
+// MARK: - serial
+
+@Suite("Hardware probe: serial GPS", .timeLimit(.minutes(1)))
+struct HardwareProbeSerialTests {
+    @Test func nmeaWithAFixOnAPseudoTerminal() throws {
+        let receiver = try FakeReceiver(chunk: cycle)
+        defer { receiver.stop() }
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.serialGPS(path: receiver.path, baud: 9600, listen: .seconds(5))
+        #expect(monotonicSeconds() - start < 4, "stops at the first fix")
+        #expect(finding.status == .ok, "\(finding)")
+        #expect(Int(finding.facts["sentences"] ?? "") ?? 0 >= 2)
+        #expect(Int(finding.facts["fixes"] ?? "") ?? 0 >= 1)
+        #expect(finding.facts["baud"] == "9600")
+        #expect(finding.found.contains { $0.hasPrefix("position 3D fix at 52.07053, 4.30163, 8 satellites") })
+        #expect(finding.problem == nil)
+    }
+
+    @Test func nmeaWithoutAFixIsStillAWorkingReceiver() throws {
+        let receiver = try FakeReceiver(chunk: noFixCycle)
+        defer { receiver.stop() }
+        let finding = HardwareProbe.serialGPS(path: receiver.path, baud: 4800, listen: .milliseconds(700))
+        #expect(finding.status == .ok, "\(finding)")
+        #expect(finding.facts["fixes"] == "0")
+        #expect(finding.found.contains { $0.contains("no position yet") })
+    }
+
+    @Test func garbageSuggestsTheBaudRate() throws {
+        let receiver = try FakeReceiver(chunk: garbage)
+        defer { receiver.stop() }
+        let finding = HardwareProbe.serialGPS(
+            path: receiver.path, baud: 9600, listen: .milliseconds(600), tryOtherBauds: false)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "bytes arrive but no NMEA: the baud rate is probably wrong (tried 9600)")
+        #expect(finding.facts["sentences"] == "0")
+        #expect(Int(finding.facts["bytes"] ?? "") ?? 0 > 0)
+        #expect(finding.fix.contains { $0.contains("?baud=4800") })
+    }
+
+    @Test func garbageAtEveryRateIsSaidSo() throws {
+        let receiver = try FakeReceiver(chunk: garbage)
+        defer { receiver.stop() }
+        let start = monotonicSeconds()
+        let finding = HardwareProbe.serialGPS(path: receiver.path, baud: 9600, listen: .milliseconds(300))
+        #expect(monotonicSeconds() - start < 5)
+        #expect(finding.status == .missing)
+        #expect(finding.problem?.contains("the baud rate is probably wrong") == true)
+        #expect(finding.found.contains { $0.hasPrefix("no NMEA at 4800, 38400, 115200, 19200, 57600 baud either") })
+        #expect(finding.facts["suggested_baud"] == nil)
+    }
+
+    /// A receiver at 115200 heard at 9600: the probe tries 4800, 38400, then 115200, and
+    /// says so. (Not 38400: that is a pty's initial speed, what the writer may see before
+    /// the probe has set the port up.)
+    @Test func garbageFindsTheRightRate() throws {
+        let receiver = try FakeReceiver(chunkAtSpeed: { i, speed in
+            speed == speed_t(B115200) ? cycle(i) : garbage(i)
+        })
+        defer { receiver.stop() }
+        let finding = HardwareProbe.serialGPS(path: receiver.path, baud: 9600, listen: .milliseconds(600))
+        #expect(finding.status == .missing)
+        #expect(finding.facts["suggested_baud"] == "115200")
+        #expect(finding.problem == "the baud rate is wrong: NMEA arrives at 115200 baud, not 9600")
+        #expect(finding.fix.first?.contains("serial://\(receiver.path)?baud=115200") == true)
+    }
+
+    @Test func binaryOnlyReceiver() throws {
+        let receiver = try FakeReceiver(chunk: ubx)
+        defer { receiver.stop() }
+        let finding = HardwareProbe.serialGPS(
+            path: receiver.path, baud: 9600, listen: .milliseconds(600), tryOtherBauds: false)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "the receiver talks a binary protocol only, no NMEA")
+    }
+
+    @Test func silence() throws {
+        let receiver = try FakeReceiver(chunk: { _ in [] })
+        defer { receiver.stop() }
+        let finding = HardwareProbe.serialGPS(path: receiver.path, baud: 9600, listen: .milliseconds(400))
+        #expect(finding.status == .missing)
+        #expect(finding.problem?.hasPrefix("no data from \(receiver.path)") == true)
+        #expect(finding.fix.contains { $0.contains("enable_uart=1") })
+    }
+
+    @Test func aMissingDeviceListsTheCandidates() throws {
+        let dev = try ProbeTempDir()
+        _ = try dev.file("ttyUSB0")
+        let finding = HardwareProbe.serialGPS(
+            path: dev.path + "/ttyACM7", baud: 9600, listen: .milliseconds(200), devRoot: dev.path)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "no serial device \(dev.path)/ttyACM7")
+        #expect(finding.found.contains("serial devices present: \(dev.path)/ttyUSB0"))
+    }
+
+    @Test func aFileIsNotASerialDevice() throws {
+        let dir = try ProbeTempDir()
+        let file = try dir.file("run.nmea", "$GPGGA\r\n")
+        let finding = HardwareProbe.serialGPS(path: file, baud: 9600, listen: .milliseconds(200), devRoot: dir.path)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "\(file) is not a serial device")
+        #expect(finding.fix.contains { $0.contains("file://\(file)") })
+    }
+
+    @Test func anUnsupportedBaudRate() {
+        let finding = HardwareProbe.serialGPS(path: "/dev/null", baud: 1234, listen: .milliseconds(100))
+        #expect(finding.status == .missing)
+        #expect(finding.problem?.contains("1234") == true)
+    }
+
+    /// Tests run as root here, so a real EACCES cannot be provoked; the mapping is checked directly.
+    @Test func permissionDeniedSaysDialout() {
+        let finding = HardwareProbe.serialOpenFailure(path: "/dev/ttyACM0", errno: EACCES)
+        #expect(finding.status == .missing)
+        #expect(finding.problem == "permission denied: this user may not open /dev/ttyACM0")
+        #expect(finding.fix.first == "add the user to the dialout group: sudo usermod -aG dialout $USER")
+        let busy = HardwareProbe.serialOpenFailure(path: "/dev/ttyACM0", errno: EBUSY)
+        #expect(busy.problem?.contains("in use by another program") == true)
+    }
+
+    @Test func candidatesUnderADeviceFolder() throws {
+        let dev = try ProbeTempDir()
+        _ = try dev.file("ttyACM0")
+        _ = try dev.file("ttyUSB1")
+        _ = try dev.file("ttyUSB0")
+        _ = try dev.file("ttyAMA0")
+        _ = try dev.file("ttyS0")
+        _ = try dev.file("tty1")
+        try dev.link("serial/by-id/usb-u-blox_AG_-_www.u-blox.com_u-blox_7_-_GPS_GNSS_Receiver-if00", to: "../../ttyACM0")
+        try dev.link("serial0", to: "ttyAMA0")
+        let list = HardwareProbe.serialCandidates(devRoot: dev.path, explicit: "/nonexistent/gps9")
+        let d = dev.path
+        #expect(list.map(\.path) == [
+            "\(d)/serial/by-id/usb-u-blox_AG_-_www.u-blox.com_u-blox_7_-_GPS_GNSS_Receiver-if00",
+            "\(d)/ttyUSB0", "\(d)/ttyUSB1", "\(d)/serial0", "/nonexistent/gps9",
+        ])
+        #expect(list[0].target == "\(d)/ttyACM0")
+        #expect(list[3].target == "\(d)/ttyAMA0")
+        #expect(list[4].exists == false)
+        #expect(list[4].description == "/nonexistent/gps9 (does not exist)")
+        #expect(HardwareProbe.serialCandidates(devRoot: dev.path + "/none").isEmpty)
+    }
+}
+
+// MARK: - sound, battery, clock, bounded runs
+
+@Suite("Hardware probe: sound, battery, clock", .timeLimit(.minutes(1)))
+struct HardwareProbeOtherTests {
+    @Test func anALSADeviceThatDoesNotExist() {
+        let finding = HardwareProbe.alsa(device: "pacer_no_such_pcm_\(UInt32.random(in: 0...UInt32.max))")
+        #expect(finding.status == .missing)
+        let code = Int32(finding.facts["alsa_error"] ?? "") ?? 0
+        #expect(code < 0)
+        let text = HardwareProbe.alsaErrorDescription(code)
+        #expect(!text.isEmpty)
+        #expect(finding.facts["alsa_strerror"] == text)
+        #expect(finding.problem?.hasSuffix(": \(text)") == true)
+        #expect(finding.found.contains { $0.hasPrefix("ALSA says: Unknown PCM pacer_no_such_pcm_") })
+        #expect(finding.fix.contains { $0.contains("Hardware/alsa/asound.conf") })
+        #expect(finding.fix.contains { $0.contains("speaker-test") })
+    }
+
+    @Test func soundCardsAreListed() throws {
+        let dir = try ProbeTempDir()
+        let cards = try dir.file("cards", """
+             0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones
+                                  bcm2835 Headphones
+             1 [Device         ]: USB-Audio - USB Audio Device
+                                  C-Media Electronics Inc. USB Audio Device at usb-3f980000.usb-1.3, full speed
+
+            """)
+        #expect(HardwareProbe.soundCards(cardsFile: cards) == [
+            "0 [Headphones]: bcm2835 Headphones", "1 [Device]: USB Audio Device",
+        ])
+        let none = try dir.file("none", "--- no soundcards ---\n")
+        #expect(HardwareProbe.soundCards(cardsFile: none) == [])
+        #expect(HardwareProbe.soundCards(cardsFile: dir.path + "/missing") == nil)
+        let finding = HardwareProbe.alsa(device: "pacer_no_such_pcm", cardsFile: cards)
+        #expect(finding.found.contains("sound cards: 0 [Headphones]: bcm2835 Headphones; 1 [Device]: USB Audio Device"))
+        #expect(finding.fix.contains { $0.contains("plughw:CARD=<name>") })
+    }
+
+    @Test func noBatteryGaugeIsAWarning() throws {
+        let dir = try ProbeTempDir()
+        _ = try dir.file("AC/type", "Mains\n")
+        let finding = HardwareProbe.battery(root: dir.path)
+        #expect(finding.status == .warning)
+        #expect(finding.problem == "no battery gauge: the simulated battery's estimate will be used")
+        #expect(finding.facts["gauges"] == "0")
+    }
+
+    @Test func aBatteryGaugeIsFound() throws {
+        let dir = try ProbeTempDir()
+        _ = try dir.file("BAT0/type", "Battery\n")
+        _ = try dir.file("BAT0/capacity", "87\n")
+        _ = try dir.file("BAT0/status", "Not charging\n")
+        let finding = HardwareProbe.battery(root: dir.path)
+        #expect(finding.status == .ok)
+        #expect(finding.found == ["BAT0: 87 %, not charging (sysfs:\(dir.path)/BAT0)"])
+        #expect(finding.facts["percent"] == "87")
+    }
+
+    @Test func anUnreadableGaugeIsAWarning() throws {
+        let dir = try ProbeTempDir()
+        _ = try dir.file("BAT0/type", "Battery\n")
+        _ = try dir.file("BAT0/capacity", "lots\n")
+        let finding = HardwareProbe.battery(root: dir.path)
+        #expect(finding.status == .warning)
+        #expect(finding.found == ["BAT0: present but unreadable (sysfs:\(dir.path)/BAT0)"])
+    }
+
+    @Test func theClockRuns() {
+        let finding = HardwareProbe.clock()
+        #expect(finding.status == .ok)
+        #expect(finding.facts["system_time"]?.hasSuffix("Z") == true)
+    }
+
+    @Test func aProbeThatHangsIsAbandonedInTime() {
+        let start = monotonicSeconds()
+        let result: Int? = HardwareProbe.runBounded(.milliseconds(200)) {
+            usleep(3_000_000)
+            return 1
+        }
+        #expect(result == nil)
+        #expect(monotonicSeconds() - start < 1.5)
+        #expect(HardwareProbe.runBounded(.seconds(5)) { 42 } == 42)
+    }
+}
