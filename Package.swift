@@ -81,13 +81,17 @@ let package = Package(
         .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxHardwareTests",
-            dependencies: ["LinuxHardware", "HAL", "Simulation", "NMEA", "PacerCore"],
+            dependencies: [
+                "LinuxHardware", "HAL", "Simulation", "NMEA", "PacerCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SimulationTests", dependencies: ["Simulation", "HAL", "NMEA", "PacerCore"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ConfiguratorTests", dependencies: ["Configurator", "HAL", "PacerCore"],
+            name: "ConfiguratorTests",
+            dependencies: ["Configurator", "HAL", "LinuxHardware", "Simulation", "PacerCore"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -48,10 +48,17 @@ public struct Settings: Hashable, Sendable {
     /// Where settings come from when no file is named: `$PACER_CONFIG`, then
     /// `/etc/pacer/pacer.yaml`, then the simulated setup `Hardware/config/simulated.yaml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let p = environment["PACER_CONFIG"], !p.isEmpty { return p }
-        if FileManager.default.fileExists(atPath: "/etc/pacer/pacer.yaml") { return "/etc/pacer/pacer.yaml" }
+        if let p = installedPath(environment: environment) { return p }
         let hardware = environment["PACER_HARDWARE"].flatMap { $0.isEmpty ? nil : $0 } ?? "Hardware"
         return "\(hardware)/config/simulated.yaml"
+    }
+
+    /// The settings file a person has set up (`$PACER_CONFIG` or `/etc/pacer/pacer.yaml`), or
+    /// nil when only the simulated fallback would be used.
+    public static func installedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let p = environment["PACER_CONFIG"], !p.isEmpty { return p }
+        if FileManager.default.fileExists(atPath: "/etc/pacer/pacer.yaml") { return "/etc/pacer/pacer.yaml" }
+        return nil
     }
 
     /// Reads a settings file and applies the overrides.

@@ -120,12 +120,16 @@ public final class GPSEventSink: Sendable {
 public struct GPSStatusTracker: Sendable {
     public private(set) var status = GPSStatus.disconnected
     private var hadFix = false
+    /// The starting `.disconnected` has not been reported yet: a device missing from the
+    /// start must still reach the runtime once, with its reason.
+    private var announced = false
 
     public init() {}
 
     private mutating func move(to next: GPSStatus, _ detail: String? = nil) -> [GPSEvent] {
-        guard next != status else { return [] }
+        guard next != status || !announced else { return [] }
         status = next
+        announced = true
         return [.status(next, detail: detail)]
     }
 

@@ -55,7 +55,6 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     /// Runs tasks as they come due until `stop()` is called (from a task or another thread).
     public func run() {
         pthread_mutex_lock(mutex)
-        stopped = false
         while !stopped {
             let current = now
             if let entry = queue.popDue(at: current) {
@@ -72,10 +71,12 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
                 pthread_cond_wait(condition, mutex)
             }
         }
+        stopped = false  // a later run() starts afresh; a stop() before run() is not lost
         pthread_mutex_unlock(mutex)
     }
 
-    /// Makes `run()` return after the task it is running, if any.
+    /// Makes `run()` return after the task it is running, if any; called before `run()`,
+    /// makes the next `run()` return at once.
     public func stop() {
         pthread_mutex_lock(mutex)
         stopped = true

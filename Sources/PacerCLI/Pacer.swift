@@ -5,5 +5,5 @@ struct Pacer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer",
         abstract: "Firmware for a GPS running-coach device, and its simulator.",
-        subcommands: [NMEACommand.self, VersionCommand.self])
+        subcommands: [GPSCommand.self, BeepCommand.self, HardwareCommand.self, NMEACommand.self, VersionCommand.self])
 }

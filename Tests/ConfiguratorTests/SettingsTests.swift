@@ -10,7 +10,7 @@ struct SettingsTests {
     @Test(arguments: [
         ("simulated", "file", "null", "sim"),
         ("desktop", "gpsd", "alsa", "sim"),
-        ("board", "serial", "alsa", "sysfs"),
+        ("board", "gpsd", "alsa", "sysfs"),
     ])
     func bundledSetupsLoad(name: String, gps: String, buzzer: String, battery: String) throws {
         let s = try Settings.load(path: "\(hardwareDirectory)/config/\(name).yaml", environment: environment)

@@ -39,6 +39,13 @@ struct GPSEventTests {
         #expect(t.closed("unplugged") == [.status(.disconnected, detail: "unplugged")])
     }
 
+    @Test func aDeviceMissingFromTheStartIsReportedOnceWithItsReason() {
+        var t = GPSStatusTracker()
+        #expect(t.closed("/dev/gps0: No such file or directory")
+            == [.status(.disconnected, detail: "/dev/gps0: No such file or directory")])
+        #expect(t.closed("/dev/gps0: No such file or directory").isEmpty)
+    }
+
     @Test func aFixWithoutOpenIsStillConnected() {
         var t = GPSStatusTracker()
         #expect(t.fix() == [.status(.connected, detail: nil), .status(.fix, detail: nil)])

@@ -35,6 +35,14 @@ struct MonotonicClockTests {
         #expect(clock.now - start < .seconds(5))
     }
 
+    @Test func aStopBeforeRunIsNotLost() {
+        let clock = MonotonicClock()
+        clock.stop()
+        let start = clock.now
+        clock.run()
+        #expect(clock.now - start < .seconds(1))
+    }
+
     @Test func executeFromAnotherThreadWakesTheLoop() {
         let clock = MonotonicClock()
         let ran = Mutex(false)

@@ -1,0 +1,171 @@
+import Foundation
+import HAL
+import LinuxHardware
+import Logging
+import Simulation
+
+/// How time passes for the device being built.
+public enum Timing: Sendable {
+    /// The board's monotonic clock: real time.
+    case realTime
+    /// A virtual clock that runs as fast as possible (scenarios, replays).
+    case virtual
+}
+
+/// Everything the runtime gets: the HAL objects for one configuration.
+public struct Device: Sendable {
+    public let settings: Settings
+    public let profile: PowerProfile
+    public let cues: CueBook
+    public let clock: any RunnableClock
+    /// Nil when positioning is switched off (`gps: none`).
+    public let gps: (any GPSSource)?
+    public let buzzer: any Buzzer
+    public let battery: any BatteryGauge
+}
+
+/// A configuration that cannot be built, with the reason a person can act on.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The configurator factory: the one place that reads the chosen profile and parts and
+/// builds the HAL objects (R24, R27). Nothing else in Pacer chooses an adapter; a new kind
+/// of part is one more case here. An unknown part fails loudly, naming what is known.
+public enum Configurator {
+    /// Builds the device described by `settings`.
+    public static func makeDevice(
+        settings: Settings, timing: Timing = .realTime, logger: Logger = Logger(label: "pacer")
+    ) throws(ConfigurationError) -> Device {
+        let profile: PowerProfile
+        let cues: CueBook
+        do {
+            profile = try PowerProfileLoader.load(name: settings.profile, hardwareDir: settings.hardwareDirectory)
+            cues = try loadCues(hardwareDir: settings.hardwareDirectory)
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+        let clock = makeClock(timing)
+        return Device(
+            settings: settings, profile: profile, cues: cues, clock: clock,
+            gps: try makeGPSSource(settings.gps, clock: clock, logger: logger),
+            buzzer: try makeBuzzer(settings.buzzer, logger: logger),
+            battery: try makeBattery(settings.battery))
+    }
+
+    public static func makeClock(_ timing: Timing) -> any RunnableClock {
+        switch timing {
+        case .realTime: MonotonicClock()
+        case .virtual: VirtualClock()
+        }
+    }
+
+    /// The cue sounds, `hardwareDir/cues.yaml`.
+    public static func loadCues(hardwareDir: String) throws(DataFileError) -> CueBook {
+        try CueBookLoader.load(hardwareDir: hardwareDir)
+    }
+
+    /// `gpsd://host:port`, `serial:///dev/tty…?baud=N`, `file:PATH?pace=clock|fast&speed=N`,
+    /// or `none` (positioning off: phases run on time alone).
+    public static func makeGPSSource(
+        _ uri: DeviceURI, clock: any PacerClock, logger: Logger = Logger(label: "pacer.gps")
+    ) throws(ConfigurationError) -> (any GPSSource)? {
+        do {
+            switch uri.scheme {
+            case "gpsd":
+                let (host, port) = try uri.hostAndPort(defaultHost: "localhost", defaultPort: 2947)
+                return GPSDSource(host: host, port: port, clock: clock, logger: logger)
+            case "serial":
+                guard !uri.path.isEmpty else {
+                    throw ConfigurationError("'\(uri)' names no device (expected serial:///dev/ttyACM0?baud=9600)")
+                }
+                let baud = try uri.integer("baud", default: 9600)
+                return try SerialNMEASource(path: uri.path, baud: baud, clock: clock, logger: logger)
+            case "file":
+                guard !uri.path.isEmpty else {
+                    throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
+                }
+                let pace: NMEAFileSource.Pace
+                switch uri.query["pace"] ?? "clock" {
+                case "clock": pace = .clock
+                case "fast": pace = .asFastAsPossible
+                case let other:
+                    throw ConfigurationError("'\(uri)': pace=\(other) is not one of clock, fast")
+                }
+                var speed = 1.0
+                if let raw = uri.query["speed"] {
+                    guard let s = Double(raw), s > 0 else {
+                        throw ConfigurationError("'\(uri)': speed=\(raw) is not a positive number")
+                    }
+                    speed = s
+                }
+                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed)
+            case "none":
+                return nil
+            default:
+                throw ConfigurationError(
+                    "unknown GPS source '\(uri)' (known: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, none)")
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(error)")
+        }
+    }
+
+    /// `alsa:DEVICE` (`alsa` alone: the default device), `wav:PATH`, `null`.
+    public static func makeBuzzer(
+        _ uri: DeviceURI, logger: Logger = Logger(label: "pacer.buzzer")
+    ) throws(ConfigurationError) -> any Buzzer {
+        do {
+            switch uri.scheme {
+            case "alsa":
+                return ALSABuzzer(device: uri.path.isEmpty ? "default" : uri.path, logger: logger)
+            case "wav":
+                guard !uri.path.isEmpty else { throw ConfigurationError("'\(uri)' names no file (expected wav:PATH.wav)") }
+                return try WAVBuzzer(path: uri.path)
+            case "null":
+                return NullBuzzer()
+            default:
+                throw ConfigurationError("unknown buzzer '\(uri)' (known: alsa:DEVICE, wav:PATH, null)")
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(error)")
+        }
+    }
+
+    /// `sysfs` (the first battery under /sys/class/power_supply), `sysfs:PATH`, or
+    /// `sim?capacity=MAH&level=PERCENT`.
+    public static func makeBattery(_ uri: DeviceURI) throws(ConfigurationError) -> any BatteryGauge {
+        do {
+            switch uri.scheme {
+            case "sysfs":
+                if !uri.path.isEmpty { return SysfsBattery(path: uri.path) }
+                guard let found = SysfsBattery.discover().first else {
+                    throw ConfigurationError(
+                        "battery 'sysfs': no battery under /sys/class/power_supply (use battery: sim on a board without a gauge)")
+                }
+                return found
+            case "sim":
+                let capacity = try uri.integer("capacity", default: 1200)
+                let level = try uri.integer("level", default: 100)
+                guard capacity > 0, (0...100).contains(level) else {
+                    throw ConfigurationError("'\(uri)': capacity must be positive and level 0 to 100")
+                }
+                return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: Double(level))
+            default:
+                throw ConfigurationError("unknown battery '\(uri)' (known: sysfs, sysfs:PATH, sim?capacity=MAH)")
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(error)")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Configurator
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import HAL
+import PacerCore
+import Synchronization
+
+struct GPSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gps", abstract: "Work with the GPS.", subcommands: [Watch.self])
+
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print fixes and status changes as they arrive (like gpspipe).",
+            discussion: """
+                The everyday way to check a GPS. With --json, fixes are the same JSON Lines as \
+                `pacer nmea decode --json` on stdout and status changes go to stderr. Stops after \
+                --count fixes, after --seconds, or on Ctrl-C.
+                """)
+
+        @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?pace=clock|fast]. Default: the settings' gps.")
+        var source: String?
+
+        @Option(name: .long, help: "Stop after this many fixes.")
+        var count: Int?
+
+        @Option(name: .long, help: "Stop after this many seconds.")
+        var seconds: Double?
+
+        @Flag(name: .long, help: "Fixes as JSON Lines on stdout; status changes on stderr.")
+        var json = false
+
+        @OptionGroup var device: DeviceOptions
+
+        func validate() throws {
+            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+            if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
+        }
+
+        func run() throws {
+            let settings = try device.settings(gps: source)
+            let clock = Configurator.makeClock(.realTime)
+            let source: any GPSSource
+            do {
+                guard let s = try Configurator.makeGPSSource(settings.gps, clock: clock) else {
+                    throw ValidationError("positioning is off (gps: none): nothing to watch")
+                }
+                source = s
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.description)
+            }
+            let printer = WatchPrinter(json: json, limit: count, clock: clock)
+            let sink = GPSEventSink(clock: clock) { printer.handle($0) }
+            if let seconds {
+                clock.schedule(after: .milliseconds(Int64(seconds * 1000))) { clock.stop() }
+            }
+            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            signal(SIGINT, SIG_IGN)
+            interrupt.setEventHandler { clock.execute { clock.stop() } }
+            interrupt.resume()
+            source.start(sink)
+            clock.run()
+            source.stop()
+            interrupt.cancel()
+            if printer.fixCount == 0 { throw ExitCode(2) }
+        }
+    }
+}
+
+/// Prints what a GPS source reports; stops the clock after `limit` fixes.
+final class WatchPrinter: Sendable {
+    let json: Bool
+    let limit: Int?
+    let clock: any RunnableClock
+    private let fixes = Mutex(0)
+
+    init(json: Bool, limit: Int?, clock: any RunnableClock) {
+        self.json = json
+        self.limit = limit
+        self.clock = clock
+    }
+
+    var fixCount: Int { fixes.withLock { $0 } }
+
+    func handle(_ event: GPSEvent) {
+        switch event {
+        case .status(let status, let detail):
+            let text = "status: \(status.rawValue)" + (detail.map { " (\($0))" } ?? "") + "\n"
+            FileDescriptorOutput.write(Array(text.utf8), to: json ? 2 : 1)
+        case .fix(let fix):
+            var line: [UInt8] = []
+            if json { fix.appendJSON(to: &line) } else { fix.appendText(to: &line) }
+            line.append(0x0A)
+            FileDescriptorOutput.write(line, to: 1)
+            let n = fixes.withLock { $0 += 1; return $0 }
+            if let limit, n >= limit { clock.stop() }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Configurator
+
+struct HardwareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hw", abstract: "Check the device's hardware.",
+        subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Probe the GPS, the sound output and the battery gauge, and say how to fix what is missing.",
+            discussion: """
+                Each part gets a block: what was found, what is wrong, and the fix. The GPS and \
+                the sound output are required: the command exits with status 1 when either is \
+                missing. No battery gauge is only a warning (the simulated estimate is used). \
+                Every probe is bounded in time; the GPS is listened to for --listen seconds at most \
+                (less once it has a position). The parts checked are those of the settings file \
+                (--config, $PACER_CONFIG or /etc/pacer/pacer.yaml); without one, the board's: \
+                gpsd://localhost:2947, alsa:default and sysfs. --gps, --buzzer and --battery \
+                override either.
+                """)
+
+        @Option(name: .long, help: "Settings file whose parts to check.")
+        var config: String?
+
+        @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///dev/DEVICE?baud=N, or file:///RECORDING.")
+        var gps: String?
+
+        @Option(name: .long, help: "Sound output: alsa:DEVICE (alsa:default, alsa:plughw:CARD=Device,DEV=0), wav:FILE, or null.")
+        var buzzer: String?
+
+        @Option(name: .long, help: "Battery gauge: sysfs (the board's fuel gauge), sysfs:/sys/class/power_supply/NAME, or sim.")
+        var battery: String?
+
+        @Option(name: .long, help: "Seconds to listen to the GPS for sentences and a position.")
+        var listen: Double = 5
+
+        @Flag(name: .long, help: "Print the report as one JSON object.")
+        var json = false
+
+        func validate() throws {
+            guard listen.isFinite, listen >= 0, listen <= 600 else {
+                throw ValidationError("--listen must be between 0 and 600 seconds, got \(listen)")
+            }
+        }
+
+        func run() throws {
+            var parts = (gps: "gpsd://localhost:2947", buzzer: "alsa:default", battery: "sysfs")
+            if let path = config ?? Settings.installedPath() {
+                do {
+                    let settings = try Settings.load(path: path)
+                    parts = (settings.gps.text, settings.buzzer.text, settings.battery.text)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+            }
+            let configuration = HardwareCheck.Configuration(
+                gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
+                listen: .milliseconds(Int64((listen * 1000).rounded())))
+            let report = HardwareCheck.run(configuration)
+            print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
+            if !report.passed { throw ExitCode(report.exitStatus) }
+        }
+    }
+}
