@@ -424,48 +424,23 @@ private final class ThreadEntry: Sendable {
 
 /// The reader's lifecycle and stop flag, and the condition variable its waits sleep on.
 ///
-/// `@unchecked Sendable`: every stored `var` is read and written only with `mutex` held; the
-/// condition is bound to `CLOCK_MONOTONIC`, so a wait lasts its length whatever happens to the
-/// wall clock.
+/// `@unchecked Sendable`: every stored `var` is read and written only with `condition`'s lock
+/// held; the condition is a `MonotonicCondition`, so a wait lasts its length whatever happens
+/// to the wall clock.
 private final class ReaderControl: @unchecked Sendable {
     private enum Phase {
         case idle, running, finished
     }
 
-    // Guarded by `mutex`.
+    // Guarded by `condition`'s lock.
     private var phase = Phase.idle
     private var stopRequested = false
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
+    private let condition = MonotonicCondition()
 
     /// Moves from idle to running; false if the source was started or stopped before.
     func claimStart() -> Bool {
-        locked {
+        condition.withLock {
             guard phase == .idle, !stopRequested else { return false }
             phase = .running
             return true
@@ -473,51 +448,48 @@ private final class ReaderControl: @unchecked Sendable {
     }
 
     var isStopRequested: Bool {
-        locked { stopRequested }
+        condition.withLock { stopRequested }
     }
 
     /// Sets the stop flag and wakes the reader. Returns whether a reader is (still) running.
     func requestStop() -> Bool {
-        locked {
+        condition.withLock {
             stopRequested = true
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
             return phase == .running
         }
     }
 
     /// Waits `duration` unless a stop is requested first. Returns true if stopping.
     func pause(for duration: Duration) -> Bool {
-        var deadline = Self.deadline(after: duration)
-        return locked {
+        let deadline = Self.deadline(after: duration)
+        return condition.withLock {
             while !stopRequested {
-                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+                if condition.wait(until: deadline) { break }
             }
             return stopRequested
         }
     }
 
     func markFinished() {
-        locked {
+        condition.withLock {
             phase = .finished
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
         }
     }
 
     /// Waits until the reader has finished, at most `duration`. Returns whether it has.
     func awaitFinished(within duration: Duration) -> Bool {
-        var deadline = Self.deadline(after: duration)
-        return locked {
+        let deadline = Self.deadline(after: duration)
+        return condition.withLock {
             while phase == .running {
-                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+                if condition.wait(until: deadline) { break }
             }
             return phase != .running
         }
     }
 
-    private static func deadline(after duration: Duration) -> timespec {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let total = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) + max(duration.nanoseconds, 0)
-        return timespec(tv_sec: Int(total / 1_000_000_000), tv_nsec: Int(total % 1_000_000_000))
+    private static func deadline(after duration: Duration) -> Instant {
+        MonotonicCondition.now + max(duration, .zero)
     }
 }

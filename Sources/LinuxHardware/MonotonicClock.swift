@@ -9,43 +9,22 @@ import HAL
 /// Waiting uses a condition variable bound to the monotonic clock, so a timer set for ten
 /// seconds fires after ten seconds whatever happens to the wall clock.
 public final class MonotonicClock: RunnableClock, @unchecked Sendable {
-    // Guarded by `mutex`.
+    // Guarded by `condition`'s lock.
     private var queue = TimerQueue()
     private var stopped = false
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let condition = MonotonicCondition()
 
-    public init() {
-        mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
+    public init() {}
 
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    public var now: Instant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Instant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
-    }
+    public var now: Instant { MonotonicCondition.now }
 
     @discardableResult
     public func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
-        pthread_mutex_lock(mutex)
-        let handle = queue.insert(at: deadline, task)
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
-        return handle
+        condition.withLock {
+            let handle = queue.insert(at: deadline, task)
+            condition.signal()
+            return handle
+        }
     }
 
     public func execute(_ task: @escaping @Sendable () -> Void) {
@@ -54,33 +33,31 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
 
     /// Runs tasks as they come due until `stop()` is called (from a task or another thread).
     public func run() {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         while !stopped {
             let current = now
             if let entry = queue.popDue(at: current) {
-                pthread_mutex_unlock(mutex)
+                condition.unlock()
                 if !entry.handle.isCancelled { entry.task() }
-                pthread_mutex_lock(mutex)
+                condition.lock()
                 continue
             }
             if let next = queue.nextDeadline {
-                var ts = timespec(
-                    tv_sec: Int(next.nanoseconds / 1_000_000_000), tv_nsec: Int(next.nanoseconds % 1_000_000_000))
-                pthread_cond_timedwait(condition, mutex, &ts)
+                condition.wait(until: next)
             } else {
-                pthread_cond_wait(condition, mutex)
+                condition.wait()
             }
         }
         stopped = false  // a later run() starts afresh; a stop() before run() is not lost
-        pthread_mutex_unlock(mutex)
+        condition.unlock()
     }
 
     /// Makes `run()` return after the task it is running, if any; called before `run()`,
     /// makes the next `run()` return at once.
     public func stop() {
-        pthread_mutex_lock(mutex)
-        stopped = true
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        condition.withLock {
+            stopped = true
+            condition.signal()
+        }
     }
 }
