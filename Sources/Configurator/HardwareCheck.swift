@@ -248,11 +248,9 @@ public enum HardwareCheck {
 
 /// The outcome of `pacer hw check`: one entry per part.
 public struct HardwareReport: Hashable, Sendable {
-    public enum Status: String, Hashable, Sendable, CaseIterable {
-        case ok
-        case warning
-        case missing
-    }
+    /// A part's verdict: the probes' own (ok, warning, missing), also for the parts checked
+    /// here without a probe.
+    public typealias Status = ProbeFinding.Status
 
     public struct Part: Hashable, Sendable {
         /// `GPS`, `sound`, `battery`, `clock`.
@@ -283,13 +281,8 @@ public struct HardwareReport: Hashable, Sendable {
         }
 
         init(name: String, configured: String, required: Bool, _ finding: ProbeFinding) {
-            let status: Status = switch finding.status {
-            case .ok: .ok
-            case .warning: .warning
-            case .missing: .missing
-            }
             self.init(
-                name: name, configured: configured, required: required, status: status, found: finding.found,
+                name: name, configured: configured, required: required, status: finding.status, found: finding.found,
                 problem: finding.problem, fix: finding.fix, facts: finding.facts)
         }
     }

@@ -92,7 +92,22 @@ public final class ALSABuzzer: Buzzer {
         device: String = "default", sampleRate: Int = ToneSynthesizer.defaultSampleRate,
         configuration: String? = nil
     ) -> Result<Void, ALSAError> {
-        ALSAPlayback.open(device: device, sampleRate: sampleRate, configuration: configuration).map { $0.close() }
+        probeInDetail(device: device, sampleRate: sampleRate, configuration: configuration).result.map { _ in }
+    }
+
+    /// `probe`, with what `HardwareProbe.alsa` reports besides: the PCM's type on success
+    /// (`hw`, `plug`, `dmix`, …), and every diagnostic ALSA gave (the error keeps the first).
+    static func probeInDetail(
+        device: String, sampleRate: Int = ToneSynthesizer.defaultSampleRate, configuration: String? = nil
+    ) -> (result: Result<String, ALSAError>, diagnostics: [String]) {
+        let diagnostics = ALSADiagnostics()
+        let result = ALSAPlayback.open(
+            device: device, sampleRate: sampleRate, configuration: configuration, diagnostics: diagnostics
+        ).map { playback in
+            defer { playback.close() }
+            return playback.typeName
+        }
+        return (result, diagnostics.messages)
     }
 }
 
@@ -139,13 +154,15 @@ struct ALSAPlayback {
 
     static let latencyMicroseconds: UInt32 = 100_000
 
-    /// Opens `device` for playback and sets it to 16-bit mono at `sampleRate`.
+    /// Opens `device` for playback and sets it to 16-bit mono at `sampleRate`. What ALSA says
+    /// meanwhile is collected in `diagnostics`; an error carries the first of it.
     ///
     /// The open is non-blocking (a blocking open of a busy `hw:` device waits until the other
     /// program lets go); the stream is switched to blocking writes afterwards.
-    static func open(device: String, sampleRate: Int, configuration text: String?) -> Result<ALSAPlayback, ALSAError> {
-        let diagnostics = ALSADiagnostics()
-        return diagnostics.collecting { () -> Result<ALSAPlayback, ALSAError> in
+    static func open(
+        device: String, sampleRate: Int, configuration text: String?, diagnostics: ALSADiagnostics = ALSADiagnostics()
+    ) -> Result<ALSAPlayback, ALSAError> {
+        diagnostics.collecting { () -> Result<ALSAPlayback, ALSAError> in
             func failure(_ operation: ALSAError.Operation, _ code: Int32) -> Result<ALSAPlayback, ALSAError> {
                 .failure(ALSAError(device: device, operation: operation, code: code, detail: diagnostics.first))
             }
@@ -191,6 +208,11 @@ struct ALSAPlayback {
             }
             return .success(playback)
         }
+    }
+
+    /// The PCM's type (`hw`, `plug`, `dmix`, `file`, …), or empty when ALSA has no name for it.
+    var typeName: String {
+        snd_pcm_type_name(snd_pcm_type(pcm)).map { String(cString: $0) } ?? ""
     }
 
     func close() {

@@ -41,9 +41,11 @@ public struct ProbeFinding: Hashable, Sendable {
     }
 }
 
-/// Probes for each part of the device, for `pacer hw check`. They use the system interfaces
-/// directly (a TCP socket for gpsd, termios for a serial receiver, libasound for sound,
-/// sysfs for the battery), not the adapters, so that a probe can say precisely what failed.
+/// Probes for each part of the device, for `pacer hw check`. They work on the system interfaces
+/// (a TCP socket for gpsd, termios for a serial receiver, libasound for sound, sysfs for the
+/// battery), not through the adapters' objects, so that a probe can say precisely what failed;
+/// where an adapter has a helper for a step (`SerialPort`'s open and raw 8N1 set-up,
+/// `ALSABuzzer.probe`), the probe uses it, so that it checks what the firmware will do.
 ///
 /// Every probe is bounded in time: sockets and serial ports are polled against a deadline,
 /// and each probe runs on a thread of its own that is abandoned (not waited for) if the
@@ -143,9 +145,10 @@ public enum HardwareProbe {
 
     // MARK: sound
 
-    /// Opens the ALSA playback device `device` (non-blocking, so a busy device answers at
-    /// once) and closes it again. On failure the problem carries `snd_strerror`'s text and
-    /// what ALSA itself said; the fix lists what to check. `cardsFile` lists the sound cards.
+    /// Opens the ALSA playback device `device` as the buzzer does (`ALSABuzzer.probe`:
+    /// non-blocking, so a busy device answers at once, then set to 16-bit mono) and closes it
+    /// again. On failure the problem carries `snd_strerror`'s text and what ALSA itself said;
+    /// the fix lists what to check. `cardsFile` lists the sound cards.
     public static func alsa(
         device: String, timeout: Duration = .seconds(3), cardsFile: String = "/proc/asound/cards"
     ) -> ProbeFinding {
@@ -260,9 +263,7 @@ public enum HardwareProbe {
     // MARK: shared helpers
 
     static func monotonicNanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        MonotonicCondition.now.nanoseconds
     }
 
     static func seconds(_ d: Duration) -> String {
@@ -761,23 +762,6 @@ struct SerialProbe: Sendable {
     var scanSlice: Duration { min(listen, .milliseconds(1500)) }
     var scanBudget: Duration { tryOtherBauds ? scanSlice * (SerialProbe.commonBauds.count) : .zero }
 
-    static func speed(_ baud: Int) -> speed_t? {
-        switch baud {
-        case 1200: speed_t(B1200)
-        case 2400: speed_t(B2400)
-        case 4800: speed_t(B4800)
-        case 9600: speed_t(B9600)
-        case 19200: speed_t(B19200)
-        case 38400: speed_t(B38400)
-        case 57600: speed_t(B57600)
-        case 115200: speed_t(B115200)
-        case 230400: speed_t(B230400)
-        case 460800: speed_t(B460800)
-        case 921600: speed_t(B921600)
-        default: nil
-        }
-    }
-
     static func candidatesLine(devRoot: String, explicit: String?) -> String {
         let list = HardwareProbe.serialCandidates(devRoot: devRoot, explicit: nil)
         if list.isEmpty {
@@ -859,14 +843,14 @@ struct SerialProbe: Sendable {
     }
 
     func run() -> ProbeFinding {
-        guard let speed = SerialProbe.speed(baud) else {
+        guard let speed = SerialPort.speed(forBaud: baud) else {
             let list = SerialProbe.commonBauds.sorted().map(String.init).joined(separator: ", ")
             return ProbeFinding(
                 status: .missing, found: ["baud rate \(baud) requested"],
-                problem: "\(baud) is not a baud rate a serial port can be set to",
+                problem: "\(baud) is not a baud rate the serial GPS supports",
                 fix: ["use one of the rates receivers speak: \(list) (u-blox and MediaTek modules default to 9600)"])
         }
-        let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let fd = SerialPort.openDescriptor(path: path)
         guard fd >= 0 else { return SerialProbe.openFailure(path: path, code: errno, devRoot: devRoot) }
         defer { close(fd) }
         var original = termios()
@@ -884,9 +868,9 @@ struct SerialProbe: Sendable {
         }
         defer { _ = tcsetattr(fd, TCSANOW, &original) }
 
-        if let error = configure(fd, speed) {
+        if let error = SerialPort.configure(fd: fd, path: path, speed: speed) {
             return ProbeFinding(
-                status: .missing, found: ["\(path) opened; setting raw 8N1 at \(baud) baud failed: \(error)"],
+                status: .missing, found: ["\(path) opened; setting raw 8N1 at \(baud) baud failed: \(error.reason)"],
                 problem: "\(path) refuses the serial settings",
                 fix: ["try another rate: --gps 'serial://\(path)?baud=4800', or check `stty -F \(path)`"])
         }
@@ -958,7 +942,8 @@ struct SerialProbe: Sendable {
             let others = SerialProbe.commonBauds.filter { $0 != baud }
             var working: Int?
             for rate in others {
-                guard let sp = SerialProbe.speed(rate), configure(fd, sp) == nil else { continue }
+                guard let sp = SerialPort.speed(forBaud: rate), SerialPort.configure(fd: fd, path: path, speed: sp) == nil
+                else { continue }
                 let attempt = collect(fd, for: scanSlice, stopAfterNMEALines: 2)
                 if attempt.nmeaLines >= 2 {
                     working = rate
@@ -978,25 +963,6 @@ struct SerialProbe: Sendable {
         }
         fix.append("if no rate works: check the wiring (TX to RX, a shared ground) and that the receiver speaks 3.3 V logic")
         return ProbeFinding(status: .missing, found: found, problem: problem, fix: fix, facts: facts)
-    }
-
-    /// Raw mode, 8N1, no flow control, at `speed`; stale input dropped. Nil or the error text.
-    private func configure(_ fd: Int32, _ speed: speed_t) -> String? {
-        var t = termios()
-        guard tcgetattr(fd, &t) == 0 else { return HardwareProbe.errnoText(errno) }
-        cfmakeraw(&t)
-        t.c_cflag &= ~tcflag_t(CSIZE | PARENB | CSTOPB)
-        t.c_cflag &= ~tcflag_t(CRTSCTS)
-        t.c_cflag |= tcflag_t(CS8 | CLOCAL | CREAD)
-        t.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY)
-        withUnsafeMutableBytes(of: &t.c_cc) { cc in
-            cc[Int(VMIN)] = 0
-            cc[Int(VTIME)] = 0
-        }
-        guard cfsetispeed(&t, speed) == 0, cfsetospeed(&t, speed) == 0 else { return HardwareProbe.errnoText(errno) }
-        guard tcsetattr(fd, TCSANOW, &t) == 0 else { return HardwareProbe.errnoText(errno) }
-        tcflush(fd, TCIFLUSH)
-        return nil
     }
 
     /// Feeds what arrives to a fresh NMEA decoder until `duration` has passed, the first fix,
@@ -1048,32 +1014,11 @@ struct SerialProbe: Sendable {
 
 // MARK: - ALSA
 
-/// What libasound printed while a probe thread opened a device (ALSA reports the reason for
-/// "No such file or directory" only as a message: `Unknown PCM nosuchcard`). Keyed by thread.
-private let alsaMessages = Mutex<[UInt: [String]]>([:])
-
 enum ALSAProbe {
     static func run(device: String, cardsFile: String) -> ProbeFinding {
-        let me = UInt(pthread_self())
-        alsaMessages.withLock { $0[me] = [] }
-        let previous = snd_lib_error_set_local { _, _, _, err, fmt, args in
-            guard let fmt, let args else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&buffer, buffer.count, fmt, args)
-            var text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if err != 0 { text += ": " + String(cString: strerror(err)) }
-            let thread = UInt(pthread_self())
-            alsaMessages.withLock { $0[thread, default: []].append(text) }
-        }
-        var pcm: OpaquePointer?
-        let rc = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
-        var kind = ""
-        if rc == 0, let pcm {
-            if let name = snd_pcm_type_name(snd_pcm_type(pcm)) { kind = String(cString: name) }
-            snd_pcm_close(pcm)
-        }
-        _ = snd_lib_error_set_local(previous)
-        let said = alsaMessages.withLock { $0.removeValue(forKey: me) ?? [] }
+        // Opened as the buzzer opens it; ALSA's own messages are kept (it reports the reason
+        // for "No such file or directory" only as a message: `Unknown PCM nosuchcard`).
+        let (opened, said) = ALSABuzzer.probeInDetail(device: device)
 
         let cards = HardwareProbe.soundCards(cardsFile: cardsFile)
         var found: [String] = []
@@ -1082,10 +1027,15 @@ enum ALSAProbe {
         case let list? where list.isEmpty: found.append("no sound cards (\(cardsFile) lists none)")
         case let list?: found.append("sound cards: \(list.joined(separator: "; "))")
         }
-        if rc == 0 {
+        let error: ALSAError
+        switch opened {
+        case .success(let kind):
             found.insert("ALSA playback device '\(device)' opens\(kind.isEmpty ? "" : " (\(kind))")", at: 0)
             return ProbeFinding(status: .ok, found: found, facts: ["alsa_device": device, "pcm_type": kind])
+        case .failure(let failure):
+            error = failure
         }
+        let rc = error.code
         let text = HardwareProbe.alsaErrorDescription(rc)
         for message in said.prefix(3) { found.append("ALSA says: \(message)") }
         var fix: [String] = []
@@ -1107,7 +1057,9 @@ enum ALSAProbe {
         fix.append("test it: speaker-test -D \(device) -c 1 -t sine -f 1000 -l 1")
         return ProbeFinding(
             status: .missing, found: found,
-            problem: "cannot open ALSA playback device '\(device)': \(text)",
+            problem: error.operation == .configure
+                ? "ALSA playback device '\(device)' opens but cannot be set to 16-bit mono: \(text)"
+                : "cannot open ALSA playback device '\(device)': \(text)",
             fix: fix,
             facts: ["alsa_device": device, "alsa_error": String(rc), "alsa_strerror": text])
     }

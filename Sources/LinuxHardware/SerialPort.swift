@@ -51,11 +51,8 @@ public enum SerialPort {
     /// Opens `path` for reading and configures it; returns the file descriptor, which stays
     /// non-blocking (the reader polls before every read, so a read never waits and `stop`
     /// is never held up by a silent device).
-    ///
-    /// `O_NOCTTY`: a GPS must not become the process's controlling terminal. `O_NONBLOCK` at
-    /// open: a port without CLOCAL would otherwise wait for carrier detect before opening.
     static func open(path: String, speed: speed_t) -> Result<Int32, SerialPortError> {
-        let fd = Glibc.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let fd = openDescriptor(path: path)
         guard fd >= 0 else {
             let code = errno
             return .failure(SerialPortError(path: path, reason: "cannot open: \(describe(code))"))
@@ -65,6 +62,14 @@ public enum SerialPort {
             return .failure(error)
         }
         return .success(fd)
+    }
+
+    /// Opens `path` for reading, unconfigured: the file descriptor, or -1 with `errno` set.
+    ///
+    /// `O_NOCTTY`: a GPS must not become the process's controlling terminal. `O_NONBLOCK` at
+    /// open: a port without CLOCAL would otherwise wait for carrier detect before opening.
+    static func openDescriptor(path: String) -> Int32 {
+        Glibc.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     }
 
     /// Raw mode (`cfmakeraw`: no line editing, no echo, no CR/LF translation, no signals),
