@@ -41,7 +41,7 @@ struct GPSDSourceTests {
 
             let started = ContinuousClock.now
             source.stop()
-            #expect(ContinuousClock.now - started < .seconds(1))
+            #expect(ContinuousClock.now - started < .seconds(3))
 
             let fixes = log.fixes
             let reference = GPSDTest.referenceFixes(gpsd.feeder.written)
@@ -167,9 +167,10 @@ struct GPSDSourceTests {
         #expect(log.fixes.isEmpty)
 
         // stop() interrupts the backoff wait (now 1 s or more) instead of sleeping it out.
+        // The bound leaves room for a loaded CI machine and still tells the two apart.
         let started = ContinuousClock.now
         source.stop()
-        #expect(ContinuousClock.now - started < .milliseconds(500))
+        #expect(ContinuousClock.now - started < .milliseconds(900))
         let attempts = source.diagnostics.connectAttempts
         try await Task.sleep(for: .milliseconds(600))
         #expect(source.diagnostics.connectAttempts == attempts, "it kept retrying after stop()")

@@ -32,15 +32,21 @@ struct MonotonicClockTests {
         clock.run()  // returns when the 80 ms task stops it
         #expect(order.withLock { $0 } == ["now", "50ms", "80ms"])
         #expect(firedAfter.withLock { $0 }! >= .milliseconds(50))
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(60), "run() returned rather than hanging")
     }
 
     @Test func aStopBeforeRunIsNotLost() {
         let clock = MonotonicClock()
         clock.stop()
+        let safetyNet = Mutex(false)
         let start = clock.now
+        clock.schedule(after: .seconds(10)) {  // had the stop been lost, this ends the wait
+            safetyNet.withLock { $0 = true }
+            clock.stop()
+        }
         clock.run()
-        #expect(clock.now - start < .seconds(1))
+        #expect(!safetyNet.withLock { $0 }, "run() waited for the safety net: the early stop was lost")
+        #expect(clock.now - start < .seconds(10))
     }
 
     @Test func executeFromAnotherThreadWakesTheLoop() {
@@ -58,6 +64,6 @@ struct MonotonicClockTests {
         let start = clock.now
         clock.run()
         #expect(ran.withLock { $0 })
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(60), "run() returned rather than hanging")
     }
 }
