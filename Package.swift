@@ -23,10 +23,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
         .target(name: "PacerCore", swiftSettings: swiftSettings),
+        // Training plans, the pace coach and activity records. Pure Swift, no I/O.
+        .target(name: "Coaching", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         // NMEA 0183 engine: streaming framer, sentence parsers, epoch assembly. No I/O.
         .target(name: "NMEA", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         // Hardware abstraction layer: one small protocol per peripheral.
@@ -52,15 +55,23 @@ let package = Package(
             name: "Simulation",
             dependencies: ["HAL", "NMEA", "PacerCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // Persistence and exchange formats.
-        .target(name: "Storage", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        // The runtime loop: drives the coach and the recording from the HAL. Uses only the HAL.
+        .target(
+            name: "Runtime",
+            dependencies: ["Coaching", "HAL", "PacerCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        // Persistence (SQLite through GRDB) and exchange formats (GPX).
+        .target(
+            name: "Storage",
+            dependencies: ["Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
 
         // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.
         // The only target that chooses between real and simulated adapters.
         .target(
             name: "Configurator",
             dependencies: [
-                "HAL", "LinuxHardware", "Simulation", "Storage", "PacerCore",
+                "HAL", "LinuxHardware", "Simulation", "Storage", "Runtime", "Coaching", "PacerCore",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -70,13 +81,19 @@ let package = Package(
         .executableTarget(
             name: "PacerCLI",
             dependencies: [
-                "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage",
+                "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage", "Runtime", "Coaching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CoachingTests", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RuntimeTests", dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "PacerCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(

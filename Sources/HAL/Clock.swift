@@ -1,3 +1,4 @@
+import PacerCore
 import Synchronization
 
 /// A monotonic instant on the device's clock, in nanoseconds from an arbitrary origin.
@@ -32,20 +33,6 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
     public var description: String { "t+\(seconds)s" }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating far beyond any run's length).
-    public var nanoseconds: Int64 {
-        let (s, atto) = components
-        return s * 1_000_000_000 + atto / 1_000_000_000
-    }
-
-    /// The duration in seconds as a floating-point number.
-    public var inSeconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
-    }
 }
 
 /// A task scheduled on a clock; cancel it to stop it from running (or running again).

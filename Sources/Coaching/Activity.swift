@@ -1,0 +1,124 @@
+import PacerCore
+
+/// One stored position of a recording.
+public struct TrackPoint: Hashable, Sendable {
+    public var segment: Int
+    public var time: UTCTimestamp
+    public var position: GeoPoint
+    public var altitude: Double?
+    /// Metres per second, as the receiver reported it.
+    public var speed: Double?
+
+    public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?) {
+        self.segment = segment
+        self.time = time
+        self.position = position
+        self.altitude = altitude
+        self.speed = speed
+    }
+}
+
+/// A named position the runner captured (R20).
+public struct Waypoint: Hashable, Sendable {
+    public var name: String
+    public var time: UTCTimestamp
+    public var position: GeoPoint
+    public var altitude: Double?
+    /// True when there was no fix at the press: the position is the last known one.
+    public var atLastKnownPosition: Bool
+
+    public init(name: String, time: UTCTimestamp, position: GeoPoint, altitude: Double?, atLastKnownPosition: Bool) {
+        self.name = name
+        self.time = time
+        self.position = position
+        self.altitude = altitude
+        self.atLastKnownPosition = atLastKnownPosition
+    }
+}
+
+/// How one phase went (R6).
+public struct PhaseResult: Hashable, Sendable {
+    public var index: Int
+    public var name: String
+    /// Active (unpaused) time spent in the phase.
+    public var duration: Duration
+    /// Time the smoothed speed was within the phase's range.
+    public var timeInBand: Duration
+    public var distance: Double
+    public var minimumSpeed: Double
+    public var maximumSpeed: Double
+
+    public init(index: Int, name: String, duration: Duration, timeInBand: Duration, distance: Double,
+                minimumSpeed: Double, maximumSpeed: Double) {
+        self.index = index
+        self.name = name
+        self.duration = duration
+        self.timeInBand = timeInBand
+        self.distance = distance
+        self.minimumSpeed = minimumSpeed
+        self.maximumSpeed = maximumSpeed
+    }
+
+    /// Metres per second over the phase.
+    public var averageSpeed: Double {
+        duration > .zero ? distance / duration.inSeconds : 0
+    }
+}
+
+/// A cue as it sounded, for the activity's record.
+public struct CueRecord: Hashable, Sendable {
+    /// Active time since the workout started.
+    public var elapsed: Duration
+    public var cue: String
+    public var phase: Int?
+
+    public init(elapsed: Duration, cue: String, phase: Int?) {
+        self.elapsed = elapsed
+        self.cue = cue
+        self.phase = phase
+    }
+}
+
+/// What an activity is when it begins.
+public struct ActivityStart: Hashable, Sendable {
+    public var name: String
+    /// UTC start, from the GPS when it has a fix at the start, else from the system.
+    public var startedAt: UTCTimestamp?
+    public var plan: String?
+    public var workout: String?
+    public var profile: String
+
+    public init(name: String, startedAt: UTCTimestamp?, plan: String?, workout: String?, profile: String) {
+        self.name = name
+        self.startedAt = startedAt
+        self.plan = plan
+        self.workout = workout
+        self.profile = profile
+    }
+}
+
+/// How an activity ended.
+public enum ActivityEnd: String, Hashable, Sendable, CaseIterable {
+    /// The workout ran to its last phase.
+    case completed
+    /// The runner stopped it.
+    case stopped
+    /// The device found it unfinished after a restart or power cut (R28).
+    case recovered
+}
+
+/// The storage port of the runtime: where a recording goes as it happens. The SQLite store
+/// implements it; tests may use an in-memory one. Points are buffered by the implementation
+/// and made durable at `commit()`; the runtime commits at the profile's flush interval.
+public protocol ActivityLog: AnyObject, Sendable {
+    /// Starts an activity; returns its id.
+    func begin(_ start: ActivityStart) throws -> Int64
+    func append(_ point: TrackPoint, to activity: Int64) throws
+    func add(_ waypoint: Waypoint, to activity: Int64) throws
+    func add(_ cue: CueRecord, to activity: Int64) throws
+    func add(_ result: PhaseResult, to activity: Int64) throws
+    /// Makes everything added so far durable.
+    func commit() throws
+    /// Closes the activity (commits).
+    func finish(_ activity: Int64, end: ActivityEnd, endedAt: UTCTimestamp?, activeTime: Duration) throws
+}
