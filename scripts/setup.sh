@@ -7,9 +7,11 @@
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
+#   libxml2-utils    xmllint, which checks exported GPX against the GPX 1.1 schema in tests
+#   python3-gpxpy    an independent GPX reader, for the end-to-end distance check
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3)
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy)
 
 pacer_missing_packages() {
     local p missing=()
