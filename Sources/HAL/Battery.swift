@@ -1,3 +1,5 @@
+import PacerCore
+
 /// What a battery gauge reports.
 public struct BatteryReading: Hashable, Sendable {
     /// State of charge, 0...100.

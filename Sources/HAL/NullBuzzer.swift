@@ -1,3 +1,5 @@
+import PacerCore
+
 /// The do-nothing buzzer (ArduPilot's `AP_HAL_Empty` idea): the device runs silent.
 public final class NullBuzzer: Buzzer {
     public init() {}

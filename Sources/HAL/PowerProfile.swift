@@ -1,3 +1,5 @@
+import PacerCore
+
 /// A power profile (R13, R16, R17): how often the device looks at the GPS, how often it
 /// repeats alerts and how they sound, how much it smooths speed, how often it writes the
 /// track. Profiles are data files (`Hardware/profiles/*.yaml`); adding one needs no code.

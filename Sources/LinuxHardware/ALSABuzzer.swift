@@ -1,3 +1,4 @@
+import PacerCore
 import CALSA
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PacerCore
 import Glibc
 #endif
 import HAL

@@ -1,3 +1,4 @@
+import PacerCore
 import ArgumentParser
 import Configurator
 #if canImport(Glibc)

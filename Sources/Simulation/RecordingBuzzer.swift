@@ -1,3 +1,4 @@
+import PacerCore
 import HAL
 import Synchronization
 

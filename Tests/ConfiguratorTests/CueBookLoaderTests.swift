@@ -1,3 +1,4 @@
+import PacerCore
 import Configurator
 import Foundation
 import HAL
