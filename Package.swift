@@ -108,7 +108,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",
-            dependencies: ["Configurator", "HAL", "LinuxHardware", "Simulation", "PacerCore"],
+            dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]
