@@ -1,0 +1,245 @@
+import ArgumentParser
+import Coaching
+import Configurator
+import Foundation
+import PacerCore
+import Storage
+
+/// Where the activity database lives: `--data-dir`, else the settings' `data_dir` (R27).
+struct StoreOptions: ParsableArguments {
+    @OptionGroup var device: DeviceOptions
+
+    @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
+    var dataDirectory: String?
+
+    func open() throws -> ActivityStore {
+        let directory: String
+        if let dataDirectory {
+            directory = dataDirectory
+        } else {
+            directory = try device.settings().dataDirectory
+        }
+        return try ActivityStore(directory: directory)
+    }
+}
+
+/// `LAT,LON` in decimal degrees.
+struct Position: ExpressibleByArgument {
+    var point: GeoPoint
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+              let lon = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+              (-90...90).contains(lat), (-180...180).contains(lon)
+        else { return nil }
+        point = GeoPoint(latitude: lat, longitude: lon)
+    }
+}
+
+/// What the runner chooses to put in an exported file (R18).
+struct ExportOptions: ParsableArguments {
+    @Option(name: .long, help: "The GPX file to write (- for standard output).")
+    var gpx: String
+
+    @Flag(name: .long, help: "Leave the times out.")
+    var noTimes = false
+
+    @Flag(name: .long, help: "Leave the speeds out.")
+    var noSpeeds = false
+
+    @Flag(name: .long, help: "Leave the elevations out.")
+    var noElevations = false
+
+    @Flag(name: .long, help: "Leave the waypoints out.")
+    var noWaypoints = false
+
+    var options: GPXExportOptions {
+        GPXExportOptions(times: !noTimes, speeds: !noSpeeds, elevations: !noElevations, waypoints: !noWaypoints)
+    }
+}
+
+func printLines(_ lines: [String]) {
+    var out: [UInt8] = []
+    for line in lines {
+        out.append(contentsOf: line.utf8)
+        out.append(0x0A)
+    }
+    FileDescriptorOutput.write(out, to: 1)
+}
+
+struct ActivitiesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "activities", abstract: "List, show, export and import recorded activities.",
+        subcommands: [List.self, Show.self, Export.self, Import.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the recorded activities: date (UTC), name, state, distance, time, average speed, elevation.",
+            discussion: """
+                TIME is the runner's timer (pauses excluded); AVG is distance over moving time. \
+                An activity in the recording state is being recorded, or was cut off by a power \
+                cut and will be recovered when the device next starts.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            printLines(ActivityReport.list(try store.open().activities()))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an activity: its statistics, its phases, its waypoints, its route on a map and its elevation profile.")
+
+        @Argument(help: "The activity's id (see `pacer activities list`).")
+        var id: Int64
+
+        @Option(name: .long, help: "Map width in characters.")
+        var width = 60
+
+        @Option(name: .long, help: "Map height in characters.")
+        var height = 20
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard (10...400).contains(width), (5...200).contains(height) else {
+                throw ValidationError("the map must be 10 to 400 characters wide and 5 to 200 high")
+            }
+        }
+
+        func run() throws {
+            printLines(ActivityReport.detail(try store.open().activity(id), mapWidth: width, mapHeight: height))
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export an activity as GPX 1.1: its track (a segment per pause), its waypoints, its times and speeds.",
+            discussion: "Choose what leaves the device with --no-times, --no-speeds, --no-elevations, --no-waypoints.")
+
+        @Argument(help: "The activity's id.")
+        var id: Int64
+
+        @OptionGroup var export: ExportOptions
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let activities = try store.open()
+            if export.gpx == "-" {
+                FileDescriptorOutput.write(try activities.gpx(activity: id, options: export.options), to: 1)
+            } else {
+                try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
+                print("Activity #\(id) written to \(export.gpx)")
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        enum Kind: String, ExpressibleByArgument, CaseIterable {
+            case route, activity
+        }
+
+        static let configuration = CommandConfiguration(
+            abstract: "Import a GPX file as a route to follow, or as a past activity.",
+            discussion: """
+                A file that is not GPX 1.1 or 1.0, or that is broken (a point without lat or lon, \
+                a coordinate out of range, a bad time, a truncated file), is refused with the line \
+                and the reason, and nothing is stored. As a route: the file's <rte> points, or its \
+                track points when it has no route, and its waypoints. As an activity: its track, \
+                which needs a time at every point.
+                """)
+
+        @Argument(help: "The GPX file.")
+        var file: String
+
+        @Option(name: .customLong("as"), help: "What the file becomes: route or activity.")
+        var kind: Kind = .route
+
+        @Option(name: .long, help: "The name to give it (default: the file's name for it, else the file name).")
+        var name: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let result = try store.open().importGPX(
+                file: file, as: kind == .route ? .route : .activity, name: name)
+            let what = result.kind == .route ? "route" : "activity"
+            print("Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
+                  + "\(result.pointCount) points, \(result.waypointCount) waypoints")
+        }
+    }
+}
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "General statistics over all activities: total distance and time, highest speed ever, longest run.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let activities = try store.open()
+        let recording = try activities.activities().filter { $0.state == .recording }.count
+        printLines(ActivityReport.overall(try activities.overallStatistics(), recording: recording))
+    }
+}
+
+struct RoutesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "routes", abstract: "List, show and export imported routes.",
+        subcommands: [List.self, Show.self, Export.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the imported routes: name, distance, time, elevation gain and loss, lowest and highest point.",
+            discussion: "With --from LAT,LON, also the distance from there to each route's start.")
+
+        @Option(name: .long, help: "Your position as LAT,LON, for the distance to each route's start.")
+        var from: Position?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            printLines(ActivityReport.routes(try store.open().routes(), from: from?.point))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a route: its numbers, its waypoints, its line on a map and its elevation profile.")
+
+        @Argument(help: "The route's id (see `pacer routes list`).")
+        var id: Int64
+
+        @Option(name: .long, help: "Your position as LAT,LON, for the distance to the route's start.")
+        var from: Position?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            printLines(ActivityReport.route(try store.open().route(id), from: from?.point))
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Export a route as GPX 1.1 (<wpt>s and one <rte>).")
+
+        @Argument(help: "The route's id.")
+        var id: Int64
+
+        @OptionGroup var export: ExportOptions
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            guard export.gpx != "-" else { throw ValidationError("routes are exported to a file: give --gpx FILE") }
+            try store.open().exportGPX(route: id, to: export.gpx, options: export.options)
+            print("Route #\(id) written to \(export.gpx)")
+        }
+    }
+}

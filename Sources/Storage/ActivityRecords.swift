@@ -1,0 +1,221 @@
+import Coaching
+import PacerCore
+
+/// Where an activity is in its life.
+public enum ActivityState: String, Hashable, Sendable, CaseIterable {
+    /// Being recorded, or left so by a crash or a power cut until `recoverUnfinished()`.
+    case recording
+    case completed
+    case stopped
+    /// Found unfinished after a restart or a power cut (R28), closed at its last stored point.
+    case recovered
+
+    public init(_ end: ActivityEnd) {
+        switch end {
+        case .completed: self = .completed
+        case .stopped: self = .stopped
+        case .recovered: self = .recovered
+        }
+    }
+}
+
+/// One activity as the list shows it (R22): what it is and its headline numbers.
+public struct ActivitySummary: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    public var plan: String?
+    public var workout: String?
+    public var profile: String?
+    public var startedAt: UTCTimestamp?
+    public var endedAt: UTCTimestamp?
+    public var state: ActivityState
+    /// The runner's timer (pauses excluded), when the activity was closed with one.
+    public var activeTime: Duration?
+    /// The GPX file an imported activity came from; nil for one recorded on the device.
+    public var source: String?
+    /// Metres.
+    public var distance: Double
+    public var elapsedTime: Duration
+    public var movingTime: Duration
+    /// Metres per second.
+    public var maximumSpeed: Double
+    public var elevationGain: Double
+    public var elevationLoss: Double
+    public var minimumElevation: Double?
+    public var maximumElevation: Double?
+    public var pointCount: Int
+
+    public init(id: Int64, name: String, plan: String?, workout: String?, profile: String?,
+                startedAt: UTCTimestamp?, endedAt: UTCTimestamp?, state: ActivityState, activeTime: Duration?,
+                source: String?, distance: Double, elapsedTime: Duration, movingTime: Duration,
+                maximumSpeed: Double, elevationGain: Double, elevationLoss: Double,
+                minimumElevation: Double?, maximumElevation: Double?, pointCount: Int) {
+        self.id = id
+        self.name = name
+        self.plan = plan
+        self.workout = workout
+        self.profile = profile
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.state = state
+        self.activeTime = activeTime
+        self.source = source
+        self.distance = distance
+        self.elapsedTime = elapsedTime
+        self.movingTime = movingTime
+        self.maximumSpeed = maximumSpeed
+        self.elevationGain = elevationGain
+        self.elevationLoss = elevationLoss
+        self.minimumElevation = minimumElevation
+        self.maximumElevation = maximumElevation
+        self.pointCount = pointCount
+    }
+
+    /// The time to show: the runner's timer when known, else first to last point.
+    public var time: Duration { activeTime ?? elapsedTime }
+
+    /// Metres per second: distance over moving time.
+    public var averageSpeed: Double {
+        movingTime > .zero ? distance / movingTime.inSeconds : 0
+    }
+
+    /// What the overall statistics need.
+    public var digest: ActivityDigest {
+        ActivityDigest(id: id, name: name, date: startedAt, distance: distance, time: time, maximumSpeed: maximumSpeed)
+    }
+}
+
+/// Everything stored for one activity (R6).
+public struct ActivityDetail: Hashable, Sendable {
+    public var summary: ActivitySummary
+    /// In recording order.
+    public var points: [TrackPoint]
+    public var waypoints: [Waypoint]
+    public var cues: [CueRecord]
+    /// By phase index.
+    public var phaseResults: [PhaseResult]
+    public var statistics: ActivityStatistics
+
+    public init(summary: ActivitySummary, points: [TrackPoint], waypoints: [Waypoint], cues: [CueRecord],
+                phaseResults: [PhaseResult], statistics: ActivityStatistics) {
+        self.summary = summary
+        self.points = points
+        self.waypoints = waypoints
+        self.cues = cues
+        self.phaseResults = phaseResults
+        self.statistics = statistics
+    }
+
+    /// The points split where the segment number changes (pauses, fix losses).
+    public var segments: [[TrackPoint]] { ActivityStatistics.segments(of: points) }
+}
+
+/// A point of an imported route; GPX routes may or may not carry times.
+public struct RoutePoint: Hashable, Sendable {
+    public var position: GeoPoint
+    public var altitude: Double?
+    public var time: UTCTimestamp?
+
+    public init(position: GeoPoint, altitude: Double?, time: UTCTimestamp?) {
+        self.position = position
+        self.altitude = altitude
+        self.time = time
+    }
+}
+
+/// A waypoint of an imported route.
+public struct RouteWaypoint: Hashable, Sendable {
+    public var name: String?
+    public var description: String?
+    public var position: GeoPoint
+    public var altitude: Double?
+    public var time: UTCTimestamp?
+
+    public init(name: String?, description: String?, position: GeoPoint, altitude: Double?, time: UTCTimestamp?) {
+        self.name = name
+        self.description = description
+        self.position = position
+        self.altitude = altitude
+        self.time = time
+    }
+}
+
+/// One imported route as the list shows it (R19).
+public struct RouteSummary: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    /// The GPX file it was imported from.
+    public var source: String?
+    /// Metres.
+    public var distance: Double
+    /// First to last point, when the file gave times.
+    public var duration: Duration?
+    public var elevationGain: Double
+    public var elevationLoss: Double
+    public var minimumElevation: Double?
+    public var maximumElevation: Double?
+    public var pointCount: Int
+    public var waypointCount: Int
+    public var start: GeoPoint?
+
+    public init(id: Int64, name: String, source: String?, distance: Double, duration: Duration?,
+                elevationGain: Double, elevationLoss: Double, minimumElevation: Double?, maximumElevation: Double?,
+                pointCount: Int, waypointCount: Int, start: GeoPoint?) {
+        self.id = id
+        self.name = name
+        self.source = source
+        self.distance = distance
+        self.duration = duration
+        self.elevationGain = elevationGain
+        self.elevationLoss = elevationLoss
+        self.minimumElevation = minimumElevation
+        self.maximumElevation = maximumElevation
+        self.pointCount = pointCount
+        self.waypointCount = waypointCount
+        self.start = start
+    }
+
+    /// Metres from `position` to the route's first point; nil for a route without points.
+    public func distanceToStart(from position: GeoPoint) -> Double? {
+        start.map { Geodesy.distance(position, $0) }
+    }
+}
+
+/// Everything stored for one route.
+public struct RouteDetail: Hashable, Sendable {
+    public var summary: RouteSummary
+    public var points: [RoutePoint]
+    public var waypoints: [RouteWaypoint]
+    public var statistics: PathStatistics
+
+    public init(summary: RouteSummary, points: [RoutePoint], waypoints: [RouteWaypoint], statistics: PathStatistics) {
+        self.summary = summary
+        self.points = points
+        self.waypoints = waypoints
+        self.statistics = statistics
+    }
+}
+
+/// What went wrong in the store, said for a person (R26).
+public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    case unknownActivity(Int64)
+    case unknownRoute(Int64)
+    /// Something was added to an activity that is closed.
+    case notRecording(Int64, ActivityState)
+    case invalidPoint(activity: Int64, reason: String)
+    case database(String)
+    case file(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
+        case .unknownActivity(let id): "there is no activity #\(id)"
+        case .unknownRoute(let id): "there is no route #\(id)"
+        case .notRecording(let id, let state): "activity #\(id) is \(state.rawValue), not recording: nothing can be added to it"
+        case .invalidPoint(let id, let reason): "activity #\(id): \(reason)"
+        case .database(let reason): "activity database: \(reason)"
+        case .file(let path, let reason): "\(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Coaching
+import GRDB
+import PacerCore
+
+/// What the activity and route commands read (R6, R10, R19, R22). Reads see committed data
+/// only: points still in a recorder's buffer are not in the file yet.
+extension ActivityStore {
+    /// Every activity, oldest first. Closed activities carry the statistics computed when they
+    /// closed; one still recording is measured on its committed points.
+    public func activities() throws -> [ActivitySummary] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM activities ORDER BY COALESCE(started_at, 0), id")
+                .map { try Self.summary($0, db) }
+        }
+    }
+
+    /// Everything stored for one activity.
+    public func activity(_ id: Int64) throws -> ActivityDetail {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM activities WHERE id = ?", arguments: [id]) else {
+                throw StorageError.unknownActivity(id)
+            }
+            let points = try Self.fetchPoints(id, db)
+            let statistics = ActivityStatistics(points: points)
+            let waypoints = try Row.fetchAll(
+                db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
+                arguments: [id]
+            ).map { row in
+                Waypoint(name: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
+                         position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4],
+                         atLastKnownPosition: row[5])
+            }
+            let cues = try Row.fetchAll(
+                db, sql: "SELECT elapsed_ms, cue, phase FROM cues WHERE activity_id = ? ORDER BY seq", arguments: [id]
+            ).map { row in
+                CueRecord(elapsed: .milliseconds(row[0] as Int64), cue: row[1], phase: row[2])
+            }
+            let results = try Row.fetchAll(
+                db, sql: """
+                    SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed
+                    FROM phase_results WHERE activity_id = ? ORDER BY phase_index
+                    """, arguments: [id]
+            ).map { row in
+                PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
+                            timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
+                            minimumSpeed: row[5], maximumSpeed: row[6])
+            }
+            return ActivityDetail(
+                summary: try Self.summary(row, db, statistics: statistics), points: points, waypoints: waypoints,
+                cues: cues, phaseResults: results, statistics: statistics)
+        }
+    }
+
+    /// General statistics (R10) over every closed activity; one still recording is left out
+    /// until it is finished or recovered.
+    public func overallStatistics() throws -> OverallStatistics {
+        OverallStatistics(try activities().filter { $0.state != .recording }.map(\.digest))
+    }
+
+    /// Every imported route, oldest first.
+    public func routes() throws -> [RouteSummary] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM routes ORDER BY id").map(Self.routeSummary)
+        }
+    }
+
+    /// Everything stored for one route.
+    public func route(_ id: Int64) throws -> RouteDetail {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM routes WHERE id = ?", arguments: [id]) else {
+                throw StorageError.unknownRoute(id)
+            }
+            let points = try Row.fetchAll(
+                db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id]
+            ).map { row in
+                RoutePoint(position: GeoPoint(latitude: row[0], longitude: row[1]), altitude: row[2],
+                           time: (row[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)))
+            }
+            let waypoints = try Row.fetchAll(
+                db, sql: "SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq",
+                arguments: [id]
+            ).map { row in
+                RouteWaypoint(name: row[0], description: row[1], position: GeoPoint(latitude: row[2], longitude: row[3]),
+                              altitude: row[4], time: (row[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)))
+            }
+            let statistics = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude) }])
+            return RouteDetail(summary: try Self.routeSummary(row), points: points, waypoints: waypoints,
+                               statistics: statistics)
+        }
+    }
+
+    /// Rows per table, for checks that an operation stored nothing (or something).
+    public func rowCounts() throws -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for table in ["activities", "track_points", "waypoints", "cues", "phase_results",
+                          "routes", "route_points", "route_waypoints"] {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+            }
+            return counts
+        }
+    }
+
+    // MARK: - Rows to values
+
+    static func summary(_ row: Row, _ db: Database, statistics: ActivityStatistics? = nil) throws -> ActivitySummary {
+        let id: Int64 = row["id"]
+        let state = ActivityState(rawValue: row["state"]) ?? .recording
+        var summary = ActivitySummary(
+            id: id, name: row["name"], plan: row["plan"], workout: row["workout"], profile: row["profile"],
+            startedAt: (row["started_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)),
+            endedAt: (row["ended_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)),
+            state: state, activeTime: (row["active_time_ms"] as Int64?).map { .milliseconds($0) },
+            source: row["source"], distance: 0, elapsedTime: .zero, movingTime: .zero, maximumSpeed: 0,
+            elevationGain: 0, elevationLoss: 0, minimumElevation: nil, maximumElevation: nil, pointCount: 0)
+        if let distance = row["distance_m"] as Double?, statistics == nil {
+            summary.distance = distance
+            summary.elapsedTime = .milliseconds(row["elapsed_ms"] as Int64? ?? 0)
+            summary.movingTime = .milliseconds(row["moving_ms"] as Int64? ?? 0)
+            summary.maximumSpeed = row["max_speed"] ?? 0
+            summary.elevationGain = row["elevation_gain"] ?? 0
+            summary.elevationLoss = row["elevation_loss"] ?? 0
+            summary.minimumElevation = row["min_elevation"]
+            summary.maximumElevation = row["max_elevation"]
+            summary.pointCount = row["point_count"] ?? 0
+        } else {
+            let stats = try statistics ?? ActivityStatistics(points: fetchPoints(id, db))
+            summary.distance = stats.distance
+            summary.elapsedTime = stats.elapsedTime
+            summary.movingTime = stats.movingTime
+            summary.maximumSpeed = stats.maximumSpeed
+            summary.elevationGain = stats.elevationGain
+            summary.elevationLoss = stats.elevationLoss
+            summary.minimumElevation = stats.minimumElevation
+            summary.maximumElevation = stats.maximumElevation
+            summary.pointCount = stats.pointCount
+            if summary.startedAt == nil { summary.startedAt = stats.startTime }
+        }
+        return summary
+    }
+
+    static func routeSummary(_ row: Row) throws -> RouteSummary {
+        let start: GeoPoint?
+        if let lat = row["start_lat"] as Double?, let lon = row["start_lon"] as Double? {
+            start = GeoPoint(latitude: lat, longitude: lon)
+        } else {
+            start = nil
+        }
+        return RouteSummary(
+            id: row["id"], name: row["name"], source: row["source"], distance: row["distance_m"],
+            duration: (row["duration_ms"] as Int64?).map { .milliseconds($0) },
+            elevationGain: row["elevation_gain"], elevationLoss: row["elevation_loss"],
+            minimumElevation: row["min_elevation"], maximumElevation: row["max_elevation"],
+            pointCount: row["point_count"], waypointCount: row["waypoint_count"], start: start)
+    }
+}

@@ -1,0 +1,421 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import PacerCore
+
+/// Why a GPX file was refused: the file, the line and the reason (R19, R26).
+public struct GPXError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// 1-based; nil when the problem is not at one place (an empty file, nothing to import).
+    public var line: Int?
+    public var reason: String
+
+    public init(file: String, line: Int?, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let line { return "\(file):\(line): \(reason)" }
+        return "\(file): \(reason)"
+    }
+}
+
+/// A GPX point (`wpt`, `rtept` or `trkpt`) as read, with the line it is on.
+public struct GPXPoint: Hashable, Sendable {
+    public var position: GeoPoint
+    public var altitude: Double?
+    public var time: UTCTimestamp?
+    /// Metres per second: GPX 1.0's `<speed>`, or a `speed` element in the point's extensions
+    /// (Garmin's TrackPointExtension v2, as `GPXWriter` writes it).
+    public var speed: Double?
+    public var name: String?
+    public var description: String?
+    public var type: String?
+    public var line: Int
+
+    public init(position: GeoPoint, altitude: Double? = nil, time: UTCTimestamp? = nil, speed: Double? = nil,
+                name: String? = nil, description: String? = nil, type: String? = nil, line: Int = 0) {
+        self.position = position
+        self.altitude = altitude
+        self.time = time
+        self.speed = speed
+        self.name = name
+        self.description = description
+        self.type = type
+        self.line = line
+    }
+}
+
+public struct GPXRoute: Hashable, Sendable {
+    public var name: String?
+    public var points: [GPXPoint]
+}
+
+public struct GPXTrack: Hashable, Sendable {
+    public var name: String?
+    public var segments: [[GPXPoint]]
+}
+
+/// A GPX document as read: what the runner needs of it (names, times, points), nothing more.
+public struct GPXDocument: Hashable, Sendable {
+    /// "1.1" or "1.0", from the namespace.
+    public var version: String
+    public var name: String?
+    public var time: UTCTimestamp?
+    public var waypoints: [GPXPoint] = []
+    public var routes: [GPXRoute] = []
+    public var tracks: [GPXTrack] = []
+    /// The line of the `<gpx>` element.
+    public var line: Int
+
+    public var trackPointCount: Int { tracks.reduce(0) { $0 + $1.segments.reduce(0) { $0 + $1.count } } }
+    public var routePointCount: Int { routes.reduce(0) { $0 + $1.points.count } }
+}
+
+/// Reads GPX 1.1 and 1.0 with Foundation's XMLParser (a SAX parser: no tree in memory).
+///
+/// Refused, with the line and the reason: a file that is not well-formed XML (truncated
+/// included), one whose root element is not `gpx` in the GPX 1.1 or 1.0 namespace, a point
+/// without `lat` or `lon` or with one that is not a number or out of range, an `ele` or
+/// `speed` that is not a number, a `time` that is not an ISO 8601 date and time.
+public enum GPXReader {
+    public static let namespaces = [
+        "http://www.topografix.com/GPX/1/1": "1.1",
+        "http://www.topografix.com/GPX/1/0": "1.0",
+    ]
+
+    /// Reads the file at `path`.
+    public static func read(path: String) throws(GPXError) -> GPXDocument {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw GPXError(file: path, line: nil, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: "is a folder, not a GPX file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Reads a document; `file` names it in errors.
+    public static func parse(_ data: Data, file: String) throws(GPXError) -> GPXDocument {
+        guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
+            throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file")
+        }
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        let handler = Handler(file: file, parser: parser)
+        parser.delegate = handler
+        let ok = parser.parse()
+        if let error = handler.error { throw error }
+        if !ok || handler.xmlError != nil {
+            let code = handler.xmlError?.code ?? (parser.parserError as NSError?)?.code ?? 0
+            let line = handler.xmlError?.line ?? parser.lineNumber
+            throw GPXError(file: file, line: line, reason: describe(code, open: handler.stack.last?.name))
+        }
+        guard let document = handler.document else {
+            throw GPXError(file: file, line: nil, reason: "no XML element: not a GPX file")
+        }
+        return document
+    }
+
+    /// The XML parser's first error in words. The codes are libxml2's (`xmlParserErrors`),
+    /// which Foundation's parser reports on every platform; `XMLParser.ErrorCode` is not used
+    /// because swift-corelibs-foundation numbers it differently from the codes it reports.
+    static func describe(_ code: Int, open element: String?) -> String {
+        let what: String
+        switch code {
+        case 3, 4: what = "no XML document: the file is not XML"
+        case 5, 77:
+            if let element {
+                what = "the file ends before <\(element)> is closed (truncated?)"
+            } else {
+                what = "there is content after the end of the document"
+            }
+        case 76: what = "an element is closed by the wrong end tag"
+        case 72, 73: what = "a '<' or '>' is missing"
+        case 23, 24, 26, 27, 68: what = "a bad entity reference (a bare '&'?)"
+        case 39, 40, 41, 42: what = "a badly written attribute (values need quotes)"
+        case 9: what = "a character that XML does not allow"
+        case 32: what = "the encoding is not supported"
+        default: what = "XML parser error \(code)"
+        }
+        return "not well-formed XML: \(what)"
+    }
+
+    /// Parses an xsd:dateTime as GPX writes it: `2024-05-01T07:30:00Z`, with optional
+    /// fractional seconds, and `Z`, `+hh:mm`, `-hh:mm` or nothing (taken as UTC).
+    public static func parseTime(_ text: Substring) -> UTCTimestamp? {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: Character) -> Bool {
+            guard i < b.count, b[i] == c.asciiValue! else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
+              expect("T"), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
+              let second = digits(2),
+              let date = CivilDate(year: year, month: month, day: day), hour < 24, minute < 60, second < 60
+        else { return nil }
+        var millisecond = 0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale = 100
+            var any = false
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                millisecond += Int(b[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+                any = true
+            }
+            guard any else { return nil }
+        }
+        var offsetMinutes = 0
+        if i < b.count {
+            if b[i] == UInt8(ascii: "Z") {
+                i += 1
+            } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                guard let h = digits(2), expect(":"), let m = digits(2), h <= 14, m < 60 else { return nil }
+                offsetMinutes = sign * (h * 60 + m)
+            } else {
+                return nil
+            }
+        }
+        guard i == b.count else { return nil }
+        let ms = Int64(((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millisecond)
+        return UTCTimestamp(millisecondsSince1970: Int64(date.daysSince1970) * 86_400_000 + ms)
+    }
+
+    /// A decimal number as XML Schema writes one (`-12.5`, `+3`, `.5`, `1e3`), finite.
+    /// Refuses what `Double(_:)` alone would take: `nan`, `inf`, hexadecimal.
+    public static func parseNumber(_ text: Substring) -> Double? {
+        guard !text.isEmpty,
+              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2B || $0 == 0x2D || $0 == 0x65 || $0 == 0x45 }),
+              let value = Double(text), value.isFinite
+        else { return nil }
+        return value
+    }
+
+    // MARK: - The SAX handler
+
+    final class Handler: NSObject, XMLParserDelegate {
+        let file: String
+        unowned let parser: XMLParser
+        var error: GPXError?
+        /// The first error the XML parser reported (later ones follow from it).
+        var xmlError: (code: Int, line: Int)?
+        var document: GPXDocument?
+        var namespace = ""
+
+        /// Open elements: local name, whether in the GPX namespace, line.
+        var stack: [(name: String, gpx: Bool, line: Int)] = []
+        var text = ""
+        var capturing = false
+        var point: GPXPoint?
+        var route: GPXRoute?
+        var track: GPXTrack?
+        var segment: [GPXPoint]?
+
+        init(file: String, parser: XMLParser) {
+            self.file = file
+            self.parser = parser
+        }
+
+        func fail(_ reason: String, line: Int? = nil) {
+            // A well-formedness error reported first is the real problem (libxml2 recovers
+            // and goes on, e.g. with an unquoted attribute dropped).
+            guard error == nil, xmlError == nil else { return }
+            error = GPXError(file: file, line: line ?? parser.lineNumber, reason: reason)
+            parser.abortParsing()
+        }
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes: [String: String] = [:]) {
+            guard error == nil else { return }
+            let line = parser.lineNumber
+            guard document != nil else {
+                // The root element decides whether this is GPX at all.
+                let ns = namespaceURI ?? ""
+                guard elementName == "gpx", let version = GPXReader.namespaces[ns] else {
+                    let shown = qName ?? elementName
+                    if elementName == "gpx" {
+                        fail(ns.isEmpty
+                             ? "<gpx> has no namespace: not GPX 1.1 (xmlns=\"http://www.topografix.com/GPX/1/1\") or 1.0"
+                             : "<gpx> is in namespace \(ns), not GPX 1.1 or 1.0", line: line)
+                    } else {
+                        fail("not a GPX file: the root element is <\(shown)>, not <gpx>", line: line)
+                    }
+                    return
+                }
+                namespace = ns
+                self.document = GPXDocument(version: version, line: line)
+                stack.append((elementName, true, line))
+                return
+            }
+            let inGPX = namespaceURI == namespace
+            let parent = stack.last
+            stack.append((elementName, inGPX, line))
+            let insideForeign = stack.dropLast().contains { !$0.gpx }
+            if !inGPX || insideForeign {
+                // Extensions: only a point's speed is read.
+                if elementName == "speed", point != nil { startText() }
+                return
+            }
+            switch elementName {
+            case "wpt", "rtept", "trkpt":
+                guard let p = readPoint(elementName, attributes, line: line) else { return }
+                point = p
+            case "rte":
+                route = GPXRoute(name: nil, points: [])
+            case "trk":
+                track = GPXTrack(name: nil, segments: [])
+            case "trkseg":
+                segment = []
+            case "name", "desc", "type", "time", "ele", "speed":
+                if point != nil || parent?.name == "metadata" || parent?.name == "gpx"
+                    || parent?.name == "rte" || parent?.name == "trk" {
+                    startText()
+                }
+            default:
+                break
+            }
+        }
+
+        func startText() {
+            text = ""
+            capturing = true
+        }
+
+        func readPoint(_ tag: String, _ attributes: [String: String], line: Int) -> GPXPoint? {
+            func coordinate(_ key: String, limit: Double) -> Double? {
+                guard let raw = attributes[key] else {
+                    fail("<\(tag)> without \(key)", line: line)
+                    return nil
+                }
+                let trimmed = raw.trimmingCharacters(in: .whitespaces)
+                guard let value = GPXReader.parseNumber(Substring(trimmed)) else {
+                    fail("<\(tag)> \(key)=\"\(raw)\" is not a number", line: line)
+                    return nil
+                }
+                guard abs(value) <= limit else {
+                    fail("<\(tag)> \(key)=\"\(raw)\" is out of range (-\(Int(limit)) to \(Int(limit)) degrees)", line: line)
+                    return nil
+                }
+                return value
+            }
+            guard let lat = coordinate("lat", limit: 90), let lon = coordinate("lon", limit: 180) else { return nil }
+            return GPXPoint(position: GeoPoint(latitude: lat, longitude: lon), line: line)
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            if capturing { text += string }
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            if capturing { text += String(decoding: CDATABlock, as: UTF8.self) }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?) {
+            guard error == nil, let (name, inGPX, line) = stack.popLast() else { return }
+            let parent = stack.last?.name
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let wasCapturing = capturing
+            capturing = false
+            if !inGPX || stack.contains(where: { !$0.gpx }) {
+                if name == "speed", wasCapturing, point != nil { setSpeed(value, line: line) }
+                return
+            }
+            switch name {
+            case "name", "desc", "type":
+                guard wasCapturing else { return }
+                if point != nil {
+                    if name == "name" { point?.name = value }
+                    if name == "desc" { point?.description = value }
+                    if name == "type" { point?.type = value }
+                } else if name == "name" {
+                    switch parent {
+                    case "metadata", "gpx": document?.name = value
+                    case "rte": route?.name = value
+                    case "trk": track?.name = value
+                    default: break
+                    }
+                }
+            case "time":
+                guard wasCapturing else { return }
+                guard let time = GPXReader.parseTime(Substring(value)) else {
+                    fail("<time> \"\(value)\" is not an ISO 8601 UTC date and time (like 2024-05-01T07:30:00Z)", line: line)
+                    return
+                }
+                if point != nil {
+                    point?.time = time
+                } else if parent == "metadata" || parent == "gpx" {
+                    document?.time = time
+                }
+            case "ele":
+                guard wasCapturing, point != nil else { return }
+                guard let ele = GPXReader.parseNumber(Substring(value)) else {
+                    fail("<ele> \"\(value)\" is not a number", line: line)
+                    return
+                }
+                point?.altitude = ele
+            case "speed":
+                if wasCapturing, point != nil { setSpeed(value, line: line) }
+            case "wpt":
+                if let point { document?.waypoints.append(point) }
+                point = nil
+            case "rtept":
+                if let point { route?.points.append(point) }
+                point = nil
+            case "trkpt":
+                if let point { segment?.append(point) }
+                point = nil
+            case "rte":
+                if let route { document?.routes.append(route) }
+                route = nil
+            case "trkseg":
+                if let segment { track?.segments.append(segment) }
+                segment = nil
+            case "trk":
+                if let track { document?.tracks.append(track) }
+                track = nil
+            default:
+                break
+            }
+        }
+
+        func setSpeed(_ value: String, line: Int) {
+            guard let speed = GPXReader.parseNumber(Substring(value)), speed >= 0 else {
+                fail("<speed> \"\(value)\" is not a speed (metres per second)", line: line)
+                return
+            }
+            point?.speed = speed
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if xmlError == nil, error == nil {
+                xmlError = ((parseError as NSError).code, parser.lineNumber)
+                parser.abortParsing()
+            }
+        }
+    }
+}

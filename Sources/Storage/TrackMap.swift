@@ -1,0 +1,166 @@
+import Coaching
+import Foundation
+import PacerCore
+
+/// The route drawn on a small character map (R6, R19), north up: `*` the line, `S` the start,
+/// `E` the end, `W` waypoints. Pure functions, so tests can check the drawing exactly.
+public enum TrackMap {
+    /// Renders segments (each drawn as a connected line; gaps between segments are not drawn)
+    /// and waypoints on a `width` × `height` grid. Positions are projected equirectangularly
+    /// about the middle latitude (fine at a run's scale), and a character cell counts as twice
+    /// as tall as it is wide, so a square track looks square in a terminal. The drawing is
+    /// centred; every row is exactly `width` characters. Start and end win over waypoints,
+    /// which win over the line; where start and end share a cell, it shows `S`.
+    public static func render(segments: [[GeoPoint]], waypoints: [GeoPoint] = [], width: Int = 60,
+                              height: Int = 20) -> [String] {
+        precondition(width >= 1 && height >= 1)
+        var grid = Array(repeating: Array(repeating: Character(" "), count: width), count: height)
+        guard let projection = Projection(segments.flatMap { $0 } + waypoints, width: width, height: height) else {
+            return grid.map { String($0) }
+        }
+        func put(_ c: (x: Int, y: Int), _ mark: Character) { grid[c.y][c.x] = mark }
+        for segment in segments {
+            var previous: (x: Int, y: Int)?
+            for p in segment {
+                let c = projection.cell(p)
+                if let previous {
+                    line(from: previous, to: c) { put($0, "*") }
+                } else {
+                    put(c, "*")
+                }
+                previous = c
+            }
+        }
+        for w in waypoints { put(projection.cell(w), "W") }
+        if let end = segments.last(where: { !$0.isEmpty })?.last { put(projection.cell(end), "E") }
+        if let start = segments.first(where: { !$0.isEmpty })?.first { put(projection.cell(start), "S") }
+        return grid.map { String($0) }
+    }
+
+    /// Metres per column of the map `render` draws with the same arguments (a row is two
+    /// columns tall); nil when there is nothing to draw.
+    public static func metresPerColumn(segments: [[GeoPoint]], waypoints: [GeoPoint] = [], width: Int = 60,
+                                       height: Int = 20) -> Double? {
+        Projection(segments.flatMap { $0 } + waypoints, width: width, height: height)?.column
+    }
+
+    /// Equirectangular about the middle latitude, scaled to fit and centred.
+    struct Projection {
+        let minLat: Double, minLon: Double
+        let xScale: Double, yScale: Double
+        /// Metres per column; a row is two columns tall.
+        let column: Double
+        let offsetX: Double, offsetY: Double
+        let width: Int, height: Int
+
+        init?(_ points: [GeoPoint], width: Int, height: Int) {
+            guard let first = points.first else { return nil }
+            var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
+            for p in points {
+                minLat = min(minLat, p.latitude)
+                maxLat = max(maxLat, p.latitude)
+                minLon = min(minLon, p.longitude)
+                maxLon = max(maxLon, p.longitude)
+            }
+            yScale = Geodesy.earthRadius * .pi / 180
+            xScale = yScale * cos((minLat + maxLat) / 2 * .pi / 180)
+            let spanX = (maxLon - minLon) * xScale
+            let spanY = (maxLat - minLat) * yScale
+            var column = max(width > 1 ? spanX / Double(width - 1) : spanX,
+                             height > 1 ? spanY / Double(2 * (height - 1)) : spanY / 2)
+            if column <= 0 { column = 1 }
+            self.column = column
+            self.minLat = minLat
+            self.minLon = minLon
+            self.offsetX = (Double(width - 1) - spanX / column) / 2
+            self.offsetY = (Double(height - 1) - spanY / (2 * column)) / 2
+            self.width = width
+            self.height = height
+        }
+
+        func cell(_ p: GeoPoint) -> (x: Int, y: Int) {
+            let x = ((p.longitude - minLon) * xScale / column + offsetX).rounded()
+            let up = ((p.latitude - minLat) * yScale / (2 * column) + offsetY).rounded()
+            return (min(width - 1, max(0, Int(x))), min(height - 1, max(0, height - 1 - Int(up))))
+        }
+    }
+
+    /// Bresenham's line between two cells, both ends included.
+    static func line(from a: (x: Int, y: Int), to b: (x: Int, y: Int), _ plot: ((x: Int, y: Int)) -> Void) {
+        var x = a.x, y = a.y
+        let dx = abs(b.x - a.x), dy = -abs(b.y - a.y)
+        let sx = a.x < b.x ? 1 : -1, sy = a.y < b.y ? 1 : -1
+        var error = dx + dy
+        while true {
+            plot((x, y))
+            if x == b.x && y == b.y { return }
+            let e2 = 2 * error
+            if e2 >= dy {
+                error += dy
+                x += sx
+            }
+            if e2 <= dx {
+                error += dx
+                y += sy
+            }
+        }
+    }
+
+    /// The map in a frame, with a legend and the scale.
+    public static func framed(segments: [[GeoPoint]], waypoints: [GeoPoint] = [], width: Int = 60,
+                              height: Int = 20) -> [String] {
+        let rows = render(segments: segments, waypoints: waypoints, width: width, height: height)
+        var lines = ["+" + String(repeating: "-", count: width) + "+"]
+        lines += rows.map { "|" + $0 + "|" }
+        lines.append(lines[0])
+        var legend = "S start  E end  W waypoint  * track; north up"
+        if let metres = metresPerColumn(segments: segments, waypoints: waypoints, width: width, height: height) {
+            let scale = metres >= 1000 ? "\(ActivityFormat.fixed(metres / 1000, places: 1)) km"
+                                       : "\(ActivityFormat.fixed(metres, places: metres < 10 ? 1 : 0)) m"
+            legend += "; a column is \(scale) wide, a row twice that"
+        }
+        lines.append(legend)
+        return lines
+    }
+}
+
+/// An elevation profile (R19, R20) as a small bar chart: altitude up, distance across.
+public enum ElevationChart {
+    /// `height` rows of `#` bars over `width` columns, each row labelled on the left (the top
+    /// with the highest altitude, the bottom with the lowest), then a distance axis. Empty
+    /// when the profile is.
+    public static func render(_ profile: [ProfileSample], width: Int = 60, height: Int = 8) -> [String] {
+        guard let first = profile.first, let last = profile.last, width >= 2, height >= 1 else { return [] }
+        let low = profile.map(\.altitude).min() ?? first.altitude
+        let high = profile.map(\.altitude).max() ?? first.altitude
+        var levels: [Int] = []
+        var k = 0
+        for i in 0..<width {
+            let d = first.distance + (last.distance - first.distance) * Double(i) / Double(width - 1)
+            while k + 1 < profile.count, profile[k + 1].distance < d { k += 1 }
+            var altitude = profile[k].altitude
+            if k + 1 < profile.count {
+                let a = profile[k], b = profile[k + 1]
+                let span = b.distance - a.distance
+                altitude = span > 0 ? a.altitude + (b.altitude - a.altitude) * min(1, max(0, (d - a.distance) / span)) : b.altitude
+            }
+            let level = high > low ? Int(((altitude - low) / (high - low) * Double(height - 1)).rounded()) : 0
+            levels.append(level)
+        }
+        let top = "\(Int(high.rounded())) m"
+        let bottom = "\(Int(low.rounded())) m"
+        let labelWidth = max(top.count, bottom.count)
+        func pad(_ s: String) -> String { String(repeating: " ", count: labelWidth - s.count) + s }
+        var lines: [String] = []
+        for row in stride(from: height - 1, through: 0, by: -1) {
+            let label = row == height - 1 ? pad(top) : row == 0 ? pad(bottom) : String(repeating: " ", count: labelWidth)
+            lines.append(label + " |" + String(levels.map { $0 >= row ? "#" : " " }))
+        }
+        let start = "0 km"
+        let end = "\(ActivityFormat.kilometres(last.distance)) km"
+        let gap = max(1, width - start.count - end.count)
+        lines.append(String(repeating: " ", count: labelWidth) + " +" + String(repeating: "-", count: width))
+        lines.append(String(repeating: " ", count: labelWidth + 2) + start + String(repeating: " ", count: gap) + end)
+        return lines
+    }
+}

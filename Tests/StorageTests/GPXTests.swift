@@ -1,0 +1,350 @@
+import Coaching
+import Foundation
+import PacerCore
+import Storage
+import Testing
+
+/// A GPX 1.1 document: line 1 the XML declaration, line 2 `<gpx>`, the body from line 3.
+func gpxDocument(_ body: String, namespace: String = "http://www.topografix.com/GPX/1/1",
+                 version: String = "1.1") -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <gpx version="\(version)" creator="test" xmlns="\(namespace)">
+    \(body)
+    </gpx>
+
+    """
+}
+
+@Suite("GPX export")
+struct GPXExportTests {
+    @Test func exportedActivityIsValidGPX11() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try SampleActivity().record(into: store)
+        let path = "\(dir)/tempo.gpx"
+        try store.exportGPX(activity: id, to: path)
+        try validateGPX(path)
+
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.components(separatedBy: "<trkseg>").count == 3)
+        #expect(text.components(separatedBy: "<trkpt ").count == 36)
+        #expect(text.components(separatedBy: "<wpt ").count == 3)
+        #expect(text.contains("<name>Tempo &lt;Tuesday&gt; &amp; co</name>"))
+        #expect(text.contains("<time>2024-05-01T08:00:00.000Z</time>"))
+        #expect(text.contains("<name>Fountain &quot;north&quot;</name>"))
+        #expect(text.contains(#"<trkpt lat="45.1" lon="6.2"><ele>200.0</ele><time>2024-05-01T08:00:00.000Z</time>"#
+                              + "<extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>3.25</gpxtpx:speed>"
+                              + "</gpxtpx:TrackPointExtension></extensions></trkpt>"))
+        // No half-written temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".tmp") }.isEmpty)
+    }
+
+    @Test func exportWithOnlyWhatTheRunnerChoseIsValid() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try SampleActivity().record(into: store)
+        let path = "\(dir)/shared.gpx"
+        try store.exportGPX(activity: id, to: path,
+                            options: GPXExportOptions(times: false, speeds: false, elevations: true, waypoints: false))
+        try validateGPX(path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("<time>"))
+        #expect(!text.contains("speed"))
+        #expect(!text.contains("<wpt"))
+        #expect(text.contains("<ele>"))
+    }
+
+    @Test func activityWithoutPointsExportsValidGPX() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try store.begin(SampleActivity().start)
+        try store.finish(id, end: .stopped, endedAt: nil, activeTime: .zero)
+        let path = "\(dir)/empty.gpx"
+        try store.exportGPX(activity: id, to: path)
+        try validateGPX(path)
+    }
+
+    @Test func exportedRouteIsValidGPX11() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let source = try writeFile(gpxDocument("""
+            <wpt lat="45.2" lon="6.1"><ele>300</ele><name>Col</name><desc>the top</desc></wpt>
+            <rte><name>Loop</name>
+            <rtept lat="45.1" lon="6.1"><ele>200</ele></rtept>
+            <rtept lat="45.2" lon="6.1"><ele>300</ele></rtept>
+            </rte>
+            """), "loop.gpx", in: dir)
+        let route = try store.importGPX(file: source, as: .route)
+        let path = "\(dir)/out.gpx"
+        try store.exportGPX(route: route.id, to: path)
+        try validateGPX(path)
+        let again = try store.importGPX(file: path, as: .route)
+        #expect(try store.route(again.id).points == store.route(route.id).points)
+        #expect(try store.route(again.id).waypoints == store.route(route.id).waypoints)
+    }
+
+    @Test func writerKeepsTheSchemasOrder() throws {
+        var writer = GPXWriter(creator: "t")
+        writer.waypoint(GeoPoint(latitude: 1, longitude: 2), name: "a")
+        writer.beginRoute(name: "r")
+        writer.routePoint(GeoPoint(latitude: 1, longitude: 2))
+        writer.append(Fix(time: t0, position: GeoPoint(latitude: 1.5, longitude: 2), altitude: 3, speed: 1, hdop: 0.9))
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = "\(dir)/w.gpx"
+        try Data(writer.finish()).write(to: URL(fileURLWithPath: path))
+        try validateGPX(path)
+    }
+
+    @Test func exportToAFolderThatDoesNotExistIsSaidClearly() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try SampleActivity().record(into: store)
+        #expect(throws: StorageError.self) { try store.exportGPX(activity: id, to: "\(dir)/no/such/folder/x.gpx") }
+        #expect(throws: StorageError.unknownActivity(77)) { try store.exportGPX(activity: 77, to: "\(dir)/x.gpx") }
+    }
+}
+
+@Suite("GPX import")
+struct GPXImportTests {
+    @Test func exportThenImportGivesTheSamePoints() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let sample = SampleActivity()
+        let id = try sample.record(into: store)
+        let path = "\(dir)/tempo.gpx"
+        try store.exportGPX(activity: id, to: path)
+
+        let result = try store.importGPX(file: path, as: .activity)
+        #expect(result.kind == .activity)
+        #expect(result.pointCount == 35)
+        #expect(result.waypointCount == 2)
+        let imported = try store.activity(result.id)
+        #expect(imported.points == sample.points)
+        #expect(imported.waypoints == sample.waypoints)
+        #expect(imported.summary.name == sample.start.name)
+        #expect(imported.summary.state == .completed)
+        #expect(imported.summary.source == path)
+        #expect(imported.summary.startedAt == t0)
+        #expect(imported.summary.endedAt == sample.points.last?.time)
+        #expect(imported.summary.activeTime == .seconds(19 + 14))
+        #expect(try imported.statistics == store.activity(id).statistics)
+        #expect(imported.cues.isEmpty)
+        #expect(imported.phaseResults.isEmpty)
+    }
+
+    @Test func importAsRouteListsItsNumbers() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        // 1 km north in ten 100 m steps, climbing 50 m then dropping 100 m.
+        var points = ""
+        for i in 0...10 {
+            let lat = 45 + Double(i) * 100 / metresPerDegree
+            let ele = i <= 5 ? 200 + i * 10 : 250 - (i - 5) * 20
+            points += "<trkpt lat=\"\(lat)\" lon=\"6\"><ele>\(ele)</ele><time>2024-05-01T08:\(i < 10 ? "0" : "")\(i):00Z</time></trkpt>\n"
+        }
+        let path = try writeFile(gpxDocument("""
+            <metadata><name>Hill &amp; dale</name></metadata>
+            <wpt lat="45.0045" lon="6"><ele>250</ele><name>Top</name></wpt>
+            <trk><name>ignored: the metadata name wins</name><trkseg>
+            \(points)</trkseg></trk>
+            """), "hill.gpx", in: dir)
+        let result = try store.importGPX(file: path, as: .route)
+        #expect(result.kind == .route)
+        #expect(result.name == "Hill & dale")
+        let route = try #require(try store.routes().first)
+        #expect(route.name == "Hill & dale")
+        #expect(abs(route.distance - 1000) < 0.5)
+        #expect(route.elevationGain == 50)
+        #expect(route.elevationLoss == 100)
+        #expect(route.minimumElevation == 150)
+        #expect(route.maximumElevation == 250)
+        #expect(route.duration == .seconds(600))
+        #expect(route.pointCount == 11)
+        #expect(route.waypointCount == 1)
+        #expect(route.start == GeoPoint(latitude: 45, longitude: 6))
+        let here = GeoPoint(latitude: 45 - 2000 / metresPerDegree, longitude: 6)
+        #expect(abs((route.distanceToStart(from: here) ?? 0) - 2000) < 0.5)
+        let detail = try store.route(result.id)
+        #expect(detail.waypoints.map(\.name) == ["Top"])
+        #expect(detail.statistics.elevationProfile.count == 50)
+        let lines = ActivityReport.routes([route], from: here)
+        #expect(lines[1].hasPrefix("   1  Hill & dale                  1.00  00:10:00      50     100     150     250      11     1"))
+        #expect(lines[1].hasSuffix("2.00"))
+        #expect(try store.activities().isEmpty)
+    }
+
+    @Test func gpx10RouteWithSpeedsImports() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let path = try writeFile(gpxDocument("""
+            <name>Old file</name>
+            <time>2004-06-01T10:00:00Z</time>
+            <trk><trkseg>
+            <trkpt lat="45.0" lon="6.0"><ele>100</ele><time>2004-06-01T10:00:00Z</time><speed>2.5</speed></trkpt>
+            <trkpt lat="45.001" lon="6.0"><ele>101</ele><time>2004-06-01T10:00:40+00:00</time><speed>2.75</speed></trkpt>
+            </trkseg></trk>
+            """, namespace: "http://www.topografix.com/GPX/1/0", version: "1.0"), "old.gpx", in: dir)
+        let result = try store.importGPX(file: path, as: .activity)
+        let activity = try store.activity(result.id)
+        #expect(activity.summary.name == "Old file")
+        #expect(activity.points.map(\.speed) == [2.5, 2.75])
+        #expect(activity.points.last?.time == UTCTimestamp(millisecondsSince1970: 1_086_084_040_000))
+    }
+
+    @Test func routeFileImportedAsActivityIsRefusedWithAReason() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let path = try writeFile(gpxDocument("""
+            <rte><rtept lat="45" lon="6"/><rtept lat="45.1" lon="6"/></rte>
+            """), "route.gpx", in: dir)
+        #expect(throws: GPXError(file: path, line: 2,
+                                 reason: "no track (<trk>) points: the file holds a route; import it as a route")) {
+            try store.importGPX(file: path, as: .activity)
+        }
+        #expect(try store.importGPX(file: path, as: .route).pointCount == 2)
+    }
+
+    @Test func parsesTimes() {
+        func t(_ s: String) -> Int64? { GPXReader.parseTime(Substring(s))?.millisecondsSince1970 }
+        #expect(t("2024-05-01T08:00:00Z") == 1_714_550_400_000)
+        #expect(t("2024-05-01T08:00:00.5Z") == 1_714_550_400_500)
+        #expect(t("2024-05-01T08:00:00.123456Z") == 1_714_550_400_123)
+        #expect(t("2024-05-01T10:00:00+02:00") == 1_714_550_400_000)
+        #expect(t("2024-05-01T03:30:00-04:30") == 1_714_550_400_000)
+        #expect(t("2024-05-01T08:00:00") == 1_714_550_400_000)
+        for bad in ["", "yesterday", "2024-05-01", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2024-05-01T24:00:00Z",
+                    "2024-05-01T08:00:60Z", "2024-05-01T08:00:00.Z", "2024-05-01T08:00:00ZZ", "2024-05-01 08:00:00Z",
+                    "2024-05-01T08:00:00+2"] {
+            #expect(t(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func parsesNumbersStrictly() {
+        #expect(GPXReader.parseNumber("-12.5") == -12.5)
+        #expect(GPXReader.parseNumber("+3") == 3)
+        #expect(GPXReader.parseNumber(".5") == 0.5)
+        for bad in ["", "nan", "inf", "0x10", "1,5", "12 m", "1e999"] {
+            #expect(GPXReader.parseNumber(Substring(bad)) == nil, "\(bad)")
+        }
+    }
+}
+
+/// Broken files are refused with the file, the line and the reason, and store nothing (R19, R25).
+@Suite("GPX import refusals")
+struct GPXRefusalTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var content: String
+        var kind: GPXImportKind = .route
+        var line: Int?
+        var reason: String
+        var testDescription: String { name }
+    }
+
+    static let trackPoint = #"<trk><trkseg><trkpt lat="45" lon="6"><time>2024-05-01T08:00:00Z</time></trkpt>"#
+
+    static let cases: [Case] = [
+        Case(name: "empty file", content: "", line: nil, reason: "the file is empty: not a GPX file"),
+        Case(name: "blank file", content: "  \n\n", line: nil, reason: "the file is empty: not a GPX file"),
+        Case(name: "not XML", content: "lat,lon\n45,6\n", line: 1, reason: "not well-formed XML: no XML document: the file is not XML"),
+        Case(name: "binary", content: "\u{1}\u{2}PNG\u{0}", line: 1, reason: "not well-formed XML: no XML document: the file is not XML"),
+        Case(name: "not GPX",
+             content: "<?xml version=\"1.0\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document/></kml>\n",
+             line: 2, reason: "not a GPX file: the root element is <kml>, not <gpx>"),
+        Case(name: "gpx without namespace", content: "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"x\">\n</gpx>\n",
+             line: 2, reason: "<gpx> has no namespace"),
+        Case(name: "gpx in another namespace", content: gpxDocument("", namespace: "http://example.com/gpx"),
+             line: 2, reason: "<gpx> is in namespace http://example.com/gpx, not GPX 1.1 or 1.0"),
+        Case(name: "missing lat", content: gpxDocument("<wpt lon=\"6\"><name>x</name></wpt>"),
+             line: 3, reason: "<wpt> without lat"),
+        Case(name: "missing lon", content: gpxDocument("<trk><trkseg>\n<trkpt lat=\"45\"></trkpt></trkseg></trk>"),
+             line: 4, reason: "<trkpt> without lon"),
+        Case(name: "lat 95", content: gpxDocument("<rte>\n\n<rtept lat=\"95\" lon=\"6\"/></rte>"),
+             line: 5, reason: "<rtept> lat=\"95\" is out of range (-90 to 90 degrees)"),
+        Case(name: "lon 200", content: gpxDocument("<rte><rtept lat=\"45\" lon=\"-200.5\"/></rte>"),
+             line: 3, reason: "<rtept> lon=\"-200.5\" is out of range (-180 to 180 degrees)"),
+        Case(name: "lat not a number", content: gpxDocument("<rte><rtept lat=\"north\" lon=\"6\"/></rte>"),
+             line: 3, reason: "<rtept> lat=\"north\" is not a number"),
+        Case(name: "bad time", content: gpxDocument(trackPoint + "\n<trkpt lat=\"45\" lon=\"6\">\n<time>yesterday</time></trkpt></trkseg></trk>"),
+             line: 5, reason: "<time> \"yesterday\" is not an ISO 8601 UTC date and time (like 2024-05-01T07:30:00Z)"),
+        Case(name: "impossible date", content: gpxDocument("<metadata><time>2024-02-30T00:00:00Z</time></metadata>"),
+             line: 3, reason: "<time> \"2024-02-30T00:00:00Z\" is not an ISO 8601 UTC date and time (like 2024-05-01T07:30:00Z)"),
+        Case(name: "bad elevation", content: gpxDocument("<wpt lat=\"45\" lon=\"6\"><ele>high</ele></wpt>"),
+             line: 3, reason: "<ele> \"high\" is not a number"),
+        Case(name: "truncated",
+             content: String(gpxDocument(trackPoint + "\n<trkpt lat=\"45.1\" lon=\"6\"><time>2024-05-01T08:00:09Z</time></trkpt>\n</trkseg></trk>").prefix(240)),
+             line: 4, reason: "not well-formed XML: the file ends before <time> is closed (truncated?)"),
+        Case(name: "mismatched tags", content: gpxDocument("<trk><trkseg></trk>"),
+             line: 3, reason: "not well-formed XML: an element is closed by the wrong end tag"),
+        Case(name: "bare ampersand", content: gpxDocument("<metadata><name>Hill & dale</name></metadata>"),
+             line: 3, reason: "not well-formed XML: a bad entity reference (a bare '&'?)"),
+        Case(name: "unquoted attribute", content: gpxDocument("<wpt lat=45 lon=6/>"),
+             line: 3, reason: "not well-formed XML: a badly written attribute (values need quotes)"),
+        Case(name: "content after the end", content: gpxDocument("") + "<gpx/>\n",
+             line: 5, reason: "not well-formed XML: there is content after the end of the document"),
+        Case(name: "nothing to import", content: gpxDocument("<metadata><name>Empty</name></metadata>"),
+             line: 2, reason: "no route (<rte>) or track (<trk>) points to import"),
+        Case(name: "activity without times",
+             content: gpxDocument("<trk><trkseg>\n<trkpt lat=\"45\" lon=\"6\"/></trkseg></trk>"), kind: .activity,
+             line: 4, reason: "<trkpt> without <time>: an activity needs a time at every point (import the file as a route)"),
+        Case(name: "activity going back in time",
+             content: gpxDocument(trackPoint + "\n<trkpt lat=\"45\" lon=\"6\"><time>2024-05-01T07:59:00Z</time></trkpt></trkseg></trk>"),
+             kind: .activity, line: 4,
+             reason: "<trkpt> time 2024-05-01T07:59:00.000Z is before the previous point's 2024-05-01T08:00:00.000Z"),
+    ]
+
+    @Test(arguments: cases)
+    func refused(_ c: Case) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        // Something already stored, to see that it stays exactly as it was.
+        _ = try SampleActivity().record(into: store)
+        let good = try writeFile(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/></rte>"), "good.gpx", in: dir)
+        _ = try store.importGPX(file: good, as: .route)
+        let before = try store.rowCounts()
+
+        let path = try writeFile(c.content, "broken.gpx", in: dir)
+        #expect {
+            _ = try store.importGPX(file: path, as: c.kind)
+        } throws: { error in
+            guard let error = error as? GPXError else {
+                Issue.record("not a GPXError: \(error)")
+                return false
+            }
+            #expect(error.file == path)
+            #expect(error.line == c.line, "\(error)")
+            #expect(error.reason.hasPrefix(c.reason), "\(error)")
+            return true
+        }
+        #expect(try store.rowCounts() == before)
+    }
+
+    @Test func aMissingFileIsSaidClearly() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        #expect(throws: GPXError(file: "\(dir)/nope.gpx", line: nil, reason: "no such file")) {
+            try store.importGPX(file: "\(dir)/nope.gpx", as: .route)
+        }
+        #expect(throws: GPXError(file: dir, line: nil, reason: "is a folder, not a GPX file")) {
+            try store.importGPX(file: dir, as: .route)
+        }
+    }
+
+    @Test func errorDescriptionNamesFileAndLine() {
+        #expect(GPXError(file: "a.gpx", line: 7, reason: "bad").description == "a.gpx:7: bad")
+        #expect(GPXError(file: "a.gpx", line: nil, reason: "bad").description == "a.gpx: bad")
+    }
+}
