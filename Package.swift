@@ -90,7 +90,8 @@ let package = Package(
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CoachingTests", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "PacerCore"],
+            name: "RuntimeTests",
+            dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore"], swiftSettings: swiftSettings),

@@ -1,8 +1,10 @@
+import Coaching
 import Foundation
 import HAL
 import LinuxHardware
 import Logging
 import Simulation
+import Storage
 
 /// How time passes for the device being built.
 public enum Timing: Sendable {
@@ -55,6 +57,15 @@ public enum Configurator {
             gps: try makeGPSSource(settings.gps, clock: clock, logger: logger),
             buzzer: try makeBuzzer(settings.buzzer, logger: logger),
             battery: try makeBattery(settings.battery))
+    }
+
+    /// The activity store in the settings' data folder (SQLite, created when missing).
+    public static func makeActivityStore(_ settings: Settings) throws(ConfigurationError) -> ActivityStore {
+        do {
+            return try ActivityStore(directory: settings.dataDirectory)
+        } catch {
+            throw ConfigurationError("\(error)")
+        }
     }
 
     public static func makeClock(_ timing: Timing) -> any RunnableClock {

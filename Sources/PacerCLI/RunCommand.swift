@@ -1,0 +1,166 @@
+import ArgumentParser
+import Coaching
+import Configurator
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import HAL
+import Logging
+import PacerCore
+import Runtime
+import Storage
+import Synchronization
+
+/// `pacer run`: the device itself. Follows a workout of a plan with pace cues, captures
+/// waypoints, records the track.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run a workout: pace cues, waypoints, and the recorded track.",
+        discussion: """
+            On the board: gpsd or a serial GPS and ALSA (the settings' parts). On a desktop: \
+            --source file:RUN.nmea and --buzzer wav:CUES.wav or null; add --fast to replay as \
+            fast as possible on a virtual clock. In a terminal, a status line shows the phase, \
+            time left, speed, band and distance; keys: w waypoint, p pause/resume, s stop. \
+            `pacer ctl` and SIGUSR1 (a waypoint) work too. Unfinished activities found at \
+            start (a power cut) are closed as recovered.
+            """)
+
+    @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/.")
+    var plan: String
+
+    @Option(name: .long, help: "Workout number in the plan (from 1).")
+    var workout: Int = 1
+
+    @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, none.")
+    var source: String?
+
+    @Option(name: .long, help: "Data folder (default: the settings' data_dir).")
+    var dataDir: String?
+
+    @Flag(name: .long, help: "Replay on a virtual clock, as fast as possible (file sources).")
+    var fast = false
+
+    @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: today).")
+    var today: String?
+
+    @OptionGroup var device: DeviceOptions
+
+    func validate() throws {
+        if workout < 1 { throw ValidationError("--workout counts from 1") }
+    }
+
+    func run() throws {
+        var settings = try device.settings(gps: source)
+        if let dataDir { settings.dataDirectory = dataDir }
+        let logger = Logger(label: "pacer")
+
+        // The plan, and whether its workout may start.
+        let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
+        guard let planPath = PlanLoader.resolve(plan, plansDir: plansDir) else {
+            throw ValidationError("no plan '\(plan)': not a file, nor a plan in \(plansDir)")
+        }
+        let trainingPlan: TrainingPlan
+        do {
+            trainingPlan = try PlanLoader.load(path: planPath)
+            try PlanLoader.checkStartable(plan: trainingPlan, workoutIndex: workout - 1, today: try date())
+        } catch let error as DataFileError {
+            throw ValidationError(error.description)
+        } catch {
+            throw ValidationError("\(planPath): \(error)")
+        }
+
+        // The device and its storage; an activity left unfinished by a power cut is closed.
+        let built: Device
+        let store: ActivityStore
+        do {
+            built = try Configurator.makeDevice(settings: settings, timing: fast ? .virtual : .realTime, logger: logger)
+            store = try Configurator.makeActivityStore(settings)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        for id in try store.recoverUnfinished() {
+            print("recovered unfinished activity \(id) (stored as recovered with every committed point)")
+        }
+
+        let display = RunDisplay(interactive: !fast && isatty(1) == 1)
+        let clock = built.clock
+        let runtime = DeviceRuntime(
+            parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
+                         profile: built.profile, cues: built.cues, log: store),
+            plan: trainingPlan, workoutIndex: workout - 1, positioning: built.gps != nil, logger: logger,
+            onCue: { cue, status in display.cue(cue, status) },
+            onFinish: { _ in clock.stop() })
+        display.header(trainingPlan, workout: trainingPlan.workouts[workout - 1], profile: built.profile, settings: settings)
+
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        for source in [interrupt, terminate] {
+            source.setEventHandler { runtime.stop() }
+            source.resume()
+        }
+        if display.interactive {
+            clock.scheduleRepeating(every: .seconds(1)) { display.refresh(runtime.status) }
+        }
+
+        try runtime.start()
+        clock.run()
+        interrupt.cancel()
+        terminate.cancel()
+        display.finish(runtime.status)
+
+        if let id = runtime.status.activityID {
+            let detail = try store.activity(id)
+            for line in ActivityReport.detail(detail, mapWidth: 50, mapHeight: 14) { print(line) }
+        }
+    }
+
+    /// `--today`, else the system date (the CLI may read the wall clock; the runtime never does).
+    func date() throws -> CivilDate {
+        if let today {
+            let parts = today.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, let d = CivilDate(year: parts[0], month: parts[1], day: parts[2]) else {
+                throw ValidationError("--today '\(today)' is not a date (YYYY-MM-DD)")
+            }
+            return d
+        }
+        let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        return UTCTimestamp(millisecondsSince1970: ms).date
+    }
+}
+
+/// What `pacer run` prints: a header, a line per cue, and in a terminal a live status line.
+final class RunDisplay: Sendable {
+    let interactive: Bool
+
+    init(interactive: Bool) {
+        self.interactive = interactive
+    }
+
+    func header(_ plan: TrainingPlan, workout: Workout, profile: PowerProfile, settings: Settings) {
+        print("\(plan.name): \(workout.name), \(workout.phases.count) phases, \(RuntimeStatus.clock(workout.duration))")
+        print("profile \(profile.name): position every \(Int(profile.positionInterval.inSeconds)) s, "
+            + "alerts every \(Int(profile.alertInterval.inSeconds)) s, \(profile.cueStyle.rawValue)")
+        print("gps \(settings.gps), buzzer \(settings.buzzer), data \(settings.dataDirectory)")
+    }
+
+    func cue(_ cue: Cue, _ status: RuntimeStatus) {
+        let text = "\(status.line)  [\(cue.rawValue)]"
+        write(interactive ? "\r\u{1B}[K" + text + "\n" : text + "\n")
+    }
+
+    func refresh(_ status: RuntimeStatus) {
+        write("\r\u{1B}[K" + status.line)
+    }
+
+    func finish(_ status: RuntimeStatus) {
+        write((interactive ? "\r\u{1B}[K" : "") + status.line + "\n")
+    }
+
+    private func write(_ text: String) {
+        FileDescriptorOutput.write(Array(text.utf8), to: 1)
+    }
+}

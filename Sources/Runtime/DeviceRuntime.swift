@@ -1,0 +1,348 @@
+import Coaching
+import HAL
+import Logging
+import PacerCore
+import Synchronization
+
+/// The firmware's main loop (R1, R2, R4, R8, R20, R28): takes fixes from the GPS source, time
+/// from the clock and presses from the controls; follows the runner through a workout with
+/// the pace coach, sounds its cues, captures waypoints and records the track.
+///
+/// Uses only the HAL and the storage port, so the same code runs on the board and in
+/// scenarios. All its state lives on the clock's loop: public commands may be called from any
+/// thread and hop onto the loop with `execute`.
+public final class DeviceRuntime: Sendable {
+    public struct Parts: Sendable {
+        public var clock: any PacerClock
+        public var gps: (any GPSSource)?
+        public var buzzer: any Buzzer
+        public var battery: any BatteryGauge
+        public var profile: PowerProfile
+        public var cues: CueBook
+        public var log: any ActivityLog
+
+        public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
+                    profile: PowerProfile, cues: CueBook, log: any ActivityLog) {
+            self.clock = clock
+            self.gps = gps
+            self.buzzer = buzzer
+            self.battery = battery
+            self.profile = profile
+            self.cues = cues
+            self.log = log
+        }
+    }
+
+    /// A waypoint press that could not be stored, and why.
+    public enum WaypointOutcome: Hashable, Sendable {
+        case stored(Waypoint)
+        case storedAtLastKnownPosition(Waypoint)
+        case duplicate
+        case noPositionYet
+        case notRecording
+    }
+
+    /// Battery level at which the low-battery cue sounds (once).
+    public static let lowBatteryPercent = 15.0
+    /// Presses closer together than this are one press.
+    public static let waypointDebounce = Duration.seconds(1)
+
+    private struct State {
+        var coach: PaceCoach
+        var activity: Int64?
+        var segment = 0
+        var newSegmentPending = false
+        var lastFix: Fix?
+        var hasFixNow = false
+        var gps = GPSStatus.disconnected
+        var points = 0
+        var waypoints = 0
+        var lastWaypointAt: Instant?
+        var lastCue: Cue?
+        var timer: ScheduledTask?
+        var flushTimer: ScheduledTask?
+        var batteryTimer: ScheduledTask?
+        var warnedLowBattery = false
+        var finished = false
+        var battery: BatteryReading?
+    }
+
+    public let parts: Parts
+    public let plan: TrainingPlan
+    public let workout: Workout
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let onFinish: @Sendable (ActivityEnd) -> Void
+    private let onCue: @Sendable (Cue, RuntimeStatus) -> Void
+
+    /// `onCue` hears every cue as it sounds (the terminal shows them); `onFinish` hears the
+    /// end of the activity (the CLI stops the clock).
+    public init(
+        parts: Parts, plan: TrainingPlan, workoutIndex: Int, positioning: Bool = true,
+        logger: Logger = Logger(label: "pacer.runtime"),
+        onCue: @escaping @Sendable (Cue, RuntimeStatus) -> Void = { _, _ in },
+        onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
+    ) {
+        self.parts = parts
+        self.plan = plan
+        self.workout = plan.workouts[workoutIndex]
+        self.logger = logger
+        self.onFinish = onFinish
+        self.onCue = onCue
+        let coach = PaceCoach(
+            workout: plan.workouts[workoutIndex],
+            settings: CoachSettings(
+                alertInterval: parts.profile.alertInterval, smoothingWindow: parts.profile.smoothingWindow),
+            positioning: positioning && parts.gps != nil)
+        state = Mutex(State(coach: coach))
+    }
+
+    // MARK: Commands (any thread)
+
+    /// Begins the activity and the workout. Throws when storage refuses to begin.
+    public func start() throws {
+        let activity = try parts.log.begin(ActivityStart(
+            name: "\(plan.name): \(workout.name)", startedAt: nil, plan: plan.name, workout: workout.name,
+            profile: parts.profile.name))
+        parts.clock.execute { [self] in
+            let now = parts.clock.now
+            let out = state.withLock { s -> [CoachOutput] in
+                s.activity = activity
+                return s.coach.start(at: now)
+            }
+            handle(out)
+            let flush = parts.clock.scheduleRepeating(every: parts.profile.trackFlushInterval) { [self] in commit() }
+            let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
+            state.withLock {
+                $0.flushTimer = flush
+                $0.batteryTimer = battery
+            }
+            rescheduleTick()
+        }
+        if let gps = parts.gps {
+            let sink = GPSEventSink(clock: parts.clock, samplingInterval: parts.profile.positionInterval) { [self] event in
+                gpsEvent(event)
+            }
+            gps.start(sink)
+        }
+    }
+
+    /// Captures a waypoint at the current position (R20). The answer arrives on the loop.
+    public func waypoint(_ name: String, reply: @escaping @Sendable (WaypointOutcome) -> Void = { _ in }) {
+        parts.clock.execute { [self] in reply(captureWaypoint(name)) }
+    }
+
+    public func pause() {
+        parts.clock.execute { [self] in
+            let now = parts.clock.now
+            let out = state.withLock { s -> [CoachOutput] in
+                guard s.coach.isRunning else { return [] }
+                s.newSegmentPending = true
+                return s.coach.pause(at: now)
+            }
+            handle(out)
+            rescheduleTick()
+            logger.info("paused")
+        }
+    }
+
+    public func resume() {
+        parts.clock.execute { [self] in
+            let now = parts.clock.now
+            let out = state.withLock { $0.coach.resume(at: now) }
+            handle(out)
+            rescheduleTick()
+            logger.info("resumed")
+        }
+    }
+
+    /// Stops the workout now; the activity is stored as stopped.
+    public func stop() {
+        parts.clock.execute { [self] in
+            let now = parts.clock.now
+            let out = state.withLock { $0.coach.stop(at: now) }
+            handle(out)
+            finish(.stopped)
+        }
+    }
+
+    /// A snapshot for displays; safe from any thread.
+    public var status: RuntimeStatus {
+        let now = parts.clock.now
+        return state.withLock { s in
+            RuntimeStatus(
+                plan: plan.name, workout: workout.name, profile: parts.profile.name, coach: s.coach.status(at: now),
+                gps: s.gps, positioning: s.coach.positioning, activityID: s.activity, points: s.points,
+                waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery)
+        }
+    }
+
+    // MARK: On the loop
+
+    private func gpsEvent(_ event: GPSEvent) {
+        let now = parts.clock.now
+        var out: [CoachOutput] = []
+        var point: (TrackPoint, Int64)?
+        state.withLock { s in
+            guard !s.finished else { return }
+            switch event {
+            case .status(let status, let detail):
+                s.gps = status
+                logger.info("gps \(status.rawValue)\(detail.map { ": \($0)" } ?? "")")
+                switch status {
+                case .fix:
+                    s.hasFixNow = true
+                case .fixLost, .disconnected, .acquiring:
+                    if s.hasFixNow { s.newSegmentPending = true }
+                    s.hasFixNow = false
+                    out = s.coach.fixLost(at: now)
+                case .connected:
+                    break
+                }
+            case .fix(let fix):
+                s.hasFixNow = true
+                s.lastFix = fix
+                guard s.coach.isRunning, let activity = s.activity else { return }
+                if s.newSegmentPending {
+                    s.segment += s.points > 0 ? 1 : 0
+                    s.newSegmentPending = false
+                }
+                point = (TrackPoint(segment: s.segment, time: fix.time, position: fix.position,
+                                    altitude: fix.altitude, speed: fix.speed), activity)
+                s.points += 1
+                out = s.coach.fix(fix.position, speed: fix.speed, at: now)
+            }
+        }
+        if let (p, activity) = point {
+            do {
+                try parts.log.append(p, to: activity)
+            } catch {
+                logger.error("cannot store a track point: \(error)")
+            }
+        }
+        handle(out)
+        rescheduleTick()
+    }
+
+    private func tick() {
+        let now = parts.clock.now
+        handle(state.withLock { $0.coach.tick(at: now) })
+        rescheduleTick()
+    }
+
+    /// One timer at the coach's next deadline: the device sleeps until something is due.
+    private func rescheduleTick() {
+        let deadline = state.withLock { s -> Instant? in
+            s.timer?.cancel()
+            s.timer = nil
+            return s.finished ? nil : s.coach.nextDeadline
+        }
+        guard let deadline else { return }
+        let task = parts.clock.schedule(at: deadline) { [self] in tick() }
+        state.withLock { $0.timer = task }
+    }
+
+    private func handle(_ outputs: [CoachOutput]) {
+        for output in outputs {
+            switch output {
+            case .cue(let cue, let phase):
+                sound(cue, phase: phase)
+            case .phaseStarted(let index):
+                logger.info("phase \(index + 1)/\(workout.phases.count) \(workout.phases[index].name)")
+            case .phaseFinished(let result):
+                if let activity = state.withLock({ $0.activity }) {
+                    do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
+                }
+            case .workoutCompleted:
+                finish(.completed)
+            }
+        }
+    }
+
+    private func sound(_ cue: Cue, phase: Int?) {
+        parts.buzzer.play(cue, tones: parts.cues.tones(for: cue, style: parts.profile.style(for: cue)))
+        let now = parts.clock.now
+        let (activity, elapsed) = state.withLock { s -> (Int64?, Duration) in
+            s.lastCue = cue
+            return (s.activity, s.coach.elapsed(at: now))
+        }
+        if let activity {
+            do {
+                try parts.log.add(CueRecord(elapsed: elapsed, cue: cue.rawValue, phase: phase), to: activity)
+            } catch {
+                logger.error("cannot store a cue: \(error)")
+            }
+        }
+        onCue(cue, status)
+    }
+
+    private func captureWaypoint(_ name: String) -> WaypointOutcome {
+        let now = parts.clock.now
+        let outcome: WaypointOutcome = state.withLock { s in
+            guard let activity = s.activity, !s.finished else { return .notRecording }
+            if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }
+            guard let fix = s.lastFix else { return .noPositionYet }
+            s.lastWaypointAt = now
+            let waypoint = Waypoint(
+                name: name, time: fix.time, position: fix.position, altitude: fix.altitude,
+                atLastKnownPosition: !s.hasFixNow)
+            do {
+                try parts.log.add(waypoint, to: activity)
+            } catch {
+                logger.error("cannot store waypoint '\(name)': \(error)")
+                return .notRecording
+            }
+            s.waypoints += 1
+            return s.hasFixNow ? .stored(waypoint) : .storedAtLastKnownPosition(waypoint)
+        }
+        switch outcome {
+        case .stored, .storedAtLastKnownPosition: sound(.waypointSaved, phase: nil)
+        default: break
+        }
+        return outcome
+    }
+
+    private func checkBattery() {
+        let reading = parts.battery.read()
+        let warn = state.withLock { s -> Bool in
+            s.battery = reading
+            guard let reading, !reading.charging, reading.percent <= DeviceRuntime.lowBatteryPercent,
+                  !s.warnedLowBattery, !s.finished else { return false }
+            s.warnedLowBattery = true
+            return true
+        }
+        if warn { sound(.lowBattery, phase: nil) }
+    }
+
+    private func commit() {
+        do {
+            try parts.log.commit()
+        } catch {
+            logger.error("cannot commit the track: \(error)")
+        }
+    }
+
+    private func finish(_ end: ActivityEnd) {
+        let now = parts.clock.now
+        let done = state.withLock { s -> (Int64?, Duration, UTCTimestamp?)? in
+            guard !s.finished else { return nil }
+            s.finished = true
+            s.timer?.cancel()
+            s.flushTimer?.cancel()
+            s.batteryTimer?.cancel()
+            return (s.activity, s.coach.elapsed(at: now), s.lastFix?.time)
+        }
+        guard let (activity, elapsed, lastTime) = done else { return }
+        parts.gps?.stop()
+        if let activity {
+            do {
+                try parts.log.finish(activity, end: end, endedAt: lastTime, activeTime: elapsed)
+            } catch {
+                logger.error("cannot close the activity: \(error)")
+            }
+        }
+        parts.buzzer.drain()
+        logger.info("activity \(activity.map(String.init) ?? "-") \(end.rawValue) after \(RuntimeStatus.clock(elapsed))")
+        onFinish(end)
+    }
+}

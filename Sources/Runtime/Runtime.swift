@@ -1,1 +1,0 @@
-// The runtime loop lives here (pace coaching, waypoints, recording), driven by the HAL.

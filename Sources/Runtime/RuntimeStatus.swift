@@ -1,0 +1,64 @@
+import Coaching
+import HAL
+import PacerCore
+
+/// What the device shows the runner (R1, R20): the live status line, `pacer ctl status`.
+public struct RuntimeStatus: Hashable, Sendable {
+    public var plan: String
+    public var workout: String
+    public var profile: String
+    public var coach: CoachStatus
+    public var gps: GPSStatus
+    public var positioning: Bool
+    public var activityID: Int64?
+    public var points: Int
+    public var waypoints: Int
+    public var lastCue: Cue?
+    public var battery: BatteryReading?
+
+    /// `00:12:31  phase 2/5 Tempo  11.4 km/h  band 10.0–11.0  SLOW DOWN  1.23 km  fix`
+    public var line: String {
+        var parts = [
+            RuntimeStatus.clock(coach.elapsed),
+            "phase \(coach.phaseIndex + 1)/\(coach.phaseCount) \(coach.phaseName)",
+            "left \(RuntimeStatus.clock(coach.phaseTimeLeft))",
+        ]
+        if positioning {
+            let speed = coach.smoothedSpeed.map { RuntimeStatus.kmh($0) + " km/h" } ?? "-- km/h"
+            parts.append(speed)
+        }
+        parts.append("band \(RuntimeStatus.kmh(coach.phase.minimumSpeed))–\(RuntimeStatus.kmh(coach.phase.maximumSpeed))")
+        if positioning, let needed = coach.neededSpeed {
+            parts.append("need \(RuntimeStatus.kmh(needed))")
+        }
+        switch coach.pace {
+        case .slow: parts.append("SPEED UP")
+        case .fast: parts.append("SLOW DOWN")
+        case .onPace: parts.append("on pace")
+        case .unknown: break
+        }
+        parts.append(String(format3(coach.distance / 1000)) + " km")
+        parts.append(positioning ? gps.rawValue : "positioning off")
+        if coach.paused { parts.append("PAUSED") }
+        if coach.finished { parts.append("FINISHED") }
+        return parts.joined(separator: "  ")
+    }
+
+    static func kmh(_ metresPerSecond: Double) -> String {
+        let tenths = Int((metresPerSecond * 36).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// `hh:mm:ss`.
+    public static func clock(_ d: Duration) -> String {
+        let s = max(0, Int(d.inSeconds.rounded(.down)))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
+    }
+}
+
+private func format3(_ v: Double) -> String {
+    let thousandths = Int((v * 1000).rounded())
+    let frac = thousandths % 1000
+    return "\(thousandths / 1000)." + (frac < 10 ? "00" : frac < 100 ? "0" : "") + "\(frac)"
+}

@@ -1,0 +1,128 @@
+import Coaching
+import HAL
+import PacerCore
+import Runtime
+import Storage
+import Synchronization
+import Testing
+
+@Suite("Device runtime")
+struct DeviceRuntimeTests {
+    /// Two phases against a recording: too slow in the first, on pace in the second. The
+    /// cues sound at the coach's times, every sampled fix is stored, and the activity closes
+    /// as completed with its phase results.
+    @Test func followsAWorkoutAndRecordsIt() throws {
+        let rig = try Rig(recording(seconds: 130) { s in s < 60 ? 2.0 : 3.0 },
+                          plan: plan(("slow part", 60, 2.5, 3.5), ("steady", 60, 2.5, 3.5)),
+                          profile: profile(position: 1, alert: 20, window: 3, flush: 5))
+        try rig.run()
+        #expect(rig.finished.value == .completed)
+        // The second phase's band applies at once: the smoothed speed is still too slow at 60 s.
+        #expect(rig.cues(.speedUp) == [0, 20, 40, 60])
+        #expect(rig.cues(.onPace).first == 61)
+        #expect(rig.cues(.phaseChange) == [60])
+        #expect(rig.cues(.workoutComplete) == [120])
+        let id = try #require(rig.runtime.status.activityID)
+        let detail = try rig.store.activity(id)
+        #expect(detail.summary.state == .completed)
+        // A fix a second from 0 to 119 s: at 120 s the workout's end comes before that second's fix.
+        #expect(detail.points.count == 120)
+        #expect(detail.phaseResults.map(\.name) == ["slow part", "steady"])
+        #expect(detail.cues.map(\.cue) == rig.buzzer.cues.map(\.rawValue))
+        #expect(abs(detail.statistics.distance - (59 * 2.0 + 60 * 3.0)) < 1)
+    }
+
+    /// The profile's position interval decides how many points are stored.
+    @Test func theProfileSamplesTheTrack() throws {
+        let rig = try Rig(recording(seconds: 200) { _ in 3.0 },
+                          plan: plan(("run", 180, 2.5, 3.5)),
+                          profile: profile(position: 10, alert: 60, window: 20, flush: 30))
+        try rig.run()
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(detail.points.count == 18)  // 0, 10, …, 170 s; the workout ends at 180 s
+        #expect(rig.cues(.onPace) == [0, 60, 120])
+    }
+
+    /// A fix loss: a gps-lost cue, a reminder, gps-back; the track splits into segments.
+    @Test func gpsOutageCuesAndSplitsTheTrack() throws {
+        let rig = try Rig(recording(seconds: 100) { s in (30..<55).contains(s) ? nil : 3.0 },
+                          plan: plan(("run", 90, 2.5, 3.5)), profile: profile(position: 1, alert: 10, window: 3))
+        try rig.run()
+        #expect(rig.cues(.gpsLost) == [30, 40, 50])
+        #expect(rig.cues(.gpsBack) == [55])
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(Set(detail.points.map(\.segment)) == [0, 1])
+        #expect(detail.points.filter { $0.segment == 0 }.count == 30)
+    }
+
+    @Test func positioningOffRunsOnTimeAlone() throws {
+        let rig = try Rig(recording(seconds: 10) { _ in 3.0 }, plan: plan(("a", 30, 2, 3), ("b", 30, 2, 3)),
+                          positioning: false)
+        try rig.run()
+        #expect(rig.cues.map(\.1) == [.phaseChange, .workoutComplete])
+        #expect(rig.cues.map(\.0) == [30, 60])
+    }
+
+    @Test func waypointsAtTheCurrentOrLastKnownPosition() throws {
+        let rig = try Rig(recording(seconds: 100) { s in (40..<60).contains(s) ? nil : 3.0 },
+                          plan: plan(("run", 90, 2.5, 3.5)), profile: profile(position: 1, alert: 60, window: 3))
+        let outcomes = OutcomeLog()
+        let clock = rig.clock
+        let runtime = rig.runtime
+        clock.schedule(at: .zero) { runtime.waypoint("too early") { outcomes.add($0) } }
+        clock.schedule(at: Instant.zero + .seconds(20)) { runtime.waypoint("Water") { outcomes.add($0) } }
+        clock.schedule(at: Instant.zero + .milliseconds(20_500)) { runtime.waypoint("Water") { outcomes.add($0) } }
+        clock.schedule(at: Instant.zero + .seconds(50)) { runtime.waypoint("Bridge") { outcomes.add($0) } }
+        try rig.run()
+        let all = outcomes.all
+        #expect(all.count == 4)
+        #expect(all[0] == .noPositionYet)
+        guard case .stored(let water) = all[1] else { Issue.record("\(all[1])"); return }
+        #expect(all[2] == .duplicate, "a second press within a second is the same press")
+        guard case .storedAtLastKnownPosition(let bridge) = all[3] else { Issue.record("\(all[3])"); return }
+        #expect(bridge.atLastKnownPosition)
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(detail.waypoints.map(\.name) == ["Water", "Bridge"])
+        #expect(detail.waypoints[0].position == water.position)
+        #expect(rig.cues(.waypointSaved) == [20, 50])
+    }
+
+    @Test func pauseStopsTimeAndStartsANewSegment() throws {
+        let rig = try Rig(recording(seconds: 200) { _ in 3.0 }, plan: plan(("run", 100, 2.5, 3.5)),
+                          profile: profile(position: 1, alert: 60, window: 3))
+        let clock = rig.clock
+        let runtime = rig.runtime
+        clock.schedule(at: Instant.zero + .seconds(30)) { runtime.pause() }
+        clock.schedule(at: Instant.zero + .seconds(60)) { runtime.resume() }
+        try rig.run()
+        #expect(rig.cues(.workoutComplete) == [130], "30 paused seconds move the end from 100 to 130 s")
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(Set(detail.points.map(\.segment)) == [0, 1])
+        #expect(!detail.points.contains { (31..<60).contains(Int($0.time.millisecondOfDay / 1000) - 7 * 3600) })
+    }
+
+    @Test func stopEndsTheActivityAsStopped() throws {
+        let rig = try Rig(recording(seconds: 200) { _ in 3.0 }, plan: plan(("run", 150, 2.5, 3.5)))
+        let runtime = rig.runtime
+        rig.clock.schedule(at: Instant.zero + .seconds(45)) { runtime.stop() }
+        try rig.run()
+        #expect(rig.finished.value == .stopped)
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(detail.summary.state == .stopped)
+        #expect(detail.phaseResults.first?.duration == .seconds(45))
+        #expect(rig.cues(.workoutComplete).isEmpty)
+    }
+
+    @Test func lowBatteryCuesOnce() throws {
+        let rig = try Rig(recording(seconds: 200) { _ in 3.0 }, plan: plan(("run", 150, 2.5, 3.5)),
+                          profile: profile(alert: 60), battery: 12)
+        try rig.run()
+        #expect(rig.cues(.lowBattery) == [0])
+    }
+}
+
+final class OutcomeLog: Sendable {
+    private let items = Mutex<[DeviceRuntime.WaypointOutcome]>([])
+    func add(_ o: DeviceRuntime.WaypointOutcome) { items.withLock { $0.append(o) } }
+    var all: [DeviceRuntime.WaypointOutcome] { items.withLock { $0 } }
+}

@@ -1,0 +1,115 @@
+import Coaching
+import Foundation
+import HAL
+import PacerCore
+import Runtime
+import Simulation
+import Storage
+import Synchronization
+
+/// Writes an NMEA recording: one GGA + RMC cycle per second from 2026-05-02T07:00:00Z, the
+/// runner heading north at `speed(s)` m/s; `nil` speed means the receiver has no fix that
+/// second (RMC `V`, GGA quality 0).
+func recording(seconds: Int, speed: (Int) -> Double?) -> String {
+    var lines = ["# test recording"]
+    var north = 0.0
+    for s in 0..<seconds {
+        let tod = 7 * 3600 + s
+        let hhmmss = String(format: "%02d%02d%02d.00", tod / 3600, tod / 60 % 60, tod % 60)
+        guard let v = speed(s) else {
+            lines.append(nmea("GPGGA,\(hhmmss),,,,,0,00,99.9,,M,,M,,"))
+            lines.append(nmea("GPRMC,\(hhmmss),V,,,,,,,020526,,,N"))
+            continue
+        }
+        north += v
+        let lat = 52.0 + north / 111_195.0
+        let deg = Int(lat)
+        let minutes = (lat - Double(deg)) * 60
+        let latText = String(format: "%02d%09.6f", deg, minutes)
+        let knots = v / (1852.0 / 3600.0)
+        lines.append(nmea("GPGGA,\(hhmmss),\(latText),N,00418.000000,E,1,08,0.9,5.0,M,46.0,M,,"))
+        lines.append(nmea(String(format: "GPRMC,%@,A,%@,N,00418.000000,E,%.3f,0.0,020526,,,A", hhmmss, latText, knots)))
+    }
+    return lines.joined(separator: "\r\n") + "\r\n"
+}
+
+func nmea(_ body: String) -> String {
+    var sum: UInt8 = 0
+    for b in body.utf8 { sum ^= b }
+    return "$" + body + String(format: "*%02X", sum)
+}
+
+func temporaryDirectory(_ name: String = #function) throws -> String {
+    let dir = FileManager.default.temporaryDirectory
+        .appendingPathComponent("pacer-runtime-\(name.filter(\.isLetter))-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func profile(position: Int = 1, alert: Int = 10, window: Int = 5, flush: Int = 5) -> PowerProfile {
+    PowerProfile(
+        name: "test", summary: "test", positionInterval: .seconds(position), alertInterval: .seconds(alert),
+        cueStyle: .beeps, smoothingWindow: .seconds(window), trackFlushInterval: .seconds(flush))
+}
+
+let testCues = CueBook(sounds: Dictionary(uniqueKeysWithValues: Cue.allCases.map {
+    ($0, [CueStyle.beeps: [Tone(frequency: 2000, duration: .milliseconds(50))]])
+}))
+
+final class NoBattery: BatteryGauge {
+    let level: Double?
+    init(level: Double? = nil) { self.level = level }
+    var name: String { "test" }
+    func read() -> BatteryReading? { level.map { BatteryReading(percent: $0, charging: false) } }
+}
+
+/// A runtime wired to a replayed recording, the virtual clock, a recording buzzer and a real
+/// SQLite store in a temporary folder.
+struct Rig {
+    let clock = VirtualClock()
+    let buzzer: RecordingBuzzer
+    let store: ActivityStore
+    let runtime: DeviceRuntime
+    let finished = Finished()
+
+    init(_ text: String, plan: TrainingPlan, profile: PowerProfile = profile(), battery: Double? = nil,
+         positioning: Bool = true) throws {
+        let dir = try temporaryDirectory()
+        let path = dir + "/run.nmea"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        buzzer = RecordingBuzzer(clock: clock)
+        store = try ActivityStore(directory: dir)
+        let gps: (any GPSSource)? = positioning ? try NMEAFileSource(path: path, clock: clock) : nil
+        let finished = self.finished
+        let clock = self.clock
+        runtime = DeviceRuntime(
+            parts: .init(clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
+                         cues: testCues, log: store),
+            plan: plan, workoutIndex: 0, positioning: positioning,
+            onFinish: { end in
+                finished.set(end)
+                clock.stop()
+            })
+    }
+
+    func run(until limit: Int? = nil) throws {
+        try runtime.start()
+        clock.runUntilIdle(limit: limit.map { Instant.zero + .seconds($0) })
+    }
+
+    /// Cues with the second they sounded.
+    var cues: [(Int, Cue)] { buzzer.plays.map { (Int($0.instant.seconds.rounded()), $0.cue) } }
+    func cues(_ cue: Cue) -> [Int] { cues.filter { $0.1 == cue }.map(\.0) }
+}
+
+func plan(_ phases: (String, Int, Double, Double)...) -> TrainingPlan {
+    TrainingPlan(name: "test", workouts: [Workout(name: "w", phases: phases.map {
+        Phase(name: $0.0, duration: .seconds($0.1), minimumSpeed: $0.2, maximumSpeed: $0.3)
+    })])
+}
+
+final class Finished: Sendable {
+    private let end = Mutex<ActivityEnd?>(nil)
+    func set(_ value: ActivityEnd) { end.withLock { $0 = value } }
+    var value: ActivityEnd? { end.withLock { $0 } }
+}
