@@ -93,6 +93,9 @@ let package = Package(
             name: "RuntimeTests",
             dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore"],
             swiftSettings: swiftSettings),
+        // Runs the built `pacer` executable as a person would (it must be built first:
+        // `swift build --build-tests` builds it with the tests).
+        .testTarget(name: "EndToEndTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),

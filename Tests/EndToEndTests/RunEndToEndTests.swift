@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// A person's path through the device: run a bundled workout against the bundled
+/// recording, get the cues, the stored activity, its statistics and a valid GPX.
+@Suite("pacer run, end to end", .serialized)
+struct RunEndToEndTests {
+    @Test func demoWorkoutToAStoredActivityAndAValidGPX() throws {
+        let data = try Pacer.temporaryDirectory()
+        let run = try Pacer.run([
+            "run", "--plan", "demo", "--source", "file:Hardware/recordings/track-loop.nmea", "--fast",
+            "--buzzer", "wav:\(data)/cues.wav", "--profile", "high", "--data-dir", data, "--today", "2026-05-02",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        // R7: speed-up and slow-down cues for a phase, and the phases' changes.
+        for cue in ["[speed-up]", "[slow-down]", "[on-pace]", "[phase-change]", "[workout-complete]"] {
+            #expect(run.stdout.contains(cue), "no \(cue) in the run's output")
+        }
+        #expect(run.stdout.contains("Route"), "the route drawn (R6)")
+
+        let list = try Pacer.run(["activities", "list", "--data-dir", data])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("completed"))
+
+        let gpx = "\(data)/run.gpx"
+        let export = try Pacer.run(["activities", "export", "1", "--gpx", gpx, "--data-dir", data])
+        #expect(export.status == 0, "\(export.stderr)")
+        let schema = Pacer.repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
+        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--schema", schema, gpx])
+        #expect(lint.status == 0, "xmllint: \(lint.stderr)")
+
+        // The distance agrees with an independent reader of the exported GPX (gpxpy, 2D length).
+        let gpxpy = try Pacer.tool("/usr/bin/python3", [
+            "-c", "import gpxpy,sys; g=gpxpy.parse(open(sys.argv[1])); print(g.length_2d())", gpx,
+        ])
+        try #require(gpxpy.status == 0, "gpxpy: \(gpxpy.stderr) (apt-get install python3-gpxpy)")
+        let independent = try #require(Double(gpxpy.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let show = try Pacer.run(["activities", "show", "1", "--data-dir", data])
+        let ours = try #require(Self.distanceKilometres(in: show.stdout))
+        #expect(abs(ours * 1000 - independent) / independent < 0.01,
+                "pacer says \(ours) km, gpxpy \(independent) m")
+
+        let stats = try Pacer.run(["stats", "--data-dir", data])
+        #expect(stats.status == 0)
+        #expect(stats.stdout.lowercased().contains("km"))
+    }
+
+    /// Power cut: the process is killed with SIGKILL in the middle of a recording; the next
+    /// start finds the unfinished activity and closes it as recovered with its points.
+    @Test func sigkillMidRecordingIsRecovered() throws {
+        let dir = try Pacer.temporaryDirectory()
+        // A profile that samples and commits often, so that a short run stores points.
+        let hardware = "\(dir)/hardware"
+        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/plans", toPath: "\(hardware)/plans")
+        try """
+            name: quick
+            summary: Test profile that samples and commits often.
+            position_interval_s: 0.1
+            alert_interval_s: 1
+            cue_style: beeps
+            smoothing_window_s: 0.5
+            track_flush_interval_s: 0.2
+            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
+        let settings = "\(dir)/pacer.yaml"
+        try """
+            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=20
+            buzzer: "null"
+            battery: sim
+            profile: quick
+            data_dir: \(dir)/data
+            hardware_dir: \(hardware)
+            """.write(toFile: settings, atomically: true, encoding: .utf8)
+
+        let running = try Pacer.start(["run", "--plan", "demo", "--config", settings, "--today", "2026-05-02"])
+        // Wait until the store holds committed points (bounded), then pull the plug.
+        var committed = 0
+        for _ in 0..<100 {
+            usleep(100_000)
+            let count = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points"])
+            committed = Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            if committed >= 20 { break }
+        }
+        kill(running.process.processIdentifier, SIGKILL)
+        running.process.waitUntilExit()
+        #expect(running.process.terminationReason == .uncaughtSignal)
+        try #require(committed >= 20, "no points were committed before the kill")
+
+        let state = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT state FROM activities"])
+        #expect(state.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "recording")
+
+        // The next start recovers it (then stop that run at once).
+        let again = try Pacer.start(["run", "--plan", "demo", "--config", settings, "--today", "2026-05-02"])
+        usleep(500_000)
+        kill(again.process.processIdentifier, SIGTERM)
+        let out = again.standardOutputData()
+        again.process.waitUntilExit()
+        let text = String(decoding: out.0, as: UTF8.self)
+        #expect(text.contains("recovered unfinished activity 1"), "\(text)")
+
+        let list = try Pacer.run(["activities", "list", "--config", settings])
+        #expect(list.stdout.contains("recovered"), "\(list.stdout)")
+        let points = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points WHERE activity_id = 1"])
+        let recovered = Int(points.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(recovered >= committed, "every committed point survives: \(recovered) < \(committed)")
+    }
+
+    /// `Distance:  1.44 km` in `pacer activities show`.
+    static func distanceKilometres(in text: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix("Distance") {
+            let words = line.split(separator: " ")
+            if let i = words.firstIndex(of: "km"), i > 0 { return Double(words[i - 1]) }
+        }
+        return nil
+    }
+}
