@@ -21,3 +21,80 @@ public protocol ControlInput: AnyObject, Sendable {
     func start(_ handler: @escaping @Sendable (ControlCommand, _ reply: @escaping @Sendable (String) -> Void) -> Void)
     func stop()
 }
+
+/// Why a control line is not a command; the text the server replies after `error: `.
+public struct ControlParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension ControlCommand {
+    /// The longest command line, in bytes of UTF-8, not counting its line ending.
+    public static let maximumLineLength = 256
+
+    /// What `error: unknown command` lists.
+    public static let commandSummary = "waypoint NAME, pause, resume, stop, status"
+
+    /// Parses one command line of the control protocol: a verb (case does not matter), and
+    /// for `waypoint` the name, which is the rest of the line with surrounding spaces
+    /// trimmed (inner spaces and any UTF-8 kept). A trailing `\n` or `\r\n` is allowed.
+    public init(parsing line: String) throws(ControlParseError) {
+        var text = Substring(line)
+        while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text = text.dropLast() }
+        guard text.utf8.count <= Self.maximumLineLength else {
+            throw ControlParseError(
+                "command too long (\(text.utf8.count) bytes; at most \(Self.maximumLineLength))")
+        }
+        let trimmed = text.trimmingSpaces
+        guard !trimmed.isEmpty else {
+            throw ControlParseError("empty command (commands: \(Self.commandSummary))")
+        }
+        let verbEnd = trimmed.firstIndex(where: \.isControlSpace) ?? trimmed.endIndex
+        let verb = trimmed[..<verbEnd]
+        let rest = trimmed[verbEnd...].trimmingSpaces
+        switch verb.lowercased() {
+        case "waypoint":
+            guard !rest.isEmpty else { throw ControlParseError("waypoint needs a name: waypoint NAME") }
+            if rest.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw ControlParseError("a waypoint name cannot hold control characters")
+            }
+            self = .waypoint(String(rest))
+            return
+        case "pause": self = .pause
+        case "resume": self = .resume
+        case "stop": self = .stop
+        case "status": self = .status
+        default:
+            throw ControlParseError("unknown command '\(verb)' (commands: \(Self.commandSummary))")
+        }
+        guard rest.isEmpty else { throw ControlParseError("'\(verb.lowercased())' takes no argument") }
+    }
+
+    /// The command as a protocol line, without its `\n`: `waypoint Water`, `pause`, ….
+    public var line: String {
+        switch self {
+        case .waypoint(let name): "waypoint \(name)"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .stop: "stop"
+        case .status: "status"
+        }
+    }
+}
+
+extension Character {
+    /// A space or a tab: what separates the verb from the name.
+    fileprivate var isControlSpace: Bool { self == " " || self == "\t" }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var s = self
+        while let c = s.first, c.isControlSpace { s = s.dropFirst() }
+        while let c = s.last, c.isControlSpace { s = s.dropLast() }
+        return s
+    }
+}

@@ -43,6 +43,7 @@ public final class GPSEventSink: Sendable {
     private struct State {
         var tracker = GPSStatusTracker()
         var throttle: FixThrottle
+        var latest: Fix?
     }
 
     private let clock: any PacerClock
@@ -67,6 +68,10 @@ public final class GPSEventSink: Sendable {
 
     public var status: GPSStatus { state.withLock { $0.tracker.status } }
 
+    /// The receiver's most recent fix, whether or not the sampling interval let it through:
+    /// a waypoint is taken here, not at the last sampled position. Nil once the fix is lost.
+    public var latestFix: Fix? { state.withLock { $0.latest } }
+
     /// The device or daemon is open.
     public func opened(_ detail: String? = nil) {
         emit(state.withLock { $0.tracker.opened(detail) })
@@ -74,12 +79,18 @@ public final class GPSEventSink: Sendable {
 
     /// The device vanished or the daemon went away.
     public func closed(_ reason: String) {
-        emit(state.withLock { $0.tracker.closed(reason) })
+        emit(state.withLock { s in
+            s.latest = nil
+            return s.tracker.closed(reason)
+        })
     }
 
     /// Nothing heard for a while: a fix, if there was one, is lost.
     public func silent(_ detail: String) {
-        emit(state.withLock { $0.tracker.silent(detail) })
+        emit(state.withLock { s in
+            s.latest = nil
+            return s.tracker.silent(detail)
+        })
     }
 
     /// One receiver cycle from the NMEA engine.
@@ -94,6 +105,7 @@ public final class GPSEventSink: Sendable {
     public func fix(_ fix: Fix) {
         let now = clock.now
         let events: [GPSEvent] = state.withLock { s in
+            s.latest = fix
             var out = s.tracker.fix()
             if s.throttle.admit(at: now) { out.append(.fix(fix)) }
             return out
@@ -103,7 +115,10 @@ public final class GPSEventSink: Sendable {
 
     /// A report that says there is no position.
     public func noFix() {
-        emit(state.withLock { $0.tracker.noFix() })
+        emit(state.withLock { s in
+            s.latest = nil
+            return s.tracker.noFix()
+        })
     }
 
     private func emit(_ events: [GPSEvent]) {

@@ -4,7 +4,6 @@ import Configurator
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Foundation
 import HAL
 import Logging
@@ -44,6 +43,9 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: today).")
     var today: String?
+
+    @Option(name: .long, help: "The control socket for `pacer ctl` (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
+    var socket: String?
 
     @OptionGroup var device: DeviceOptions
 
@@ -94,22 +96,24 @@ struct RunCommand: ParsableCommand {
             onFinish: { _ in clock.stop() })
         display.header(trainingPlan, workout: trainingPlan.workouts[workout - 1], profile: built.profile, settings: settings)
 
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        for source in [interrupt, terminate] {
-            source.setEventHandler { runtime.stop() }
-            source.resume()
+        let controls: [any ControlInput]
+        do {
+            controls = try Configurator.makeControls(
+                socketPath: socket, keys: display.interactive, isPaused: { runtime.status.coach.paused },
+                logger: logger)
+        } catch {
+            throw ValidationError("\(error)")
         }
         if display.interactive {
             clock.scheduleRepeating(every: .seconds(1)) { display.refresh(runtime.status) }
         }
 
         try runtime.start()
+        for control in controls {
+            control.start { command, reply in runtime.handle(command, reply: reply) }
+        }
         clock.run()
-        interrupt.cancel()
-        terminate.cancel()
+        for control in controls { control.stop() }
         display.finish(runtime.status)
 
         if let id = runtime.status.activityID {

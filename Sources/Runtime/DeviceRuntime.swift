@@ -74,6 +74,7 @@ public final class DeviceRuntime: Sendable {
     private let state: Mutex<State>
     private let onFinish: @Sendable (ActivityEnd) -> Void
     private let onCue: @Sendable (Cue, RuntimeStatus) -> Void
+    private let sink = Mutex<GPSEventSink?>(nil)
 
     /// `onCue` hears every cue as it sounds (the terminal shows them); `onFinish` hears the
     /// end of the activity (the CLI stops the clock).
@@ -123,6 +124,7 @@ public final class DeviceRuntime: Sendable {
             let sink = GPSEventSink(clock: parts.clock, samplingInterval: parts.profile.positionInterval) { [self] event in
                 gpsEvent(event)
             }
+            self.sink.withLock { $0 = sink }
             gps.start(sink)
         }
     }
@@ -164,6 +166,49 @@ public final class DeviceRuntime: Sendable {
             handle(out)
             finish(.stopped)
         }
+    }
+
+    /// Answers a control command (the socket, keys, SIGUSR1, a scenario's script) with one
+    /// line: what was done, or `error: …` when it could not be.
+    public func handle(_ command: ControlCommand, reply: @escaping @Sendable (String) -> Void) {
+        switch command {
+        case .waypoint(let name):
+            waypoint(name) { outcome in
+                switch outcome {
+                case .stored(let w):
+                    reply("waypoint '\(w.name)' stored at \(DeviceRuntime.describe(w.position))")
+                case .storedAtLastKnownPosition(let w):
+                    reply("waypoint '\(w.name)' stored at the last known position \(DeviceRuntime.describe(w.position)) (no fix now)")
+                case .duplicate:
+                    reply("error: a waypoint was stored less than a second ago (one press)")
+                case .noPositionYet:
+                    reply("error: no position yet: the GPS has had no fix since the start")
+                case .notRecording:
+                    reply("error: not recording")
+                }
+            }
+        case .pause:
+            pause()
+            parts.clock.execute { [self] in reply(status.line) }
+        case .resume:
+            resume()
+            parts.clock.execute { [self] in reply(status.line) }
+        case .stop:
+            // Answer first: once the activity ends the loop stops, and a later answer would be lost.
+            reply("stopping: \(status.line)")
+            stop()
+        case .status:
+            parts.clock.execute { [self] in reply(status.line) }
+        }
+    }
+
+    static func describe(_ p: GeoPoint) -> String {
+        func f(_ v: Double) -> String {
+            let scaled = Int((abs(v) * 100_000).rounded())
+            let frac = String(scaled % 100_000)
+            return (v < 0 ? "-" : "") + "\(scaled / 100_000)." + String(repeating: "0", count: 5 - frac.count) + frac
+        }
+        return "\(f(p.latitude)), \(f(p.longitude))"
     }
 
     /// A snapshot for displays; safe from any thread.
@@ -278,14 +323,18 @@ public final class DeviceRuntime: Sendable {
 
     private func captureWaypoint(_ name: String) -> WaypointOutcome {
         let now = parts.clock.now
+        // The receiver's latest fix, newer than the last sampled one when the profile samples slowly.
+        let current = sink.withLock { $0?.latestFix }
         let outcome: WaypointOutcome = state.withLock { s in
             guard let activity = s.activity, !s.finished else { return .notRecording }
             if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }
-            guard let fix = s.lastFix else { return .noPositionYet }
+            // A live fix from the receiver is the position now; otherwise the last one seen.
+            let live = current ?? (s.hasFixNow ? s.lastFix : nil)
+            guard let fix = live ?? s.lastFix else { return .noPositionYet }
             s.lastWaypointAt = now
             let waypoint = Waypoint(
                 name: name, time: fix.time, position: fix.position, altitude: fix.altitude,
-                atLastKnownPosition: !s.hasFixNow)
+                atLastKnownPosition: live == nil)
             do {
                 try parts.log.add(waypoint, to: activity)
             } catch {
@@ -293,7 +342,7 @@ public final class DeviceRuntime: Sendable {
                 return .notRecording
             }
             s.waypoints += 1
-            return s.hasFixNow ? .stored(waypoint) : .storedAtLastKnownPosition(waypoint)
+            return live != nil ? .stored(waypoint) : .storedAtLastKnownPosition(waypoint)
         }
         switch outcome {
         case .stored, .storedAtLastKnownPosition: sound(.waypointSaved, phase: nil)

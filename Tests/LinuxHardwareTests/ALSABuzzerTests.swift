@@ -104,7 +104,9 @@ struct ALSABuzzerTests {
             for _ in 0..<5 { buzzer.play(.gpsLost, tones: ALSABuzzerTests.melody) }
             buzzer.drain()
         }
-        #expect(elapsed < .milliseconds(50))
+        // Five melodies would take seconds to play; a silent buzzer returns at once. The bound
+        // leaves room for a loaded machine.
+        #expect(elapsed < .seconds(1))
         let messages = log.messages
         #expect(messages.count == 1)
         #expect(messages.first?.level == .warning)

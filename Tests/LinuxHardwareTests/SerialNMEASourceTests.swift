@@ -172,8 +172,9 @@ struct SerialNMEASourceTests {
         #expect(rig.source.openAttempts <= 5)
 
         let pty = try rig.plug()
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
-        #expect(rig.source.lastError == nil)
+        // The next attempt may be up to the 4 s maximum backoff away.
+        #expect(await SerialTest.eventually(timeout: .seconds(20)) { rig.log.count(.connected) == 1 })
+        #expect(await SerialTest.eventually { rig.source.lastError == nil })
         let bytes = SerialTest.cycles(0..<3)
         await pty.write(bytes)
         #expect(await SerialTest.eventually { rig.log.fixes.count == 2 })

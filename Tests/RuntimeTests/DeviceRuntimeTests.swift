@@ -64,12 +64,12 @@ struct DeviceRuntimeTests {
     }
 
     @Test func waypointsAtTheCurrentOrLastKnownPosition() throws {
-        let rig = try Rig(recording(seconds: 100) { s in (40..<60).contains(s) ? nil : 3.0 },
+        let rig = try Rig(recording(seconds: 100) { s in s < 10 || (40..<60).contains(s) ? nil : 3.0 },
                           plan: plan(("run", 90, 2.5, 3.5)), profile: profile(position: 1, alert: 60, window: 3))
         let outcomes = OutcomeLog()
         let clock = rig.clock
         let runtime = rig.runtime
-        clock.schedule(at: .zero) { runtime.waypoint("too early") { outcomes.add($0) } }
+        clock.schedule(at: Instant.zero + .seconds(5)) { runtime.waypoint("too early") { outcomes.add($0) } }
         clock.schedule(at: Instant.zero + .seconds(20)) { runtime.waypoint("Water") { outcomes.add($0) } }
         clock.schedule(at: Instant.zero + .milliseconds(20_500)) { runtime.waypoint("Water") { outcomes.add($0) } }
         clock.schedule(at: Instant.zero + .seconds(50)) { runtime.waypoint("Bridge") { outcomes.add($0) } }
@@ -85,6 +85,19 @@ struct DeviceRuntimeTests {
         #expect(detail.waypoints.map(\.name) == ["Water", "Bridge"])
         #expect(detail.waypoints[0].position == water.position)
         #expect(rig.cues(.waypointSaved) == [20, 50])
+    }
+
+    /// On a slow profile the waypoint is taken at the receiver's latest fix, not at the last
+    /// sampled one (up to a minute old on low).
+    @Test func waypointsUseTheLatestFixNotTheLastSample() throws {
+        let rig = try Rig(recording(seconds: 100) { _ in 3.0 }, plan: plan(("run", 90, 2.5, 3.5)),
+                          profile: profile(position: 60, alert: 60, window: 60))
+        let outcomes = OutcomeLog()
+        let runtime = rig.runtime
+        rig.clock.schedule(at: Instant.zero + .seconds(45)) { runtime.waypoint("Gate") { outcomes.add($0) } }
+        try rig.run()
+        guard case .stored(let gate) = outcomes.all.first else { Issue.record("\(outcomes.all)"); return }
+        #expect(gate.time.millisecondOfDay == Int32((7 * 3600 + 45) * 1000))
     }
 
     @Test func pauseStopsTimeAndStartsANewSegment() throws {
@@ -125,4 +138,41 @@ final class OutcomeLog: Sendable {
     private let items = Mutex<[DeviceRuntime.WaypointOutcome]>([])
     func add(_ o: DeviceRuntime.WaypointOutcome) { items.withLock { $0.append(o) } }
     var all: [DeviceRuntime.WaypointOutcome] { items.withLock { $0 } }
+}
+
+final class Replies: Sendable {
+    private let items = Mutex<[String]>([])
+    func add(_ s: String) { items.withLock { $0.append(s) } }
+    var all: [String] { items.withLock { $0 } }
+}
+
+@Suite("Device runtime controls")
+struct DeviceRuntimeControlTests {
+    /// Each command is answered with one line; refusals start with `error:` so that
+    /// `pacer ctl` exits non-zero.
+    @Test func commandsAreAnsweredInOneLine() throws {
+        let rig = try Rig(recording(seconds: 100) { s in s < 10 ? nil : 3.0 }, plan: plan(("run", 90, 2.5, 3.5)),
+                          profile: profile(position: 1, alert: 60, window: 3))
+        let replies = Replies()
+        let runtime = rig.runtime
+        let at = { (s: Int, c: ControlCommand) in
+            _ = rig.clock.schedule(at: Instant.zero + .seconds(s)) { runtime.handle(c) { replies.add($0) } }
+        }
+        at(5, .waypoint("Early"))
+        at(20, .status)
+        at(21, .waypoint("Water"))
+        at(30, .pause)
+        at(40, .resume)
+        at(50, .stop)
+        try rig.run()
+        let all = replies.all
+        try #require(all.count == 6, "\(all)")
+        #expect(all[0] == "error: no position yet: the GPS has had no fix since the start")
+        #expect(all[1].hasPrefix("00:00:20  phase 1/1 run"))
+        #expect(all[2].hasPrefix("waypoint 'Water' stored at 52.0"))
+        #expect(all[3].hasSuffix("PAUSED"))
+        #expect(!all[4].contains("PAUSED"))
+        #expect(all[5].hasPrefix("stopping: "))
+        #expect(rig.finished.value == .stopped)
+    }
 }

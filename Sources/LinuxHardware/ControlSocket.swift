@@ -1,0 +1,830 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HAL
+import Logging
+import PacerCore
+import Synchronization
+
+// The control socket (R20): `pacer ctl waypoint "Water"` talks to the running device over a
+// UNIX stream socket. One command line per connection, one reply, then the server closes:
+//
+//     client → server   waypoint Water 🚰\n        (UTF-8, at most 256 bytes before the \n)
+//     server → client   waypoint 'Water 🚰' stored at 48.1173 N 11.5167 E\n
+//
+// Commands: `waypoint NAME…` (the rest of the line, trimmed, is the name), `pause`, `resume`,
+// `stop`, `status`. Anything else is answered with `error: …` (the parser's message), as is
+// a line that is too long, not UTF-8, or does not arrive in time. What the device answers
+// to a good command is the runtime's business; by convention a refusal begins `error:` too,
+// and `pacer ctl` exits 1 on it.
+
+// MARK: - Errors
+
+/// The control socket cannot be set up: the path is unusable, or another Pacer owns it.
+public struct ControlSocketError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "control socket \(path): \(reason)" }
+}
+
+/// Why `pacer ctl` got no answer.
+public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Nothing listens on the path (no socket file, or a stale one).
+    case noServer(path: String)
+    case permissionDenied(path: String)
+    /// The device did not answer (or take the command) within the timeout.
+    case timedOut(path: String, timeout: Duration)
+    /// The command cannot be sent as one protocol line.
+    case invalidCommand(String)
+    case failed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noServer(let path): "no Pacer running: nothing listens on \(path)"
+        case .permissionDenied(let path): "cannot reach Pacer on \(path): permission denied (run as the device's user?)"
+        case .timedOut(let path, let timeout): "Pacer on \(path) did not answer within \(ControlIO.text(timeout))"
+        case .invalidCommand(let reason): reason
+        case .failed(let path, let reason): "Pacer on \(path): \(reason)"
+        }
+    }
+}
+
+// MARK: - The server
+
+/// The control socket server (R20): listens on a UNIX stream socket for `pacer ctl`.
+///
+/// The initializer claims the path: it refuses, with a clear error, if another Pacer answers
+/// there; it removes a stale socket file (one nobody listens on, left by a Pacer that
+/// crashed); it refuses to remove anything that is not a socket. The socket is mode 0600.
+/// For the default path (`defaultPath()`) it creates the directory, mode 0700, and refuses
+/// one that is a symlink, another user's, or open to others. Because it binds at once, a
+/// second `pacer run` fails before its activity starts; connections that arrive before
+/// `start` wait in the backlog.
+///
+/// `start` spawns one thread that serves every client with `poll` over non-blocking
+/// descriptors: a client that connects and sends nothing, sends slowly, or stops reading
+/// holds only its own connection, which is dropped after `clientTimeout` (2 s) for the
+/// line or for the reply to be taken. At most `maximumClients` connections are open at once;
+/// more are answered `error: busy` and closed. A command line longer than
+/// `ControlCommand.maximumLineLength` bytes is refused.
+///
+/// The handler is called on the server thread and must not block (the runtime hops onto
+/// its clock's loop); its `reply` may come from any thread, at most once per command. A
+/// command whose reply has not come within `replyTimeout` (5 s) is answered
+/// `error: the device did not answer in time`.
+///
+/// `stop()` ends the thread (woken through its pipe), writes the replies already given (so
+/// `pacer ctl stop` hears its answer when the device then stops), closes every connection,
+/// closes the socket and unlinks its file (unless another server has replaced it
+/// meanwhile). A server that is never started must still be stopped to release the path.
+/// `stop` may be called from the handler, on the server thread: the thread then cleans up
+/// as it ends, just after.
+///
+/// Threading: the descriptors, flags and pending replies are guarded by `state` (a
+/// `Mutex`); connections and their buffers belong to the server thread alone.
+public final class ControlSocketServer: ControlInput {
+    public typealias Handler = @Sendable (ControlCommand, _ reply: @escaping @Sendable (String) -> Void) -> Void
+
+    public let path: String
+    /// `control socket <path>`.
+    public let name: String
+    /// How long a client has to send its line, and to take the reply.
+    public let clientTimeout: Duration
+    /// How long the handler has to reply.
+    public let replyTimeout: Duration
+    /// Connections served at once.
+    public let maximumClients: Int
+
+    private let logger: Logger?
+    private let state: Mutex<State>
+    /// The socket file as bound (device, inode): only that file is unlinked at stop.
+    private let boundFile: (dev: UInt64, ino: UInt64)?
+
+    private struct State {
+        var listener: Int32
+        var started = false
+        var stopping = false
+        var thread: pthread_t?
+        var wake: WakePipe?
+        /// Commands handed to the handler and not answered yet.
+        var awaiting: Set<UInt64> = []
+        var replies: [(UInt64, String)] = []
+        var served = 0
+        /// Set when `stop` is called on the server thread: what the thread closes as it ends.
+        var closeOnExit: (listener: Int32, wake: WakePipe)?
+    }
+
+    /// `$XDG_RUNTIME_DIR/pacer/control.sock`, else `/tmp/pacer-<uid>/control.sock`.
+    public static func defaultPath() -> String {
+        defaultPath(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }, uid: getuid())
+    }
+
+    /// The default path for a given `XDG_RUNTIME_DIR` (ignored unless absolute) and user.
+    public static func defaultPath(runtimeDirectory: String?, uid: uid_t) -> String {
+        defaultDirectory(runtimeDirectory: runtimeDirectory, uid: uid) + "/control.sock"
+    }
+
+    static func defaultDirectory(runtimeDirectory: String?, uid: uid_t) -> String {
+        if let dir = runtimeDirectory, dir.hasPrefix("/") {
+            return (dir.hasSuffix("/") ? String(dir.dropLast()) : dir) + "/pacer"
+        }
+        return "/tmp/pacer-\(uid)"
+    }
+
+    /// Claims `path` and listens on it (see the type's documentation); throws
+    /// `ControlSocketError` when it cannot.
+    public init(
+        path: String = ControlSocketServer.defaultPath(), clientTimeout: Duration = .seconds(2),
+        replyTimeout: Duration = .seconds(5), maximumClients: Int = 16, logger: Logger? = nil
+    ) throws(ControlSocketError) {
+        precondition(clientTimeout > .zero && replyTimeout > .zero && maximumClients > 0, "bad limits")
+        self.path = path
+        self.clientTimeout = clientTimeout
+        self.replyTimeout = replyTimeout
+        self.maximumClients = maximumClients
+        self.logger = logger
+        name = "control socket \(path)"
+        func failure(_ reason: String) -> ControlSocketError { ControlSocketError(path: path, reason: reason) }
+
+        guard ControlIO.address(path) != nil else {
+            throw failure("path too long for a UNIX socket (at most \(ControlIO.maximumPathLength) bytes)")
+        }
+        let directory = ControlIO.directory(of: path)
+        let uid = getuid()
+        let isDefault = directory == Self.defaultDirectory(
+            runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }, uid: uid)
+        if mkdir(directory, 0o700) != 0, errno != EEXIST {
+            throw failure("cannot create the directory \(directory): \(ControlIO.describe(errno))")
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            throw failure("cannot examine \(directory): \(ControlIO.describe(errno))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw failure("\(directory) is not a directory") }
+        if isDefault, info.st_uid != uid || info.st_mode & 0o077 != 0 {
+            throw failure("\(directory) belongs to another user or is open to others; remove it or use another path")
+        }
+
+        // A file already there: a live server (refuse), a stale socket (remove), or something else (refuse).
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw failure("a file that is not a socket is in the way; not removing it")
+            }
+            switch ControlIO.probe(path) {
+            case .live:
+                throw failure("another Pacer is already running and listening on it (stop it, or use another socket path)")
+            case .stale:
+                guard unlink(path) == 0 || errno == ENOENT else {
+                    throw failure("cannot remove the stale socket file: \(ControlIO.describe(errno))")
+                }
+                logger?.info("\(path): removed a stale control socket")
+            case .error(let reason):
+                throw failure("cannot check the socket file already there: \(reason)")
+            }
+        }
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw failure("cannot create a socket: \(ControlIO.describe(errno))") }
+        var address = ControlIO.address(path)!
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw failure(code == EADDRINUSE
+                ? "another Pacer took it while this one was starting"
+                : "cannot bind: \(ControlIO.describe(code))")
+        }
+        _ = chmod(path, 0o600)
+        guard listen(fd, 16) == 0 else {
+            let code = errno
+            close(fd)
+            unlink(path)
+            throw failure("cannot listen: \(ControlIO.describe(code))")
+        }
+        boundFile = lstat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil
+        state = Mutex(State(listener: fd))
+    }
+
+    deinit {
+        // Only reached for a server whose thread has ended (the thread holds `self`).
+        let fd = state.withLock { $0.listener }
+        if fd >= 0 {
+            close(fd)
+            unlinkIfOurs()
+        }
+    }
+
+    /// How many commands have been handed to the handler.
+    public var commandsServed: Int { state.withLock { $0.served } }
+
+    // MARK: ControlInput
+
+    public func start(_ handler: @escaping Handler) {
+        let listener: Int32? = state.withLock { s in
+            guard !s.started, !s.stopping, s.listener >= 0 else { return nil }
+            s.started = true
+            return s.listener
+        }
+        guard let listener else { return }
+        let wake: WakePipe
+        do {
+            wake = try WakePipe()
+        } catch {
+            logger?.error("\(name): cannot create the wake-up pipe: \(ControlIO.describe(error.code)); pacer ctl will not work")
+            return
+        }
+        state.withLock { $0.wake = wake }
+        switch ControlThread.spawn({ [self] in serve(listener: listener, wake: wake, handler: handler) }) {
+        case .success(let thread):
+            state.withLock { $0.thread = thread }
+            logger?.info("\(name): listening")
+        case .failure(let error):
+            state.withLock { $0.wake = nil }
+            wake.close()
+            logger?.error("\(name): cannot start the server thread: \(ControlIO.describe(error.code)); pacer ctl will not work")
+        }
+    }
+
+    /// Ends the server thread, closes the connections and the socket, and unlinks the socket
+    /// file. Idempotent. Replies that come after this are dropped (the client is told the
+    /// connection closed without an answer).
+    public func stop() {
+        let (thread, wake, listener): (pthread_t?, WakePipe?, Int32) = state.withLock { s in
+            s.stopping = true
+            s.awaiting.removeAll()
+            defer {
+                s.thread = nil
+                s.wake = nil
+                s.listener = -1
+            }
+            // Poked under the lock: a reply racing with stop never writes to a closed pipe.
+            s.wake?.poke()
+            return (s.thread, s.wake, s.listener)
+        }
+        if let thread, !ControlThread.join(thread) {
+            // Called on the server thread (a handler stopping the device): the thread is
+            // still using the socket; it closes it, and the pipe, as it ends, right after.
+            if let wake { state.withLock { $0.closeOnExit = (listener, wake) } }
+            return
+        }
+        wake?.close()
+        if listener >= 0 {
+            close(listener)
+            unlinkIfOurs()
+        }
+    }
+
+    private func unlinkIfOurs() {
+        var info = stat()
+        guard let boundFile, lstat(path, &info) == 0,
+              UInt64(info.st_dev) == boundFile.dev, UInt64(info.st_ino) == boundFile.ino else { return }
+        unlink(path)
+    }
+
+    // MARK: The server thread
+
+    private enum Phase {
+        case reading
+        case awaitingReply
+        case writing
+        case closed
+    }
+
+    private struct Connection {
+        let fd: Int32
+        let id: UInt64
+        var phase = Phase.reading
+        var deadline: ContinuousClock.Instant
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var written = 0
+    }
+
+    private var isStopping: Bool { state.withLock { $0.stopping } }
+
+    private func serve(listener: Int32, wake: WakePipe, handler: @escaping Handler) {
+        let clock = ContinuousClock()
+        var connections: [Connection] = []
+        var nextID: UInt64 = 0
+        var buffer = [UInt8](repeating: 0, count: 512)
+        var fds: [pollfd] = []
+        defer {
+            for c in connections where c.phase != .closed { close(c.fd) }
+            if let leftover = state.withLock({ $0.closeOnExit }) {
+                close(leftover.listener)
+                leftover.wake.close()
+                unlinkIfOurs()
+            }
+        }
+
+        while true {
+            let now = clock.now
+            var timeout: Int32 = -1
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            for c in connections {
+                let events: Int32 = c.phase == .reading ? POLLIN : c.phase == .writing ? POLLOUT : 0
+                // A connection waiting for the handler is not polled: its peer's hang-up
+                // would report at once, again and again.
+                fds.append(pollfd(fd: events == 0 ? -1 : c.fd, events: Int16(events), revents: 0))
+                timeout = ControlIO.earliest(timeout, c.deadline - now)
+            }
+            if poll(&fds, nfds_t(fds.count), timeout) < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                logger?.error("\(name): poll failed: \(ControlIO.describe(code)); the control socket stops serving")
+                return
+            }
+            if fds[0].revents != 0 { wake.drain() }
+
+            // Replies: they turn waiting connections into writing ones. Replies given before
+            // `stop` are still written (at once, without waiting: a line fits in the socket's
+            // buffer), so `pacer ctl stop` hears its answer when the device stops right after.
+            let (replies, stopping) = state.withLock { s in
+                defer { s.replies.removeAll() }
+                return (s.replies, s.stopping)
+            }
+            for (id, text) in replies {
+                guard let i = connections.firstIndex(where: { $0.id == id && $0.phase == .awaitingReply }) else { continue }
+                respond(&connections[i], text, now: clock.now)
+            }
+            if stopping { return }
+
+            // Traffic on the connections polled.
+            for i in connections.indices {
+                let revents = Int32(fds[2 + i].revents)
+                guard revents != 0 else { continue }
+                switch connections[i].phase {
+                case .reading:
+                    read(&connections[i], buffer: &buffer, handler: handler, clock: clock)
+                case .writing:
+                    flush(&connections[i])
+                case .awaitingReply, .closed:
+                    break
+                }
+            }
+
+            if isStopping { continue }  // a handler stopped the server: write its reply, end
+
+            // New clients.
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                while true {
+                    let fd = accept(listener, nil, nil)
+                    if fd < 0 {
+                        let code = errno
+                        if code == EINTR || code == ECONNABORTED { continue }
+                        if code != EAGAIN && code != EWOULDBLOCK {
+                            // EMFILE and the like: stop accepting for a moment, not spin.
+                            logger?.warning("\(name): cannot accept: \(ControlIO.describe(code))")
+                            _ = poll(nil, 0, 100)
+                        }
+                        break
+                    }
+                    // (accept4 is not in Swift's Glibc; a child spawned in between could
+                    // inherit this descriptor, which is harmless.)
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+                    let open = connections.reduce(0) { $0 + ($1.phase == .closed ? 0 : 1) }
+                    if open >= maximumClients {
+                        ControlIO.sendOnce(fd, "error: busy, try again\n")
+                        close(fd)
+                        logger?.warning("\(name): \(open) clients already; refused one")
+                        continue
+                    }
+                    connections.append(Connection(fd: fd, id: nextID, deadline: clock.now + clientTimeout))
+                    nextID &+= 1
+                }
+            }
+
+            // Deadlines.
+            let later = clock.now
+            for i in connections.indices where connections[i].phase != .closed && connections[i].deadline <= later {
+                switch connections[i].phase {
+                case .reading:
+                    ControlIO.sendOnce(connections[i].fd, "error: no command within \(ControlIO.text(clientTimeout))\n")
+                    logger?.debug("\(name): a client sent no command in time")
+                    finish(&connections[i])
+                case .awaitingReply:
+                    let id = connections[i].id
+                    state.withLock { _ = $0.awaiting.remove(id) }
+                    logger?.warning("\(name): no reply within \(ControlIO.text(replyTimeout))")
+                    respond(&connections[i], "error: the device did not answer in time", now: later)
+                case .writing:
+                    logger?.debug("\(name): a client did not take its reply in time")
+                    finish(&connections[i])
+                case .closed:
+                    break
+                }
+            }
+            connections.removeAll { $0.phase == .closed }
+        }
+    }
+
+    /// Reads what the client sent; on a full line, parses it and hands it to the handler.
+    private func read(
+        _ c: inout Connection, buffer: inout [UInt8], handler: @escaping Handler, clock: ContinuousClock
+    ) {
+        let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+        if n < 0 {
+            let code = errno
+            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return }
+            finish(&c)
+            return
+        }
+        if n == 0 && c.input.isEmpty {
+            finish(&c)  // connected and hung up without a word (a probe, or `nc -z`)
+            return
+        }
+        c.input.append(contentsOf: buffer[0..<n])
+        var line: ArraySlice<UInt8>
+        if let newline = c.input.firstIndex(of: UInt8(ascii: "\n")) {
+            line = c.input[..<newline]
+        } else if n == 0 {
+            line = c.input[...]  // the last line, without its newline
+        } else if c.input.count > ControlCommand.maximumLineLength + 1 {
+            respond(&c, "error: command too long (at most \(ControlCommand.maximumLineLength) bytes)", now: clock.now)
+            return
+        } else {
+            return
+        }
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            respond(&c, "error: the command is not UTF-8 text", now: clock.now)
+            return
+        }
+        let command: ControlCommand
+        do {
+            command = try ControlCommand(parsing: text)
+        } catch {
+            logger?.debug("\(name): refused '\(text)': \(error)")
+            respond(&c, "error: \(error)", now: clock.now)
+            return
+        }
+        let id = c.id
+        c.phase = .awaitingReply
+        c.deadline = clock.now + replyTimeout
+        state.withLock { s in
+            s.awaiting.insert(id)
+            s.served += 1
+        }
+        logger?.debug("\(name): \(command.line)")
+        handler(command) { [weak self] reply in self?.deliver(reply, to: id) }
+    }
+
+    /// A reply from the handler, on any thread: the first one for a command counts.
+    private func deliver(_ reply: String, to id: UInt64) {
+        state.withLock { s in
+            guard !s.stopping, s.awaiting.remove(id) != nil, let wake = s.wake else { return }
+            s.replies.append((id, reply))
+            wake.poke()
+        }
+    }
+
+    private func respond(_ c: inout Connection, _ text: String, now: ContinuousClock.Instant) {
+        c.output = Array(text.utf8)
+        if c.output.last != UInt8(ascii: "\n") { c.output.append(UInt8(ascii: "\n")) }
+        c.written = 0
+        c.phase = .writing
+        c.deadline = now + clientTimeout
+        flush(&c)
+    }
+
+    /// Writes what it can of the reply without waiting; closes when all of it is out.
+    private func flush(_ c: inout Connection) {
+        while c.written < c.output.count {
+            let n = c.output[c.written...].withUnsafeBytes { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                c.written += n
+                continue
+            }
+            let code = errno
+            if n < 0 && (code == EINTR) { continue }
+            if n < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return }
+            finish(&c)  // EPIPE, ECONNRESET: the client left
+            return
+        }
+        finish(&c)
+    }
+
+    /// Closes a connection. Input the client sent beyond its line is read away first, so
+    /// that closing does not turn into a reset the client sees instead of the reply.
+    private func finish(_ c: inout Connection) {
+        guard c.phase != .closed else { return }
+        var scrap = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let n = scrap.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n <= 0 { break }
+        }
+        close(c.fd)
+        c.phase = .closed
+    }
+}
+
+// MARK: - The client
+
+/// The client side of the control socket, for `pacer ctl`.
+public enum ControlClient {
+    /// The most of a reply read.
+    static let maximumReply = 64 * 1024
+
+    /// Sends one command line (`waypoint Water`, `status`, …; without its newline) to the
+    /// device listening on `socketPath` and returns its reply, without the final newline.
+    /// Everything, connecting included, is done within `timeout`.
+    public static func send(
+        _ command: String, socketPath: String = ControlSocketServer.defaultPath(), timeout: Duration = .seconds(5)
+    ) throws(ControlClientError) -> String {
+        let path = socketPath
+        var line = command
+        if line.hasSuffix("\n") { line.removeLast() }
+        guard !line.contains("\n") && !line.contains("\r") else {
+            throw .invalidCommand("a command is one line")
+        }
+        guard line.utf8.count <= ControlCommand.maximumLineLength else {
+            throw .invalidCommand("command too long (\(line.utf8.count) bytes; at most \(ControlCommand.maximumLineLength))")
+        }
+        guard var address = ControlIO.address(path) else {
+            throw .failed(path: path, reason: "path too long for a UNIX socket")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .failed(path: path, reason: "cannot create a socket: \(ControlIO.describe(errno))") }
+        defer { close(fd) }
+
+        // Connect. A UNIX socket connects at once or says EAGAIN (the server's backlog is full).
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if result == 0 { break }
+            let code = errno
+            switch code {
+            case EINTR:
+                continue
+            case EAGAIN, EINPROGRESS:
+                guard clock.now < deadline else { throw .timedOut(path: path, timeout: timeout) }
+                _ = poll(nil, 0, 10)
+            case ENOENT, ECONNREFUSED, ENOTDIR:
+                throw .noServer(path: path)
+            case EACCES, EPERM:
+                throw .permissionDenied(path: path)
+            default:
+                throw .failed(path: path, reason: "cannot connect: \(ControlIO.describe(code))")
+            }
+        }
+
+        func wait(_ events: Int32) throws(ControlClientError) {
+            while true {
+                let left = deadline - clock.now
+                guard left > .zero else { throw .timedOut(path: path, timeout: timeout) }
+                var p = pollfd(fd: fd, events: Int16(events), revents: 0)
+                let r = poll(&p, 1, ControlIO.earliest(-1, left))
+                if r > 0 { return }
+                if r < 0 && errno != EINTR {
+                    throw .failed(path: path, reason: "poll failed: \(ControlIO.describe(errno))")
+                }
+            }
+        }
+
+        // Send the line.
+        let bytes = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                try wait(POLLOUT)
+                continue
+            }
+            // The server closed early (it refused the command): its reply may be waiting.
+            break
+        }
+
+        // Read the reply, to the end.
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while reply.count < maximumReply {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                reply.append(contentsOf: buffer[0..<n])
+                continue
+            }
+            if n == 0 { break }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                try wait(POLLIN)
+                continue
+            }
+            if code == ECONNRESET && !reply.isEmpty { break }
+            throw .failed(path: path, reason: "cannot read the reply: \(ControlIO.describe(code))")
+        }
+        while reply.last == UInt8(ascii: "\n") || reply.last == UInt8(ascii: "\r") { reply.removeLast() }
+        guard !reply.isEmpty else {
+            throw .failed(path: path, reason: "closed the connection without answering")
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+}
+
+// MARK: - Shared helpers (socket, terminal and signal controls)
+
+/// Small POSIX helpers for the controls.
+enum ControlIO {
+    /// `sun_path` holds 108 bytes with the terminating NUL.
+    static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// `2 s`, `500 ms`.
+    static func text(_ d: Duration) -> String {
+        let ms = d.nanoseconds / 1_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
+    }
+
+    /// A `poll` timeout: the earlier of `current` (-1: none) and `left`, rounded up to a
+    /// millisecond, never negative.
+    static func earliest(_ current: Int32, _ left: Duration) -> Int32 {
+        let ms = Int32(clamping: max(0, (left.nanoseconds + 999_999) / 1_000_000))
+        return current < 0 ? ms : min(current, ms)
+    }
+
+    /// The address for `path`, or nil when it does not fit.
+    static func address(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumPathLength, !bytes.contains(0) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+        }
+        return address
+    }
+
+    /// The directory part of a path (`.` for a bare name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    enum Probe {
+        case live
+        case stale
+        case error(String)
+    }
+
+    /// Whether a server answers on the socket file at `path`.
+    static func probe(_ path: String) -> Probe {
+        guard var address = address(path) else { return .error("path too long") }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return .error(describe(errno)) }
+        defer { close(fd) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result == 0 { return .live }
+        switch errno {
+        case ECONNREFUSED: return .stale
+        case EAGAIN, EINPROGRESS: return .live  // a live server with a full backlog
+        case ENOENT: return .stale  // gone meanwhile
+        case let code: return .error(describe(code))
+        }
+    }
+
+    /// One non-blocking attempt to send a short text; for farewells to clients being dropped.
+    static func sendOnce(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    }
+
+    /// Writes all of `text` to `fd` (a terminal or a pipe), retrying short writes.
+    static func writeAll(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
+
+/// An errno value, thrown.
+struct ErrnoError: Error {
+    let code: Int32
+}
+
+/// A pipe that wakes a thread blocked in `poll`: both ends non-blocking and close-on-exec.
+struct WakePipe: Sendable {
+    let readEnd: Int32
+    let writeEnd: Int32
+
+    init() throws(ErrnoError) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw ErrnoError(code: errno) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    func poke() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    func close() {
+        Glibc.close(readEnd)
+        Glibc.close(writeEnd)
+    }
+}
+
+/// Threads of their own for the controls, as the serial GPS source has.
+enum ControlThread {
+    static func spawn(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ErrnoError> {
+        let context = Unmanaged.passRetained(ControlThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { raw in
+            Unmanaged<ControlThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<ControlThreadBody>.fromOpaque(context).release()
+            return .failure(ErrnoError(code: created))
+        }
+        return .success(thread)
+    }
+
+    /// Joins `thread`; when called on that very thread it detaches it instead and returns false.
+    static func join(_ thread: pthread_t) -> Bool {
+        guard pthread_equal(thread, pthread_self()) == 0 else {
+            pthread_detach(thread)
+            return false
+        }
+        pthread_join(thread, nil)
+        return true
+    }
+}
+
+private final class ControlThreadBody: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) {
+        self.run = run
+    }
+}
+
+/// `Waypoint 1`, `Waypoint 2`, …: names for waypoints marked without a name (a key, a
+/// signal). Share one between the terminal and the signal controls so that their names
+/// do not repeat.
+public final class WaypointNames: Sendable {
+    public let prefix: String
+    private let count = Mutex(0)
+
+    public init(prefix: String = "Waypoint") {
+        self.prefix = prefix
+    }
+
+    public func next() -> String {
+        let n = count.withLock { c -> Int in
+            c += 1
+            return c
+        }
+        return "\(prefix) \(n)"
+    }
+}

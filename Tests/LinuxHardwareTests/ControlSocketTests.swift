@@ -1,0 +1,408 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HAL
+import LinuxHardware
+import Synchronization
+import Testing
+
+/// The command line of the control protocol.
+@Suite("Control command parsing")
+struct ControlParsingTests {
+    @Test("each command parses, and its line parses back to it")
+    func commands() throws {
+        let cases: [(String, ControlCommand)] = [
+            ("waypoint Water", .waypoint("Water")),
+            ("pause", .pause),
+            ("resume", .resume),
+            ("stop", .stop),
+            ("status", .status),
+            ("  WAYPOINT   Water  stop \r\n", .waypoint("Water  stop")),
+            ("Status\n", .status),
+            ("waypoint\tBridge", .waypoint("Bridge")),
+            ("waypoint Water 🚰", .waypoint("Water 🚰")),
+        ]
+        for (line, expected) in cases {
+            #expect(try ControlCommand(parsing: line) == expected, "\(line)")
+            #expect(try ControlCommand(parsing: expected.line) == expected)
+        }
+    }
+
+    @Test("garbage is refused with a message that lists the commands")
+    func refusals() {
+        func message(_ line: String) -> String? {
+            do {
+                _ = try ControlCommand(parsing: line)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status)")
+        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status)")
+        #expect(message("waypoint") == "waypoint needs a name: waypoint NAME")
+        #expect(message("waypoint   ") == "waypoint needs a name: waypoint NAME")
+        #expect(message("pause now") == "'pause' takes no argument")
+        #expect(message("waypoint a\u{7}b") == "a waypoint name cannot hold control characters")
+        #expect(message("waypoint " + String(repeating: "x", count: 300)) == "command too long (309 bytes; at most 256)")
+        #expect(message("waypoint " + String(repeating: "x", count: 247)) == nil)
+    }
+
+    @Test("default path: $XDG_RUNTIME_DIR/pacer, else /tmp/pacer-<uid>")
+    func defaultPath() {
+        #expect(ControlSocketServer.defaultPath(runtimeDirectory: "/run/user/1000", uid: 1000)
+                == "/run/user/1000/pacer/control.sock")
+        #expect(ControlSocketServer.defaultPath(runtimeDirectory: "/run/user/1000/", uid: 1000)
+                == "/run/user/1000/pacer/control.sock")
+        #expect(ControlSocketServer.defaultPath(runtimeDirectory: nil, uid: 1000) == "/tmp/pacer-1000/control.sock")
+        #expect(ControlSocketServer.defaultPath(runtimeDirectory: "", uid: 7) == "/tmp/pacer-7/control.sock")
+        #expect(ControlSocketServer.defaultPath(runtimeDirectory: "relative", uid: 7) == "/tmp/pacer-7/control.sock")
+    }
+}
+
+/// The control socket against real UNIX sockets in a temporary directory. Every wait is
+/// bounded (the client's own timeout, or `eventually`).
+@Suite("Control socket")
+struct ControlSocketTests {
+    struct Rig {
+        let directory = ControlTempDirectory()
+        let recorder: ControlRecorder
+        let server: ControlSocketServer
+
+        var path: String { directory.socketPath }
+
+        init(
+            clientTimeout: Duration = .seconds(2), replyTimeout: Duration = .seconds(5), maximumClients: Int = 16,
+            answer: @escaping @Sendable (ControlCommand) -> String? = { "ok \($0.line)" }
+        ) throws {
+            recorder = ControlRecorder(answer: answer)
+            server = try ControlSocketServer(
+                path: directory.socketPath, clientTimeout: clientTimeout, replyTimeout: replyTimeout,
+                maximumClients: maximumClients)
+            server.start(recorder.handler)
+        }
+
+        func send(_ line: String, timeout: Duration = .seconds(10)) throws(ControlClientError) -> String {
+            try ControlClient.send(line, socketPath: path, timeout: timeout)
+        }
+    }
+
+    @Test("every command round-trips: the handler gets it parsed, the client gets the reply")
+    func roundTrips() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        let commands: [ControlCommand] = [.waypoint("Water"), .pause, .resume, .status, .stop]
+        for command in commands {
+            #expect(try rig.send(command.line) == "ok \(command.line)")
+        }
+        #expect(rig.recorder.commands == commands)
+        #expect(rig.server.commandsServed == commands.count)
+    }
+
+    @Test("a waypoint name with spaces and UTF-8 survives the trip")
+    func utf8Name() throws {
+        let rig = try Rig { command in
+            guard case .waypoint(let name) = command else { return "?" }
+            return "waypoint '\(name)' stored"
+        }
+        defer { rig.server.stop() }
+        #expect(try rig.send("waypoint Water 🚰") == "waypoint 'Water 🚰' stored")
+        #expect(try rig.send("waypoint Café am Fluss — km 3") == "waypoint 'Café am Fluss — km 3' stored")
+        #expect(rig.recorder.commands == [.waypoint("Water 🚰"), .waypoint("Café am Fluss — km 3")])
+    }
+
+    @Test("an unknown command is answered with an error, and the server keeps serving")
+    func unknownCommand() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status)")
+        #expect(try rig.send("pause please") == "error: 'pause' takes no argument")
+        #expect(try rig.send("status") == "ok status")
+        #expect(rig.recorder.commands == [.status])
+    }
+
+    @Test("bytes that are not UTF-8 are refused")
+    func notUTF8() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        let client = try #require(RawControlClient(path: rig.path))
+        client.send(Array("waypoint ".utf8) + [0xFF, 0xFE, 0x0A])
+        #expect(client.readToEnd() == "error: the command is not UTF-8 text\n")
+        #expect(rig.recorder.commands.isEmpty)
+    }
+
+    @Test("an over-long line is refused, by the server and by the client")
+    func overLong() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        let client = try #require(RawControlClient(path: rig.path))
+        client.send(Array(("waypoint " + String(repeating: "x", count: 2000) + "\n").utf8))
+        let reply = client.readToEnd()
+        #expect(reply == "error: command too long (at most 256 bytes)\n")
+
+        #expect(throws: ControlClientError.invalidCommand("command too long (1009 bytes; at most 256)")) {
+            try rig.send("waypoint " + String(repeating: "x", count: 1000))
+        }
+        // 256 bytes exactly is fine.
+        let longest = "waypoint " + String(repeating: "y", count: 247)
+        #expect(try rig.send(longest) == "ok \(longest)")
+        #expect(rig.recorder.commands == [.waypoint(String(repeating: "y", count: 247))])
+    }
+
+    @Test("a client that connects and says nothing does not hold up the next one, and is dropped")
+    func silentClient() throws {
+        let rig = try Rig(clientTimeout: .seconds(3))
+        defer { rig.server.stop() }
+        let silent = try #require(RawControlClient(path: rig.path))
+        let (reply, took) = try ControlTest.elapsed { try rig.send("status", timeout: .seconds(10)) }
+        #expect(reply == "ok status")
+        // Well within the silent client's 3 s: the next client did not wait for it.
+        #expect(took < .seconds(2), "the next client waited \(took)")
+        // The silent one is told, and closed, after the client timeout.
+        #expect(silent.readToEnd(timeout: .seconds(10)) == "error: no command within 3 s\n")
+    }
+
+    @Test("a client that sends half a line and stalls is dropped after the client timeout")
+    func stalledClient() throws {
+        let rig = try Rig(clientTimeout: .milliseconds(300))
+        defer { rig.server.stop() }
+        let stalled = try #require(RawControlClient(path: rig.path))
+        stalled.send(Array("wayp".utf8))
+        #expect(try rig.send("pause") == "ok pause")
+        #expect(stalled.readToEnd(timeout: .seconds(10)) == "error: no command within 300 ms\n")
+        #expect(rig.recorder.commands == [.pause])
+    }
+
+    @Test("a line without its newline counts when the client closes its side")
+    func lineAtEndOfStream() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        let client = try #require(RawControlClient(path: rig.path))
+        client.send(Array("resume".utf8))
+        shutdown(client.fd, Int32(SHUT_WR))
+        #expect(client.readToEnd() == "ok resume\n")
+    }
+
+    @Test("more clients than allowed are told the server is busy")
+    func busy() throws {
+        let rig = try Rig(clientTimeout: .seconds(10), maximumClients: 2)
+        defer { rig.server.stop() }
+        let a = try #require(RawControlClient(path: rig.path))
+        let b = try #require(RawControlClient(path: rig.path))
+        // Both are accepted before the third connects: the server handles them in order.
+        let c = try #require(RawControlClient(path: rig.path))
+        #expect(c.readToEnd() == "error: busy, try again\n")
+        _ = (a, b)
+    }
+
+    @Test("a reply may come later, from another thread")
+    func asynchronousReply() throws {
+        let directory = ControlTempDirectory()
+        let server = try ControlSocketServer(path: directory.socketPath)
+        defer { server.stop() }
+        server.start { command, reply in
+            ControlTestThread.after(.milliseconds(50)) { reply("later: \(command.line)") }
+        }
+        #expect(try ControlClient.send("status", socketPath: directory.socketPath) == "later: status")
+    }
+
+    @Test("a handler that never answers: the client hears so after the reply timeout")
+    func noReply() throws {
+        let rig = try Rig(replyTimeout: .milliseconds(200)) { _ in nil }
+        defer { rig.server.stop() }
+        #expect(try rig.send("stop") == "error: the device did not answer in time")
+        #expect(rig.recorder.commands == [.stop])
+    }
+
+    @Test("only the first reply to a command counts")
+    func firstReplyCounts() throws {
+        let directory = ControlTempDirectory()
+        let server = try ControlSocketServer(path: directory.socketPath)
+        defer { server.stop() }
+        server.start { _, reply in
+            reply("one")
+            reply("two")
+        }
+        #expect(try ControlClient.send("status", socketPath: directory.socketPath) == "one")
+        #expect(try ControlClient.send("status", socketPath: directory.socketPath) == "one")
+    }
+
+    @Test("a stale socket file is replaced")
+    func staleSocket() throws {
+        let directory = ControlTempDirectory()
+        ControlTest.makeStaleSocket(directory.socketPath)
+        #expect(throws: ControlClientError.noServer(path: directory.socketPath)) {
+            try ControlClient.send("status", socketPath: directory.socketPath)
+        }
+        let recorder = ControlRecorder()
+        let server = try ControlSocketServer(path: directory.socketPath)
+        defer { server.stop() }
+        server.start(recorder.handler)
+        #expect(try ControlClient.send("status", socketPath: directory.socketPath) == "ok status")
+    }
+
+    @Test("a second server on a live path is refused, and the first keeps serving")
+    func secondServer() throws {
+        let rig = try Rig()
+        defer { rig.server.stop() }
+        do {
+            let second = try ControlSocketServer(path: rig.path)
+            second.stop()
+            Issue.record("a second server started on a live socket")
+        } catch {
+            #expect(error.description == "control socket \(rig.path): another Pacer is already running and "
+                + "listening on it (stop it, or use another socket path)")
+        }
+        #expect(try rig.send("status") == "ok status")
+        #expect(ControlTest.exists(rig.path))
+    }
+
+    @Test("a file that is not a socket is not removed")
+    func notASocket() throws {
+        let directory = ControlTempDirectory()
+        let fd = open(directory.socketPath, O_CREAT | O_WRONLY, 0o600)
+        close(fd)
+        #expect(throws: ControlSocketError(
+            path: directory.socketPath, reason: "a file that is not a socket is in the way; not removing it")) {
+            _ = try ControlSocketServer(path: directory.socketPath)
+        }
+        #expect(ControlTest.exists(directory.socketPath))
+    }
+
+    @Test("a missing directory is created, mode 0700; the socket is mode 0600")
+    func directoryCreated() throws {
+        let directory = ControlTempDirectory()
+        let path = "\(directory.path)/run/control.sock"
+        let server = try ControlSocketServer(path: path)
+        defer {
+            server.stop()
+            rmdir("\(directory.path)/run")
+        }
+        var info = stat()
+        #expect(lstat("\(directory.path)/run", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("no server: the client says that no Pacer is running")
+    func missingSocket() throws {
+        let directory = ControlTempDirectory()
+        let path = "\(directory.path)/nothing.sock"
+        #expect(throws: ControlClientError.noServer(path: path)) {
+            try ControlClient.send("status", socketPath: path)
+        }
+        #expect(ControlClientError.noServer(path: path).description == "no Pacer running: nothing listens on \(path)")
+        #expect(throws: ControlClientError.noServer(path: "/nonexistent-dir/control.sock")) {
+            try ControlClient.send("status", socketPath: "/nonexistent-dir/control.sock")
+        }
+    }
+
+    @Test("stop closes and unlinks the socket; stop is idempotent")
+    func stopUnlinks() throws {
+        let rig = try Rig()
+        #expect(ControlTest.exists(rig.path))
+        #expect(try rig.send("status") == "ok status")
+        rig.server.stop()
+        #expect(!ControlTest.exists(rig.path))
+        rig.server.stop()
+        #expect(throws: ControlClientError.noServer(path: rig.path)) { try rig.send("status") }
+    }
+
+    @Test("a server never started still releases the path on stop")
+    func stopUnstarted() throws {
+        let directory = ControlTempDirectory()
+        let server = try ControlSocketServer(path: directory.socketPath)
+        #expect(ControlTest.exists(directory.socketPath))
+        server.stop()
+        #expect(!ControlTest.exists(directory.socketPath))
+        let again = try ControlSocketServer(path: directory.socketPath)
+        again.stop()
+    }
+
+    @Test("stop with a command awaiting its reply is prompt, and the client is told")
+    func stopWhileWaiting() async throws {
+        // Reply and client timeouts far beyond the test, so only stop can end the wait.
+        let rig = try Rig(replyTimeout: .seconds(60)) { _ in nil }
+        let path = rig.path
+        let result = Mutex<Result<String, ControlClientError>?>(nil)
+        let done = ControlTestThread.run {
+            let r = Result { () throws(ControlClientError) -> String in
+                try ControlClient.send("status", socketPath: path, timeout: .seconds(30))
+            }
+            result.withLock { $0 = r }
+        }
+        #expect(await ControlTest.eventually { rig.recorder.commands == [.status] })
+        let (_, took) = ControlTest.elapsed { rig.server.stop() }
+        #expect(took < .seconds(2))
+        #expect(await ControlTest.eventually { done.isFinished })
+        let outcome = result.withLock { $0 }
+        #expect(outcome == .failure(.failed(path: path, reason: "closed the connection without answering")))
+    }
+
+    @Test("a handler that answers and then stops the server on its own thread: the answer is written, the path released")
+    func stopFromHandler() async throws {
+        let directory = ControlTempDirectory()
+        let server = try ControlSocketServer(path: directory.socketPath)
+        let box = Mutex<ControlSocketServer?>(server)
+        server.start { command, reply in
+            reply("stopping after \(command.line)")
+            box.withLock { $0 }?.stop()
+        }
+        #expect(try ControlClient.send("stop", socketPath: directory.socketPath, timeout: .seconds(10))
+                == "stopping after stop")
+        #expect(await ControlTest.eventually { !ControlTest.exists(directory.socketPath) })
+        server.stop()
+        box.withLock { $0 = nil }
+    }
+
+    @Test("a client timeout is bounded when the server never answers")
+    func clientTimeout() throws {
+        let rig = try Rig(replyTimeout: .seconds(30)) { _ in nil }
+        defer { rig.server.stop() }
+        let (result, took) = ControlTest.elapsed {
+            Result { () throws(ControlClientError) -> String in try rig.send("status", timeout: .milliseconds(200)) }
+        }
+        #expect(result == .failure(.timedOut(path: rig.path, timeout: .milliseconds(200))))
+        #expect(took < .seconds(3))
+        #expect(ControlClientError.timedOut(path: "/p", timeout: .milliseconds(200)).description
+                == "Pacer on /p did not answer within 200 ms")
+    }
+}
+
+/// A detached pthread for a test's background work.
+final class ControlTestThread: Sendable {
+    private let finished = Atomic<Bool>(false)
+
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    @discardableResult
+    static func run(_ body: @escaping @Sendable () -> Void) -> ControlTestThread {
+        let handle = ControlTestThread()
+        let box = Unmanaged.passRetained(Box {
+            body()
+            handle.finished.store(true, ordering: .releasing)
+        }).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        precondition(created == 0)
+        pthread_detach(thread)
+        return handle
+    }
+
+    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        run {
+            var ts = timespec(tv_sec: Int(delay.components.seconds), tv_nsec: Int(delay.components.attoseconds / 1_000_000_000))
+            nanosleep(&ts, nil)
+            body()
+        }
+    }
+
+    private final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
