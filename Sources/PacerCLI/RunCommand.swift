@@ -54,6 +54,10 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A parent may have left SIGTERM or SIGINT ignored (the disposition survives exec):
+        // until the signal controls take them over, they must still end the process.
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
         let logger = Logger(label: "pacer")

@@ -13,6 +13,7 @@ struct RunEndToEndTests {
         let run = try Pacer.run([
             "run", "--plan", "demo", "--source", "file:Hardware/recordings/track-loop.nmea", "--fast",
             "--buzzer", "wav:\(data)/cues.wav", "--profile", "high", "--data-dir", data, "--today", "2026-05-02",
+            "--socket", "\(data)/control.sock",
         ])
         #expect(run.status == 0, "\(run.stderr)")
         // R7: speed-up and slow-down cues for a phase, and the phases' changes.
@@ -76,7 +77,9 @@ struct RunEndToEndTests {
             hardware_dir: \(hardware)
             """.write(toFile: settings, atomically: true, encoding: .utf8)
 
-        let running = try Pacer.start(["run", "--plan", "demo", "--config", settings, "--today", "2026-05-02"])
+        let running = try Pacer.start([
+            "run", "--plan", "demo", "--config", settings, "--today", "2026-05-02", "--socket", "\(dir)/first.sock",
+        ])
         // Wait until the store holds committed points (bounded), then pull the plug.
         var committed = 0
         for _ in 0..<100 {
@@ -93,10 +96,25 @@ struct RunEndToEndTests {
         let state = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT state FROM activities"])
         #expect(state.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "recording")
 
-        // The next start recovers it (then stop that run at once).
-        let again = try Pacer.start(["run", "--plan", "demo", "--config", settings, "--today", "2026-05-02"])
-        usleep(500_000)
-        kill(again.process.processIdentifier, SIGTERM)
+        // The next start recovers it; stop that run through its control socket once it answers
+        // (a signal sent before the run has taken over its signals could come too early).
+        let socket = "\(dir)/control.sock"
+        let again = try Pacer.start([
+            "run", "--plan", "demo", "--config", settings, "--today", "2026-05-02", "--socket", socket,
+        ])
+        var stopped = false
+        for _ in 0..<200 where !stopped {
+            usleep(100_000)
+            stopped = (try? Pacer.run(["ctl", "stop", "--socket", socket]))?.status == 0
+        }
+        #expect(stopped, "the second run never answered on its control socket")
+        // Bounded: a run that does not end is killed, and the test fails rather than hangs.
+        let deadline = Date().addingTimeInterval(30)
+        while again.process.isRunning && Date() < deadline { usleep(100_000) }
+        if again.process.isRunning {
+            kill(again.process.processIdentifier, SIGKILL)
+            Issue.record("the second run did not stop within 30 s")
+        }
         let out = again.standardOutputData()
         again.process.waitUntilExit()
         let text = String(decoding: out.0, as: UTF8.self)
