@@ -110,14 +110,12 @@ public final class ControlSocketServer: ControlInput {
         var listener: Int32
         var started = false
         var stopping = false
-        var thread: pthread_t?
+        var thread: ControlThread?
         var wake: WakePipe?
         /// Commands handed to the handler and not answered yet.
         var awaiting: Set<UInt64> = []
         var replies: [(UInt64, String)] = []
         var served = 0
-        /// Set when `stop` is called on the server thread: what the thread closes as it ends.
-        var closeOnExit: (listener: Int32, wake: WakePipe)?
     }
 
     /// `$XDG_RUNTIME_DIR/pacer/control.sock`, else `/tmp/pacer-<uid>/control.sock`.
@@ -244,7 +242,15 @@ public final class ControlSocketServer: ControlInput {
             return
         }
         state.withLock { $0.wake = wake }
-        switch ControlThread.spawn({ [self] in serve(listener: listener, wake: wake, handler: handler) }) {
+        // The listener is closed, and the file unlinked, once the thread is done with them.
+        let started = ControlThread.start(
+            wake: wake,
+            cleanup: { [weak self] in
+                close(listener)
+                self?.unlinkIfOurs()
+            },
+            body: { [self] in serve(listener: listener, wake: wake, handler: handler) })
+        switch started {
         case .success(let thread):
             state.withLock { $0.thread = thread }
             logger?.info("\(name): listening")
@@ -259,7 +265,7 @@ public final class ControlSocketServer: ControlInput {
     /// file. Idempotent. Replies that come after this are dropped (the client is told the
     /// connection closed without an answer).
     public func stop() {
-        let (thread, wake, listener): (pthread_t?, WakePipe?, Int32) = state.withLock { s in
+        let (thread, listener): (ControlThread?, Int32) = state.withLock { s in
             s.stopping = true
             s.awaiting.removeAll()
             defer {
@@ -269,16 +275,11 @@ public final class ControlSocketServer: ControlInput {
             }
             // Poked under the lock: a reply racing with stop never writes to a closed pipe.
             s.wake?.poke()
-            return (s.thread, s.wake, s.listener)
+            return (s.thread, s.listener)
         }
-        if let thread, !ControlThread.join(thread) {
-            // Called on the server thread (a handler stopping the device): the thread is
-            // still using the socket; it closes it, and the pipe, as it ends, right after.
-            if let wake { state.withLock { $0.closeOnExit = (listener, wake) } }
-            return
-        }
-        wake?.close()
-        if listener >= 0 {
+        if let thread {
+            thread.stop()  // closes the listener and unlinks, once the thread is done with them
+        } else if listener >= 0 {
             close(listener)
             unlinkIfOurs()
         }
@@ -320,11 +321,6 @@ public final class ControlSocketServer: ControlInput {
         var fds: [pollfd] = []
         defer {
             for c in connections where c.phase != .closed { close(c.fd) }
-            if let leftover = state.withLock({ $0.closeOnExit }) {
-                close(leftover.listener)
-                leftover.wake.close()
-                unlinkIfOurs()
-            }
         }
 
         while true {
@@ -774,10 +770,38 @@ struct WakePipe: Sendable {
     }
 }
 
-/// Threads of their own for the controls, as the serial GPS source has.
-enum ControlThread {
-    static func spawn(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ErrnoError> {
-        let context = Unmanaged.passRetained(ControlThreadBody(body)).toOpaque()
+/// A control's own thread and its wake-up pipe (the socket server's, the keys', the
+/// signals'). `stop()` may be called from any thread, the control's own included (a handler
+/// that stops the device at once): it wakes the thread, waits for it unless it is the
+/// caller, and runs `cleanup` — then closes the pipe — exactly once, when the thread no
+/// longer uses what they release: at once after the join, or as the thread ends when `stop`
+/// ran on it.
+final class ControlThread: Sendable {
+    private struct State {
+        var thread: pthread_t?
+        var cleanup: (@Sendable () -> Void)?
+        var cleanUpOnExit = false
+    }
+
+    let wake: WakePipe
+    private let state: Mutex<State>
+
+    private init(wake: WakePipe, cleanup: @escaping @Sendable () -> Void) {
+        self.wake = wake
+        state = Mutex(State(cleanup: cleanup))
+    }
+
+    /// Runs `body` on a thread of its own; `body` returns once `wake` is poked. On failure
+    /// nothing is cleaned up: the caller still owns `wake` and what `cleanup` would release.
+    static func start(
+        wake: WakePipe, cleanup: @escaping @Sendable () -> Void = {}, body: @escaping @Sendable () -> Void
+    ) -> Result<ControlThread, ErrnoError> {
+        let control = ControlThread(wake: wake, cleanup: cleanup)
+        let context = Unmanaged.passRetained(ControlThreadBody {
+            control.state.withLock { $0.thread = pthread_self() }
+            body()
+            if control.state.withLock({ $0.cleanUpOnExit }) { control.runCleanup() }
+        }).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { raw in
             Unmanaged<ControlThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
@@ -787,17 +811,35 @@ enum ControlThread {
             Unmanaged<ControlThreadBody>.fromOpaque(context).release()
             return .failure(ErrnoError(code: created))
         }
-        return .success(thread)
+        control.state.withLock { $0.thread = thread }
+        return .success(control)
     }
 
-    /// Joins `thread`; when called on that very thread it detaches it instead and returns false.
-    static func join(_ thread: pthread_t) -> Bool {
-        guard pthread_equal(thread, pthread_self()) == 0 else {
-            pthread_detach(thread)
-            return false
+    /// Wakes the thread, waits for it (unless called on it), cleans up. Idempotent.
+    func stop() {
+        wake.poke()
+        let thread = state.withLock { s -> pthread_t? in
+            defer { s.thread = nil }
+            return s.thread
         }
-        pthread_join(thread, nil)
-        return true
+        guard let thread else { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+            state.withLock { $0.cleanUpOnExit = true }
+        } else {
+            pthread_join(thread, nil)
+            runCleanup()
+        }
+    }
+
+    private func runCleanup() {
+        let cleanup = state.withLock { s -> (@Sendable () -> Void)? in
+            defer { s.cleanup = nil }
+            return s.cleanup
+        }
+        guard let cleanup else { return }
+        cleanup()
+        wake.close()
     }
 }
 

@@ -37,10 +37,7 @@ public final class SignalControls: ControlInput {
     private struct State {
         var started = false
         var stopping = false
-        var thread: pthread_t?
-        var wake: WakePipe?
-        /// Set when `stop` is called on the reader thread: the pipe it closes as it ends.
-        var closeOnExit: WakePipe?
+        var thread: ControlThread?
         /// The dispositions the signals had before `start`, to put back.
         var previous: [Int32: sigaction] = [:]
     }
@@ -111,21 +108,20 @@ public final class SignalControls: ControlInput {
                 logger.error("\(name): cannot catch \(Self.signalName(signal)): \(ControlIO.describe(errno))")
             }
         }
-        state.withLock { s in
-            s.previous = previous
-            s.wake = wake
-        }
-        switch ControlThread.spawn({ [self] in read(relay: relay, wake: wake, handler: handler) }) {
+        state.withLock { $0.previous = previous }
+        // Another SignalControls may start once this one's thread is done with the relay.
+        let id = ObjectIdentifier(self)
+        let started = ControlThread.start(
+            wake: wake, cleanup: { SignalRelay.release(id) },
+            body: { [self] in read(relay: relay, wake: wake, handler: handler) })
+        switch started {
         case .success(let thread):
             state.withLock { $0.thread = thread }
             logger.debug("\(name): catching")
         case .failure(let error):
             logger.error("\(name): cannot start the signal thread: \(ControlIO.describe(error.code)); signals are not caught")
             restore(state.withLock { s in
-                defer {
-                    s.previous = [:]
-                    s.wake = nil
-                }
+                defer { s.previous = [:] }
                 return s.previous
             })
             wake.close()
@@ -135,27 +131,16 @@ public final class SignalControls: ControlInput {
 
     /// Puts the signals' previous dispositions back and ends the thread. Idempotent.
     public func stop() {
-        let (thread, wake, previous): (pthread_t?, WakePipe?, [Int32: sigaction]) = state.withLock { s in
+        let (thread, previous): (ControlThread?, [Int32: sigaction]) = state.withLock { s in
             s.stopping = true
             defer {
                 s.thread = nil
-                s.wake = nil
                 s.previous = [:]
             }
-            s.wake?.poke()
-            return (s.thread, s.wake, s.previous)
+            return (s.thread, s.previous)
         }
         restore(previous)
-        if let thread {
-            if ControlThread.join(thread) {
-                wake?.close()
-                SignalRelay.release(ObjectIdentifier(self))
-            } else {
-                // On the signal thread (a handler stopping at once): as it ends, it closes the
-                // pipe and lets another SignalControls start.
-                state.withLock { $0.closeOnExit = wake }
-            }
-        }
+        thread?.stop()
     }
 
     private func restore(_ previous: [Int32: sigaction]) {
@@ -168,12 +153,6 @@ public final class SignalControls: ControlInput {
     // MARK: The thread
 
     private func read(relay: WakePipe, wake: WakePipe, handler: @escaping Handler) {
-        defer {
-            if let leftover = state.withLock({ $0.closeOnExit }) {
-                leftover.close()
-                SignalRelay.release(ObjectIdentifier(self))
-            }
-        }
         var fds = [pollfd(fd: relay.readEnd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -49,10 +49,7 @@ public final class TerminalControls: ControlInput {
     private struct State {
         var started = false
         var stopping = false
-        var thread: pthread_t?
-        var wake: WakePipe?
-        /// Set when `stop` is called on the reader thread: the pipe it closes as it ends.
-        var closeOnExit: WakePipe?
+        var thread: ControlThread?
         var original: termios?
         var pausedToggle = false
     }
@@ -126,11 +123,10 @@ public final class TerminalControls: ControlInput {
             return
         }
         let input = self.input
-        switch ControlThread.spawn({ [self] in read(input: input, wake: wake, handler: handler) }) {
+        switch ControlThread.start(wake: wake, body: { [self] in read(input: input, wake: wake, handler: handler) }) {
         case .success(let thread):
             state.withLock { s in
                 s.thread = thread
-                s.wake = wake
                 s.original = original
             }
         case .failure(let error):
@@ -144,24 +140,15 @@ public final class TerminalControls: ControlInput {
 
     /// Ends the key reader and gives the terminal its original settings back. Idempotent.
     public func stop() {
-        let (thread, wake, original): (pthread_t?, WakePipe?, termios?) = state.withLock { s in
+        let (thread, original): (ControlThread?, termios?) = state.withLock { s in
             s.stopping = true
             defer {
                 s.thread = nil
-                s.wake = nil
                 s.original = nil
             }
-            s.wake?.poke()
-            return (s.thread, s.wake, s.original)
+            return (s.thread, s.original)
         }
-        if let thread {
-            if ControlThread.join(thread) {
-                wake?.close()
-            } else {
-                // On the reader thread (a handler stopping at once): it closes the pipe as it ends.
-                state.withLock { $0.closeOnExit = wake }
-            }
-        }
+        thread?.stop()
         if var original {
             _ = tcsetattr(input, TCSANOW, &original)
             TerminalRestore.forget(input)
@@ -179,7 +166,6 @@ public final class TerminalControls: ControlInput {
     }
 
     private func read(input: Int32, wake: WakePipe, handler: @escaping Handler) {
-        defer { state.withLock { $0.closeOnExit }?.close() }
         var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 64)
