@@ -4,7 +4,8 @@
 // Layers, inner to outer (an inner target never imports an outer one):
 //   PacerCore (domain, pure Swift) -> NMEA (parsing) -> HAL (protocols)
 //   -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
-//   -> Storage -> Configurator (the one place that picks adapters) -> PacerCLI (`pacer`)
+//   -> Storage -> Configurator (the one place that picks adapters) -> ScenarioRunner
+//   -> PacerCLI (`pacer`)
 // ARCHITECTURE.md draws the graph and gives the reasons.
 import PackageDescription
 
@@ -77,11 +78,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // Scenarios: scripted, deterministic runs of the firmware on recorded NMEA, built
+        // through the configurator with the simulation adapters, checked against goldens.
+        .target(
+            name: "ScenarioRunner",
+            dependencies: [
+                "Configurator", "Runtime", "Storage", "Simulation", "HAL", "NMEA", "Coaching", "PacerCore",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
         // The `pacer` command line.
         .executableTarget(
             name: "PacerCLI",
             dependencies: [
                 "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage", "Runtime", "Coaching",
+                "ScenarioRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -109,6 +122,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SimulationTests", dependencies: ["Simulation", "HAL", "NMEA", "PacerCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ScenarioRunnerTests",
+            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",

@@ -39,9 +39,11 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// builds the HAL objects (R24, R27). Nothing else in Pacer chooses an adapter; a new kind
 /// of part is one more case here. An unknown part fails loudly, naming what is known.
 public enum Configurator {
-    /// Builds the device described by `settings`.
+    /// Builds the device described by `settings`. `alsoBuzzers` sound every cue as well
+    /// (a scenario renders its recording buzzer's cues to a WAV file).
     public static func makeDevice(
-        settings: Settings, timing: Timing = .realTime, logger: Logger = Logger(label: "pacer")
+        settings: Settings, timing: Timing = .realTime, alsoBuzzers: [DeviceURI] = [],
+        logger: Logger = Logger(label: "pacer")
     ) throws(ConfigurationError) -> Device {
         let profile: PowerProfile
         let cues: CueBook
@@ -52,10 +54,16 @@ public enum Configurator {
             throw ConfigurationError(error.description)
         }
         let clock = makeClock(timing)
+        var buzzer = try makeBuzzer(settings.buzzer, clock: clock, logger: logger)
+        if !alsoBuzzers.isEmpty {
+            var parts = [buzzer]
+            for uri in alsoBuzzers { parts.append(try makeBuzzer(uri, clock: clock, logger: logger)) }
+            buzzer = TeeBuzzer(parts)
+        }
         return Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
             gps: try makeGPSSource(settings.gps, clock: clock, logger: logger),
-            buzzer: try makeBuzzer(settings.buzzer, logger: logger),
+            buzzer: buzzer,
             battery: try makeBattery(settings.battery))
     }
 
@@ -128,9 +136,10 @@ public enum Configurator {
         }
     }
 
-    /// `alsa:DEVICE` (`alsa` alone: the default device), `wav:PATH`, `null`.
+    /// `alsa:DEVICE` (`alsa` alone: the default device), `wav:PATH`, `null`, or `record`
+    /// (remembers each cue and when it sounded on `clock`, plays nothing: scenarios).
     public static func makeBuzzer(
-        _ uri: DeviceURI, logger: Logger = Logger(label: "pacer.buzzer")
+        _ uri: DeviceURI, clock: (any PacerClock)? = nil, logger: Logger = Logger(label: "pacer.buzzer")
     ) throws(ConfigurationError) -> any Buzzer {
         do {
             switch uri.scheme {
@@ -141,8 +150,11 @@ public enum Configurator {
                 return try WAVBuzzer(path: uri.path)
             case "null":
                 return NullBuzzer()
+            case "record":
+                guard let clock else { throw ConfigurationError("'\(uri)': a recording buzzer needs the device's clock") }
+                return RecordingBuzzer(clock: clock)
             default:
-                throw ConfigurationError("unknown buzzer '\(uri)' (known: alsa:DEVICE, wav:PATH, null)")
+                throw ConfigurationError("unknown buzzer '\(uri)' (known: alsa:DEVICE, wav:PATH, null, record)")
             }
         } catch let error as ConfigurationError {
             throw error

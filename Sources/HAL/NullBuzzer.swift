@@ -7,3 +7,26 @@ public final class NullBuzzer: Buzzer {
     public func play(_ cue: Cue, tones: [Tone]) {}
     public func drain() {}
 }
+
+/// Several buzzers sounding every cue: a scenario's recording buzzer and the WAV file its
+/// cues are rendered to. Named after its parts, `record+wav:/tmp/cues.wav`.
+public final class TeeBuzzer: Buzzer {
+    public let buzzers: [any Buzzer]
+
+    public init(_ buzzers: [any Buzzer]) {
+        self.buzzers = buzzers
+    }
+
+    public var name: String { buzzers.map(\.name).joined(separator: "+") }
+
+    public func play(_ cue: Cue, tones: [Tone]) {
+        for b in buzzers { b.play(cue, tones: tones) }
+    }
+
+    public func drain() {
+        for b in buzzers { b.drain() }
+    }
+
+    /// The first part's problem, if any has one.
+    public var unavailableReason: String? { buzzers.lazy.compactMap(\.unavailableReason).first }
+}

@@ -96,7 +96,9 @@ struct RunCommand: ParsableCommand {
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
                          profile: built.profile, cues: built.cues, log: store),
             plan: trainingPlan, workoutIndex: workout - 1, positioning: built.gps != nil, logger: logger,
-            onCue: { cue, status in display.cue(cue, status) },
+            onEvent: { event, status in
+                if case .cue(let cue, _) = event { display.cue(cue, status) }
+            },
             onFinish: { _ in clock.stop() })
         display.header(trainingPlan, workout: trainingPlan.workouts[workout - 1], profile: built.profile, settings: settings)
 

@@ -73,15 +73,16 @@ public final class DeviceRuntime: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
     private let onFinish: @Sendable (ActivityEnd) -> Void
-    private let onCue: @Sendable (Cue, RuntimeStatus) -> Void
+    private let onEvent: @Sendable (RuntimeEvent, RuntimeStatus) -> Void
     private let sink = Mutex<GPSEventSink?>(nil)
 
-    /// `onCue` hears every cue as it sounds (the terminal shows them); `onFinish` hears the
-    /// end of the activity (the CLI stops the clock).
+    /// `onEvent` hears everything the device does, as it happens, with the status right
+    /// after it (the terminal shows the cues; a scenario writes its timeline); `onFinish`
+    /// hears the end of the activity (the CLI stops the clock).
     public init(
         parts: Parts, plan: TrainingPlan, workoutIndex: Int, positioning: Bool = true,
         logger: Logger = Logger(label: "pacer.runtime"),
-        onCue: @escaping @Sendable (Cue, RuntimeStatus) -> Void = { _, _ in },
+        onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
     ) {
         self.parts = parts
@@ -89,7 +90,7 @@ public final class DeviceRuntime: Sendable {
         self.workout = plan.workouts[workoutIndex]
         self.logger = logger
         self.onFinish = onFinish
-        self.onCue = onCue
+        self.onEvent = onEvent
         let coach = PaceCoach(
             workout: plan.workouts[workoutIndex],
             settings: CoachSettings(
@@ -111,6 +112,7 @@ public final class DeviceRuntime: Sendable {
                 s.activity = activity
                 return s.coach.start(at: now)
             }
+            report(.started(activity: activity))
             handle(out)
             let flush = parts.clock.scheduleRepeating(every: parts.profile.trackFlushInterval) { [self] in commit() }
             let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
@@ -131,30 +133,44 @@ public final class DeviceRuntime: Sendable {
 
     /// Captures a waypoint at the current position (R20). The answer arrives on the loop.
     public func waypoint(_ name: String, reply: @escaping @Sendable (WaypointOutcome) -> Void = { _ in }) {
-        parts.clock.execute { [self] in reply(captureWaypoint(name)) }
+        parts.clock.execute { [self] in
+            let outcome = captureWaypoint(name)
+            report(.waypoint(name: name, outcome: outcome))
+            reply(outcome)
+        }
     }
 
     public func pause() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let out = state.withLock { s -> [CoachOutput] in
-                guard s.coach.isRunning else { return [] }
+            let (out, wasRunning) = state.withLock { s -> ([CoachOutput], Bool) in
+                guard s.coach.isRunning else { return ([], false) }
                 s.newSegmentPending = true
-                return s.coach.pause(at: now)
+                return (s.coach.pause(at: now), true)
             }
             handle(out)
+            // A phase boundary on the way may have finished the workout: then nothing pauses.
+            if wasRunning, state.withLock({ $0.coach.isPaused }) {
+                report(.paused)
+                logger.info("paused")
+            }
             rescheduleTick()
-            logger.info("paused")
         }
     }
 
     public func resume() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let out = state.withLock { $0.coach.resume(at: now) }
+            let (out, wasPaused) = state.withLock { s in
+                let wasPaused = s.coach.isPaused
+                return (s.coach.resume(at: now), wasPaused)
+            }
+            if wasPaused {
+                report(.resumed)
+                logger.info("resumed")
+            }
             handle(out)
             rescheduleTick()
-            logger.info("resumed")
         }
     }
 
@@ -226,6 +242,7 @@ public final class DeviceRuntime: Sendable {
 
     private func gpsEvent(_ event: GPSEvent) {
         let now = parts.clock.now
+        let finished = state.withLock { $0.finished }
         var out: [CoachOutput] = []
         var point: (TrackPoint, Int64)?
         state.withLock { s in
@@ -265,6 +282,7 @@ public final class DeviceRuntime: Sendable {
                 logger.error("cannot store a track point: \(error)")
             }
         }
+        if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
         rescheduleTick()
     }
@@ -294,10 +312,12 @@ public final class DeviceRuntime: Sendable {
                 sound(cue, phase: phase)
             case .phaseStarted(let index):
                 logger.info("phase \(index + 1)/\(workout.phases.count) \(workout.phases[index].name)")
+                report(.phaseStarted(index: index))
             case .phaseFinished(let result):
                 if let activity = state.withLock({ $0.activity }) {
                     do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
                 }
+                report(.phaseFinished(result))
             case .workoutCompleted:
                 finish(.completed)
             }
@@ -318,7 +338,12 @@ public final class DeviceRuntime: Sendable {
                 logger.error("cannot store a cue: \(error)")
             }
         }
-        onCue(cue, status)
+        report(.cue(cue, phase: phase))
+    }
+
+    /// Tells the observer, outside every lock.
+    private func report(_ event: RuntimeEvent) {
+        onEvent(event, status)
     }
 
     private func captureWaypoint(_ name: String) -> WaypointOutcome {
@@ -353,13 +378,17 @@ public final class DeviceRuntime: Sendable {
 
     private func checkBattery() {
         let reading = parts.battery.read()
-        let warn = state.withLock { s -> Bool in
+        let (warn, changed) = state.withLock { s -> (Bool, Bool) in
+            let before = s.battery.map { Int($0.percent.rounded(.down)) }
             s.battery = reading
+            let changed = reading.map { Int($0.percent.rounded(.down)) } != before && !s.finished
+
             guard let reading, !reading.charging, reading.percent <= DeviceRuntime.lowBatteryPercent,
-                  !s.warnedLowBattery, !s.finished else { return false }
+                  !s.warnedLowBattery, !s.finished else { return (false, changed) }
             s.warnedLowBattery = true
-            return true
+            return (true, changed)
         }
+        if changed, let reading { report(.battery(percent: reading.percent)) }
         if warn { sound(.lowBattery, phase: nil) }
     }
 
@@ -391,6 +420,7 @@ public final class DeviceRuntime: Sendable {
             }
         }
         parts.buzzer.drain()
+        report(.finished(end))
         logger.info("activity \(activity.map(String.init) ?? "-") \(end.rawValue) after \(RuntimeStatus.clock(elapsed))")
         onFinish(end)
     }

@@ -41,6 +41,13 @@ public final class SimulatedBattery: BatteryGauge {
         remaining.withLock { $0 = max(0, $0 - milliampHours) }
     }
 
+    /// Sets the charge to `percent` (0…100) of the capacity: a scenario's "the battery is at
+    /// 14 % now".
+    public func set(percent: Double) {
+        precondition(percent.isFinite && (0...100).contains(percent), "a battery level must be 0…100 %, got \(percent)")
+        remaining.withLock { $0 = capacityMilliampHours * percent / 100 }
+    }
+
     /// The charge left, in mAh.
     public var remainingMilliampHours: Double { remaining.withLock { $0 } }
 

@@ -88,22 +88,31 @@ extension ActivityStore {
 
     static func writeGPX(_ detail: ActivityDetail, options: GPXExportOptions,
                          to write: ([UInt8]) throws -> Void) throws {
-        let summary = detail.summary
-        var writer = GPXWriter(name: summary.name, time: options.times ? summary.startedAt : nil)
+        try writeGPX([detail], name: detail.summary.name, time: detail.summary.startedAt, options: options, to: write)
+    }
+
+    /// Several activities in one document (a scenario's run, a power cut and the run after
+    /// it): every activity's waypoints first, as the schema orders them, then one track per
+    /// activity with a segment per recorded segment.
+    public static func writeGPX(_ details: [ActivityDetail], name: String?, time: UTCTimestamp?,
+                                options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+        var writer = GPXWriter(name: name, time: options.times ? time : nil)
         if options.waypoints {
-            for w in detail.waypoints {
+            for w in details.flatMap(\.waypoints) {
                 writer.waypoint(w.position, altitude: options.elevations ? w.altitude : nil,
                                 time: options.times ? w.time : nil, name: w.name,
                                 type: w.atLastKnownPosition ? lastKnownPositionType : nil)
             }
         }
-        writer.beginTrack(name: summary.name, type: "running")
-        for segment in detail.segments {
-            writer.beginSegment()
-            for p in segment {
-                writer.trackPoint(p.position, altitude: options.elevations ? p.altitude : nil,
-                                  time: options.times ? p.time : nil, speed: options.speeds ? p.speed : nil)
-                if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+        for detail in details {
+            writer.beginTrack(name: detail.summary.name, type: "running")
+            for segment in detail.segments {
+                writer.beginSegment()
+                for p in segment {
+                    writer.trackPoint(p.position, altitude: options.elevations ? p.altitude : nil,
+                                      time: options.times ? p.time : nil, speed: options.speeds ? p.speed : nil)
+                    if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+                }
             }
         }
         try write(writer.finish())

@@ -1,0 +1,41 @@
+import Coaching
+import HAL
+import PacerCore
+
+/// Something the device did or noticed, as it happens: what `pacer run` prints, what a
+/// scenario's timeline and `events.jsonl` are made of. Reported on the clock's loop, in
+/// order, together with the status right after it.
+public enum RuntimeEvent: Hashable, Sendable {
+    /// The activity began (its id in storage).
+    case started(activity: Int64)
+    case phaseStarted(index: Int)
+    case phaseFinished(PhaseResult)
+    /// A cue sounded; `phase` is the phase it belongs to, when it belongs to one.
+    case cue(Cue, phase: Int?)
+    /// The GPS source's status changed (fix, fix lost, disconnected, …).
+    case gps(GPSStatus, detail: String?)
+    /// A waypoint press and what came of it.
+    case waypoint(name: String, outcome: DeviceRuntime.WaypointOutcome)
+    case paused
+    case resumed
+    /// The battery gauge's reading, when it changed by a whole percent or more.
+    case battery(percent: Double)
+    /// The activity ended and was closed in storage.
+    case finished(ActivityEnd)
+
+    /// A short name: `cue`, `phase-started`, `gps`, …
+    public var kind: String {
+        switch self {
+        case .started: "started"
+        case .phaseStarted: "phase-started"
+        case .phaseFinished: "phase-finished"
+        case .cue: "cue"
+        case .gps: "gps"
+        case .waypoint: "waypoint"
+        case .paused: "paused"
+        case .resumed: "resumed"
+        case .battery: "battery"
+        case .finished: "finished"
+        }
+    }
+}

@@ -1,0 +1,289 @@
+import Coaching
+import Configurator
+import Foundation
+import PacerCore
+import Yams
+
+/// Reads `scenario.yaml`, the human-written half of a scenario (same family as plan files):
+///
+/// ```yaml
+/// name: Steady on-pace run
+/// summary: Twelve minutes inside the band; on-pace reminders only.
+/// plan: plan.yaml             # a plan file in this folder, or a bundled plan's name
+/// workout: 1                  # from 1 (default 1)
+/// profile: medium             # a power profile (default medium)
+/// date: 2026-05-02            # today, for the plan's deadline (default: the recording's date)
+/// recording: run.nmea         # what the GPS replays, relative to this folder
+/// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
+/// battery: {capacity_mah: 1200, level: 100}
+/// script:                     # what happens, at scenario times (seconds, M:SS or H:MM:SS)
+///   - {at: "5:00", do: waypoint, name: Bridge}
+///   - {at: "9:00", do: pause}
+///   - {at: "10:30", do: resume}
+///   - {at: "11:00", do: battery, level: 14}
+///   - {at: "12:00", do: power-cut, restart_after: 30}
+///   - {at: "15:00", do: stop}
+/// gps:                        # faults: silent (no sentences), invalid (no fix), unplug
+///   - {from: "3:00", to: "4:30", fault: silent}
+/// expect:                     # checked by `pacer scenario test`, besides the goldens
+///   - {cue: speed-up, at: "2:10", within: 15}
+///   - {cue: slow-down, count: 0}
+///   - {cue: on-pace, min: 3, from: "4:00", to: "8:00"}
+///   - {gps: fix-lost, at: "3:05", within: 10}
+///   - {event: paused, count: 1}
+///   - {distance_km: 2.4, within: 0.05}         # the last activity; `activity: N` for another
+///   - {end: recovered, activity: 1}
+///   - {activities: 2}
+///   - {waypoints: 1}
+///   - {segments: 2}
+///   - {phases: 3}
+/// ```
+///
+/// Everything is checked as it is read; a broken file is refused with its file, line, key and
+/// reason, like every other data file.
+public enum ScenarioLoader {
+    public static let fileName = "scenario.yaml"
+
+    /// Reads `directory/scenario.yaml`. Bundled plans are looked up in `plansDir`.
+    public static func load(directory: String, plansDir: String?) throws(DataFileError) -> Scenario {
+        let file = "\(directory)/\(fileName)"
+        var map = try YAMLMapping.load(path: file)
+        let name = try map.string("name")
+        let summary = try map.optionalString("summary")
+
+        let planArgument = try map.string("plan")
+        let local = "\(directory)/\(planArgument)"
+        guard let planPath = FileManager.default.fileExists(atPath: local)
+            ? local : PlanLoader.resolve(planArgument, plansDir: plansDir)
+        else {
+            throw map.error("plan", "no plan '\(planArgument)': not a file in \(directory), nor a plan in \(plansDir ?? "the plans folder")")
+        }
+        let workout = try map.optionalNumber("workout") ?? 1
+        guard workout >= 1, workout == workout.rounded() else {
+            throw map.error("workout", "must be a workout number from 1, got \(workout)")
+        }
+        let profile = try map.optionalString("profile") ?? "medium"
+        var date: CivilDate?
+        if let text = try map.optionalString("date") {
+            guard let d = CivilDate(parsing: text) else { throw map.error("date", "'\(text)' is not a date (YYYY-MM-DD)") }
+            date = d
+        }
+        func localFile(_ key: String) throws(DataFileError) -> String? {
+            guard let name = try map.optionalString(key) else { return nil }
+            let path = name.hasPrefix("/") ? name : "\(directory)/\(name)"
+            return path
+        }
+        let recording = try localFile("recording")
+        let recipe = try localFile("synth")
+        guard recording != nil || recipe != nil else {
+            throw map.error(nil, "names no recording: give `recording: FILE.nmea`, or `synth: RECIPE.yaml` to make one")
+        }
+        if let recording, !FileManager.default.fileExists(atPath: recording) {
+            throw map.error("recording", "\(recording) does not exist")
+        }
+        if let recipe, !FileManager.default.fileExists(atPath: recipe) {
+            throw map.error("synth", "\(recipe) does not exist")
+        }
+
+        var battery = Scenario.BatterySetup()
+        if var b = try map.optionalMapping("battery") {
+            if let c = try b.optionalNumber("capacity_mah") {
+                guard c > 0 else { throw b.error("capacity_mah", "must be positive, got \(c)") }
+                battery.capacityMilliampHours = c
+            }
+            if let l = try b.optionalNumber("level") {
+                guard (0...100).contains(l) else { throw b.error("level", "must be 0 to 100 (percent), got \(l)") }
+                battery.percent = l
+            }
+            try b.finish()
+        }
+
+        var script: [ScriptedAction] = []
+        for var item in try list(&map, "script") {
+            script.append(try action(&item))
+            try item.finish()
+        }
+        script.sort { $0.at < $1.at }  // stable: same-time actions keep the file's order
+        var faults: [GPSFault] = []
+        for var item in try list(&map, "gps") {
+            let kind = try item.choice("fault", GPSFault.Kind.self)
+            let from = try duration(&item, "from")
+            let to = try duration(&item, "to")
+            guard to > from else { throw item.error("to", "must be after from (\(clock(from)))") }
+            faults.append(GPSFault(kind: kind, from: from, to: to, line: item.line))
+            try item.finish()
+        }
+        faults.sort { $0.from < $1.from }
+        for (a, b) in zip(faults, faults.dropFirst()) where b.from < a.to {
+            throw DataFileError(file: file, line: b.line, key: "gps",
+                                reason: "fault at \(clock(b.from)) overlaps the one from \(clock(a.from)) to \(clock(a.to))")
+        }
+        var expectations: [Expectation] = []
+        for var item in try list(&map, "expect") {
+            expectations.append(try expectation(&item))
+            try item.finish()
+        }
+        try map.finish()
+        return Scenario(
+            directory: directory, file: file, name: name, summary: summary, planPath: planPath,
+            workoutIndex: Int(workout) - 1, profile: profile, date: date, recording: recording, recipe: recipe,
+            battery: battery, script: script, faults: faults, expectations: expectations)
+    }
+
+    // MARK: - Parts
+
+    static func list(_ map: inout YAMLMapping, _ key: String) throws(DataFileError) -> [YAMLMapping] {
+        guard let node = map.optionalNode(key) else { return [] }
+        guard let items = node.sequence else { throw map.error(key, "expected a list") }
+        var out: [YAMLMapping] = []
+        for (i, n) in items.enumerated() { out.append(try YAMLMapping(file: map.file, node: n, path: "\(key)[\(i)]")) }
+        return out
+    }
+
+    static func action(_ item: inout YAMLMapping) throws(DataFileError) -> ScriptedAction {
+        let at = try duration(&item, "at")
+        let verb = try item.string("do")
+        let action: ScriptedAction.Action
+        switch verb {
+        case "waypoint": action = .waypoint(try item.optionalString("name") ?? "waypoint")
+        case "pause": action = .pause
+        case "resume": action = .resume
+        case "stop": action = .stop
+        case "battery":
+            let level = try item.number("level")
+            guard (0...100).contains(level) else { throw item.error("level", "must be 0 to 100 (percent), got \(level)") }
+            action = .battery(level)
+        case "power-cut":
+            action = .powerCut(restartAfter: try optionalDuration(&item, "restart_after") ?? .seconds(30))
+        default:
+            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, battery, power-cut")
+        }
+        return ScriptedAction(at: at, action: action, line: item.line)
+    }
+
+    static func expectation(_ item: inout YAMLMapping) throws(DataFileError) -> Expectation {
+        func near() throws(DataFileError) -> Expectation.Near? {
+            guard let at = try optionalDuration(&item, "at") else {
+                if item.has("within") { throw item.error("within", "needs `at`") }
+                return nil
+            }
+            return .init(at: at, tolerance: try optionalDuration(&item, "within") ?? .seconds(5))
+        }
+        func count() throws(DataFileError) -> Expectation.CountBound? {
+            let exact = try integer(&item, "count")
+            let lo = try integer(&item, "min")
+            let hi = try integer(&item, "max")
+            if let exact {
+                guard lo == nil, hi == nil else { throw item.error("count", "give count, or min and max, not both") }
+                return .init(minimum: exact, maximum: exact)
+            }
+            return lo == nil && hi == nil ? nil : .init(minimum: lo, maximum: hi)
+        }
+        func activity() throws(DataFileError) -> Int? {
+            try integer(&item, "activity")
+        }
+        let check: Expectation.Check
+        if let name = try item.optionalString("cue") {
+            guard let cue = Cue(rawValue: name) else {
+                throw item.error("cue", "'\(name)' is not a cue (\(Cue.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            let n = try near()
+            let c = try count()
+            let from = try optionalDuration(&item, "from")
+            let to = try optionalDuration(&item, "to")
+            var window: ClosedRange<Duration>?
+            if from != nil || to != nil {
+                let lo = from ?? .zero, hi = to ?? .seconds(1_000_000)
+                guard hi >= lo else { throw item.error("to", "must not be before from") }
+                window = lo...hi
+            }
+            guard n != nil || c != nil else { throw item.error("cue", "needs `at` (with `within`) or `count`/`min`/`max`") }
+            check = .cue(cue, near: n, count: c, window: window)
+        } else if let status = try item.optionalString("gps") {
+            let known = ["disconnected", "connected", "acquiring", "fix", "fix-lost"]
+            guard known.contains(status) else { throw item.error("gps", "'\(status)' is not one of \(known.joined(separator: ", "))") }
+            let n = try near(), c = try count()
+            guard n != nil || c != nil else { throw item.error("gps", "needs `at` (with `within`) or `count`/`min`/`max`") }
+            check = .gps(status, near: n, count: c)
+        } else if let kind = try item.optionalString("event") {
+            let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
+                         "battery", "finished", "power-cut", "restart", "recovered"]
+            guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
+            let n = try near(), c = try count()
+            guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }
+            check = .event(kind, near: n, count: c)
+        } else if let km = try item.optionalNumber("distance_km") {
+            let tolerance = try item.optionalNumber("within") ?? 0.01
+            guard km >= 0, tolerance >= 0 else { throw item.error("distance_km", "distance and tolerance must not be negative") }
+            check = .distance(activity: try activity(), km: km, tolerance: tolerance)
+        } else if let end = try item.optionalString("end") {
+            let states = ["completed", "stopped", "recovered"]
+            guard states.contains(end) else { throw item.error("end", "'\(end)' is not one of \(states.joined(separator: ", "))") }
+            check = .end(activity: try activity(), state: end)
+        } else if let n = try integer(&item, "activities") {
+            check = .activities(n)
+        } else if let n = try integer(&item, "waypoints") {
+            check = .waypoints(activity: try activity(), count: n)
+        } else if let n = try integer(&item, "segments") {
+            check = .segments(activity: try activity(), count: n)
+        } else if let n = try integer(&item, "phases") {
+            check = .phases(activity: try activity(), count: n)
+        } else {
+            throw item.error(nil, "expected one of cue, gps, event, distance_km, end, activities, waypoints, segments, phases")
+        }
+        return Expectation(check, line: item.line)
+    }
+
+    static func integer(_ item: inout YAMLMapping, _ key: String) throws(DataFileError) -> Int? {
+        guard let v = try item.optionalNumber(key) else { return nil }
+        guard v >= 0, v == v.rounded(), v < 1e9 else { throw item.error(key, "expected a whole number 0 or more, got \(v)") }
+        return Int(v)
+    }
+
+    static func duration(_ item: inout YAMLMapping, _ key: String) throws(DataFileError) -> Duration {
+        guard let d = try optionalDuration(&item, key) else { throw item.error(nil, "missing key '\(key)'") }
+        return d
+    }
+
+    /// A time or a length of time: seconds (`95`, `2.5`), `M:SS` or `H:MM:SS` (fractions allowed).
+    static func optionalDuration(_ item: inout YAMLMapping, _ key: String) throws(DataFileError) -> Duration? {
+        guard let node = item.optionalNode(key) else { return nil }
+        guard let text = node.scalar?.string, let d = parseDuration(text) else {
+            throw item.error(key, "expected seconds, M:SS or H:MM:SS, got '\(node.scalar?.string ?? "not text")'")
+        }
+        return d
+    }
+
+    public static func parseDuration(_ text: String) -> Duration? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var seconds = 0.0
+        for (i, part) in parts.enumerated() {
+            let last = i == parts.count - 1
+            guard let v = Double(part), v >= 0, v.isFinite, last || v == v.rounded() else { return nil }
+            if i > 0 && v >= 60 { return nil }
+            seconds = seconds * 60 + v
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// `H:MM:SS` (or `M:SS` under an hour), with `.mmm` when not whole.
+    public static func clock(_ d: Duration) -> String {
+        let ms = Int64((d.inSeconds * 1000).rounded())
+        let s = ms / 1000
+        var text = s >= 3600 ? "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" : "\(s / 60):\(two(s % 60))"
+        if ms % 1000 != 0 { text += "." + String(String(1000 + ms % 1000).dropFirst()) }
+        return text
+    }
+
+    private static func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+}
+
+extension CivilDate {
+    /// `YYYY-MM-DD`.
+    init?(parsing text: String) {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        self.init(year: parts[0], month: parts[1], day: parts[2])
+    }
+}

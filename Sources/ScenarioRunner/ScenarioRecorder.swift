@@ -1,0 +1,294 @@
+import Coaching
+import Foundation
+import HAL
+import PacerCore
+import Runtime
+import Synchronization
+
+/// One thing that happened in a scenario, at scenario time: what expectations are checked
+/// against. The files (`timeline.txt`, `events.jsonl`) carry the same events with more detail.
+public struct ScenarioEvent: Hashable, Sendable {
+    public var time: Duration
+    /// `cue`, `gps`, `phase-started`, `waypoint`, `power-cut`, `recovered`, …
+    public var kind: String
+    /// The cue's name, the GPS status, the waypoint's name, the way the activity ended.
+    public var name: String?
+    /// The activity it belongs to, when one was recording.
+    public var activity: Int64?
+}
+
+/// Collects a scenario's events as they happen and writes them out as a readable timeline
+/// and as JSON lines, streaming: a marathon's events never pile up as text in memory.
+/// Called on the clock's loop; thread-safe anyway.
+final class ScenarioRecorder: Sendable {
+    private struct State {
+        var events: [ScenarioEvent] = []
+        var timeline: [UInt8] = []
+        var json: [UInt8] = []
+        var timelineFile: FileHandle?
+        var jsonFile: FileHandle?
+        var failure: String?
+    }
+
+    private let state = Mutex(State())
+    /// The recording's path as the GPS source names it, and what is written instead: its file
+    /// name. Paths differ between machines and checkouts; the results must not.
+    private let redactions: [(String, String)]
+
+    init(timelinePath: String, eventsPath: String, recording: String) throws {
+        let name = URL(fileURLWithPath: recording).lastPathComponent
+        let absolute = URL(fileURLWithPath: recording).standardizedFileURL.path
+        redactions = [("file://" + absolute, "file:" + name), ("file:" + recording, "file:" + name)]
+        let fm = FileManager.default
+        for path in [timelinePath, eventsPath] {
+            guard fm.createFile(atPath: path, contents: nil) else {
+                throw ScenarioError("cannot create \(path)")
+            }
+        }
+        let t = try FileHandle(forWritingTo: URL(fileURLWithPath: timelinePath))
+        let j = try FileHandle(forWritingTo: URL(fileURLWithPath: eventsPath))
+        state.withLock {
+            $0.timelineFile = t
+            $0.jsonFile = j
+        }
+    }
+
+    var events: [ScenarioEvent] { state.withLock { $0.events } }
+
+    /// A device event with the status right after it.
+    func record(_ event: RuntimeEvent, status: RuntimeStatus, at time: Duration) {
+        let activity = status.activityID
+        var name: String?
+        var text: String
+        var fields: [(String, JSONValue)] = []
+        switch event {
+        case .started(let id):
+            text = "START activity \(id): \(status.plan): \(status.workout) (profile \(status.profile))"
+            fields = [("plan", .text(status.plan)), ("workout", .text(status.workout)), ("profile", .text(status.profile))]
+        case .phaseStarted(let index):
+            text = "phase \(index + 1) starts"
+            fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
+                      ("band_kmh", .pair(status.coach.phase.minimumSpeed * 3.6, status.coach.phase.maximumSpeed * 3.6))]
+        case .phaseFinished(let r):
+            text = "phase \(r.index + 1) done: \(RuntimeStatus.clock(r.duration)), \(km(r.distance)) km, "
+                + "\(RuntimeStatus.clock(r.timeInBand)) in band"
+            fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, 3)),
+                      ("in_band_s", .number(r.timeInBand.inSeconds, 3)), ("distance_m", .number(r.distance, 1))]
+        case .cue(let cue, let phase):
+            name = cue.rawValue
+            text = ScenarioRecorder.shout(cue)
+            fields = [("cue", .text(cue.rawValue))]
+            if let phase { fields.append(("phase", .int(phase + 1))) }
+        case .gps(let s, var detail):
+            name = s.rawValue
+            for (path, replacement) in redactions { detail = detail?.replacingOccurrences(of: path, with: replacement) }
+            text = "gps \(s.rawValue)" + (detail.map { " (\($0))" } ?? "")
+            fields = [("status", .text(s.rawValue))]
+            if let detail { fields.append(("detail", .text(detail))) }
+        case .waypoint(let wname, let outcome):
+            name = wname
+            switch outcome {
+            case .stored(let w), .storedAtLastKnownPosition(let w):
+                let last = { if case .storedAtLastKnownPosition = outcome { true } else { false } }()
+                text = "waypoint '\(wname)' stored" + (last ? " at the last known position" : "")
+                    + " \(coordinate(w.position.latitude)), \(coordinate(w.position.longitude))"
+                fields = [("name", .text(wname)), ("outcome", .text(last ? "stored-at-last-known-position" : "stored")),
+                          ("lat", .number(w.position.latitude, 7)), ("lon", .number(w.position.longitude, 7))]
+            case .duplicate, .noPositionYet, .notRecording:
+                let reason = outcome == .duplicate ? "duplicate" : outcome == .noPositionYet ? "no-position-yet" : "not-recording"
+                text = "waypoint '\(wname)' refused: \(reason)"
+                fields = [("name", .text(wname)), ("outcome", .text(reason))]
+                record(ScenarioEvent(time: time, kind: "waypoint-refused", name: wname, activity: activity),
+                       text: text, fields: fields, status: status)
+                return
+            }
+        case .paused:
+            text = "PAUSED"
+        case .resumed:
+            text = "resumed"
+        case .battery(let percent):
+            text = "battery \(Int(percent.rounded(.down))) %"
+            fields = [("percent", .number(percent, 1))]
+        case .finished(let end):
+            name = end.rawValue
+            text = "FINISHED (\(end.rawValue)) after \(RuntimeStatus.clock(status.coach.elapsed)) active, \(km(status.coach.distance)) km"
+            fields = [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, 3))]
+        }
+        record(ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity),
+               text: text, fields: fields, status: status)
+    }
+
+    /// Something the scenario itself did (a power cut, a restart, a recovery, a battery set).
+    func note(_ kind: String, name: String? = nil, text: String, fields: [(String, JSONValue)] = [], at time: Duration) {
+        record(ScenarioEvent(time: time, kind: kind, name: name, activity: nil), text: text, fields: fields, status: nil)
+    }
+
+    /// Writes what is buffered and closes the files.
+    func close() throws {
+        try flush(force: true)
+        try state.withLock { s in
+            try s.timelineFile?.close()
+            try s.jsonFile?.close()
+            s.timelineFile = nil
+            s.jsonFile = nil
+        }
+    }
+
+    private func record(_ event: ScenarioEvent, text: String, fields: [(String, JSONValue)], status: RuntimeStatus?) {
+        state.withLock { s in
+            s.events.append(event)
+            // timeline: `00:12:31  phase 2/5 Tempo  11.4 km/h  band 10.0–11.0  SLOW DOWN  1.234 km`
+            s.timeline.append(contentsOf: ScenarioRecorder.clock(event.time).utf8)
+            if let status {
+                let c = status.coach
+                var line = "  phase \(c.phaseIndex + 1)/\(c.phaseCount) \(c.phaseName)"
+                if status.positioning { line += "  " + (c.smoothedSpeed.map { kmh($0) } ?? "--") + " km/h" }
+                line += "  band \(kmh(c.phase.minimumSpeed))–\(kmh(c.phase.maximumSpeed))"
+                line += "  \(text)  \(km(c.distance)) km"
+                s.timeline.append(contentsOf: line.utf8)
+            } else {
+                s.timeline.append(contentsOf: "  \(text)".utf8)
+            }
+            s.timeline.append(0x0A)
+
+            var j = JSONObject()
+            j.field("t", .number(event.time.inSeconds, 3))
+            j.field("time", .text(ScenarioRecorder.clock(event.time)))
+            j.field("event", .text(event.kind))
+            if let activity = event.activity { j.field("activity", .int(Int(activity))) }
+            for (k, v) in fields { j.field(k, v) }
+            if let status {
+                if let speed = status.coach.smoothedSpeed { j.field("speed_kmh", .number(speed * 3.6, 2)) }
+                j.field("distance_m", .number(status.coach.distance, 1))
+            }
+            s.json.append(contentsOf: j.finish())
+            s.json.append(0x0A)
+        }
+        try? flush(force: false)
+    }
+
+    private func flush(force: Bool) throws {
+        try state.withLock { s in
+            if force || s.timeline.count > 1 << 16 {
+                try s.timelineFile?.write(contentsOf: s.timeline)
+                s.timeline.removeAll(keepingCapacity: true)
+            }
+            if force || s.json.count > 1 << 16 {
+                try s.jsonFile?.write(contentsOf: s.json)
+                s.json.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    static func shout(_ cue: Cue) -> String {
+        switch cue {
+        case .speedUp: "SPEED UP"
+        case .slowDown: "SLOW DOWN"
+        case .onPace: "ON PACE"
+        case .phaseChange: "NEXT PHASE"
+        case .workoutComplete: "DONE"
+        case .gpsLost: "GPS LOST"
+        case .gpsBack: "GPS BACK"
+        case .waypointSaved: "WAYPOINT SAVED"
+        case .lowBattery: "LOW BATTERY"
+        }
+    }
+
+    /// `hh:mm:ss`, with `.mmm` when the time is not a whole second.
+    static func clock(_ d: Duration) -> String {
+        let ms = Int64((d.inSeconds * 1000).rounded())
+        var text = RuntimeStatus.clock(.milliseconds(ms))
+        if ms % 1000 != 0 { text += "." + String(String(1000 + ms % 1000).dropFirst()) }
+        return text
+    }
+}
+
+private func kmh(_ metresPerSecond: Double) -> String {
+    let tenths = Int((metresPerSecond * 36).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
+}
+
+func km(_ metres: Double) -> String {
+    var out: [UInt8] = []
+    let thousandths = Int((metres).rounded())
+    out.appendDigits(thousandths / 1000, width: 1)
+    out.append(UInt8(ascii: "."))
+    out.appendDigits(thousandths % 1000, width: 3)
+    return String(decoding: out, as: UTF8.self)
+}
+
+private func coordinate(_ v: Double) -> String {
+    var out: [UInt8] = []
+    out.appendDecimal(v, places: 5)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// A JSON value for the scenario files: numbers are written with fixed places so that the
+/// files are byte-identical on every machine.
+enum JSONValue {
+    case text(String)
+    case int(Int)
+    case number(Double, Int)
+    case pair(Double, Double)
+    case bool(Bool)
+    case null
+    /// Already-encoded JSON.
+    case raw([UInt8])
+}
+
+/// Writes one JSON object with its keys in the order given.
+struct JSONObject {
+    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+    private var first = true
+
+    init() {}
+
+    mutating func field(_ key: String, _ value: JSONValue) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        JSONObject.string(key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        JSONObject.value(value, into: &bytes)
+    }
+
+    /// The finished object.
+    consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    static func value(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .text(let s): string(s, into: &out)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .number(let v, let places): out.appendDecimal(v, places: places)
+        case .pair(let a, let b):
+            out.append(UInt8(ascii: "["))
+            out.appendDecimal(a, places: 2)
+            out.append(UInt8(ascii: ","))
+            out.appendDecimal(b, places: 2)
+            out.append(UInt8(ascii: "]"))
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .raw(let r): out.append(contentsOf: r)
+        }
+    }
+
+    static func string(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+            case 0x0A: out.append(contentsOf: "\\n".utf8)
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0xF)])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

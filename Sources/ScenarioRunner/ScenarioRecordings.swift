@@ -1,0 +1,55 @@
+import Foundation
+import NMEA
+import PacerCore
+import Simulation
+
+/// The recording a scenario replays: the committed file, or one made from its `nmea synth`
+/// recipe into the output folder when only the recipe is committed (a marathon at 1 Hz is
+/// too large to keep in the repository; its recipe is a few lines).
+enum ScenarioRecordings {
+    static func recording(for scenario: Scenario, scratch: String) throws -> String {
+        if let recording = scenario.recording { return recording }
+        guard let recipe = scenario.recipe else {
+            throw ScenarioError("\(scenario.file): names no recording")
+        }
+        let path = "\(scratch)/recording.nmea"
+        try synthesize(recipe: recipe, to: path)
+        return path
+    }
+
+    static func synthesize(recipe: String, to path: String) throws {
+        throw ScenarioError("\(recipe): recordings cannot be synthesised yet")
+    }
+
+    /// The UTC date of the first dated cycle in the recording (the device's "today").
+    static func firstDate(of path: String) throws -> CivilDate {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ScenarioError("\(path): cannot be read")
+        }
+        defer { try? handle.close() }
+        var decoder = NMEADecoder()
+        var date: CivilDate?
+        while date == nil, let chunk = try handle.read(upToCount: 64 * 1024), !chunk.isEmpty {
+            chunk.withUnsafeBytes { raw in
+                decoder.feed(raw.bindMemory(to: UInt8.self)) { epoch in
+                    if date == nil, case .fix(let fix) = epoch { date = fix.time.date }
+                }
+            }
+        }
+        guard let date else { throw ScenarioError("\(path): no dated fix in the recording; give the scenario a `date:`") }
+        return date
+    }
+}
+
+/// A committed recording with its recipe must still be what the recipe makes: otherwise the
+/// recipe no longer documents the recording (or the synthesiser changed).
+public enum ScenarioRecordingCheck {
+    public static func check(_ scenario: Scenario, scratch: String) throws -> [String] {
+        guard let recording = scenario.recording, let recipe = scenario.recipe else { return [] }
+        let made = "\(scratch)/from-recipe.nmea"
+        try ScenarioRecordings.synthesize(recipe: recipe, to: made)
+        let fm = FileManager.default
+        return fm.contents(atPath: made) == fm.contents(atPath: recording)
+            ? [] : ["\(recording) is not what \(recipe) makes: remake it with `pacer nmea synth \(recipe) --out \(recording)`"]
+    }
+}

@@ -1,0 +1,269 @@
+import Coaching
+import Configurator
+import Foundation
+import HAL
+import Logging
+import NMEA
+import PacerCore
+import Runtime
+import Simulation
+import Storage
+import Synchronization
+
+/// A scenario that cannot be run, and why.
+public struct ScenarioError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// How a scenario is run.
+public struct ScenarioOptions: Sendable {
+    /// The settings the device starts from (the simulated setup); the runner replaces the
+    /// GPS, the buzzer, the battery, the profile and the data folder with the scenario's.
+    public var settings: Settings
+    /// `.virtual`: as fast as possible (the default, deterministic); `.paced(speed:)`: in
+    /// real time or N× real time. The outputs are the same either way.
+    public var timing: Timing
+    /// Also render every cue to this WAV file.
+    public var wav: String?
+
+    public init(settings: Settings, timing: Timing = .virtual, wav: String? = nil) {
+        self.settings = settings
+        self.timing = timing
+        self.wav = wav
+    }
+}
+
+/// What a scenario run produced: the events, the stored activities, the files.
+public struct ScenarioOutcome: Sendable {
+    public var scenario: Scenario
+    public var events: [ScenarioEvent]
+    public var activities: [ActivityDetail]
+    /// Scenario time when the last device stopped.
+    public var duration: Duration
+    /// The four result files, by name (`timeline.txt`, …), in the output folder.
+    public static let resultFiles = ["timeline.txt", "events.jsonl", "track.gpx", "summary.json"]
+}
+
+/// Runs scenarios: builds the device through the configurator factory, exactly as on the
+/// board, but with the simulation adapters: the recording replayed as the GPS (with the
+/// scenario's faults), a virtual clock, a recording buzzer, a simulated battery and a scratch
+/// database in the output folder. Then plays the script on the device's clock and writes
+/// `timeline.txt`, `events.jsonl`, `track.gpx` and `summary.json`.
+///
+/// Deterministic: nothing reads the wall clock, every number is written with fixed places,
+/// and paths are not written; two runs give byte-identical files on any machine.
+public enum ScenarioRunner {
+    public static func run(
+        _ scenario: Scenario, out: String, options: ScenarioOptions,
+        logger: Logger = Logger(label: "pacer.scenario")
+    ) throws -> ScenarioOutcome {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw ScenarioError("cannot create the output folder \(out): \(error.localizedDescription)")
+        }
+        let dataDir = "\(out)/data"
+        try? fm.removeItem(atPath: dataDir)
+
+        let recording = try ScenarioRecordings.recording(for: scenario, scratch: out)
+        let plan: TrainingPlan
+        do {
+            plan = try PlanLoader.load(path: scenario.planPath)
+        } catch {
+            throw ScenarioError(error.description)
+        }
+        guard scenario.workoutIndex < plan.workouts.count else {
+            throw ScenarioError("\(scenario.file): workout \(scenario.workoutIndex + 1): the plan has \(plan.workouts.count)")
+        }
+        let today = try scenario.date ?? ScenarioRecordings.firstDate(of: recording)
+        do {
+            _ = try PlanLoader.checkStartable(plan: plan, workoutIndex: scenario.workoutIndex, today: today)
+        } catch {
+            throw ScenarioError("\(scenario.file): \(error)")
+        }
+
+        let recorder = try ScenarioRecorder(
+            timelinePath: "\(out)/timeline.txt", eventsPath: "\(out)/events.jsonl", recording: recording)
+        var battery = scenario.battery.percent
+        var runStart = Duration.zero
+        var end = Duration.zero
+        var runs: [RunRecord] = []
+        let cuts = scenario.powerCuts
+        var cutIndex = 0
+        while true {
+            let cut = cutIndex < cuts.count ? cuts[cutIndex] : nil
+            let result = try runDevice(
+                scenario, plan: plan, recording: recording, dataDir: dataDir, from: runStart, until: cut?.at,
+                battery: battery, options: options, recorder: recorder, logger: logger)
+            runs.append(result.record)
+            battery = result.batteryPercent
+            end = result.end
+            guard let cut, result.cut else { break }
+            runStart = cut.at + cut.restartAfter
+            for ignored in scenario.script where ignored.at > cut.at && ignored.at < runStart {
+                recorder.note("ignored", text: "device off: \(describe(ignored.action)) not done", at: ignored.at)
+            }
+            recorder.note("restart", text: "RESTART: power back on after \(RuntimeStatus.clock(cut.restartAfter))",
+                          at: runStart)
+            cutIndex += 1
+        }
+        try recorder.close()
+
+        // The results from what was stored, as `pacer activities` would show them.
+        let store: ActivityStore
+        let details: [ActivityDetail]
+        do {
+            store = try ActivityStore(directory: dataDir)
+            details = try store.activities().map { try store.activity($0.id) }.sorted { $0.summary.id < $1.summary.id }
+            try ScenarioResults.writeGPX(details, scenario: scenario, to: "\(out)/track.gpx")
+        } catch {
+            throw ScenarioError("\(scenario.file): cannot read the results back from \(dataDir): \(error)")
+        }
+        let outcome = ScenarioOutcome(
+            scenario: scenario, events: recorder.events, activities: details, duration: end)
+        try ScenarioResults.writeSummary(outcome, plan: plan, runs: runs, to: "\(out)/summary.json")
+        return outcome
+    }
+
+    struct RunRecord {
+        var start: Duration
+        var end: Duration
+        var cut: Bool
+        var nmea: NMEAStatistics?
+        var delivered: Int
+        var batteryPercent: Double
+    }
+
+    struct DeviceRun {
+        var record: RunRecord
+        var end: Duration
+        var cut: Bool
+        var batteryPercent: Double
+    }
+
+    /// One life of the device: from boot (at scenario time `from`) until the workout ends or
+    /// the power is cut at `until`.
+    static func runDevice(
+        _ scenario: Scenario, plan: TrainingPlan, recording: String, dataDir: String, from: Duration,
+        until: Duration?, battery: Double, options: ScenarioOptions, recorder: ScenarioRecorder, logger: Logger
+    ) throws -> DeviceRun {
+        var settings = options.settings
+        settings.profile = scenario.profile
+        settings.dataDirectory = dataDir
+        do {
+            settings.gps = try DeviceURI(parsing: gpsURI(recording: recording, faults: scenario.faults, skip: from))
+            settings.buzzer = try DeviceURI(parsing: "record")
+            settings.battery = try DeviceURI(parsing:
+                "sim?capacity=\(seconds(scenario.battery.capacityMilliampHours))&level=\(seconds(battery))")
+        } catch {
+            throw ScenarioError("\(scenario.file): \(error)")
+        }
+        let device: Device
+        let store: ActivityStore
+        do {
+            let also = try options.wav.map { [try DeviceURI(parsing: "wav:\($0)")] } ?? []
+            device = try Configurator.makeDevice(settings: settings, timing: options.timing, alsoBuzzers: also, logger: logger)
+            store = try Configurator.makeActivityStore(settings)
+        } catch {
+            throw ScenarioError("\(scenario.file): \(error)")
+        }
+        let clock = device.clock
+        // Scenario time of the device's clock: it starts at zero at every boot.
+        let origin = clock.now
+        let time: @Sendable () -> Duration = { from + (clock.now - origin) }
+        do {
+            for id in try store.recoverUnfinished() {
+                recorder.note("recovered", name: String(id),
+                              text: "activity \(id) recovered (closed with every committed point)",
+                              fields: [("activity", .int(Int(id)))], at: time())
+            }
+        } catch {
+            throw ScenarioError("\(scenario.file): recovering unfinished activities: \(error)")
+        }
+
+        let runtime = DeviceRuntime(
+            parts: .init(clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
+                         profile: device.profile, cues: device.cues, log: store),
+            plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, logger: logger,
+            onEvent: { event, status in recorder.record(event, status: status, at: time()) },
+            onFinish: { _ in clock.stop() })
+
+        let cut = Mutex(false)
+        for action in scenario.script where action.at >= from && (until.map { action.at <= $0 } ?? true) {
+            let due = origin + (action.at - from)
+            clock.schedule(at: due) {
+                switch action.action {
+                case .waypoint(let name): runtime.waypoint(name)
+                case .pause: runtime.pause()
+                case .resume: runtime.resume()
+                case .stop: runtime.stop()
+                case .battery(let level):
+                    (device.battery as? SimulatedBattery)?.set(percent: level)
+                    recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
+                                  fields: [("percent", .number(level, 1))], at: time())
+                case .powerCut:
+                    guard until == action.at else { return }
+                    cut.withLock { $0 = true }
+                    recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time())
+                    clock.stop()
+                }
+            }
+        }
+        do {
+            try runtime.start()
+        } catch {
+            throw ScenarioError("\(scenario.file): cannot start the activity: \(error)")
+        }
+        clock.run()
+        let wasCut = cut.withLock { $0 }
+        // A cut device stops dead: the GPS goes quiet, nothing more is committed.
+        if wasCut { device.gps?.stop() }
+        let source = device.gps as? NMEAFileSource
+        let level = (device.battery as? SimulatedBattery)?.percent ?? battery
+        let end = time()
+        return DeviceRun(
+            record: RunRecord(start: from, end: end, cut: wasCut, nmea: source?.statistics,
+                              delivered: source?.delivered ?? 0, batteryPercent: level),
+            end: end, cut: wasCut, batteryPercent: level)
+    }
+
+    /// `file:PATH?outage=…&invalid=…&unplug=…&skip=S`: the replay with the scenario's faults,
+    /// in recording seconds (scenario time), starting `skip` into the recording.
+    static func gpsURI(recording: String, faults: [GPSFault], skip: Duration) -> String {
+        var query: [String] = []
+        for kind in GPSFault.Kind.allCases {
+            let windows = faults.filter { $0.kind == kind }.map { "\(seconds($0.from.inSeconds))-\(seconds($0.to.inSeconds))" }
+            if windows.isEmpty { continue }
+            let key = switch kind {
+            case .silent: "outage"
+            case .invalid: "invalid"
+            case .unplug: "unplug"
+            }
+            query.append("\(key)=\(windows.joined(separator: ","))")
+        }
+        if skip > .zero { query.append("skip=\(seconds(skip.inSeconds))") }
+        return "file:\(recording)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+
+    static func seconds(_ v: Double) -> String {
+        var out: [UInt8] = []
+        if v == v.rounded() { out.appendDigits(Int(v), width: 1) } else { out.appendDecimal(v, places: 3) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func describe(_ action: ScriptedAction.Action) -> String {
+        switch action {
+        case .waypoint(let name): "waypoint '\(name)'"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .stop: "stop"
+        case .battery(let level): "battery \(seconds(level)) %"
+        case .powerCut: "power cut"
+        }
+    }
+}
