@@ -1,0 +1,160 @@
+import Configurator
+import Foundation
+import PacerCore
+@testable import ScenarioRunner
+import Testing
+
+@Suite("Scenario files")
+struct ScenarioLoaderTests {
+    static let full = """
+        name: Everything
+        summary: Every key once.
+        plan: demo
+        workout: 1
+        profile: low
+        date: 2026-05-02
+        recording: run.nmea
+        battery: {capacity_mah: 500, level: 40}
+        script:
+          - {at: "5:00", do: waypoint, name: Bridge}
+          - {at: "1:02:03.5", do: stop}
+          - {at: 90, do: pause}
+          - {at: "1:45", do: resume}
+          - {at: "3:00", do: battery, level: 14}
+          - {at: "4:00", do: power-cut, restart_after: "0:45"}
+        gps:
+          - {from: "7:00", to: "7:40", fault: invalid}
+          - {from: "3:00", to: "4:30", fault: silent}
+          - {from: "9:00", to: "9:30", fault: unplug}
+        expect:
+          - {cue: speed-up, at: "2:10", within: 15}
+          - {cue: slow-down, count: 0}
+          - {cue: on-pace, min: 3, from: "4:00", to: "8:00"}
+          - {gps: fix-lost, at: "3:05"}
+          - {event: paused, count: 1}
+          - {distance_km: 2.4, within: 0.05}
+          - {end: recovered, activity: 1}
+          - {activities: 2}
+          - {waypoints: 1}
+          - {segments: 2, activity: 2}
+          - {phases: 4}
+        """
+
+    func scenario(_ text: String, files: [String] = ["run.nmea"]) throws(DataFileError) -> Scenario {
+        let dir = try! makeTemporaryDirectory()
+        for f in files { try! write("", to: f, in: dir) }
+        try! write(text, to: "scenario.yaml", in: dir)
+        return try ScenarioLoader.load(directory: dir, plansDir: plansDirectory)
+    }
+
+    func error(_ text: String, files: [String] = ["run.nmea"]) throws -> DataFileError {
+        do {
+            _ = try scenario(text, files: files)
+        } catch {
+            return error
+        }
+        Issue.record("accepted: \(text)")
+        return DataFileError(file: "", reason: "")
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let s = try scenario(Self.full)
+        #expect(s.name == "Everything")
+        #expect(s.planPath.hasSuffix("plans/demo.yaml"))
+        #expect(s.profile == "low")
+        #expect(s.date == CivilDate(year: 2026, month: 5, day: 2))
+        #expect(s.battery == .init(capacityMilliampHours: 500, percent: 40))
+        // The script is sorted by time; same-time actions would keep the file's order.
+        #expect(s.script.map(\.at) == [.seconds(90), .seconds(105), .seconds(180), .seconds(240), .seconds(300),
+                                      .milliseconds(3_723_500)])
+        #expect(s.script[0].action == .pause)
+        #expect(s.script[3].action == .powerCut(restartAfter: .seconds(45)))
+        #expect(s.powerCuts.count == 1)
+        #expect(s.faults.map(\.kind) == [.silent, .invalid, .unplug])
+        #expect(s.expectations.count == 11)
+        #expect(s.expectations[0].check == .cue(.speedUp, near: .init(at: .seconds(130), tolerance: .seconds(15)),
+                                                count: nil, window: nil))
+        #expect(s.expectations[3].check == .gps("fix-lost", near: .init(at: .seconds(185), tolerance: .seconds(5)), count: nil))
+        #expect(s.expectations[9].check == .segments(activity: 2, count: 2))
+    }
+
+    @Test func aPlanFileInTheFolderComesFirst() throws {
+        let dir = try makeTemporaryDirectory()
+        try write("", to: "run.nmea", in: dir)
+        try write(try String(contentsOfFile: "\(plansDirectory)/demo.yaml", encoding: .utf8), to: "demo", in: dir)
+        try write("name: x\nplan: demo\nrecording: run.nmea\n", to: "scenario.yaml", in: dir)
+        let s = try ScenarioLoader.load(directory: dir, plansDir: plansDirectory)
+        #expect(s.planPath == "\(dir)/demo")
+    }
+
+    @Test func durationsReadAsSecondsOrClockTimes() {
+        #expect(ScenarioLoader.parseDuration("95") == .seconds(95))
+        #expect(ScenarioLoader.parseDuration("2.5") == .milliseconds(2500))
+        #expect(ScenarioLoader.parseDuration("1:05") == .seconds(65))
+        #expect(ScenarioLoader.parseDuration("1:00:05.250") == .milliseconds(3_605_250))
+        for bad in ["", "1:60", "-3", "a", "1:2:3:4", "1.5:00", "inf"] {
+            #expect(ScenarioLoader.parseDuration(bad) == nil, "\(bad)")
+        }
+        #expect(ScenarioLoader.clock(.milliseconds(3_605_250)) == "1:00:05.250")
+        #expect(ScenarioLoader.clock(.seconds(65)) == "1:05")
+    }
+
+    @Test(arguments: [
+        ("plan: demo\nrecording: run.nmea\n", nil, "missing key 'name'"),
+        ("name: x\nplan: nowhere\nrecording: run.nmea\n", 2, "no plan 'nowhere'"),
+        ("name: x\nplan: demo\n", nil, "names no recording"),
+        ("name: x\nplan: demo\nrecording: missing.nmea\n", 3, "does not exist"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nworkout: 0\n", 4, "workout number from 1"),
+        ("name: x\nplan: demo\nrecording: run.nmea\ndate: 2026-13-01\n", 4, "is not a date"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nbattery: {level: 140}\n", 4, "must be 0 to 100"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nbattery: {capacity_mah: 0}\n", 4, "must be positive"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript: {at: 3}\n", 4, "expected a list"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: jump}\n", 5, "'jump' is not one of"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {do: stop}\n", 5, "missing key 'at'"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: \"1:75\", do: stop}\n", 5, "expected seconds, M:SS"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: battery}\n", 5, "missing key 'script[0].level'"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: stop, when: now}\n", 5, "unknown key"),
+        ("name: x\nplan: demo\nrecording: run.nmea\ngps:\n  - {from: 10, to: 5, fault: silent}\n", 5, "must be after from"),
+        ("name: x\nplan: demo\nrecording: run.nmea\ngps:\n  - {from: 1, to: 5, fault: gone}\n", 5, "'gone' is not one of"),
+        ("name: x\nplan: demo\nrecording: run.nmea\ngps:\n  - {from: 1, to: 5, fault: silent}\n  - {from: 4, to: 9, fault: unplug}\n",
+         6, "overlaps"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {cue: beep, count: 1}\n", 5, "'beep' is not a cue"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {cue: on-pace}\n", 5, "needs `at`"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {cue: on-pace, count: 1, min: 2}\n", 5, "not both"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {gps: lost, count: 1}\n", 5, "'lost' is not one of"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {end: crashed}\n", 5, "'crashed' is not one of"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {waypoints: -1}\n", 5, "whole number"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {speed: 3}\n", 5, "expected one of cue"),
+        ("name: x\nplan: demo\nrecording: run.nmea\ncolour: red\n", 4, "unknown key"),
+        ("name: [x\n", nil, "not valid YAML"),
+    ] as [(String, Int?, String)])
+    func brokenFilesAreRefusedWithTheirLineAndReason(text: String, line: Int?, reason: String) throws {
+        let e = try error(text)
+        #expect(e.file.hasSuffix("scenario.yaml"))
+        if let line { #expect(e.line == line, "\(e)") }
+        #expect(e.description.contains(reason), "\(e)")
+    }
+}
+
+@Suite("Golden diffs")
+struct LineDiffTests {
+    @Test func aChangedLineIsShownWithItsContext() {
+        let old = (1...40).map { "line \($0)" }.joined(separator: "\n")
+        var lines = (1...40).map { "line \($0)" }
+        lines[9] = "line ten"
+        lines.insert("new line", at: 30)
+        let diff = LineDiff.unified(old: old, new: lines.joined(separator: "\n"), oldName: "a", newName: "b")
+        let out = diff.split(separator: "\n").map(String.init)
+        #expect(out[0] == "--- a" && out[1] == "+++ b")
+        #expect(out.contains("-line 10") && out.contains("+line ten") && out.contains("+new line"))
+        #expect(out.contains(" line 7") && out.contains(" line 13"))
+        #expect(out.contains(" line 30") && out.contains(" line 31") && out.contains(" line 33"))
+        #expect(!out.contains(" line 1") && !out.contains(" line 20") && !out.contains(" line 40"))
+        #expect(out.filter { $0.hasPrefix("@@") }.count == 2)
+    }
+
+    @Test func identicalTextsHaveNoChanges() {
+        let diff = LineDiff.unified(old: "a\nb\n", new: "a\nb\n", oldName: "x", newName: "y")
+        #expect(diff == "--- x\n+++ y")
+    }
+}
