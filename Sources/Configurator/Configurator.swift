@@ -12,6 +12,10 @@ public enum Timing: Sendable {
     case realTime
     /// A virtual clock that runs as fast as possible (scenarios, replays).
     case virtual
+    /// A virtual clock whose `run()` keeps pace with real time, `speed` times faster than the
+    /// wall (1: real time), waiting on `CLOCK_MONOTONIC`: a scenario watched as it plays, with
+    /// exactly the outputs of the `.virtual` run. `speed` must be positive and finite.
+    case paced(speed: Double)
 }
 
 /// Everything the runtime gets: the HAL objects for one configuration.
@@ -51,6 +55,9 @@ public enum Configurator {
         } catch {
             throw ConfigurationError(error.description)
         }
+        if case .paced(let speed) = timing, !(speed > 0 && speed.isFinite) {
+            throw ConfigurationError("a paced clock's speed must be a positive number, not \(speed)")
+        }
         let clock = makeClock(timing)
         return Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
@@ -68,10 +75,13 @@ public enum Configurator {
         }
     }
 
+    /// The clock for `timing`. A paced clock's speed must be positive and finite
+    /// (`makeDevice` refuses others with a `ConfigurationError`; here it is a precondition).
     public static func makeClock(_ timing: Timing) -> any RunnableClock {
         switch timing {
         case .realTime: MonotonicClock()
         case .virtual: VirtualClock()
+        case .paced(let speed): VirtualClock(pacedBy: MonotonicWaiter(), speed: speed)
         }
     }
 

@@ -36,6 +36,24 @@ struct ConfiguratorFactoryTests {
         #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
     }
 
+    @Test func aPacedTimingBuildsAPacedVirtualClock() throws {
+        let clock = try #require(Configurator.makeClock(.paced(speed: 20)) as? VirtualClock)
+        #expect(clock.speed == 20)
+        #expect((Configurator.makeClock(.virtual) as? VirtualClock)?.speed == nil)
+
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        settings.hardwareDirectory = hardwareDirectory
+        settings.gps = try DeviceURI(parsing: "none")
+        let device = try Configurator.makeDevice(settings: settings, timing: .paced(speed: 4))
+        #expect((device.clock as? VirtualClock)?.speed == 4)
+        for speed in [0, -1, Double.infinity, .nan] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try Configurator.makeDevice(settings: settings, timing: .paced(speed: speed))
+            }
+            #expect(error?.description.contains("positive number") == true)
+        }
+    }
+
     @Test func eachBuzzerSchemePicksItsAdapter() throws {
         let dir = try makeTemporaryDirectory()
         #expect(try Configurator.makeBuzzer(DeviceURI(parsing: "null")) is NullBuzzer)
