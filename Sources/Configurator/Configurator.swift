@@ -92,6 +92,11 @@ public enum Configurator {
 
     /// `gpsd://host:port`, `serial:///dev/tty…?baud=N`, `file:PATH?pace=clock|fast&speed=N`,
     /// or `none` (positioning off: phases run on time alone).
+    ///
+    /// A recording may script receiver faults (`NMEAFileSource.Faults`), in seconds from its
+    /// first timed cycle: `outage=FROM-TO[,…]` (silent), `invalid=FROM-TO[,…]` (no fix),
+    /// `unplug=AT-BACK[,…]` (disconnected), `skip=S` (start S seconds in). A malformed one,
+    /// or an unknown query item, is refused naming the URI, the key and the reason.
     public static func makeGPSSource(
         _ uri: DeviceURI, clock: any PacerClock, logger: Logger = Logger(label: "pacer.gps")
     ) throws(ConfigurationError) -> (any GPSSource)? {
@@ -110,6 +115,12 @@ public enum Configurator {
                 guard !uri.path.isEmpty else {
                     throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
                 }
+                // A misspelt fault must not replay a clean world and pass a scenario.
+                let known = ["pace", "speed"] + NMEAFileSource.Faults.keys
+                if let unknown = uri.query.keys.sorted().first(where: { !known.contains($0) }) {
+                    throw ConfigurationError(
+                        "'\(uri)': unknown query item '\(unknown)' (known: \(known.joined(separator: ", ")))")
+                }
                 let pace: NMEAFileSource.Pace
                 switch uri.query["pace"] ?? "clock" {
                 case "clock": pace = .clock
@@ -124,7 +135,13 @@ public enum Configurator {
                     }
                     speed = s
                 }
-                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed)
+                let faults: NMEAFileSource.Faults
+                do {
+                    faults = try NMEAFileSource.Faults(query: uri.query)
+                } catch {
+                    throw ConfigurationError("'\(uri)': \(error)")
+                }
+                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults)
             case "none":
                 return nil
             default:
