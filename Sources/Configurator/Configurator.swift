@@ -12,6 +12,10 @@ public enum Timing: Sendable {
     case realTime
     /// A virtual clock that runs as fast as possible (scenarios, replays).
     case virtual
+    /// A virtual clock whose `run()` keeps pace with real time, `speed` times faster than the
+    /// wall (1: real time), waiting on `CLOCK_MONOTONIC`: a scenario watched as it plays, with
+    /// exactly the outputs of the `.virtual` run. `speed` must be positive and finite.
+    case paced(speed: Double)
 }
 
 /// Everything the runtime gets: the HAL objects for one configuration.
@@ -53,6 +57,9 @@ public enum Configurator {
         } catch {
             throw ConfigurationError(error.description)
         }
+        if case .paced(let speed) = timing, !(speed > 0 && speed.isFinite) {
+            throw ConfigurationError("a paced clock's speed must be a positive number, not \(speed)")
+        }
         let clock = makeClock(timing)
         var buzzer = try makeBuzzer(settings.buzzer, clock: clock, logger: logger)
         if !alsoBuzzers.isEmpty {
@@ -76,10 +83,13 @@ public enum Configurator {
         }
     }
 
+    /// The clock for `timing`. A paced clock's speed must be positive and finite
+    /// (`makeDevice` refuses others with a `ConfigurationError`; here it is a precondition).
     public static func makeClock(_ timing: Timing) -> any RunnableClock {
         switch timing {
         case .realTime: MonotonicClock()
         case .virtual: VirtualClock()
+        case .paced(let speed): VirtualClock(pacedBy: MonotonicWaiter(), speed: speed)
         }
     }
 
@@ -90,6 +100,11 @@ public enum Configurator {
 
     /// `gpsd://host:port`, `serial:///dev/tty…?baud=N`, `file:PATH?pace=clock|fast&speed=N`,
     /// or `none` (positioning off: phases run on time alone).
+    ///
+    /// A recording may script receiver faults (`NMEAFileSource.Faults`), in seconds from its
+    /// first timed cycle: `outage=FROM-TO[,…]` (silent), `invalid=FROM-TO[,…]` (no fix),
+    /// `unplug=AT-BACK[,…]` (disconnected), `skip=S` (start S seconds in). A malformed one,
+    /// or an unknown query item, is refused naming the URI, the key and the reason.
     public static func makeGPSSource(
         _ uri: DeviceURI, clock: any PacerClock, logger: Logger = Logger(label: "pacer.gps")
     ) throws(ConfigurationError) -> (any GPSSource)? {
@@ -108,6 +123,12 @@ public enum Configurator {
                 guard !uri.path.isEmpty else {
                     throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
                 }
+                // A misspelt fault must not replay a clean world and pass a scenario.
+                let known = ["pace", "speed"] + NMEAFileSource.Faults.keys
+                if let unknown = uri.query.keys.sorted().first(where: { !known.contains($0) }) {
+                    throw ConfigurationError(
+                        "'\(uri)': unknown query item '\(unknown)' (known: \(known.joined(separator: ", ")))")
+                }
                 let pace: NMEAFileSource.Pace
                 switch uri.query["pace"] ?? "clock" {
                 case "clock": pace = .clock
@@ -122,7 +143,13 @@ public enum Configurator {
                     }
                     speed = s
                 }
-                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed)
+                let faults: NMEAFileSource.Faults
+                do {
+                    faults = try NMEAFileSource.Faults(query: uri.query)
+                } catch {
+                    throw ConfigurationError("'\(uri)': \(error)")
+                }
+                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults)
             case "none":
                 return nil
             default:

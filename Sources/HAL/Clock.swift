@@ -69,10 +69,31 @@ extension PacerClock {
 }
 
 /// A clock whose loop a program runs: the board's monotonic clock runs tasks as real time
-/// passes; the virtual clock runs them as fast as it can. `run()` returns after `stop()`.
+/// passes; the virtual clock runs them as fast as it can, or paced N× faster than real time.
+/// `run()` returns after `stop()` (the virtual clock also when nothing is left to run).
 public protocol RunnableClock: PacerClock {
     func run()
     func stop()
+}
+
+/// Real waiting, for a virtual clock paced against real time (`VirtualClock(pacedBy:speed:)`).
+///
+/// The simulation cannot read or wait on the board's clock itself (it does not import the
+/// Linux adapters); the configurator hands it a waiter that does (`MonotonicWaiter`, on
+/// `CLOCK_MONOTONIC`). One thread waits (the clock's loop); any thread may wake it.
+public protocol RealTimeWaiter: AnyObject, Sendable {
+    /// Real monotonic time, the scale `wait(until:)` deadlines are on.
+    var now: Instant { get }
+
+    /// Blocks the calling thread until `now` reaches `deadline`, or until `wake()` is called,
+    /// whichever comes first. A `wake()` that came while nobody was waiting is kept, and makes
+    /// the next wait return at once, so a wake between the waiter's last look at its work and
+    /// its call to `wait` is never lost. May also return early for no reason: callers wait in
+    /// a loop.
+    func wait(until deadline: Instant)
+
+    /// Ends the current wait, or the next one if nobody is waiting.
+    func wake()
 }
 
 /// The ordered set of pending tasks both clocks keep: by deadline, then by the order they

@@ -21,7 +21,7 @@ struct GPSCommand: ParsableCommand {
                 --count fixes, after --seconds, or on Ctrl-C.
                 """)
 
-        @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?pace=clock|fast]. Default: the settings' gps.")
+        @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?pace=clock|fast&speed=N&outage=FROM-TO&invalid=FROM-TO&unplug=AT-BACK&skip=S]. Default: the settings' gps.")
         var source: String?
 
         @Option(name: .long, help: "Stop after this many fixes.")

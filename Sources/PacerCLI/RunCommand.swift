@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Workout number in the plan (from 1).")
     var workout: Int = 1
 
-    @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, none.")
+    @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?speed=N&outage=FROM-TO&invalid=FROM-TO&unplug=AT-BACK&skip=S], none.")
     var source: String?
 
     @Option(name: .long, help: "Data folder (default: the settings' data_dir).")

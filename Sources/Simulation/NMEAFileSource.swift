@@ -16,25 +16,39 @@ import Synchronization
 /// only the next cycle is scheduled on the clock (each delivery schedules the one after), so
 /// a four-hour 10 Hz recording takes no more memory or timers than a short one.
 ///
+/// Offsets: every cycle has an offset in the recording, its UTC time minus the first timed
+/// cycle's. Cycles without a time (`.noFix(nil)`: a receiver still searching sends
+/// `$GPRMC,,V,…`) take the offset of the cycle before them (zero before any timed cycle). A
+/// cycle whose time goes backwards (two recordings joined end to end) also takes the offset
+/// of the one before it, and later offsets are measured from it, so the replay goes on
+/// rather than stalling: offsets never decrease and the order is always the file's.
+///
 /// Timing (`Pace.clock`): a cycle is released when the clock reaches the start instant plus
-/// its UTC time minus the first timed cycle's, divided by `speed`. Cycles without a time
-/// (`.noFix(nil)`: a receiver still searching sends `$GPRMC,,V,…`) are released right after
-/// the cycle before them, at the same instant; before any timed cycle, at the start. A cycle
-/// whose time goes backwards (two recordings joined end to end) is released right after the
-/// one before it, and the replay goes on from there rather than stalling: release instants
-/// never decrease and the order is always the file's.
+/// its offset divided by `speed` (with `skip`, plus its offset minus the first replayed
+/// cycle's). `Pace.asFastAsPossible` releases every cycle at the start instant.
 ///
 /// Events: `opened(name)` at `start`, then one `epoch` per cycle, then `closed("end of
 /// recording")` right after the last one (or a reason naming the file and the error, should
 /// reading fail midway). `stop()` cancels what is scheduled; nothing is reported after it.
+///
+/// Faults (`Faults`, from the URI's `outage`, `invalid`, `unplug` and `skip`) change what
+/// the receiver says, by recording offset: withheld cycles, cycles without a fix, an unplug
+/// (`closed("unplugged")` at its start, `opened(name)` at its end, at their own instants),
+/// a later start. A withheld cycle still passes on the clock at its instant (it is just not
+/// delivered), so the recording ends when it would have.
+///
+/// Silence: when no cycle has been delivered for `silenceTimeout` (5 s) of clock time while
+/// the receiver is plugged in (an outage, or a gap in the recording itself), the sink hears
+/// `silent`, once, as the serial source reports a quiet port, so a fix is lost the same way
+/// whichever source is silent. The watch is on the clock and costs no timer unless the next
+/// cycle is further away than the timeout.
 ///
 /// A file that cannot be opened (missing, unreadable, a directory) makes the initializer
 /// throw `RecordingError`, naming the path and the system's reason, so a command given
 /// `--source file:///missing.nmea` fails before it starts anything.
 public final class NMEAFileSource: GPSSource {
     public enum Pace: Hashable, Sendable {
-        /// Each cycle is released when the clock reaches start + (its UTC time − the first
-        /// cycle's UTC time) / speed.
+        /// Each cycle is released when the clock reaches start + its offset / speed.
         case clock
         /// Every cycle, in order, at the instant of `start`, each in a task of its own on the
         /// clock's loop (other tasks due then are not held up behind the whole recording).
@@ -42,11 +56,19 @@ public final class NMEAFileSource: GPSSource {
     }
 
     public let path: String
-    /// `file:///path.nmea`, with `?pace=fast` or `?speed=N` when they apply.
+    /// `file:///path.nmea`, with `?pace=fast`, `speed=N` and the faults when they apply
+    /// (`file:run.nmea?outage=60-90&skip=30`).
     public let name: String
     public let pace: Pace
-    /// N× real time: UTC offsets are divided by `speed`.
+    /// N× real time: offsets are divided by `speed`.
     public let speed: Double
+    /// The scripted receiver faults; none by default.
+    public let faults: Faults
+    /// How long the plugged-in receiver may send no cycle before the sink hears `silent`.
+    public let silenceTimeout: Duration
+
+    /// The reason an unplug fault gives the sink.
+    public static let unpluggedReason = "unplugged"
 
     private let clock: any PacerClock
     /// Everything mutable. `start`, `stop` and the statistics may be called from any thread;
@@ -56,11 +78,13 @@ public final class NMEAFileSource: GPSSource {
     static let chunkSize = 16 * 1024
 
     /// Opens the recording. Throws `RecordingError` when it cannot be opened or is a
-    /// directory. `speed` must be positive and finite.
-    public init(path: String, clock: any PacerClock, pace: Pace = .clock, speed: Double = 1)
-        throws(RecordingError)
-    {
+    /// directory. `speed` and `silenceTimeout` must be positive, and `speed` finite.
+    public init(
+        path: String, clock: any PacerClock, pace: Pace = .clock, speed: Double = 1,
+        faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5)
+    ) throws(RecordingError) {
         precondition(speed > 0 && speed.isFinite, "replay speed must be positive, not \(speed)")
+        precondition(silenceTimeout > .zero, "the silence timeout must be positive")
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RecordingError(path: path, errno: errno) }
         var info = stat()
@@ -72,12 +96,15 @@ public final class NMEAFileSource: GPSSource {
         self.clock = clock
         self.pace = pace
         self.speed = speed
+        self.faults = faults
+        self.silenceTimeout = silenceTimeout
         var name = path.hasPrefix("/") ? "file://\(path)" : "file:\(path)"
         var query: [String] = []
         if pace == .asFastAsPossible { query.append("pace=fast") }
         if speed != 1 {
             query.append(speed == speed.rounded() && speed < 1e9 ? "speed=\(Int(speed))" : "speed=\(speed)")
         }
+        query += faults.queryItems
         if !query.isEmpty { name += "?" + query.joined(separator: "&") }
         self.name = name
         state = Mutex(Replay(fd: fd))
@@ -90,61 +117,104 @@ public final class NMEAFileSource: GPSSource {
     /// What the NMEA engine made of the recording so far.
     public var statistics: NMEAStatistics { state.withLock { $0.decoder.statistics } }
 
-    /// How many cycles have been handed to the sink.
+    /// How many cycles have been handed to the sink (those made invalid by a fault included).
     public var delivered: Int { state.withLock { $0.delivered } }
 
+    /// How many cycles an outage or an unplug withheld.
+    public var withheld: Int { state.withLock { $0.withheld } }
+
+    /// How many cycles `skip` dropped before the start.
+    public var skipped: Int { state.withLock { $0.skipped } }
+
     public func start(_ sink: GPSEventSink) {
-        let go: Bool = state.withLock { r in
-            guard !r.started, !r.stopped else { return false }
+        let plugged: Bool? = state.withLock { r in
+            guard !r.started, !r.stopped else { return nil }
             r.started = true
             r.sink = sink
             r.origin = clock.now
-            return true
+            r.begin(faults: faults)
+            r.heard(at: r.origin)
+            return !r.unplugged
         }
-        guard go else { return }
-        sink.opened(name)
+        guard let plugged else { return }
+        if plugged {
+            sink.opened(name)
+        } else {
+            sink.closed(Self.unpluggedReason)
+        }
         scheduleNext()
     }
 
     public func stop() {
-        let task: ScheduledTask? = state.withLock { r in
+        let tasks: [ScheduledTask?] = state.withLock { r in
             r.stopped = true
             r.closeFile()
             r.sink = nil
-            return r.task
+            return [r.task, r.watchdog]
         }
-        task?.cancel()
+        for task in tasks { task?.cancel() }
     }
 
     // MARK: - The replay, on the clock's loop
 
     private enum Next {
-        case at(Instant)
+        /// The next cycle, released at this instant.
+        case cycle(Instant)
+        /// The next unplug fault's start or end, at this instant.
+        case plug(Instant)
         case end(String)
         case stopped
+
+        var instant: Instant? {
+            switch self {
+            case .cycle(let at), .plug(let at): at
+            case .end, .stopped: nil
+            }
+        }
     }
 
-    /// Decodes ahead to the next cycle and schedules its release, or reports the end.
+    /// Decodes ahead to the next cycle and schedules its release (or the unplug fault's start
+    /// or end that comes first), or reports the end. Arms the silence watch when the next
+    /// release is further away than the timeout.
     private func scheduleNext() {
-        let (next, sink): (Next, GPSEventSink?) = state.withLock { r in
-            guard !r.stopped, let sink = r.sink else { return (.stopped, nil) }
+        let (next, sink, watch): (Next, GPSEventSink?, (at: Instant, generation: Int)?) = state.withLock { r in
+            guard !r.stopped, let sink = r.sink else { return (.stopped, nil, nil) }
             let path = self.path
+            let next: Next
             switch r.peek() {
-            case .epoch(let epoch):
-                return (.at(r.release(epoch, pace: pace, speed: speed)), sink)
+            case .epoch(_, let offset):
+                // At the same offset the plug changes first: a cycle at an unplug's start is
+                // lost, one at its end is the first heard again.
+                if let change = r.plugChanges.first, change.offset <= offset {
+                    next = .plug(r.release(change.offset, pace: pace, speed: speed))
+                } else {
+                    next = .cycle(r.release(offset, pace: pace, speed: speed))
+                }
             case .end:
                 r.closeFile()
                 r.sink = nil
-                return (.end("end of recording"), sink)
+                return (.end("end of recording"), sink, nil)
             case .failed(let code):
                 r.closeFile()
                 r.sink = nil
-                return (.end("\(RecordingError(path: path, errno: code))"), sink)
+                return (.end("\(RecordingError(path: path, errno: code))"), sink, nil)
             }
+            guard let at = next.instant, let silentAt = r.silenceDeadline(before: at, timeout: silenceTimeout) else {
+                return (next, sink, nil)
+            }
+            r.watchedCount = r.heardCount
+            return (next, sink, (silentAt, r.heardCount))
+        }
+        if let watch {
+            let task = clock.schedule(at: watch.at) { [self] in silenceWatch(generation: watch.generation) }
+            state.withLock { $0.watchdog = task }
         }
         switch next {
-        case .at(let deadline):
+        case .cycle(let deadline):
             let task = clock.schedule(at: deadline) { [self] in deliver() }
+            state.withLock { $0.task = task }
+        case .plug(let deadline):
+            let task = clock.schedule(at: deadline) { [self] in changePlug() }
             state.withLock { $0.task = task }
         case .end(let reason):
             sink?.closed(reason)
@@ -153,25 +223,70 @@ public final class NMEAFileSource: GPSSource {
         }
     }
 
+    /// Releases the next cycle: to the sink as it is, as a cycle without a fix, or not at all,
+    /// as the faults say for its offset.
     private func deliver() {
         let (epoch, sink): (NMEAEpoch?, GPSEventSink?) = state.withLock { r in
-            guard !r.stopped, let sink = r.sink, let epoch = r.pop() else { return (nil, nil) }
+            guard !r.stopped, let sink = r.sink, let (epoch, offset) = r.pop() else { return (nil, nil) }
+            if r.unplugged || faults.isSilent(at: offset) {
+                r.withheld += 1
+                return (nil, sink)
+            }
             r.delivered += 1
-            return (epoch, sink)
+            r.heard(at: clock.now)
+            return (faults.isInvalid(at: offset) ? .noFix(epoch.time) : epoch, sink)
         }
-        guard let epoch, let sink else { return }
-        sink.epoch(epoch)
+        guard let sink else { return }
+        if let epoch { sink.epoch(epoch) }
         scheduleNext()
+    }
+
+    /// An unplug fault's start (the device goes away) or end (it is back).
+    private func changePlug() {
+        let (change, sink): (PlugChange.Kind?, GPSEventSink?) = state.withLock { r in
+            guard !r.stopped, let sink = r.sink, !r.plugChanges.isEmpty else { return (nil, nil) }
+            let change = r.plugChanges.removeFirst()
+            r.unplugged = change.kind == .unplug
+            if !r.unplugged { r.heard(at: clock.now) }  // the silence watch starts again from the open
+            return (change.kind, sink)
+        }
+        guard let change, let sink else { return }
+        switch change {
+        case .unplug: sink.closed(Self.unpluggedReason)
+        case .replug: sink.opened(name)
+        }
+        scheduleNext()
+    }
+
+    /// The silence timeout has passed since the last cycle (armed only when nothing was due
+    /// before it); reports `silent` unless something was heard or the device went away since.
+    private func silenceWatch(generation: Int) {
+        let sink: GPSEventSink? = state.withLock { r in
+            r.watchdog = nil
+            guard !r.stopped, let sink = r.sink, !r.unplugged, !r.silenceReported, r.heardCount == generation
+            else { return nil }
+            r.silenceReported = true
+            return sink
+        }
+        sink?.silent("no data from \(path) for \(silenceTimeout)")
     }
 }
 
+/// An unplug fault's start or end, at a recording offset.
+private struct PlugChange {
+    enum Kind { case unplug, replug }
+    var offset: Duration
+    var kind: Kind
+}
+
 /// The replay's state: the open file, the decoder, the cycles decoded but not yet released,
-/// and the timing anchor.
+/// the offsets and the timing anchor, and where the faults stand.
 private struct Replay {
     var fd: Int32
     var decoder = NMEADecoder()
-    /// Cycles decoded ahead (at most one chunk's worth); `head` is the next one to release.
-    var ready: [NMEAEpoch] = []
+    /// Cycles decoded ahead (at most one chunk's worth) with their offsets; `head` is the
+    /// next one to release.
+    var ready: [(epoch: NMEAEpoch, offset: Duration)] = []
     var head = 0
     var atEnd = false
     var readError: Int32?
@@ -181,24 +296,85 @@ private struct Replay {
     var sink: GPSEventSink?
     var task: ScheduledTask?
     var delivered = 0
+    var withheld = 0
+    var skipped = 0
 
-    /// The clock's `now` at `start`.
-    var origin = Instant.zero
-    /// A timed cycle and the instant it was released at: later cycles are placed from it.
-    var anchor: (time: UTCTimestamp, instant: Instant)?
+    // Offsets, measured as the file is decoded.
+    /// A timed cycle and its offset: later cycles are measured from it.
+    var base: (time: UTCTimestamp, offset: Duration)?
     /// The last timed cycle's time, to notice time going backwards.
     var lastTime: UTCTimestamp?
+    /// The last cycle's offset.
+    var lastOffset = Duration.zero
+
+    // Release instants.
+    /// The clock's `now` at `start`.
+    var origin = Instant.zero
+    /// The offset released at `origin`: the first cycle replayed (zero without `skip`).
+    var startOffset = Duration.zero
     /// The last release instant.
     var lastRelease: Instant?
+
+    // Faults.
+    /// The unplug faults' starts and ends still to come, in order.
+    var plugChanges: [PlugChange] = []
+    var unplugged = false
+
+    // The silence watch.
+    var watchdog: ScheduledTask?
+    /// When the receiver was last heard (a cycle delivered, or the device opened).
+    var lastHeard = Instant.zero
+    /// Counts what was heard: a silence watch armed for an older count is stale.
+    var heardCount = 0
+    /// The count the watch was last armed for (one watch per silence).
+    var watchedCount = -1
+    var silenceReported = false
 
     init(fd: Int32) {
         self.fd = fd
     }
 
     enum Peek {
-        case epoch(NMEAEpoch)
+        case epoch(NMEAEpoch, offset: Duration)
         case end
         case failed(Int32)
+    }
+
+    /// Drops the cycles `skip` passes over, sets the start offset, and lays out the unplug
+    /// faults still to come from there (the device starts unplugged inside one).
+    mutating func begin(faults: NMEAFileSource.Faults) {
+        startOffset = faults.skip
+        while case .epoch(_, let offset) = peek() {
+            guard offset < faults.skip else {
+                startOffset = offset
+                break
+            }
+            _ = pop()
+            skipped += 1
+        }
+        for window in faults.unplugs where window.to > startOffset {
+            if window.from <= startOffset {
+                unplugged = true
+            } else {
+                plugChanges.append(PlugChange(offset: window.from, kind: .unplug))
+            }
+            plugChanges.append(PlugChange(offset: window.to, kind: .replug))
+        }
+    }
+
+    /// The receiver was heard at `now`: the silence watch starts again.
+    mutating func heard(at now: Instant) {
+        lastHeard = now
+        heardCount += 1
+        silenceReported = false
+    }
+
+    /// When to report silence, if the receiver is plugged in, has not been reported silent
+    /// (or watched) since it was last heard, and nothing is due before the timeout passes.
+    func silenceDeadline(before next: Instant, timeout: Duration) -> Instant? {
+        let deadline = lastHeard + timeout
+        guard !unplugged, !silenceReported, watchedCount != heardCount, next > deadline else { return nil }
+        return deadline
     }
 
     /// The next cycle, decoding more of the file when none is ready.
@@ -208,18 +384,18 @@ private struct Replay {
             if atEnd { return .end }
             readChunk()
         }
-        return .epoch(ready[head])
+        return .epoch(ready[head].epoch, offset: ready[head].offset)
     }
 
-    mutating func pop() -> NMEAEpoch? {
+    mutating func pop() -> (NMEAEpoch, Duration)? {
         guard head < ready.count else { return nil }
-        let epoch = ready[head]
+        let next = ready[head]
         head += 1
         if head == ready.count {
             ready.removeAll(keepingCapacity: true)
             head = 0
         }
-        return epoch
+        return next
     }
 
     private mutating func readChunk() {
@@ -243,7 +419,9 @@ private struct Replay {
             let code = errno
             if code != EINTR { readError = code }
         }
-        ready.append(contentsOf: decoded)
+        for epoch in decoded {
+            ready.append((epoch, offset(of: epoch)))
+        }
     }
 
     mutating func closeFile() {
@@ -251,22 +429,31 @@ private struct Replay {
         fd = -1
     }
 
-    /// The instant `epoch` is released at, and the anchor moved on.
-    mutating func release(_ epoch: NMEAEpoch, pace: NMEAFileSource.Pace, speed: Double) -> Instant {
-        let floor = lastRelease ?? origin
-        var at = floor
-        if pace == .clock, let time = epoch.time {
-            if let anchor, let lastTime, time >= lastTime {
-                let ms = time.millisecondsSince1970 - anchor.time.millisecondsSince1970
-                let ns = speed == 1 ? ms * 1_000_000 : Int64((Double(ms) * 1e6 / speed).rounded())
-                at = max(floor, anchor.instant + .nanoseconds(ns))
+    /// The offset of the cycle decoded next (see `NMEAFileSource`), and the base moved on.
+    private mutating func offset(of epoch: NMEAEpoch) -> Duration {
+        var offset = lastOffset
+        if let time = epoch.time {
+            if let base, let lastTime, time >= lastTime {
+                let ms = time.millisecondsSince1970 - base.time.millisecondsSince1970
+                offset = max(lastOffset, base.offset + .milliseconds(ms))
             } else {
-                // The first timed cycle, or time went backwards: place it right after the
-                // previous cycle and measure from here.
-                anchor = (time, floor)
+                // The first timed cycle, or time went backwards: measure from here.
+                base = (time, lastOffset)
             }
             lastTime = time
         }
+        lastOffset = offset
+        return offset
+    }
+
+    /// The instant `offset` is released at; never before the last release.
+    mutating func release(_ offset: Duration, pace: NMEAFileSource.Pace, speed: Double) -> Instant {
+        var at = origin
+        if pace == .clock {
+            let ns = max(offset - startOffset, .zero).nanoseconds
+            at = origin + .nanoseconds(speed == 1 ? ns : Int64((Double(ns) / speed).rounded()))
+        }
+        at = max(at, lastRelease ?? origin)
         lastRelease = at
         return at
     }

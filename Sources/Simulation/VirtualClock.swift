@@ -9,16 +9,53 @@ import Synchronization
 ///
 /// Tasks run on the thread that advances the clock. `execute` and `schedule` may be called
 /// from any thread.
+///
+/// **Paced.** Built with `init(pacedBy:speed:)`, the clock's `run()` also waits, in real
+/// time, before it moves to each next deadline: a scenario then plays in real time (speed 1)
+/// or N× real time while staying the same program, with the firmware's timers and the replay
+/// on this one clock. Only the waiting changes: time still jumps from deadline to deadline,
+/// and tasks run at their virtual deadlines in the same order, so a paced run gives exactly
+/// the same outputs as an unpaced one. Virtual time is tied to real time once, when `run()`
+/// starts (deadline D is due at the real start + (D − the virtual start) / speed), so a loop
+/// that falls behind catches up instead of drifting, and waking early does not stretch time.
+/// A task that another thread submits with `execute` (the control socket, a signal handler)
+/// wakes the wait and runs at once, at the virtual time the loop last reached (the last
+/// deadline: virtual time does not move between deadlines, else the program's own timers
+/// would depend on how long the machine took); a `schedule` from another thread for an
+/// earlier deadline, and `stop()`, wake it too. `advance(to:)`, `runPending()` and
+/// `runUntilIdle(limit:)` never wait: a test steps a paced clock as it steps any other.
 public final class VirtualClock: RunnableClock {
     private struct State {
         var now = Instant.zero
         var queue = TimerQueue()
         var stopped = false
+        /// The loop is waiting in real time (paced only): a submitted task must wake it.
+        var waiting = false
+    }
+
+    /// A paced clock's real-time side.
+    private struct Pacing: Sendable {
+        let waiter: any RealTimeWaiter
+        let speed: Double
     }
 
     private let state = Mutex(State())
+    private let pacing: Pacing?
 
-    public init() {}
+    /// A clock that runs as fast as possible.
+    public init() {
+        pacing = nil
+    }
+
+    /// A clock whose `run()` keeps pace with real time, `speed` times faster than the wall
+    /// (1: real time), waiting with `waiter`. `speed` must be positive and finite.
+    public init(pacedBy waiter: any RealTimeWaiter, speed: Double) {
+        precondition(speed > 0 && speed.isFinite, "a paced clock needs a positive speed, not \(speed)")
+        pacing = Pacing(waiter: waiter, speed: speed)
+    }
+
+    /// The pace of `run()` against real time; nil when it runs as fast as possible.
+    public var speed: Double? { pacing?.speed }
 
     public var now: Instant { state.withLock { $0.now } }
 
@@ -30,11 +67,17 @@ public final class VirtualClock: RunnableClock {
 
     @discardableResult
     public func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
-        state.withLock { $0.queue.insert(at: deadline, task) }
+        let (handle, wake) = state.withLock { s in (s.queue.insert(at: deadline, task), s.waiting) }
+        if wake { pacing?.waiter.wake() }
+        return handle
     }
 
     public func execute(_ task: @escaping @Sendable () -> Void) {
-        state.withLock { s in _ = s.queue.insert(at: s.now, task) }
+        let wake = state.withLock { s in
+            _ = s.queue.insert(at: s.now, task)
+            return s.waiting
+        }
+        if wake { pacing?.waiter.wake() }
     }
 
     /// Moves time to `deadline`, running every task due up to it, in order.
@@ -67,16 +110,51 @@ public final class VirtualClock: RunnableClock {
         }
     }
 
-    /// Runs every pending task as fast as possible, until none is left or `stop()` is called.
+    /// Runs every pending task, until none is left or `stop()` is called: as fast as
+    /// possible, or, on a paced clock, each deadline at its real time. Idle, it returns, paced
+    /// or not: nothing is left that could move time, and a replay's end must end its run
+    /// (tasks submitted after that wait for the next `run()`).
     public func run() {
         state.withLock { $0.stopped = false }
-        while !state.withLock({ $0.stopped }), let next = nextDeadline {
-            advance(to: next)
+        guard let pacing else {
+            while !state.withLock({ $0.stopped }), let next = nextDeadline {
+                advance(to: next)
+            }
+            return
+        }
+        let (virtualStart, realStart) = (now, pacing.waiter.now)
+        /// When deadline `d` is due in real time.
+        func realDeadline(_ d: Instant) -> Instant {
+            let ahead = max(d - virtualStart, .zero)
+            return realStart + .nanoseconds(Int64((Double(ahead.nanoseconds) / pacing.speed).rounded()))
+        }
+        while true {
+            // One look under the lock: the next deadline, and whether to wait for it. A task
+            // submitted after this look sees `waiting` and wakes the waiter (which keeps the
+            // wake if it comes before the wait starts).
+            let step: (next: Instant, waitUntil: Instant?)? = state.withLock { s in
+                guard !s.stopped, let next = s.queue.nextDeadline else { return nil }
+                let due = realDeadline(next)
+                guard pacing.waiter.now < due else { return (next, nil) }
+                s.waiting = true
+                return (next, due)
+            }
+            guard let step else { return }
+            if let due = step.waitUntil {
+                pacing.waiter.wait(until: due)
+                state.withLock { $0.waiting = false }
+                continue  // look again: a new task, an earlier deadline, stop(), or time's up
+            }
+            advance(to: step.next)
         }
     }
 
     public func stop() {
-        state.withLock { $0.stopped = true }
+        let wake = state.withLock { s in
+            s.stopped = true
+            return s.waiting
+        }
+        if wake { pacing?.waiter.wake() }
     }
 
     private func nextDue(before deadline: Instant) -> TimerQueue.Entry? {

@@ -36,6 +36,72 @@ struct ConfiguratorFactoryTests {
         #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
     }
 
+    static let trackLoop = "\(hardwareDirectory)/recordings/track-loop.nmea"
+
+    /// Faults given in the URI reach the replay: the bundled ten-minute 1 Hz recording, started
+    /// 5 s in, silent 10–20 s, without a fix 30–40 s, unplugged 50–60.5 s.
+    @Test func replayFaultsComeFromTheURI() throws {
+        let query = "outage=10-20&invalid=30-40&unplug=50-60.5&skip=5"
+        let source = try #require(try gps("file:\(Self.trackLoop)?\(query)") as? NMEAFileSource)
+        #expect(source.name == "file://\(Self.trackLoop)?\(query)")
+        #expect(source.faults.skip == .seconds(5))
+        #expect(source.faults.unplugs == [.init(from: .seconds(50), to: .milliseconds(60_500))])
+
+        let statuses = Mutex<[String]>([])
+        let sink = GPSEventSink(clock: clock) { event in
+            if case .status(let status, _) = event {
+                statuses.withLock { $0.append("\(status.rawValue)@\(clock.now.nanoseconds / 1_000_000)") }
+            }
+        }
+        source.start(sink)
+        clock.run()
+        // Offset t is released at t − 5 s.
+        #expect(statuses.withLock { $0 } == [
+            "connected@0", "fix@0",
+            "fix-lost@9000",  // offset 9 heard last, silent 5 s later
+            "fix@15000",
+            "fix-lost@25000", "fix@35000",
+            "disconnected@45000", "connected@55500", "fix@56000",
+            "disconnected@594000",  // the end of the recording, offset 599
+        ])
+        #expect(source.skipped == 5)
+        #expect(source.withheld == 10 + 11)  // 10–19, 50–60
+    }
+
+    @Test(arguments: [
+        ("outage=20-10", "outage=20-10: window 20-10 does not end after it starts"),
+        ("invalid=-1-5", "invalid=-1-5: '-1-5' has a negative time"),
+        ("unplug=5-x", "unplug=5-x: 'x' is not a number of seconds (like 12 or 12.5)"),
+        ("unplug=10-20,15-25", "unplug=10-20,15-25: windows 10-20 and 15-25 overlap"),
+        ("outage=30", "outage=30: '30' is not a window FROM-TO in seconds (like 60-90.5)"),
+        ("skip=-2", "skip=-2: '-2' is negative"),
+        ("skip=ten", "skip=ten: 'ten' is not a number of seconds (like 12 or 12.5)"),
+        ("pace=fast&outgae=10-20", "unknown query item 'outgae' (known: pace, speed, outage, invalid, unplug, skip)"),
+    ])
+    func malformedReplayFaultsAreRefusedNamingTheURIAndKey(query: String, expected: String) {
+        let text = "file:\(Self.trackLoop)?\(query)"
+        let error = #expect(throws: ConfigurationError.self) { try gps(text) }
+        #expect(error?.description == "'\(text)': \(expected)")
+    }
+
+    @Test func aPacedTimingBuildsAPacedVirtualClock() throws {
+        let clock = try #require(Configurator.makeClock(.paced(speed: 20)) as? VirtualClock)
+        #expect(clock.speed == 20)
+        #expect((Configurator.makeClock(.virtual) as? VirtualClock)?.speed == nil)
+
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        settings.hardwareDirectory = hardwareDirectory
+        settings.gps = try DeviceURI(parsing: "none")
+        let device = try Configurator.makeDevice(settings: settings, timing: .paced(speed: 4))
+        #expect((device.clock as? VirtualClock)?.speed == 4)
+        for speed in [0, -1, Double.infinity, .nan] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try Configurator.makeDevice(settings: settings, timing: .paced(speed: speed))
+            }
+            #expect(error?.description.contains("positive number") == true)
+        }
+    }
+
     @Test func eachBuzzerSchemePicksItsAdapter() throws {
         let dir = try makeTemporaryDirectory()
         #expect(try Configurator.makeBuzzer(DeviceURI(parsing: "null")) is NullBuzzer)

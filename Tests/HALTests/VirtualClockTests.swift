@@ -121,4 +121,65 @@ struct VirtualClockTests {
         clock.runPending()
         #expect(log.all == ["from elsewhere"])
     }
+
+    /// The program both clocks run in the pacing tests: tasks at 1, 3, 3 and 10 s, one of
+    /// which schedules another a second later.
+    static func program(_ clock: VirtualClock, _ log: Log) {
+        clock.schedule(at: Instant.zero + .seconds(1)) { log.add("a@\(clock.now.seconds)") }
+        clock.schedule(at: Instant.zero + .seconds(3)) {
+            log.add("b@\(clock.now.seconds)")
+            clock.schedule(after: .seconds(1)) { log.add("d@\(clock.now.seconds)") }
+        }
+        clock.schedule(at: Instant.zero + .seconds(3)) { log.add("c@\(clock.now.seconds)") }
+        clock.schedule(at: Instant.zero + .seconds(10)) { log.add("e@\(clock.now.seconds)") }
+    }
+
+    @Test func aPacedRunWaitsForEachDeadlineAndRunsTheSameTasks() {
+        let unpaced = VirtualClock(), plain = Log()
+        Self.program(unpaced, plain)
+        unpaced.run()
+
+        let waiter = FakeWaiter()
+        let paced = VirtualClock(pacedBy: waiter, speed: 2)
+        #expect(paced.speed == 2 && unpaced.speed == nil)
+        let log = Log()
+        Self.program(paced, log)
+        paced.run()
+        #expect(log.all == plain.all)
+        #expect(log.all == ["a@1.0", "b@3.0", "c@3.0", "d@4.0", "e@10.0"])
+        #expect(paced.now == unpaced.now)
+        // Each deadline at half its virtual time, measured from the real start; the second
+        // task at 3 s and the tasks due at once need no wait.
+        #expect(waiter.waits == [0.5, 1.5, 2, 5])
+    }
+
+    @Test func aPacedClockStillStepsWithoutWaiting() {
+        let waiter = FakeWaiter()
+        let clock = VirtualClock(pacedBy: waiter, speed: 1)
+        let log = Log()
+        Self.program(clock, log)
+        clock.runUntilIdle()
+        #expect(log.all.count == 5)
+        #expect(waiter.waits.isEmpty)
+    }
+}
+
+/// Real time that passes only when waited on, so a test sees exactly what a paced clock asks
+/// of its waiter: each wait's deadline, in seconds after the first reading of `now`.
+final class FakeWaiter: RealTimeWaiter {
+    private static let start = Instant.zero + .seconds(1000)
+    private let state = Mutex<(now: Instant, waits: [Instant])>((FakeWaiter.start, []))
+
+    var now: Instant { state.withLock { $0.now } }
+
+    func wait(until deadline: Instant) {
+        state.withLock { s in
+            s.waits.append(deadline)
+            s.now = max(s.now, deadline)
+        }
+    }
+
+    func wake() {}
+
+    var waits: [Double] { state.withLock { $0.waits.map { ($0 - Self.start).inSeconds } } }
 }

@@ -41,6 +41,16 @@ enum ReplayFixture {
             + sentence("GPGSA,A,3,02,05,09,12,15,18,21,25,29,,,,1.6,0.8,1.4")
     }
 
+    /// `seconds` cycles with a fix at 1 Hz from 08:00:00 on 1 June 2024: the cycle at offset
+    /// k seconds is the k-th, so a fault window reads directly as cycle numbers.
+    static func fixes(seconds: Int) -> String {
+        var text = "# \(seconds) s at 1 Hz\n"
+        for k in 0..<seconds {
+            text += fixCycle(centiseconds: (8 * 3600 + k) * 100, date: "010624", k: k)
+        }
+        return text
+    }
+
     /// A cycle that has a time but no position (receiver lost the sky).
     static func noFixCycle(centiseconds: Int, date: String) -> String {
         let time = timeOfDay(centiseconds: centiseconds)
