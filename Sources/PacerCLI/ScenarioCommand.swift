@@ -15,10 +15,13 @@ struct ScenarioCommand: ParsableCommand {
         @Option(name: .long, help: "Settings the device starts from (default: the simulated setup).")
         var config: String?
 
+        @Option(name: .long, help: "Folder for the scratch database (default: /dev/shm when there is one, else the temporary folder).")
+        var scratch: String?
+
         func options(timing: Timing = .virtual, wav: String? = nil) throws -> ScenarioOptions {
             do {
                 let settings = try Settings.load(path: config ?? Settings.defaultPath(environment: [:]))
-                return ScenarioOptions(settings: settings, timing: timing, wav: wav)
+                return ScenarioOptions(settings: settings, timing: timing, wav: wav, scratch: scratch)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -48,7 +51,7 @@ struct ScenarioCommand: ParsableCommand {
             discussion: """
                 Builds the device as on the board, with the recording replayed as the GPS, a \
                 virtual clock, a recording buzzer, a simulated battery and a scratch database \
-                (OUTDIR/data), plays the scenario's script, and writes OUTDIR/timeline.txt, \
+                (thrown away after), plays the scenario's script, and writes OUTDIR/timeline.txt, \
                 events.jsonl, track.gpx and summary.json. Prints the timeline.
                 """)
 
@@ -82,7 +85,8 @@ struct ScenarioCommand: ParsableCommand {
 
         func run() throws {
             var timing = Timing.virtual
-            if realtime || speed != nil { throw ValidationError("--realtime and --speed need the paced clock (not merged yet)") }
+            if realtime { timing = .paced(speed: 1) }
+            if let speed { timing = .paced(speed: speed) }
             let options = try common.options(timing: timing, wav: buzzer.map { String($0.dropFirst(4)) })
             let scenario = try ScenarioCommand.load(directory, options: options)
             let name = URL(fileURLWithPath: scenario.directory).lastPathComponent

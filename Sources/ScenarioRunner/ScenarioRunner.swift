@@ -29,11 +29,22 @@ public struct ScenarioOptions: Sendable {
     public var timing: Timing
     /// Also render every cue to this WAV file.
     public var wav: String?
+    /// Where the scratch database goes (a fresh folder in it, removed after the run). By
+    /// default RAM (`/dev/shm`) when there is one: the database is thrown away, so the
+    /// device's `synchronous = FULL` commits need not wait for a disk that the board's SD
+    /// card is not. The SQL work is the same.
+    public var scratch: String?
 
-    public init(settings: Settings, timing: Timing = .virtual, wav: String? = nil) {
+    public init(settings: Settings, timing: Timing = .virtual, wav: String? = nil, scratch: String? = nil) {
         self.settings = settings
         self.timing = timing
         self.wav = wav
+        self.scratch = scratch
+    }
+
+    /// `/dev/shm` when it is a writable folder, else the system's temporary folder.
+    public static var defaultScratch: String {
+        access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
     }
 }
 
@@ -67,8 +78,13 @@ public enum ScenarioRunner {
         } catch {
             throw ScenarioError("cannot create the output folder \(out): \(error.localizedDescription)")
         }
-        let dataDir = "\(out)/data"
-        try? fm.removeItem(atPath: dataDir)
+        let dataDir: String
+        do {
+            dataDir = try ScenarioRunner.makeScratch(in: options.scratch ?? ScenarioOptions.defaultScratch)
+        } catch {
+            throw ScenarioError("cannot make a scratch folder: \(error.localizedDescription)")
+        }
+        defer { try? fm.removeItem(atPath: dataDir) }
 
         let recording = try ScenarioRecordings.recording(for: scenario, scratch: out)
         let plan: TrainingPlan
@@ -128,6 +144,15 @@ public enum ScenarioRunner {
             scenario: scenario, events: recorder.events, activities: details, duration: end)
         try ScenarioResults.writeSummary(outcome, plan: plan, runs: runs, to: "\(out)/summary.json")
         return outcome
+    }
+
+    /// A fresh folder for one run's database.
+    static func makeScratch(in parent: String) throws -> String {
+        var template = Array("\(parent)/pacer-scenario-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw ScenarioError("\(parent): \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
     }
 
     struct RunRecord {

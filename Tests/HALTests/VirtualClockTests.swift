@@ -113,6 +113,24 @@ struct VirtualClockTests {
         #expect(clock.now.seconds == 5)
     }
 
+    @Test func stopEndsTheRunBeforeTheTasksDueAtTheSameInstant() {
+        let clock = VirtualClock()
+        let ran = Mutex<[String]>([])
+        clock.schedule(at: Instant(nanoseconds: 5_000_000_000)) { ran.withLock { $0.append("before") } }
+        clock.schedule(at: Instant(nanoseconds: 5_000_000_000)) {
+            ran.withLock { $0.append("stop") }
+            clock.stop()
+        }
+        clock.schedule(at: Instant(nanoseconds: 5_000_000_000)) { ran.withLock { $0.append("after") } }
+        clock.schedule(at: Instant(nanoseconds: 9_000_000_000)) { ran.withLock { $0.append("later") } }
+        clock.run()
+        #expect(ran.withLock { $0 } == ["before", "stop"])
+        #expect(clock.now == Instant(nanoseconds: 5_000_000_000))
+        // The rest waits for the next run.
+        clock.run()
+        #expect(ran.withLock { $0 } == ["before", "stop", "after", "later"])
+    }
+
     @Test func executeFromAnotherThreadRunsOnTheNextAdvance() async {
         let clock = VirtualClock()
         let log = Log()
