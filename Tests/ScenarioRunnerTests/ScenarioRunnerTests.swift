@@ -1,0 +1,202 @@
+import Configurator
+import Foundation
+import HAL
+import PacerCore
+@testable import ScenarioRunner
+import Storage
+import Testing
+
+/// Scenarios run end to end on the bundled recording (`Hardware/recordings/track-loop.nmea`,
+/// ten minutes around a 400 m track at 3.0 ± 0.5 m/s, made by scripts/make-sample-recording.py)
+/// under the demo plan (nine minutes: warm-up, fast, walk, steady).
+@Suite("Scenario runs")
+struct ScenarioRunnerTests {
+    static let recording = hardwareDirectory + "/recordings/track-loop.nmea"
+
+    var options: ScenarioOptions {
+        get throws {
+            var settings = try Settings.load(path: hardwareDirectory + "/config/simulated.yaml")
+            settings.hardwareDirectory = hardwareDirectory
+            return ScenarioOptions(settings: settings)
+        }
+    }
+
+    /// A scenario folder with `body` after the plan and recording lines.
+    func scenario(_ body: String, profile: String = "medium") throws -> Scenario {
+        let dir = try makeTemporaryDirectory()
+        try FileManager.default.copyItem(atPath: Self.recording, toPath: "\(dir)/run.nmea")
+        try write("name: Test\nplan: demo\nprofile: \(profile)\nrecording: run.nmea\n" + body, to: "scenario.yaml", in: dir)
+        return try ScenarioLoader.load(directory: dir, plansDir: plansDirectory)
+    }
+
+    func run(_ s: Scenario) throws -> (ScenarioOutcome, String) {
+        let out = try makeTemporaryDirectory("out")
+        return (try ScenarioRunner.run(s, out: out, options: try options), out)
+    }
+
+    func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func aPlainRunFollowsTheWorkoutAndWritesTheFourFiles() throws {
+        let (outcome, out) = try run(try scenario(""))
+        for f in ScenarioOutcome.resultFiles { #expect(FileManager.default.fileExists(atPath: "\(out)/\(f)")) }
+        #expect(outcome.activities.count == 1)
+        let a = try #require(outcome.activities.first)
+        #expect(a.summary.state == .completed)
+        #expect(a.phaseResults.count == 4)
+        #expect(outcome.duration == .seconds(540))
+        let cues = outcome.events.filter { $0.kind == "cue" }.compactMap(\.name)
+        // The demo's story: on pace, too slow in the fast phase, too fast in the walk, on pace again.
+        #expect(cues.first == "on-pace")
+        #expect(cues.contains("speed-up") && cues.contains("slow-down"))
+        #expect(cues.filter { $0 == "phase-change" }.count == 3)
+        #expect(cues.last == "workout-complete")
+        let timeline = try text("\(out)/timeline.txt")
+        #expect(timeline.contains("00:01:30  phase 2/4 fast  "))
+        #expect(timeline.contains("  SPEED UP  "))
+        // The summary is the stored activity; events.jsonl has a line per event.
+        let summary = try text("\(out)/summary.json")
+        #expect(summary.contains("\"state\": \"completed\""))
+        let lines = try text("\(out)/events.jsonl").split(separator: "\n")
+        #expect(lines.count == outcome.events.count)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["t"] != nil && object?["event"] != nil)
+        }
+        // The GPX reads back with the same number of points the store holds.
+        let gpx = try GPXReader.read(path: "\(out)/track.gpx")
+        #expect(gpx.tracks.first?.segments.flatMap { $0 }.count == a.points.count)
+    }
+
+    @Test func twoRunsFromDifferentFoldersAreByteIdentical() throws {
+        let body = "script:\n  - {at: 70, do: waypoint, name: Gate}\n  - {at: 200, do: pause}\n  - {at: 230, do: resume}\n"
+        let (_, first) = try run(try scenario(body))
+        let (_, second) = try run(try scenario(body))
+        for f in ScenarioOutcome.resultFiles {
+            #expect(FileManager.default.contents(atPath: "\(first)/\(f)") == FileManager.default.contents(atPath: "\(second)/\(f)"), "\(f)")
+        }
+    }
+
+    @Test func pressesPausesAndStopsHappenAtTheirTimes() throws {
+        let (outcome, _) = try run(try scenario("""
+            script:
+              - {at: 60, do: waypoint, name: Bridge}
+              - {at: 60.4, do: waypoint, name: Bridge}
+              - {at: 200, do: pause}
+              - {at: 260, do: resume}
+              - {at: 400, do: stop}
+            """))
+        let kinds = outcome.events.map { "\($0.kind)@\(Int($0.time.inSeconds))" }
+        #expect(kinds.contains("waypoint@60") && kinds.contains("waypoint-refused@60"))
+        #expect(kinds.contains("paused@200") && kinds.contains("resumed@260"))
+        let a = try #require(outcome.activities.first)
+        #expect(a.summary.state == .stopped)
+        #expect(a.waypoints.map(\.name) == ["Bridge"])
+        #expect(a.segments.count == 2)
+        // Time stops during the pause: 400 s on the clock, 340 s active.
+        #expect(a.summary.activeTime == .seconds(340))
+        #expect(outcome.duration == .seconds(400))
+    }
+
+    @Test func aPowerCutLosesOnlyWhatWasNotCommittedAndTheRestartRecoversIt() throws {
+        // Medium commits every 30 s and samples every 30 s. A cycle's fix reaches the device
+        // when the next cycle starts, so the 240 s point arrives just after the 240 s commit:
+        // at the cut (250 s) the points up to 210 s are committed, the one at 240 s is lost.
+        let (outcome, _) = try run(try scenario("script:\n  - {at: 250, do: power-cut, restart_after: 20}\n"))
+        #expect(outcome.activities.count == 2)
+        let cut = outcome.activities[0], after = outcome.activities[1]
+        #expect(cut.summary.state == .recovered)
+        #expect(after.summary.state == .completed)
+        let last = try #require(cut.points.last)
+        let first = try #require(cut.points.first)
+        #expect(last.time.millisecondsSince1970 - first.time.millisecondsSince1970 == 210_000)
+        let kinds = outcome.events.map(\.kind)
+        let cutAt = try #require(kinds.firstIndex(of: "power-cut"))
+        #expect(Array(kinds[cutAt...].prefix(3)) == ["power-cut", "restart", "recovered"])
+        // Nothing from the first device after the cut.
+        #expect(outcome.events[cutAt + 1].time == .seconds(270))
+        // The second device replays the recording from 270 s on: its first point is then.
+        let secondFirst = try #require(after.points.first)
+        #expect(secondFirst.time.millisecondsSince1970 - first.time.millisecondsSince1970 == 270_000)
+    }
+
+    @Test func gpsFaultsReachTheCoach() throws {
+        let (outcome, _) = try run(try scenario("""
+            gps:
+              - {from: 100, to: 160, fault: silent}
+              - {from: 300, to: 330, fault: unplug}
+              - {from: 400, to: 430, fault: invalid}
+            """))
+        let gps = outcome.events.filter { $0.kind == "gps" }.map { "\($0.name ?? "")@\(Int($0.time.inSeconds))" }
+        // Silence is noticed 5 s after the last cycle heard (99 s).
+        #expect(gps.contains("fix-lost@104"))
+        #expect(gps.contains("disconnected@300"))
+        #expect(gps.contains("fix-lost@400"))
+        let cues = outcome.events.filter { $0.kind == "cue" }
+        #expect(cues.filter { $0.name == "gps-lost" }.count >= 3)
+        #expect(cues.filter { $0.name == "gps-back" }.count >= 3)
+        #expect(try #require(outcome.activities.first).segments.count == 4)
+    }
+
+    @Test func aLowBatterySoundsTheCueAtTheNextCheck() throws {
+        let (outcome, _) = try run(try scenario("battery: {level: 50}\nscript:\n  - {at: 125, do: battery, level: 14}\n"))
+        let low = outcome.events.filter { $0.kind == "cue" && $0.name == "low-battery" }
+        #expect(low.map(\.time) == [.seconds(180)])
+    }
+
+    @Test func expectationsThatFailSayWhereAndWhatHappened() throws {
+        let s = try scenario("""
+            expect:
+              - {cue: speed-up, at: "1:35", within: 10}
+              - {cue: speed-up, at: "8:00", within: 5}
+              - {cue: slow-down, count: 0}
+              - {distance_km: 1.45, within: 0.05}
+              - {distance_km: 5, within: 0.1}
+              - {end: completed}
+              - {end: stopped}
+              - {activities: 1}
+              - {segments: 1}
+              - {phases: 4}
+              - {waypoints: 2}
+            """)
+        let (outcome, _) = try run(s)
+        let failed = ScenarioCheck.failedExpectations(outcome)
+        #expect(failed.count == 5, "\(failed.joined(separator: "\n"))")
+        #expect(failed.contains { $0.hasSuffix("scenario.yaml:7: expected speed-up cue(s) at 00:08:00 ± 00:00:05; got: 00:01:30, 00:02:00, 00:02:30, 00:03:00") })
+        #expect(failed.contains { $0.contains("scenario.yaml:8: expected exactly 0 slow-down cue(s); got ") })
+        #expect(failed.contains { $0.contains("scenario.yaml:10: expected activity 1 to cover 5.0 ± 0.1 km; it covered 1.") })
+        #expect(failed.contains { $0.contains("scenario.yaml:12: expected activity 1 stopped; it is completed") })
+        #expect(failed.contains { $0.contains("scenario.yaml:16: expected 2 waypoints in activity 1; it has 0") })
+    }
+
+    @Test func goldensAreComparedAndUpdated() throws {
+        let s = try scenario("")
+        let (_, out) = try run(s)
+        #expect(ScenarioCheck.compareGoldens(s, out: out).count == 4)  // none yet
+        try ScenarioCheck.updateGoldens(s, out: out)
+        #expect(ScenarioCheck.compareGoldens(s, out: out).isEmpty)
+        // One changed line in a golden is shown as a diff naming the file.
+        let golden = "\(s.directory)/golden/timeline.txt"
+        let original = try text(golden)
+        try original.replacingOccurrences(of: "SLOW DOWN", with: "SLOWER").write(toFile: golden, atomically: true, encoding: .utf8)
+        let diffs = ScenarioCheck.compareGoldens(s, out: out)
+        #expect(diffs.count == 1)
+        #expect(diffs[0].hasPrefix("--- \(golden)"))
+        #expect(diffs[0].contains("\n-") && diffs[0].contains("SLOWER") && diffs[0].contains("\n+"))
+    }
+
+    @Test func aPlanPastItsDeadlineIsNotStarted() throws {
+        let dir = try makeTemporaryDirectory()
+        try FileManager.default.copyItem(atPath: Self.recording, toPath: "\(dir)/run.nmea")
+        try write("""
+            name: Old
+            deadline: 2026-05-01
+            workouts:
+              - name: W
+                phases: [{name: p, minutes: 1, speed_kmh: [8, 10]}]
+            """, to: "plan.yaml", in: dir)
+        try write("name: x\nplan: plan.yaml\nrecording: run.nmea\n", to: "scenario.yaml", in: dir)
+        let s = try ScenarioLoader.load(directory: dir, plansDir: plansDirectory)
+        // The recording is dated 2026-05-02, the device's today.
+        #expect(throws: ScenarioError.self) { try run(s) }
+    }
+}
