@@ -51,7 +51,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // Simulated hardware behind the same HAL: virtual clock, NMEA replay, WAV and
-        // recording buzzers, simulated battery.
+        // recording buzzers, simulated battery; the NMEA synthesizer for scenario recordings.
         .target(
             name: "Simulation",
             dependencies: ["HAL", "NMEA", "PacerCore", .product(name: "Logging", package: "swift-log")],
@@ -107,8 +107,9 @@ let package = Package(
             dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore"],
             swiftSettings: swiftSettings),
         // Runs the built `pacer` executable as a person would (it must be built first:
-        // `swift build --build-tests` builds it with the tests).
-        .testTarget(name: "EndToEndTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        // `swift build --build-tests` builds it with the tests). Storage reads the GPX that
+        // other tools (gpsbabel) write.
+        .testTarget(name: "EndToEndTests", dependencies: ["PacerCore", "Storage"], swiftSettings: swiftSettings),
         .testTarget(
             name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),

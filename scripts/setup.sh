@@ -10,9 +10,10 @@
 #   libxml2-utils    xmllint, which checks exported GPX against the GPX 1.1 schema in tests
 #   python3-gpxpy    an independent GPX reader, for the end-to-end distance check
 #   sqlite3          a second SQLite client, killed mid-transaction by the recovery test
+#   gpsbabel         an independent NMEA reader: synthesized recordings must read back the same
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3)
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel)
 
 pacer_missing_packages() {
     local p missing=()

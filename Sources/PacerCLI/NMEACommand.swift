@@ -1,4 +1,6 @@
 import ArgumentParser
+import Configurator
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +11,7 @@ import Simulation
 struct NMEACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nmea", abstract: "Work with NMEA 0183 recordings.",
-        subcommands: [Decode.self])
+        subcommands: [Decode.self, Synth.self])
 
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -59,6 +61,216 @@ struct NMEACommand: ParsableCommand {
             summary += "\(s.binaryPackets) binary packets, \(s.fixes) fixes\n"
             FileDescriptorOutput.write(Array(summary.utf8), to: 2)
         }
+    }
+}
+
+extension NMEACommand {
+    /// `pacer nmea synth`: a realistic recording from a route and a speed script, for scenarios.
+    struct Synth: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a realistic NMEA recording from a GPX route and a speed script.",
+            discussion: """
+                RECIPE is a YAML file (route, start, rate_hz, seed, noise_m, constellations, \
+                sky_every_s, acquire_s, altitude_m, sentences, speeds, outages; see \
+                SynthRecipeLoader); the options override its keys. Without a recipe, --route and \
+                at least one --stretch are needed and the rest take their defaults (start \
+                2026-05-02T07:00:00Z, 1 Hz, seed 1, noise 2.5 m, GP,GL,GA, sky every epoch). \
+                The same recipe and seed give the same bytes on any machine. A summary (epochs, \
+                duration, distance, bytes) goes to stderr.
+                """)
+
+        @Argument(help: "A synthesis recipe (YAML).")
+        var recipe: String?
+
+        @Option(name: .long, help: "Where to write the recording (- for standard output, the default).")
+        var out: String = "-"
+
+        @Option(name: .long, help: "The route: a GPX file (its first track, else its first route).")
+        var route: String?
+
+        @Option(name: .long, help: "The first epoch, UTC: 2026-05-02T07:00:00Z.")
+        var start: String?
+
+        @Option(name: .long, help: "Epochs per second (1/60 to 20): 1, 5, 10, 0.5.")
+        var rate: Double?
+
+        @Option(name: .long, help: "Seed of the noise and the sky (0 to 2^64-1).")
+        var seed: UInt64?
+
+        @Option(name: .long, help: "Position error, metres (standard deviation per axis; 0 for none).")
+        var noise: Double?
+
+        @Option(name: .long, parsing: .singleValue,
+                help: "A stretch of the speed script (repeatable, replaces the recipe's): DURATION@KMH (10:00@9.5, 90@0), DISTkm@KMH (2.5km@12), DURATION@KMH-KMH (3:00@9-12).")
+        var stretch: [String] = []
+
+        @Option(name: .long, parsing: .singleValue,
+                help: "An outage (repeatable, replaces the recipe's), from the start: FROM-TO[:invalid|silent] (4:00-4:40:silent).")
+        var outage: [String] = []
+
+        @Option(name: .long, help: "Constellations: GP,GL,GA,GB.")
+        var constellations: String?
+
+        @Option(name: .customLong("sky-every"), help: "Seconds between GSA/GSV reports (default: every epoch).")
+        var skyEvery: Double?
+
+        @Option(name: .long, help: "Seconds of searching (no fix) before the script starts.")
+        var acquire: Double?
+
+        @Flag(name: .customLong("no-header"), help: "Leave out the # lines that name the generator and the recipe.")
+        var noHeader = false
+
+        func run() throws {
+            let recipe = try makeRecipe()
+            var synthesizer: NMEASynthesizer
+            do {
+                synthesizer = try NMEASynthesizer(recipe, writesHeader: !noHeader)
+            } catch {
+                throw ValidationError("\(self.recipe ?? "the command line"): \(error)")
+            }
+            let summary: NMEASynthesisSummary
+            if out == "-" {
+                summary = synthesizer.write(to: { FileDescriptorOutput.write($0, to: 1) })
+            } else {
+                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw ValidationError("\(out): \(String(cString: strerror(errno)))") }
+                defer { close(fd) }
+                summary = try synthesizer.write(to: { (bytes: [UInt8]) throws(SynthOutputError) in
+                    try SynthOutputError.write(bytes, to: fd, path: out)
+                })
+            }
+            var line = "\(out == "-" ? "stdout" : out): \(summary.epochs) epochs (\(summary.fixes) fixes, "
+            line += "\(summary.noFixes) without a fix, \(summary.silent) silent) over "
+            line += "\(NMEASynthesisRecipe.showTime(summary.duration)), "
+            line += "\(NMEASynthesisRecipe.show((summary.distance / 10).rounded() / 100)) km, \(summary.bytes) bytes\n"
+            FileDescriptorOutput.write(Array(line.utf8), to: 2)
+        }
+
+        /// The recipe file's recipe with the options laid over it, or one from the options alone.
+        func makeRecipe() throws -> NMEASynthesisRecipe {
+            var r: NMEASynthesisRecipe
+            var overrides: [String] = []
+            if let file = self.recipe {
+                do {
+                    r = try SynthRecipeLoader.load(path: file)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+            } else {
+                guard route != nil, !stretch.isEmpty else {
+                    throw ValidationError("give a recipe file, or --route and at least one --stretch")
+                }
+                r = NMEASynthesisRecipe(route: NMEASynthesisRecipe.Route(points: []), stretches: [])
+            }
+            if let route {
+                do {
+                    r.route = try SynthRecipeLoader.route(gpxPath: route)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                overrides.append("--route \((route as NSString).lastPathComponent)")
+            }
+            if let start {
+                guard let t = SynthRecipeLoader.start(start) else {
+                    throw ValidationError("--start: expected a UTC date and time like 2026-05-02T07:00:00Z, got '\(start)'")
+                }
+                r.start = t
+                overrides.append("--start \(start)")
+            }
+            if let rate {
+                try Self.check("--rate", NMEASynthesisRecipe.problem(rateHz: rate))
+                r.rateHz = rate
+                overrides.append("--rate \(NMEASynthesisRecipe.show(rate))")
+            }
+            if let seed {
+                r.seed = seed
+                overrides.append("--seed \(seed)")
+            }
+            if let noise {
+                try Self.check("--noise", NMEASynthesisRecipe.problem(noiseMetres: noise))
+                r.noiseMetres = noise
+                overrides.append("--noise \(NMEASynthesisRecipe.show(noise))")
+            }
+            if !stretch.isEmpty {
+                r.stretches = []
+                for text in stretch {
+                    guard let s = SynthRecipeLoader.stretch(text) else {
+                        throw ValidationError(
+                            "--stretch '\(text)': expected DURATION@KMH (10:00@9.5), DISTkm@KMH (2.5km@12) or DURATION@KMH-KMH (3:00@9-12)")
+                    }
+                    try Self.check("--stretch '\(text)'",
+                                   NMEASynthesisRecipe.problem(kmh: s.fromKmh) ?? NMEASynthesisRecipe.problem(kmh: s.toKmh)
+                                   ?? NMEASynthesisRecipe.problem(stretch: s))
+                    r.stretches.append(s)
+                    overrides.append("--stretch \(text)")
+                }
+            }
+            if !outage.isEmpty {
+                r.outages = []
+                for text in outage {
+                    guard let o = SynthRecipeLoader.outage(text) else {
+                        throw ValidationError("--outage '\(text)': expected FROM-TO or FROM-TO:invalid|silent, like 4:00-4:40:silent")
+                    }
+                    r.outages.append(o)
+                    overrides.append("--outage \(text)")
+                }
+            }
+            if let constellations {
+                guard let list = SynthRecipeLoader.constellations(constellations) else {
+                    throw ValidationError(
+                        "--constellations '\(constellations)': expected a list like GP,GL,GA of \(NMEASynthesisRecipe.Constellation.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                try Self.check("--constellations", NMEASynthesisRecipe.problem(constellations: list))
+                r.constellations = list
+                overrides.append("--constellations \(constellations)")
+            }
+            if let skyEvery {
+                try Self.check("--sky-every", NMEASynthesisRecipe.problem(skyEverySeconds: skyEvery))
+                r.skyEverySeconds = skyEvery
+                overrides.append("--sky-every \(NMEASynthesisRecipe.show(skyEvery))")
+            }
+            if let acquire {
+                try Self.check("--acquire", NMEASynthesisRecipe.problem(acquireSeconds: acquire))
+                r.acquireSeconds = acquire
+                overrides.append("--acquire \(NMEASynthesisRecipe.show(acquire))")
+            }
+            if !overrides.isEmpty {
+                // Each on a line of its own: header lines stay short whatever the options.
+                r.comments.append("command line:")
+                r.comments += overrides.map { "  \($0)" }
+            }
+            return r
+        }
+
+        static func check(_ option: String, _ problem: String?) throws {
+            if let problem { throw ValidationError("\(option): \(problem)") }
+        }
+    }
+}
+
+/// A recording that could not be written (a full disk, a closed pipe), with the file and the
+/// system's reason.
+struct SynthOutputError: Error, CustomStringConvertible {
+    let path: String
+    let code: Int32
+
+    var description: String { "\(path): \(String(cString: strerror(code)))" }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+    static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(SynthOutputError) {
+        let failure: Int32? = bytes.withUnsafeBytes { p in
+            var offset = 0
+            while offset < p.count {
+                let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    return Glibc.errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw SynthOutputError(path: path, code: failure) }
     }
 }
 

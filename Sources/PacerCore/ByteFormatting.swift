@@ -51,3 +51,26 @@ extension Array where Element == UInt8 {
         appendDigits(Int(frac), width: width)
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Appends a non-negative decimal number with exactly `places` fraction digits, trailing
+    /// zeros kept: 1.00, 0.004, 77.50. NMEA fields are written this way (a receiver prints a
+    /// fixed number of digits, and a reader may count on it); `places` 0 writes an integer.
+    /// Negative values are written with a sign; `places` is at most 9.
+    @inlinable
+    public mutating func appendFixed(_ value: Double, places: Int) {
+        precondition(places >= 0 && places <= 9)
+        var scale: Int64 = 1
+        for _ in 0..<places { scale &*= 10 }
+        guard value.isFinite, abs(value) < 9.0e9 else {
+            append(contentsOf: "null".utf8)
+            return
+        }
+        let units = Int64((abs(value) * Double(scale)).rounded(.toNearestOrAwayFromZero))
+        if value < 0, units != 0 { append(UInt8(ascii: "-")) }
+        appendDigits(Int(units / scale), width: 1)
+        guard places > 0 else { return }
+        append(UInt8(ascii: "."))
+        appendDigits(Int(units % scale), width: places)
+    }
+}

@@ -45,6 +45,16 @@ struct ByteFormattingTests {
         #expect(digits(value, width: width) == expected)
     }
 
+    @Test(arguments: [
+        (1.0, 2, "1.00"), (0.0044, 3, "0.004"), (77.5, 2, "77.50"), (99.996, 2, "100.00"),
+        (-1.25, 1, "-1.3"), (-0.01, 1, "0.0"), (12.4, 0, "12"), (0.5, 0, "1"), (3.14159, 9, "3.141590000"),
+    ])
+    func appendsFixed(_ value: Double, _ places: Int, _ expected: String) {
+        var bytes: [UInt8] = []
+        bytes.appendFixed(value, places: places)
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+
     @Test func appendsAfterExistingBytes() {
         var bytes = Array("x=".utf8)
         bytes.appendDecimal(-1.5, places: 2)

@@ -1,0 +1,609 @@
+import NMEA
+import PacerCore
+
+/// What the synthesizer did at one epoch: what it wrote, and the truth behind it. Tests
+/// compare a decoder's output with `position`, and the script with `truePosition`.
+public struct SynthesizedEpoch: Hashable, Sendable {
+    public enum Status: Hashable, Sendable {
+        /// A valid position was written.
+        case fix
+        /// Sentences were written without a position (searching, an `invalid` outage).
+        case noFix
+        /// Nothing was written (a `silent` outage).
+        case silent
+    }
+
+    /// 0 for the first epoch.
+    public var index: Int
+    /// The epoch's time as written (to the hundredth of a second).
+    public var time: UTCTimestamp
+    /// Seconds since the recording's start.
+    public var elapsed: Double
+    public var status: Status
+    /// The position written (after noise, at NMEA's resolution); nil without a fix.
+    public var position: GeoPoint?
+    /// Metres above mean sea level as written; nil without a fix.
+    public var altitude: Double?
+    /// Speed over ground as written, metres per second; nil without a fix.
+    public var speed: Double?
+    /// Course over ground as written, degrees true; nil without a fix.
+    public var course: Double?
+    /// Where the runner really is.
+    public var truePosition: GeoPoint
+    public var trueAltitude: Double
+    /// Metres per second, from the speed script.
+    public var trueSpeed: Double
+    /// Degrees true: the direction of the route where the runner is.
+    public var trueCourse: Double
+    /// Metres along the route since the script began.
+    public var distance: Double
+    /// As GGA and GSA report them (0 without a fix).
+    public var satellitesUsed: Int
+    public var satellitesInView: Int
+}
+
+/// What a whole synthesis made.
+public struct NMEASynthesisSummary: Hashable, Sendable {
+    public var epochs = 0
+    public var fixes = 0
+    public var noFixes = 0
+    public var silent = 0
+    public var bytes = 0
+    /// Seconds from the first epoch to the last.
+    public var duration = 0.0
+    /// Metres of the speed script.
+    public var distance = 0.0
+
+    public init() {}
+}
+
+/// Writes a realistic NMEA recording from a route and a speed script: what a multi-GNSS
+/// receiver on a runner's arm would have sent (scenario recordings for the simulator, replayed
+/// on the virtual clock).
+///
+/// Each epoch is one receiver cycle, in the order SiRF and MediaTek receivers send it:
+/// GGA, then GSA (one per constellation, NMEA 4.1 system ids) and GSV (per constellation)
+/// every `skyEverySeconds`, then RMC, then the extra sentences (VTG, GLL, ZDA) if asked. GGA
+/// comes first because common readers rely on it: gpsbabel and others date the last GGA with
+/// the next RMC, so an RMC-first cycle (as u-blox sends it) comes out with every position one
+/// epoch late there. Fields are formatted as a u-blox M8 prints them in NMEA 4.1 mode; with
+/// more than one constellation, RMC, GGA, GSA, VTG, GLL and ZDA use the combined talker `GN`.
+///
+/// The runner: the speed script moves them along the route (laps on a closed route, out and
+/// back on an open one); the position error is a Gauss–Markov process (see `PositionNoise`),
+/// smooth enough that speeds computed from successive positions stay believable; RMC's speed
+/// and course are the true ones with a little noise of their own, as a receiver's Doppler
+/// velocity is. Without a fix (acquisition, `invalid` outages) the receiver still talks:
+/// time and date, RMC `V`, GGA quality 0, no position; in `silent` outages it says nothing.
+///
+/// Everything random comes from `SeededRandom` streams of the recipe's seed, one per concern,
+/// and every number is computed with exact IEEE arithmetic (`PortableMath`) and written with
+/// integer formatting: the same recipe gives the same bytes on any machine. The output is
+/// produced epoch by epoch into a caller's buffer (`next(appendingTo:)`, or `write` in
+/// chunks), so a four-hour recording needs no more memory than a minute.
+public struct NMEASynthesizer {
+    public let recipe: NMEASynthesisRecipe
+    /// Epochs from the start to the end of the script, one every 1/rate seconds, both ends
+    /// included.
+    public let epochCount: Int
+    /// Seconds from the first epoch to the end of the script.
+    public let duration: Double
+    /// Whether the recording starts with a `#` header naming the generator and the recipe
+    /// (the project's NMEA engine and gpsbabel both pass over such lines).
+    public var writesHeader: Bool
+
+    private var path: RoutePath
+    private let script: [ScriptStretch]
+    private var stretch = 0
+    private var sky: SkyModel
+    private var noise: PositionNoise
+    /// Speed and course noise.
+    private var motionRandom: SeededRandom
+    private let outages: [NMEASynthesisRecipe.Outage]
+    private let startCentiseconds: Int64
+    private let skyEveryCentiseconds: Int64?
+    private let combined: Talker
+    private let altitudeFromRoute: Bool
+    private var index = 0
+    private var lastSkyStep: Int64 = -1
+    private var lastCourse: Double
+    private var reportedCourse: Double
+    private var day = Int.min
+    private var date = CivilDate(daysSince1970: 0)
+    private var headerDone = false
+
+    /// The standard deviation of RMC's speed error, metres per second (a u-blox M8 says
+    /// 0.05 m/s for its Doppler speed).
+    static let speedNoise = 0.05
+    /// Geoid height above the WGS84 ellipsoid written in GGA: constant, as over a small area.
+    static let geoidSeparation = 47.0
+    /// Vertical error relative to horizontal: GNSS altitude is about 1.6 times worse.
+    static let verticalNoiseFactor = 1.6
+
+    /// Checks the recipe (see `NMEASynthesisRecipe.validate`) and prepares the route, the
+    /// script, the sky and the noise.
+    public init(_ recipe: NMEASynthesisRecipe, writesHeader: Bool = true) throws(NMEASynthesisError) {
+        try recipe.validate()
+        guard let path = RoutePath(recipe.route) else {
+            throw NMEASynthesisError(key: "route", reason: "has no length: all its points are the same")
+        }
+        self.recipe = recipe
+        self.writesHeader = writesHeader
+        self.path = path
+        var script: [ScriptStretch] = []
+        var t = recipe.acquireSeconds
+        var d = 0.0
+        for s in recipe.stretches {
+            let duration = s.duration
+            script.append(ScriptStretch(start: t, duration: duration, startDistance: d,
+                                        fromSpeed: s.fromKmh / 3.6, toSpeed: s.toKmh / 3.6))
+            t += duration
+            d += s.distance
+        }
+        self.script = script
+        duration = t
+        epochCount = Int((t * recipe.rateHz + 1e-6).rounded(.down)) + 1
+        sky = SkyModel(constellations: recipe.constellations, seed: recipe.seed)
+        noise = PositionNoise(sigma: recipe.noiseMetres, interval: 1 / recipe.rateHz, seed: recipe.seed)
+        motionRandom = SeededRandom(seed: recipe.seed, stream: 2)
+        outages = recipe.outages.sorted { $0.from < $1.from }
+        startCentiseconds = (recipe.start.millisecondsSince1970 + 5).floorDivided(by: 10)
+        skyEveryCentiseconds = recipe.skyEverySeconds.map { max(1, Int64(($0 * 100).rounded())) }
+        combined = recipe.constellations.count > 1 ? .combined : recipe.constellations[0].talker
+        altitudeFromRoute = recipe.route.altitudes != nil
+        lastCourse = self.path.locate(distance: 0).course
+        reportedCourse = lastCourse
+    }
+
+    /// Appends the next epoch's sentences (and, first, the header) to `out`, and tells what
+    /// was written; nil after the last epoch.
+    public mutating func next(appendingTo out: inout [UInt8]) -> SynthesizedEpoch? {
+        if !headerDone {
+            headerDone = true
+            if writesHeader { appendHeader(to: &out) }
+        }
+        guard index < epochCount else { return nil }
+        defer { index += 1 }
+
+        let elapsedCentis = Int64((Double(index) * 100 / recipe.rateHz).rounded())
+        let t = Double(elapsedCentis) / 100
+        let centis = startCentiseconds + elapsedCentis
+        let time = UTCTimestamp(millisecondsSince1970: centis * 10)
+
+        // The truth.
+        let (distance, speed) = scriptPosition(at: t)
+        let location = path.locate(distance: distance)
+        if speed > 0 { lastCourse = location.course }
+        let trueAltitude = location.altitude ?? recipe.altitudeMetres
+
+        // Every random draw happens every epoch, whatever is written, so that an outage or
+        // a sky setting does not change the positions after it.
+        let error = noise.step()
+        let speedError = motionRandom.gaussian()
+        let courseError = motionRandom.gaussian()
+
+        var status = SynthesizedEpoch.Status.fix
+        if t < recipe.acquireSeconds { status = .noFix }
+        for o in outages where o.contains(t) {
+            status = o.mode == .silent ? .silent : .noFix
+        }
+
+        var epoch = SynthesizedEpoch(
+            index: index, time: time, elapsed: t, status: status, position: nil, altitude: nil, speed: nil,
+            course: nil, truePosition: location.position, trueAltitude: trueAltitude, trueSpeed: speed,
+            trueCourse: lastCourse, distance: distance, satellitesUsed: 0, satellitesInView: 0)
+        guard status != .silent else { return epoch }
+
+        let tracking = status == .fix
+        let skyStep = skyEveryCentiseconds.map { elapsedCentis / $0 } ?? elapsedCentis
+        let writesSky = skyStep != lastSkyStep
+        if writesSky || tracking != sky.tracking || index == 0 {
+            sky.update(at: t, tracking: tracking)
+        }
+        lastSkyStep = skyStep
+        epoch.satellitesInView = sky.inViewTotal
+        let dayNumber = Int(centis.floorDivided(by: 8_640_000))
+        if dayNumber != day {
+            day = dayNumber
+            date = CivilDate(daysSince1970: dayNumber)
+        }
+        let timeOfDay = Int(centis - Int64(dayNumber) * 8_640_000)
+
+        var fix: WrittenFix?
+        if tracking {
+            let written = writtenFix(location.position, trueAltitude, error, speed, speedError, courseError)
+            fix = written
+            epoch.position = GeoPoint(latitude: NMEAAngle.degrees(written.latitude),
+                                      longitude: NMEAAngle.degrees(written.longitude))
+            epoch.altitude = Double(written.decimetres) / 10
+            epoch.speed = Double(written.milliknots) / 1000 * EpochAssembler.metresPerSecondPerKnot
+            epoch.course = Double(written.centidegrees) / 100
+            epoch.satellitesUsed = sky.usedTotal
+        }
+
+        appendGGA(&out, timeOfDay, fix)
+        if writesSky {
+            appendGSA(&out, fix != nil)
+            appendGSV(&out)
+        }
+        appendRMC(&out, timeOfDay, fix)
+        if recipe.extraSentences.contains(.vtg) { appendVTG(&out, fix) }
+        if recipe.extraSentences.contains(.gll) { appendGLL(&out, timeOfDay, fix) }
+        if recipe.extraSentences.contains(.zda) { appendZDA(&out, timeOfDay) }
+        return epoch
+    }
+
+    /// Writes the whole recording (what is left of it) through `sink`, in chunks of about
+    /// `chunkSize` bytes from one reused buffer, and reports each epoch to `onEpoch`.
+    @discardableResult
+    public mutating func write<E: Error>(
+        chunkSize: Int = 64 * 1024, to sink: ([UInt8]) throws(E) -> Void,
+        onEpoch: ((SynthesizedEpoch) -> Void)? = nil
+    ) throws(E) -> NMEASynthesisSummary {
+        var summary = NMEASynthesisSummary()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(chunkSize + 8 * 1024)
+        while let epoch = next(appendingTo: &buffer) {
+            summary.epochs += 1
+            switch epoch.status {
+            case .fix: summary.fixes += 1
+            case .noFix: summary.noFixes += 1
+            case .silent: summary.silent += 1
+            }
+            summary.duration = epoch.elapsed
+            onEpoch?(epoch)
+            if buffer.count >= chunkSize {
+                summary.bytes += buffer.count
+                try sink(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        if !buffer.isEmpty {
+            summary.bytes += buffer.count
+            try sink(buffer)
+        }
+        summary.distance = recipe.distance
+        return summary
+    }
+
+    /// The whole recording in memory, for tests and short recordings.
+    public mutating func recording(onEpoch: ((SynthesizedEpoch) -> Void)? = nil) -> [UInt8] {
+        var bytes: [UInt8] = []
+        write(to: { bytes += $0 }, onEpoch: onEpoch)
+        return bytes
+    }
+
+    // MARK: - The script
+
+    private struct ScriptStretch {
+        /// Seconds from the recording's start.
+        var start: Double
+        var duration: Double
+        var startDistance: Double
+        var fromSpeed: Double
+        var toSpeed: Double
+    }
+
+    /// Metres covered and speed (m/s) `t` seconds after the recording's start (the script
+    /// starts after the acquisition): exact for a speed that changes evenly with time (no
+    /// summing of steps, so no drift over four hours).
+    private mutating func scriptPosition(at t: Double) -> (distance: Double, speed: Double) {
+        guard t >= recipe.acquireSeconds else { return (0, 0) }
+        while stretch < script.count - 1, t >= script[stretch + 1].start { stretch += 1 }
+        let s = script[stretch]
+        let tau = min(max(0, t - s.start), s.duration)
+        let acceleration = (s.toSpeed - s.fromSpeed) / s.duration
+        return (s.startDistance + s.fromSpeed * tau + acceleration * tau * tau / 2, s.fromSpeed + acceleration * tau)
+    }
+
+    // MARK: - What the receiver says
+
+    private struct WrittenFix {
+        /// Hundred-thousandths of a minute.
+        var latitude: Int
+        var longitude: Int
+        var decimetres: Int
+        var milliknots: Int
+        var centidegrees: Int
+    }
+
+    private mutating func writtenFix(
+        _ truth: GeoPoint, _ altitude: Double, _ error: PositionNoise.Error,
+        _ speed: Double, _ speedError: Double, _ courseError: Double
+    ) -> WrittenFix {
+        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
+        let cosLatitude = max(0.01, PortableMath.cos(truth.latitude * PortableMath.radians))
+        let latitude = min(90, max(-90, truth.latitude + error.north / metresPerDegree))
+        let longitude = RoutePath.normalizedLongitude(truth.longitude + error.east / (metresPerDegree * cosLatitude))
+        // A receiver standing still reports a few centimetres a second, never less than 0,
+        // and holds its last course rather than spinning with the noise.
+        var reportedSpeed = speed + Self.speedNoise * speedError
+        if speed == 0 { reportedSpeed = abs(Self.speedNoise / 2 * speedError) }
+        reportedSpeed = max(0, reportedSpeed)
+        if speed > 0 {
+            let spread = 0.4 + 1.2 / max(speed, 0.5)
+            reportedCourse = lastCourse + spread * courseError
+        }
+        var centidegrees = Int((reportedCourse * 100).rounded()) % 36_000
+        if centidegrees < 0 { centidegrees += 36_000 }
+        var lonUnits = NMEAAngle.units(longitude)
+        if lonUnits == 180 * NMEAAngle.unitsPerDegree { lonUnits = -lonUnits }  // 180° is written W
+        return WrittenFix(
+            latitude: NMEAAngle.units(latitude), longitude: lonUnits,
+            decimetres: Int(((altitude + error.up) * 10).rounded()),
+            milliknots: Int((reportedSpeed / EpochAssembler.metresPerSecondPerKnot * 1000).rounded()),
+            centidegrees: centidegrees)
+    }
+
+    /// `$GNGGA,092725.00,4717.11399,N,00833.91590,E,1,08,1.01,499.6,M,48.0,M,,*5B`
+    private func appendGGA(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
+        let s = out.beginSentence(combined, "GGA")
+        out.comma()
+        out.appendTimeOfDay(centiseconds: timeOfDay)
+        out.comma()
+        if let fix {
+            out.appendLatitude(units: fix.latitude)
+            out.comma()
+            out.appendLongitude(units: fix.longitude)
+            out.appendASCII(",1,")
+            out.appendDigits(sky.usedTotal, width: 2)
+            out.comma()
+            out.appendFixed(sky.hdop, places: 2)
+            out.comma()
+            out.appendFixed(Double(fix.decimetres) / 10, places: 1)
+            out.appendASCII(",M,")
+            out.appendFixed(Self.geoidSeparation, places: 1)
+            out.appendASCII(",M,,")
+        } else {
+            out.appendASCII(",,,,0,00,99.99,,,,,,")
+        }
+        out.endSentence(s)
+    }
+
+    /// `$GNGSA,A,3,80,71,73,79,69,,,,,,,,1.83,1.09,1.47,2*0F`, one per constellation.
+    private func appendGSA(_ out: inout [UInt8], _ hasFix: Bool) {
+        for system in sky.systems {
+            let s = out.beginSentence(combined, "GSA")
+            out.appendASCII(hasFix ? ",A,3" : ",A,1")
+            var listed = 0
+            for v in system.inView where v.used {
+                out.comma()
+                out.appendDigits(v.id, width: 2)
+                listed += 1
+            }
+            out.comma(SkyModel.maximumUsedPerSystem - listed + 1)
+            if hasFix {
+                out.appendFixed(sky.pdop, places: 2)
+                out.comma()
+                out.appendFixed(sky.hdop, places: 2)
+                out.comma()
+                out.appendFixed(sky.vdop, places: 2)
+            } else {
+                out.appendASCII("99.99,99.99,99.99")
+            }
+            out.comma()
+            out.appendDigits(system.constellation.systemID, width: 1)
+            out.endSentence(s)
+        }
+    }
+
+    /// `$GPGSV,3,1,11,01,12,326,24,03,52,265,40,04,23,193,35,08,18,047,29,1*6A`: four
+    /// satellites a sentence, each constellation under its own talker, the NMEA 4.1 signal
+    /// id (1: GPS L1 C/A, GLONASS L1OF, BeiDou B1I; 7: Galileo E1) last.
+    private func appendGSV(_ out: inout [UInt8]) {
+        for system in sky.systems {
+            let n = system.inView.count
+            let messages = max(1, (n + 3) / 4)
+            for m in 0..<messages {
+                let s = out.beginSentence(system.constellation.talker, "GSV")
+                out.comma()
+                out.appendDigits(messages, width: 1)
+                out.comma()
+                out.appendDigits(m + 1, width: 1)
+                out.comma()
+                out.appendDigits(n, width: 2)
+                for v in system.inView[min(n, m * 4)..<min(n, m * 4 + 4)] {
+                    out.comma()
+                    out.appendDigits(v.id, width: 2)
+                    out.comma()
+                    out.appendDigits(v.elevation, width: 2)
+                    out.comma()
+                    out.appendDigits(v.azimuth, width: 3)
+                    out.comma()
+                    if let snr = v.snr { out.appendDigits(snr, width: 2) }
+                }
+                out.comma()
+                out.append(system.constellation == .galileo ? UInt8(ascii: "7") : UInt8(ascii: "1"))
+                out.endSentence(s)
+            }
+        }
+    }
+
+    /// `$GNRMC,083559.00,A,4717.11437,N,00833.91522,E,0.004,77.52,091202,,,A,V*57`
+    private func appendRMC(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
+        let s = out.beginSentence(combined, "RMC")
+        out.comma()
+        out.appendTimeOfDay(centiseconds: timeOfDay)
+        if let fix {
+            out.appendASCII(",A,")
+            out.appendLatitude(units: fix.latitude)
+            out.comma()
+            out.appendLongitude(units: fix.longitude)
+            out.comma()
+            out.appendFixed(Double(fix.milliknots) / 1000, places: 3)
+            out.comma()
+            out.appendFixed(Double(fix.centidegrees) / 100, places: 2)
+            out.comma()
+            out.appendShortDate(date)
+            out.appendASCII(",,,A,V")
+        } else {
+            out.appendASCII(",V,,,,,,,")
+            out.appendShortDate(date)
+            out.appendASCII(",,,N,V")
+        }
+        out.endSentence(s)
+    }
+
+    /// `$GNVTG,77.52,T,,M,0.004,N,0.008,K,A*3A`
+    private func appendVTG(_ out: inout [UInt8], _ fix: WrittenFix?) {
+        let s = out.beginSentence(combined, "VTG")
+        if let fix {
+            out.comma()
+            out.appendFixed(Double(fix.centidegrees) / 100, places: 2)
+            out.appendASCII(",T,,M,")
+            out.appendFixed(Double(fix.milliknots) / 1000, places: 3)
+            out.appendASCII(",N,")
+            out.appendFixed(Double(fix.milliknots) / 1000 * 1.852, places: 3)
+            out.appendASCII(",K,A")
+        } else {
+            out.appendASCII(",,T,,M,,N,,K,N")
+        }
+        out.endSentence(s)
+    }
+
+    /// `$GNGLL,4717.11364,N,00833.91565,E,092321.00,A,A*60`
+    private func appendGLL(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
+        let s = out.beginSentence(combined, "GLL")
+        out.comma()
+        if let fix {
+            out.appendLatitude(units: fix.latitude)
+            out.comma()
+            out.appendLongitude(units: fix.longitude)
+        } else {
+            out.comma(3)
+        }
+        out.comma()
+        out.appendTimeOfDay(centiseconds: timeOfDay)
+        out.appendASCII(fix == nil ? ",V,N" : ",A,A")
+        out.endSentence(s)
+    }
+
+    /// `$GNZDA,082710.00,16,09,2002,00,00*71`
+    private func appendZDA(_ out: inout [UInt8], _ timeOfDay: Int) {
+        let s = out.beginSentence(combined, "ZDA")
+        out.comma()
+        out.appendTimeOfDay(centiseconds: timeOfDay)
+        out.comma()
+        out.appendDigits(date.day, width: 2)
+        out.comma()
+        out.appendDigits(date.month, width: 2)
+        out.comma()
+        out.appendDigits(date.year, width: 4)
+        out.appendASCII(",00,00")
+        out.endSentence(s)
+    }
+
+    // MARK: - Header
+
+    /// `#` lines naming the generator and the recipe, so that a recording says how it was
+    /// made. Each line is kept short and printable.
+    private func appendHeader(to out: inout [UInt8]) {
+        let r = recipe
+        func line(_ text: String) {
+            var bytes = Array(text.utf8.prefix(200))
+            for i in bytes.indices where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x20 }
+            out.append(contentsOf: "# ".utf8)
+            out.append(contentsOf: bytes)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        let show = NMEASynthesisRecipe.show, showTime = NMEASynthesisRecipe.showTime
+        line("Pacer NMEA synthesizer (pacer nmea synth): a simulated receiver, not a real recording")
+        line("start \(UTCTimestamp(millisecondsSince1970: startCentiseconds * 10)), \(show(r.rateHz)) Hz, "
+            + "seed \(r.seed), noise \(show(r.noiseMetres)) m, "
+            + "constellations \(r.constellations.map(\.rawValue).joined(separator: " "))")
+        var sentences = ["GGA", "GSA", "GSV", "RMC"]
+        sentences += NMEASynthesisRecipe.ExtraSentence.allCases.filter { r.extraSentences.contains($0) }.map(\.rawValue)
+        line("sentences \(sentences.joined(separator: " ")), sky every "
+            + (r.skyEverySeconds.map { "\(show($0)) s" } ?? "epoch")
+            + ", acquire \(showTime(r.acquireSeconds)), \(epochCount) epochs over \(showTime(duration))")
+        var route = "route \(r.route.name.map { String($0.prefix(80)) } ?? "(unnamed)"): \(r.route.points.count) points, "
+        route += "\(show((path.length / 10).rounded() / 100)) km, "
+        route += path.isClosed ? "closed (laps)" : "open (out and back)"
+        route += altitudeFromRoute ? ", its elevations" : ", altitude \(show(r.altitudeMetres)) m"
+        line(route)
+        for (i, s) in r.stretches.enumerated() {
+            var text = "stretch \(i + 1): "
+            switch s.length {
+            case .seconds(let seconds): text += showTime(seconds)
+            case .metres(let metres): text += "\(show(metres / 1000)) km"
+            }
+            text += s.isRamp ? " from \(show(s.fromKmh)) to \(show(s.toKmh)) km/h" : " at \(show(s.fromKmh)) km/h"
+            line(text)
+        }
+        for o in outages {
+            line("outage \(showTime(o.from))-\(showTime(o.to)) \(o.mode.rawValue)")
+        }
+        for c in r.comments { line(c) }
+    }
+}
+
+/// The position error of a receiver: for each axis (north, east, up), a first-order
+/// Gauss–Markov process (correlation time `correlationSeconds`, the wander of satellite
+/// geometry and atmosphere) seen through a first-order low-pass (`smoothingSeconds`, the
+/// receiver's own navigation filter).
+///
+/// A first-order process alone has increments that grow with the square root of the interval:
+/// at 1 Hz and 3 m it moves the position by ~0.8 m every second, and at 10 Hz by ~0.3 m
+/// every tenth, so speeds computed from positions would be off by metres per second and a
+/// track's length inflated by tens of percent. The filtered process is smooth: its speed error
+/// is about σ/10 m/s at any rate, and a track's length is within a fraction of a percent,
+/// as with a real receiver. The pair is scaled so that each horizontal axis has standard
+/// deviation `sigma` in the steady state (and `verticalNoiseFactor` × `sigma` vertically),
+/// and it starts in the steady state (a burn-in of several correlation times).
+struct PositionNoise {
+    struct Error {
+        var north: Double
+        var east: Double
+        var up: Double
+    }
+
+    static let correlationSeconds = 25.0
+    static let smoothingSeconds = 8.0
+
+    private let sigma: Double
+    private let a: Double
+    private let b: Double
+    /// Standard deviation of each step's innovation, for a unit output.
+    private let drive: Double
+    private var driving: (Double, Double, Double) = (0, 0, 0)
+    private var output: (Double, Double, Double) = (0, 0, 0)
+    private var random: SeededRandom
+
+    init(sigma: Double, interval dt: Double, seed: UInt64) {
+        self.sigma = sigma
+        a = PortableMath.exp(-dt / PositionNoise.correlationSeconds)
+        b = PortableMath.exp(-dt / PositionNoise.smoothingSeconds)
+        // Steady-state variance of y(k+1) = b·y(k) + (1 − b)·x(k) when x is AR(1) with
+        // coefficient a and variance v: v·(1 − b)(1 + ab) / ((1 + b)(1 − ab)). Choose v for 1.
+        let drivingVariance = (1 + b) * (1 - a * b) / ((1 - b) * (1 + a * b))
+        drive = (drivingVariance * (1 - a * a)).squareRoot()
+        random = SeededRandom(seed: seed, stream: 1)
+        guard sigma > 0 else { return }
+        let s = drivingVariance.squareRoot()
+        driving = (s * random.gaussian(), s * random.gaussian(), s * random.gaussian())
+        output = driving
+        let burnIn = Int(5 * PositionNoise.correlationSeconds / dt) + 1
+        for _ in 0..<burnIn { _ = step() }
+    }
+
+    /// The error at the next epoch, metres.
+    mutating func step() -> Error {
+        guard sigma > 0 else { return Error(north: 0, east: 0, up: 0) }
+        output.0 = b * output.0 + (1 - b) * driving.0
+        output.1 = b * output.1 + (1 - b) * driving.1
+        output.2 = b * output.2 + (1 - b) * driving.2
+        driving.0 = a * driving.0 + drive * random.gaussian()
+        driving.1 = a * driving.1 + drive * random.gaussian()
+        driving.2 = a * driving.2 + drive * random.gaussian()
+        return Error(north: sigma * output.0, east: sigma * output.1,
+                     up: NMEASynthesizer.verticalNoiseFactor * sigma * output.2)
+    }
+}
+
+extension Int64 {
+    /// Division rounding towards minus infinity (times before 1970 stay on the right day).
+    fileprivate func floorDivided(by d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}
