@@ -38,7 +38,8 @@ final class ScenarioRecorder: Sendable {
     init(timelinePath: String, eventsPath: String, recording: String) throws {
         let name = URL(fileURLWithPath: recording).lastPathComponent
         let absolute = URL(fileURLWithPath: recording).standardizedFileURL.path
-        redactions = [("file://" + absolute, "file:" + name), ("file:" + recording, "file:" + name)]
+        redactions = [("file://" + absolute, "file:" + name), ("file:" + recording, "file:" + name),
+                      (absolute, name), (recording, name)]
         let fm = FileManager.default
         for path in [timelinePath, eventsPath] {
             guard fm.createFile(atPath: path, contents: nil) else {

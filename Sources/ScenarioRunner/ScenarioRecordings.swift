@@ -1,3 +1,4 @@
+import Configurator
 import Foundation
 import NMEA
 import PacerCore
@@ -17,8 +18,27 @@ enum ScenarioRecordings {
         return path
     }
 
+    /// Makes the recording `recipe` describes, as `pacer nmea synth RECIPE --out PATH` does.
     static func synthesize(recipe: String, to path: String) throws {
-        throw ScenarioError("\(recipe): recordings cannot be synthesised yet")
+        let loaded: NMEASynthesisRecipe
+        var synthesizer: NMEASynthesizer
+        do {
+            loaded = try SynthRecipeLoader.load(path: recipe)
+            synthesizer = try NMEASynthesizer(loaded)
+        } catch let error as DataFileError {
+            throw ScenarioError(error.description)
+        } catch {
+            throw ScenarioError("\(recipe): \(error)")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path)
+        else { throw ScenarioError("\(path): cannot be written") }
+        defer { try? handle.close() }
+        do {
+            _ = try synthesizer.write(to: { (bytes: [UInt8]) throws(ScenarioError) in
+                do { try handle.write(contentsOf: bytes) } catch { throw ScenarioError("\(path): \(error.localizedDescription)") }
+            })
+        }
     }
 
     /// The UTC date of the first dated cycle in the recording (the device's "today").
