@@ -35,7 +35,7 @@ workouts:
 PLAN
     printf 'name: Bench %d h\nplan: plan.yaml\nprofile: medium\nrecording: run.nmea\n' "$hours" > "$dir/scenario.yaml"
     size=$(stat -c %s "$dir/run.nmea")
-    epochs=$(grep -c 'RMC' "$dir/run.nmea")
+    epochs=$(grep -c '^$..RMC' "$dir/run.nmea")
     # Best of three; /usr/bin/time reports wall seconds and the peak resident set.
     best=""
     for _ in 1 2 3; do
