@@ -38,8 +38,9 @@ final class ScenarioRecorder: Sendable {
     init(timelinePath: String, eventsPath: String, recording: String) throws {
         let name = URL(fileURLWithPath: recording).lastPathComponent
         let absolute = URL(fileURLWithPath: recording).standardizedFileURL.path
-        redactions = [("file://" + absolute, "file:" + name), ("file:" + recording, "file:" + name),
-                      (absolute, name), (recording, name)]
+        // Longest first: the source writes `file://` before an absolute path, `file:` before a relative one.
+        redactions = [("file://" + recording, "file:" + name), ("file:" + recording, "file:" + name),
+                      ("file://" + absolute, "file:" + name), (recording, name), (absolute, name)]
         let fm = FileManager.default
         for path in [timelinePath, eventsPath] {
             guard fm.createFile(atPath: path, contents: nil) else {

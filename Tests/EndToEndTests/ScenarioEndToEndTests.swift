@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// `pacer scenario run|test` as a person runs them, on the bundled scenarios.
+@Suite("Scenarios end to end", .serialized)
+struct ScenarioEndToEndTests {
+    static let files = ["timeline.txt", "events.jsonl", "track.gpx", "summary.json"]
+
+    func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func aBundledScenarioReproducesItsGoldensWithSchemaValidGPXAndCueAudio() throws {
+        let out = try Pacer.temporaryDirectory()
+        let result = try Pacer.run(["scenario", "run", "Scenarios/steady", "--out", out, "--buzzer", "wav:\(out)/cues.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // It prints the timeline.
+        #expect(result.stdout.contains("00:02:00  phase 2/3 steady  "))
+        #expect(result.stdout.contains("10/10 expectations hold"))
+        for f in Self.files {
+            #expect(contents("\(out)/\(f)") == contents("\(Pacer.repositoryRoot)/Scenarios/steady/golden/\(f)"), "\(f)")
+        }
+        let schema = Pacer.repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
+        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--schema", schema, "\(out)/track.gpx"])
+        #expect(lint.status == 0, "xmllint: \(lint.stderr)")
+        // The cues went to the WAV file too: a RIFF header and sound after it.
+        let wav = try #require(contents("\(out)/cues.wav"))
+        #expect(wav.prefix(4) == Data("RIFF".utf8))
+        #expect(wav.count > 44 + 8000)
+    }
+
+    @Test func aPacedRunTakesItsTimeAndWritesTheSameFiles() throws {
+        let out = try Pacer.temporaryDirectory()
+        // Six minutes at 360x real time: about a second.
+        let started = ContinuousClock.now
+        let result = try Pacer.run(["scenario", "run", "Scenarios/stop-early", "--out", out, "--speed", "360", "--quiet"])
+        let took = ContinuousClock.now - started
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(took > .milliseconds(900), "a paced run cannot finish before its time")
+        for f in Self.files {
+            #expect(contents("\(out)/\(f)") == contents("\(Pacer.repositoryRoot)/Scenarios/stop-early/golden/\(f)"), "\(f)")
+        }
+    }
+
+    @Test func aGoldenThatDiffersFailsWithADiffUntilUpdated() throws {
+        let dir = try Pacer.temporaryDirectory() + "/stop-early"
+        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/stop-early", toPath: dir)
+        // The scenario's relative paths (../plans, ../steady) must still resolve.
+        let parent = (dir as NSString).deletingLastPathComponent
+        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/plans", toPath: "\(parent)/plans")
+        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/steady", toPath: "\(parent)/steady")
+        let golden = "\(dir)/golden/timeline.txt"
+        let original = try String(contentsOfFile: golden, encoding: .utf8)
+        try original.replacingOccurrences(of: "ON PACE", with: "ON TIME").write(toFile: golden, atomically: true, encoding: .utf8)
+
+        let failing = try Pacer.run(["scenario", "test", dir])
+        #expect(failing.status != 0)
+        #expect(failing.stdout.contains("FAIL  stop-early"))
+        #expect(failing.stdout.contains("--- \(golden)"))
+        #expect(failing.stdout.contains("-") && failing.stdout.contains("ON TIME") && failing.stdout.contains("+"))
+        #expect(failing.stdout.contains("0/1 scenarios pass"))
+
+        let update = try Pacer.run(["scenario", "test", "--update", dir])
+        #expect(update.status == 0, "\(update.stdout)")
+        #expect(try String(contentsOfFile: golden, encoding: .utf8) == original)
+        #expect(try Pacer.run(["scenario", "test", dir]).status == 0)
+    }
+
+    @Test func aBrokenScenarioIsRefusedWithItsLine() throws {
+        let dir = try Pacer.temporaryDirectory()
+        try "name: x\nplan: demo\nrecording: none.nmea\n".write(toFile: "\(dir)/scenario.yaml", atomically: true, encoding: .utf8)
+        let result = try Pacer.run(["scenario", "run", dir])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(dir)/scenario.yaml:3: recording: \(dir)/none.nmea does not exist"), "\(result.stderr)")
+        let test = try Pacer.run(["scenario", "test", dir])
+        #expect(test.status != 0)
+        #expect(test.stdout.contains("FAIL") && test.stdout.contains("does not exist"))
+    }
+}
