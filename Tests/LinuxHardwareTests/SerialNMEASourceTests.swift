@@ -159,17 +159,24 @@ struct SerialNMEASourceTests {
     func missingDevice() async throws {
         let rig = try Rig()
         defer { rig.shutdown() }
+        let started = ContinuousClock.now
         rig.source.start(rig.sink)
 
         // Attempts at 0, 0.25 and 0.75 s.
         #expect(await SerialTest.eventually { rig.source.openAttempts >= 3 })
+        let attempts = rig.source.openAttempts
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
         let reason = try #require(rig.source.lastError)
         #expect(reason.contains(rig.devicePath))
         #expect(reason.contains("No such file or directory"))
         #expect(rig.sink.status == .disconnected)
         #expect(!rig.log.statuses.contains(.connected))
-        // Backoff: not a busy loop (the next attempts come 0.5, 1, 2, 4 s apart).
-        #expect(rig.source.openAttempts <= 5)
+        // Backoff, not a busy loop: the attempts come 0.25, 0.5, 1, 2, 4, 4… s apart, so by
+        // now (however late a loaded machine let this test look) there were at most as many
+        // as that schedule allows.
+        var schedule: [Double] = [0, 0.25, 0.75, 1.75, 3.75]
+        while schedule.last! < elapsed + 4 { schedule.append(schedule.last! + 4) }
+        #expect(attempts <= schedule.filter { $0 <= elapsed + 0.2 }.count)
 
         let pty = try rig.plug()
         // The next attempt may be up to the 4 s maximum backoff away.
@@ -233,6 +240,9 @@ struct SerialNMEASourceTests {
 
         await pty.write(SerialTest.cycles(2..<4))
         #expect(await SerialTest.eventually { rig.log.fixes.count == 3 })
-        #expect(rig.log.statuses == [.connected, .fix, .fixLost, .fix])
+        // After the last write the device is silent again: on a loaded machine that second
+        // loss may be heard before this test looks.
+        #expect(Array(rig.log.statuses.prefix(4)) == [.connected, .fix, .fixLost, .fix])
+        #expect(rig.log.statuses.dropFirst(4).allSatisfy { $0 == .fixLost || $0 == .fix })
     }
 }
