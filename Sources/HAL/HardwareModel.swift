@@ -1,0 +1,139 @@
+import PacerCore
+
+/// How the firmware uses the GPS receiver between position updates (a power profile's
+/// `gps_mode`): the receiver's own power states are `GPSPowerState`.
+public enum GPSPowerMode: String, Hashable, Sendable, CaseIterable {
+    /// Kept tracking continuously (a fix every second).
+    case tracking
+    /// Put in the receiver's power-save mode (u-blox PSM, MediaTek periodic/standby): it
+    /// tracks at a lower duty cycle and draws less.
+    case powerSave = "power-save"
+    /// Switched to backup between updates (only the RTC and ephemeris kept) and woken a
+    /// hot-start time before the next update.
+    case backup
+}
+
+/// A receiver's power state at a moment: what the energy model charges for.
+public enum GPSPowerState: String, Hashable, Sendable, CaseIterable {
+    /// Searching for satellites: after power-on or a wake from backup, until the first fix.
+    case acquiring
+    /// Tracking, a fix every epoch.
+    case tracking
+    /// The receiver's power-save mode.
+    case powerSave = "power-save"
+    /// Backup: the RTC and ephemeris kept, nothing else.
+    case backup
+    /// No power at all (no GPS, or the device is off).
+    case off
+}
+
+/// A GPS source that can be told to change the receiver's power state (on the board: UBX or
+/// PMTK commands on the serial port; in simulation: the replay withholds what a sleeping
+/// receiver would not send). A source without this capability keeps tracking.
+public protocol GPSPowerControl: AnyObject, Sendable {
+    /// Asks the receiver for `state` (`.tracking` wakes it; `.powerSave`, `.backup`).
+    func setPower(_ state: GPSPowerState)
+}
+
+/// The electrical description of a device build: the board, the GPS module, the buzzer
+/// and the battery, with the current each draws in each state. Read from the data files in
+/// `Hardware/parts` and `Hardware/builds`; every figure there cites its source.
+public struct HardwareModel: Hashable, Sendable {
+    public struct Board: Hashable, Sendable {
+        public var name: String
+        public var supplyVolts: Double
+        /// Waiting for the next wakeup.
+        public var idleMilliamps: Double
+        /// Working (a wakeup's processing, a commit).
+        public var busyMilliamps: Double
+        /// How long the board stays busy for one wakeup of the firmware's loop.
+        public var busyPerWakeup: Duration
+
+        public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
+                    busyPerWakeup: Duration) {
+            self.name = name
+            self.supplyVolts = supplyVolts
+            self.idleMilliamps = idleMilliamps
+            self.busyMilliamps = busyMilliamps
+            self.busyPerWakeup = busyPerWakeup
+        }
+    }
+
+    public struct GPSModule: Hashable, Sendable {
+        /// The command set the receiver understands, for its power modes.
+        public enum Commands: String, Hashable, Sendable, CaseIterable {
+            case ubx
+            case pmtk
+            case none
+        }
+
+        public var name: String
+        public var supplyVolts: Double
+        /// Current in each state, milliamps.
+        public var milliamps: [GPSPowerState: Double]
+        /// From a wake out of backup to a fix (hot start).
+        public var hotStart: Duration
+        public var commands: Commands
+
+        public init(name: String, supplyVolts: Double, milliamps: [GPSPowerState: Double], hotStart: Duration,
+                    commands: Commands) {
+            self.name = name
+            self.supplyVolts = supplyVolts
+            self.milliamps = milliamps
+            self.hotStart = hotStart
+            self.commands = commands
+        }
+    }
+
+    public struct BuzzerPart: Hashable, Sendable {
+        public var name: String
+        public var supplyVolts: Double
+        /// While sounding; nothing otherwise.
+        public var soundingMilliamps: Double
+
+        public init(name: String, supplyVolts: Double, soundingMilliamps: Double) {
+            self.name = name
+            self.supplyVolts = supplyVolts
+            self.soundingMilliamps = soundingMilliamps
+        }
+    }
+
+    public struct BatteryPart: Hashable, Sendable {
+        public var name: String
+        public var capacityMilliampHours: Double
+        /// Nominal cell voltage.
+        public var volts: Double
+        /// The regulator between the cell and the parts (a boost converter to 5 V): the
+        /// fraction of the cell's power that reaches them.
+        public var converterEfficiency: Double
+
+        public init(name: String, capacityMilliampHours: Double, volts: Double, converterEfficiency: Double) {
+            self.name = name
+            self.capacityMilliampHours = capacityMilliampHours
+            self.volts = volts
+            self.converterEfficiency = converterEfficiency
+        }
+    }
+
+    public var name: String
+    public var summary: String
+    public var board: Board
+    public var gps: GPSModule
+    public var buzzer: BuzzerPart
+    public var battery: BatteryPart
+
+    public init(name: String, summary: String, board: Board, gps: GPSModule, buzzer: BuzzerPart, battery: BatteryPart) {
+        self.name = name
+        self.summary = summary
+        self.board = board
+        self.gps = gps
+        self.buzzer = buzzer
+        self.battery = battery
+    }
+
+    /// The battery current (mA, at the cell) that `milliamps` drawn at `volts` costs,
+    /// through the converter.
+    public func batteryMilliamps(_ milliamps: Double, at volts: Double) -> Double {
+        milliamps * volts / (battery.volts * battery.converterEfficiency)
+    }
+}
