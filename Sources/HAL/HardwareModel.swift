@@ -48,14 +48,20 @@ public struct HardwareModel: Hashable, Sendable {
         public var busyMilliamps: Double
         /// How long the board stays busy for one wakeup of the firmware's loop.
         public var busyPerWakeup: Duration
+        /// Suspended to RAM between wakeups, for a board that can (nil: it cannot, it idles).
+        public var suspendMilliamps: Double?
+        /// From a wake alarm to running again, for a board that can suspend.
+        public var resume: Duration?
 
         public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
-                    busyPerWakeup: Duration) {
+                    busyPerWakeup: Duration, suspendMilliamps: Double? = nil, resume: Duration? = nil) {
             self.name = name
             self.supplyVolts = supplyVolts
             self.idleMilliamps = idleMilliamps
             self.busyMilliamps = busyMilliamps
             self.busyPerWakeup = busyPerWakeup
+            self.suspendMilliamps = suspendMilliamps
+            self.resume = resume
         }
     }
 
