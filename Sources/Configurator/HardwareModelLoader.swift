@@ -4,7 +4,39 @@ import HAL
 /// Reads device builds (`Hardware/builds/NAME.yaml`: one board, GPS module, buzzer and
 /// battery by name) and their parts (`Hardware/parts/{boards,gps,buzzers,batteries}/NAME.yaml`)
 /// into a `HardwareModel`. Every figure in those files cites its source in a comment.
+///
+/// ```yaml
+/// # Hardware/builds/zero-m8n.yaml          # Hardware/parts/gps/ublox-neo-m8n.yaml
+/// name: zero-m8n                          name: ublox-neo-m8n
+/// summary: Pi Zero 2 W, NEO-M8N, …         summary: u-blox NEO-M8N on a breakout
+/// board: raspberry-pi-zero-2w             supply_v: 3.3
+/// gps: ublox-neo-m8n                      commands: ubx            # ubx | pmtk | none
+/// buzzer: piezo                           hot_start_s: 1
+/// battery: lipo-2000mah                   current_ma: {acquiring: 32, tracking: 29,
+///                                                      power-save: 9.5, backup: 0.03}
+/// ```
+///
+/// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms` and, if it can suspend
+/// to RAM, `suspend_ma` with `resume_ms`; a buzzer `supply_v` and `sounding_ma`; a battery
+/// `capacity_mah`, `volts` and `converter_efficiency`. Every file has `name` (its file's name)
+/// and `summary`. A file that cannot be used is refused with its file, line, key and reason:
+/// `parts/gps/x.yaml:9: current_ma.backup: must be below power-save (9.5 mA), got 12`.
 public enum HardwareModelLoader {
+    /// The kinds of part a build names, with the folder of `hardwareDir/parts` each lives in.
+    public enum PartKind: String, CaseIterable, Sendable {
+        case board, gps, buzzer, battery
+
+        /// The folder under `parts/`.
+        public var folder: String {
+            switch self {
+            case .board: "boards"
+            case .gps: "gps"
+            case .buzzer: "buzzers"
+            case .battery: "batteries"
+            }
+        }
+    }
+
     /// The build called `build` in `hardwareDir/builds`, with its parts.
     public static func load(build: String, hardwareDir: String) throws(DataFileError) -> HardwareModel {
         let path = "\(hardwareDir)/builds/\(build).yaml"
@@ -16,20 +48,22 @@ public enum HardwareModelLoader {
         let name = try map.string("name")
         guard name == build else { throw map.error("name", "is '\(name)' but the file is \(build).yaml; they must match") }
         let summary = try map.string("summary")
-        func part(_ key: String, _ folder: String) throws(DataFileError) -> YAMLMapping {
-            let partName = try map.string(key)
-            let partPath = "\(hardwareDir)/parts/\(folder)/\(partName).yaml"
+        func part(_ kind: PartKind) throws(DataFileError) -> YAMLMapping {
+            let partName = try map.string(kind.rawValue)
+            let partPath = Self.path(of: kind, named: partName, hardwareDir: hardwareDir)
             guard FileManager.default.fileExists(atPath: partPath) else {
-                let known = (try? FileManager.default.contentsOfDirectory(atPath: "\(hardwareDir)/parts/\(folder)"))?
-                    .filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted().joined(separator: ", ") ?? "none"
-                throw map.error(key, "no \(folder) part '\(partName)': \(partPath) does not exist (known: \(known))")
+                let known = parts(kind, hardwareDir: hardwareDir)
+                throw map.error(
+                    kind.rawValue,
+                    "no \(kind.rawValue) '\(partName)': \(partPath) does not exist (\(kind.folder): "
+                        + "\(known.isEmpty ? "none" : known.joined(separator: ", ")))")
             }
             return try YAMLMapping.load(path: partPath)
         }
-        var boardMap = try part("board", "boards")
-        var gpsMap = try part("gps", "gps")
-        var buzzerMap = try part("buzzer", "buzzers")
-        var batteryMap = try part("battery", "batteries")
+        var boardMap = try part(.board)
+        var gpsMap = try part(.gps)
+        var buzzerMap = try part(.buzzer)
+        var batteryMap = try part(.battery)
         try map.finish()
         return HardwareModel(
             name: name, summary: summary, board: try board(&boardMap), gps: try gps(&gpsMap),
@@ -45,6 +79,51 @@ public enum HardwareModelLoader {
         return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
     }
 
+    /// The part files of `kind` in `hardwareDir/parts`, by name, sorted (empty when the folder
+    /// cannot be read).
+    public static func parts(_ kind: PartKind, hardwareDir: String) -> [String] {
+        let dir = "\(hardwareDir)/parts/\(kind.folder)"
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// Where the part of `kind` called `name` lives.
+    public static func path(of kind: PartKind, named name: String, hardwareDir: String) -> String {
+        "\(hardwareDir)/parts/\(kind.folder)/\(name).yaml"
+    }
+
+    /// Reads one part file on its own (its `name` must match the file's name).
+    public static func loadBoard(path: String) throws(DataFileError) -> HardwareModel.Board {
+        var map = try YAMLMapping.load(path: path)
+        return try board(&map)
+    }
+
+    public static func loadGPS(path: String) throws(DataFileError) -> HardwareModel.GPSModule {
+        var map = try YAMLMapping.load(path: path)
+        return try gps(&map)
+    }
+
+    public static func loadBuzzer(path: String) throws(DataFileError) -> HardwareModel.BuzzerPart {
+        var map = try YAMLMapping.load(path: path)
+        return try buzzer(&map)
+    }
+
+    public static func loadBattery(path: String) throws(DataFileError) -> HardwareModel.BatteryPart {
+        var map = try YAMLMapping.load(path: path)
+        return try battery(&map)
+    }
+
+    /// The part's `name`, which must match its file's name, and its `summary`.
+    static func identity(_ map: inout YAMLMapping) throws(DataFileError) -> String {
+        let expected = ((map.file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = try map.string("name")
+        guard name == expected else {
+            throw map.error("name", "is '\(name)' but the file is \(expected).yaml; they must match")
+        }
+        _ = try map.string("summary")
+        return name
+    }
+
     static func current(_ map: inout YAMLMapping, _ key: String) throws(DataFileError) -> Double {
         let v = try map.number(key)
         guard v >= 0 else { throw map.error(key, "a current cannot be negative, got \(YAMLMapping.format(v))") }
@@ -58,23 +137,28 @@ public enum HardwareModelLoader {
     }
 
     static func board(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.Board {
-        let name = try map.string("name")
-        _ = try map.optionalString("summary")
+        let name = try identity(&map)
         let v = try volts(&map)
         let idle = try current(&map, "idle_ma")
         let busy = try current(&map, "busy_ma")
-        guard busy >= idle else { throw map.error("busy_ma", "is below idle_ma (\(YAMLMapping.format(idle)))") }
+        guard busy >= idle else {
+            throw map.error("busy_ma", "must not be below idle_ma (\(YAMLMapping.format(idle)) mA), got \(YAMLMapping.format(busy))")
+        }
         let perWakeup = try map.positiveSeconds("busy_per_wakeup_ms") / 1000
         var suspend: Double?
         var resume: Duration?
         if map.has("suspend_ma") {
             let s = try current(&map, "suspend_ma")
-            guard s < idle else { throw map.error("suspend_ma", "is not below idle_ma (\(YAMLMapping.format(idle)))") }
-            guard map.has("resume_ms") else { throw map.error("suspend_ma", "needs resume_ms, the time to wake from suspend") }
+            guard s < idle else {
+                throw map.error("suspend_ma", "must be below idle_ma (\(YAMLMapping.format(idle)) mA), got \(YAMLMapping.format(s))")
+            }
+            guard map.has("resume_ms") else {
+                throw map.error("suspend_ma", "needs resume_ms, the time the board is awake for each suspend")
+            }
             suspend = s
             resume = try map.positiveSeconds("resume_ms") / 1000
         } else if map.has("resume_ms") {
-            throw map.error("resume_ms", "without suspend_ma")
+            throw map.error("resume_ms", "is given without suspend_ma: only a board that can suspend has a resume time")
         }
         try map.finish()
         return .init(name: name, supplyVolts: v, idleMilliamps: idle, busyMilliamps: busy, busyPerWakeup: perWakeup,
@@ -82,18 +166,25 @@ public enum HardwareModelLoader {
     }
 
     static func gps(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.GPSModule {
-        let name = try map.string("name")
-        _ = try map.optionalString("summary")
+        let name = try identity(&map)
         let v = try volts(&map)
         let commands = try map.choice("commands", HardwareModel.GPSModule.Commands.self)
         let hot = try map.positiveSeconds("hot_start_s")
         var c = try map.mapping("current_ma")
+        // `off` draws nothing; the four powered states are in the file.
         var milliamps: [GPSPowerState: Double] = [.off: 0]
         for state in [GPSPowerState.acquiring, .tracking, .powerSave, .backup] {
             milliamps[state] = try current(&c, state.rawValue)
         }
-        guard milliamps[.backup]! < milliamps[.powerSave]!, milliamps[.powerSave]! <= milliamps[.tracking]! else {
-            throw c.error(nil, "expected backup < power-save <= tracking")
+        let tracking = milliamps[.tracking]!, powerSave = milliamps[.powerSave]!, backup = milliamps[.backup]!
+        guard tracking > 0 else { throw c.error("tracking", "must be positive: a receiver draws current to track") }
+        guard powerSave <= tracking else {
+            throw c.error(
+                "power-save", "must not be above tracking (\(YAMLMapping.format(tracking)) mA), got \(YAMLMapping.format(powerSave))")
+        }
+        guard backup < powerSave else {
+            throw c.error(
+                "backup", "must be below power-save (\(YAMLMapping.format(powerSave)) mA), got \(YAMLMapping.format(backup))")
         }
         try c.finish()
         try map.finish()
@@ -101,8 +192,7 @@ public enum HardwareModelLoader {
     }
 
     static func buzzer(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.BuzzerPart {
-        let name = try map.string("name")
-        _ = try map.optionalString("summary")
+        let name = try identity(&map)
         let v = try volts(&map)
         let sounding = try current(&map, "sounding_ma")
         try map.finish()
@@ -110,8 +200,7 @@ public enum HardwareModelLoader {
     }
 
     static func battery(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.BatteryPart {
-        let name = try map.string("name")
-        _ = try map.optionalString("summary")
+        let name = try identity(&map)
         let capacity = try map.number("capacity_mah")
         guard capacity > 0 else { throw map.error("capacity_mah", "must be positive, got \(YAMLMapping.format(capacity))") }
         let v = try map.number("volts")

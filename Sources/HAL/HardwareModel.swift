@@ -50,7 +50,9 @@ public struct HardwareModel: Hashable, Sendable {
         public var busyPerWakeup: Duration
         /// Suspended to RAM between wakeups, for a board that can (nil: it cannot, it idles).
         public var suspendMilliamps: Double?
-        /// From a wake alarm to running again, for a board that can suspend.
+        /// For a board that can suspend: the time it is awake for each suspend besides the
+        /// work itself, entering suspend as well as waking from it (the energy ledger charges
+        /// it at the busy current). The data files count both directions.
         public var resume: Duration?
 
         public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
@@ -75,7 +77,7 @@ public struct HardwareModel: Hashable, Sendable {
 
         public var name: String
         public var supplyVolts: Double
-        /// Current in each state, milliamps.
+        /// Current in each state, milliamps (`off` is 0; the loader fills in every state).
         public var milliamps: [GPSPowerState: Double]
         /// From a wake out of backup to a fix (hot start).
         public var hotStart: Duration
