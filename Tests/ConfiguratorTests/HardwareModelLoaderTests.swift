@@ -1,0 +1,272 @@
+import Configurator
+import Foundation
+import HAL
+import Testing
+
+@Suite("Hardware model files")
+struct HardwareModelLoaderTests {
+    // MARK: - The bundled builds and parts
+
+    @Test func everyBundledBuildLoads() throws {
+        let builds = try HardwareModelLoader.available(hardwareDir: hardwareDirectory)
+        #expect(Set(["zero-m8n", "zero-mt3339", "imx6ull-m8n"]).isSubset(of: builds), "\(builds)")
+        for build in builds {
+            let model = try HardwareModelLoader.load(build: build, hardwareDir: hardwareDirectory)
+            #expect(model.name == build)
+            #expect(!model.summary.isEmpty)
+        }
+    }
+
+    /// Every part file loads on its own, including any no build uses yet.
+    @Test func everyBundledPartLoads() throws {
+        for kind in HardwareModelLoader.PartKind.allCases {
+            let names = HardwareModelLoader.parts(kind, hardwareDir: hardwareDirectory)
+            #expect(!names.isEmpty, "no \(kind.folder)")
+            for name in names {
+                let path = HardwareModelLoader.path(of: kind, named: name, hardwareDir: hardwareDirectory)
+                switch kind {
+                case .board: #expect(try HardwareModelLoader.loadBoard(path: path).name == name)
+                case .gps: #expect(try HardwareModelLoader.loadGPS(path: path).name == name)
+                case .buzzer: #expect(try HardwareModelLoader.loadBuzzer(path: path).name == name)
+                case .battery: #expect(try HardwareModelLoader.loadBattery(path: path).name == name)
+                }
+            }
+        }
+    }
+
+    /// The figures are in the order physics puts them: a receiver draws most searching, less
+    /// tracking, less in power-save, least in backup; a board more busy than idle, less
+    /// suspended than idle; a converter loses something.
+    @Test func bundledFiguresAreSane() throws {
+        for build in try HardwareModelLoader.available(hardwareDir: hardwareDirectory) {
+            let m = try HardwareModelLoader.load(build: build, hardwareDir: hardwareDirectory)
+            let gps = m.gps.milliamps
+            #expect(Set(gps.keys) == Set(GPSPowerState.allCases), "\(build)")
+            #expect(gps[.off] == 0)
+            #expect(gps[.acquiring]! >= gps[.tracking]!, "\(build)")
+            #expect(gps[.tracking]! > gps[.powerSave]!, "\(build)")
+            #expect(gps[.powerSave]! > gps[.backup]!, "\(build)")
+            #expect(gps[.backup]! > 0, "\(build): even backup draws something")
+            #expect(m.gps.hotStart > .zero && m.gps.hotStart < .seconds(30), "\(build)")
+            #expect(m.gps.supplyVolts > 0 && m.gps.supplyVolts <= 5.5)
+            #expect(m.gps.commands != .none, "\(build): the firmware must be able to command the receiver")
+
+            #expect(m.board.busyMilliamps > m.board.idleMilliamps, "\(build)")
+            #expect(m.board.busyPerWakeup > .zero && m.board.busyPerWakeup < .milliseconds(100), "\(build)")
+            if let suspend = m.board.suspendMilliamps {
+                #expect(suspend < m.board.idleMilliamps, "\(build)")
+                #expect(m.board.resume != nil && m.board.resume! > .zero && m.board.resume! < .seconds(2), "\(build)")
+            } else {
+                #expect(m.board.resume == nil, "\(build)")
+            }
+
+            #expect(m.buzzer.soundingMilliamps > 0)
+            #expect(m.battery.capacityMilliampHours > 0)
+            #expect(m.battery.converterEfficiency > 0.5 && m.battery.converterEfficiency <= 1)
+            #expect(m.battery.volts >= 3 && m.battery.volts <= 4.2, "\(build): a single Li-ion cell")
+        }
+    }
+
+    /// The Zero 2 W idles between wakeups; the i.MX 6ULL module suspends to RAM.
+    @Test func onlyTheSuspendingBoardSuspends() throws {
+        let zero = try HardwareModelLoader.load(build: "zero-m8n", hardwareDir: hardwareDirectory)
+        #expect(zero.board.suspendMilliamps == nil)
+        #expect(zero.gps.commands == .ubx)
+        let mt = try HardwareModelLoader.load(build: "zero-mt3339", hardwareDir: hardwareDirectory)
+        #expect(mt.gps.commands == .pmtk)
+        #expect(mt.board == zero.board)
+        let imx = try HardwareModelLoader.load(build: "imx6ull-m8n", hardwareDir: hardwareDirectory)
+        let suspend = try #require(imx.board.suspendMilliamps)
+        #expect(suspend * 10 < imx.board.idleMilliamps, "suspending must save most of the idle current")
+    }
+
+    // MARK: - A hardware folder written by the test
+
+    static let files: [String: String] = [
+        "builds/x.yaml": """
+            name: x
+            summary: A test build.
+            board: b
+            gps: g
+            buzzer: z
+            battery: c
+            """,
+        "parts/boards/b.yaml": """
+            name: b
+            summary: A board that idles.
+            supply_v: 5
+            idle_ma: 100
+            busy_ma: 300
+            busy_per_wakeup_ms: 2
+            """,
+        "parts/boards/s.yaml": """
+            name: s
+            summary: A board that suspends.
+            supply_v: 3.3
+            idle_ma: 80
+            busy_ma: 90
+            busy_per_wakeup_ms: 4
+            suspend_ma: 5
+            resume_ms: 250
+            """,
+        "parts/gps/g.yaml": """
+            name: g
+            summary: A receiver.
+            supply_v: 3.3
+            commands: ubx
+            hot_start_s: 1.5
+            current_ma:
+              acquiring: 30
+              tracking: 25
+              power-save: 8
+              backup: 0.03
+            """,
+        "parts/buzzers/z.yaml": """
+            name: z
+            summary: A buzzer.
+            supply_v: 5
+            sounding_ma: 4
+            """,
+        "parts/batteries/c.yaml": """
+            name: c
+            summary: A cell.
+            capacity_mah: 2000
+            volts: 3.7
+            converter_efficiency: 0.9
+            """,
+    ]
+
+    /// A hardware folder with the files above, `file` changed by replacing `replace` with
+    /// `replacement`. The build uses board `s` when `s` is the file changed, `b` otherwise.
+    static func hardware(_ file: String? = nil, replace: String = "", with replacement: String = "",
+                         function: String = #function) throws -> String {
+        let dir = try makeTemporaryDirectory(function)
+        for (name, text) in files {
+            var text = text + "\n"
+            if name == "builds/x.yaml", file == "parts/boards/s.yaml" {
+                text = text.replacingOccurrences(of: "board: b", with: "board: s")
+            }
+            if name == file {
+                #expect(text.contains(replace), "the fixture \(name) has no '\(replace)'")
+                text = text.replacingOccurrences(of: replace, with: replacement)
+            }
+            _ = try write(text, to: name, in: dir)
+        }
+        return dir
+    }
+
+    @Test func aValidBuildLoadsExactly() throws {
+        let dir = try Self.hardware()
+        let model = try HardwareModelLoader.load(build: "x", hardwareDir: dir)
+        #expect(model == HardwareModel(
+            name: "x", summary: "A test build.",
+            board: .init(name: "b", supplyVolts: 5, idleMilliamps: 100, busyMilliamps: 300, busyPerWakeup: .milliseconds(2)),
+            gps: .init(
+                name: "g", supplyVolts: 3.3,
+                milliamps: [.acquiring: 30, .tracking: 25, .powerSave: 8, .backup: 0.03, .off: 0],
+                hotStart: .milliseconds(1500), commands: .ubx),
+            buzzer: .init(name: "z", supplyVolts: 5, soundingMilliamps: 4),
+            battery: .init(name: "c", capacityMilliampHours: 2000, volts: 3.7, converterEfficiency: 0.9)))
+        #expect(try HardwareModelLoader.available(hardwareDir: dir) == ["x"])
+        #expect(HardwareModelLoader.parts(.board, hardwareDir: dir) == ["b", "s"])
+    }
+
+    @Test func aSuspendingBoardLoadsItsSuspendFigures() throws {
+        let dir = try Self.hardware("builds/x.yaml", replace: "board: b", with: "board: s")
+        let board = try HardwareModelLoader.load(build: "x", hardwareDir: dir).board
+        #expect(board == .init(
+            name: "s", supplyVolts: 3.3, idleMilliamps: 80, busyMilliamps: 90, busyPerWakeup: .milliseconds(4),
+            suspendMilliamps: 5, resume: .milliseconds(250)))
+    }
+
+    /// Each broken file is refused with that file, the line, the key and the reason.
+    @Test(arguments: [
+        // The build.
+        ("builds/x.yaml", "name: x", "name: y", "name", "must match"),
+        ("builds/x.yaml", "battery: c", "battery: c\nsolar: yes", "solar", "unknown key"),
+        ("builds/x.yaml", "battery: c\n", "", nil, "missing key 'battery'"),
+        // A board.
+        ("parts/boards/b.yaml", "name: b", "name: board", "name", "is 'board' but the file is b.yaml"),
+        ("parts/boards/b.yaml", "summary: A board that idles.\n", "", nil, "missing key 'summary'"),
+        ("parts/boards/b.yaml", "supply_v: 5", "supply_v: 0", "supply_v", "must be positive, got 0"),
+        ("parts/boards/b.yaml", "idle_ma: 100", "idle_ma: -1", "idle_ma", "cannot be negative, got -1"),
+        ("parts/boards/b.yaml", "idle_ma: 100", "idle_ma: lots", "idle_ma", "expected a number, got 'lots'"),
+        ("parts/boards/b.yaml", "idle_ma: 100", "idle_ma: .inf", "idle_ma", "expected a number"),
+        ("parts/boards/b.yaml", "busy_ma: 300", "busy_ma: 50", "busy_ma", "must not be below idle_ma (100 mA), got 50"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 0", "busy_per_wakeup_ms", "must be positive"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nsuspend_ma: 5", "suspend_ma", "needs resume_ms"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nresume_ms: 90", "resume_ms", "without suspend_ma"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nsleep_ma: 1", "sleep_ma", "unknown key"),
+        ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: 80", "suspend_ma", "must be below idle_ma (80 mA), got 80"),
+        ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: -5", "suspend_ma", "cannot be negative"),
+        ("parts/boards/s.yaml", "resume_ms: 250", "resume_ms: 0", "resume_ms", "must be positive"),
+        // A GPS module.
+        ("parts/gps/g.yaml", "commands: ubx", "commands: nmea", "commands", "'nmea' is not one of ubx, pmtk, none"),
+        ("parts/gps/g.yaml", "hot_start_s: 1.5", "hot_start_s: -1", "hot_start_s", "must be positive"),
+        ("parts/gps/g.yaml", "backup: 0.03", "backup: 12", "current_ma.backup", "must be below power-save (8 mA), got 12"),
+        ("parts/gps/g.yaml", "power-save: 8", "power-save: 40", "current_ma.power-save", "must not be above tracking (25 mA)"),
+        ("parts/gps/g.yaml", "tracking: 25", "tracking: -25", "current_ma.tracking", "cannot be negative"),
+        ("parts/gps/g.yaml", "  backup: 0.03\n", "", nil, "missing key 'current_ma.backup'"),
+        ("parts/gps/g.yaml", "  backup: 0.03", "  backup: 0.03\n  standby: 1", "current_ma.standby", "unknown key"),
+        ("parts/gps/g.yaml", "supply_v: 3.3", "supply_v: -3.3", "supply_v", "must be positive"),
+        // The buzzer and the battery.
+        ("parts/buzzers/z.yaml", "sounding_ma: 4", "sounding_ma: -4", "sounding_ma", "cannot be negative"),
+        ("parts/buzzers/z.yaml", "sounding_ma: 4", "sounding_ma: loud", "sounding_ma", "expected a number"),
+        ("parts/batteries/c.yaml", "capacity_mah: 2000", "capacity_mah: 0", "capacity_mah", "must be positive"),
+        ("parts/batteries/c.yaml", "volts: 3.7", "volts: 0", "volts", "must be positive"),
+        ("parts/batteries/c.yaml", "converter_efficiency: 0.9", "converter_efficiency: 1.2", "converter_efficiency",
+         "must be above 0 and at most 1, got 1.2"),
+        ("parts/batteries/c.yaml", "converter_efficiency: 0.9", "converter_efficiency: 0", "converter_efficiency",
+         "must be above 0 and at most 1"),
+    ] as [(String, String, String, String?, String)])
+    func brokenFilesAreRefused(file: String, replace: String, with replacement: String, key: String?, reason: String) throws {
+        let dir = try Self.hardware(file, replace: replace, with: replacement)
+        let error = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: dir) }
+        #expect(error?.file == "\(dir)/\(file)", "\(String(describing: error))")
+        #expect(error?.line != nil, "\(String(describing: error))")
+        #expect(error?.key == key, "\(String(describing: error))")
+        #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+
+    /// A build naming a part that is not there says which file it looked for, and which
+    /// parts there are.
+    @Test func aMissingPartIsNamedWithTheFileLookedFor() throws {
+        let dir = try Self.hardware("builds/x.yaml", replace: "gps: g", with: "gps: neo-m9n")
+        let error = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: dir) }
+        #expect(error?.file == "\(dir)/builds/x.yaml")
+        #expect(error?.line == 4)
+        #expect(error?.key == "gps")
+        #expect(error?.reason.contains("no gps 'neo-m9n'") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("\(dir)/parts/gps/neo-m9n.yaml does not exist") == true)
+        #expect(error?.reason.contains("(gps: g)") == true, "\(String(describing: error))")
+
+        let boards = try Self.hardware("builds/x.yaml", replace: "board: b", with: "board: pi5")
+        let boardError = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: boards) }
+        #expect(boardError?.reason.contains("(boards: b, s)") == true, "\(String(describing: boardError))")
+    }
+
+    @Test func aMissingBuildListsTheBuilds() throws {
+        let error = #expect(throws: DataFileError.self) {
+            try HardwareModelLoader.load(build: "zero-m9n", hardwareDir: hardwareDirectory)
+        }
+        #expect(error?.file == "\(hardwareDirectory)/builds/zero-m9n.yaml")
+        #expect(error?.reason.contains("no build 'zero-m9n'") == true)
+        #expect(error?.reason.contains("zero-m8n") == true && error?.reason.contains("imx6ull-m8n") == true)
+        let empty = try makeTemporaryDirectory()
+        #expect(throws: DataFileError.self) { try HardwareModelLoader.available(hardwareDir: empty) }
+    }
+
+    @Test func notYAMLAndEmptyPartsAreRefused() throws {
+        let broken = try Self.hardware("parts/buzzers/z.yaml", replace: "sounding_ma: 4", with: "sounding_ma: [4")
+        let error = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: broken) }
+        #expect(error?.file == "\(broken)/parts/buzzers/z.yaml")
+        #expect(error?.reason.hasPrefix("not valid YAML") == true)
+        #expect(error?.line != nil)
+
+        let dir = try Self.hardware()
+        _ = try write("", to: "parts/batteries/c.yaml", in: dir)
+        let empty = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: dir) }
+        #expect(empty?.file == "\(dir)/parts/batteries/c.yaml")
+        #expect(empty?.reason == "is empty")
+    }
+}
