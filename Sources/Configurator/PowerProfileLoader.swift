@@ -33,10 +33,31 @@ public enum PowerProfileLoader {
                 "is shorter than position_interval_s (\(position.inSeconds) s): the window would hold a single position")
         }
         let flush = try map.positiveSeconds("track_flush_interval_s")
+        var gpsMode = GPSPowerMode.tracking
+        if map.has("gps_mode") { gpsMode = try map.choice("gps_mode", GPSPowerMode.self) }
+        var suspend = false
+        if let text = try map.optionalString("board_suspend") {
+            guard let value = ["true": true, "false": false, "yes": true, "no": false][text] else {
+                throw map.error("board_suspend", "expected true or false, got '\(text)'")
+            }
+            suspend = value
+        }
+        var stepDown: PowerProfile.StepDown?
+        if var step = try map.optionalMapping("step_down") {
+            let percent = try step.number("at_percent")
+            guard percent > 0, percent < 100 else {
+                throw step.error("at_percent", "must be between 0 and 100 (a battery level), got \(YAMLMapping.format(percent))")
+            }
+            let to = try step.string("to")
+            guard to != name else { throw step.error("to", "steps down to itself") }
+            try step.finish()
+            stepDown = .init(percent: percent, to: to)
+        }
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
-            cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush)
+            cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
+            boardSuspend: suspend, stepDown: stepDown)
     }
 
     /// The profile called `name` in `hardwareDir/profiles`.

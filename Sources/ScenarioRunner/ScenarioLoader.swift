@@ -207,7 +207,7 @@ public enum ScenarioLoader {
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
-                         "battery", "finished", "power-cut", "restart", "recovered"]
+                         "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }

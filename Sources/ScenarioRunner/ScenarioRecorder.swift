@@ -111,6 +111,10 @@ final class ScenarioRecorder: Sendable {
         case .battery(let percent):
             text = "battery \(Int(percent.rounded(.down))) %"
             fields = [("percent", .number(percent, 1))]
+        case .profileChanged(let from, let to, let percent):
+            name = to
+            text = "PROFILE \(from) -> \(to) (battery \(Int(percent.rounded(.down))) %)"
+            fields = [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, 1))]
         case .finished(let end):
             name = end.rawValue
             text = "FINISHED (\(end.rawValue)) after \(RuntimeStatus.clock(status.coach.elapsed)) active, \(km(status.coach.distance)) km"
