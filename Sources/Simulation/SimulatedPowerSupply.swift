@@ -31,6 +31,6 @@ public final class SimulatedPowerSupply: PowerMonitor {
 
     private func drain(_ change: (inout EnergyLedger) -> Double) {
         let used = ledger.withLock { change(&$0) }
-        if used > 0 { battery.drain(milliampHours: used) }
+        if used > 0 { battery.drain(milliampHours: used) } else if used < 0 { battery.refund(milliampHours: -used) }
     }
 }
