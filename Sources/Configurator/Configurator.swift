@@ -28,6 +28,12 @@ public struct Device: Sendable {
     public let gps: (any GPSSource)?
     public let buzzer: any Buzzer
     public let battery: any BatteryGauge
+    /// The build's electrical model, when the settings name one.
+    public let hardware: HardwareModel?
+    /// Drains the simulated battery by the energy model (a simulated battery and a build).
+    public let power: (any PowerMonitor)?
+    /// The profiles the profile steps down to, by name (the whole chain).
+    public let profiles: [String: PowerProfile]
 }
 
 /// A configuration that cannot be built, with the reason a person can act on.
@@ -51,9 +57,15 @@ public enum Configurator {
     ) throws(ConfigurationError) -> Device {
         let profile: PowerProfile
         let cues: CueBook
+        let profiles: [String: PowerProfile]
+        var hardware: HardwareModel?
         do {
             profile = try PowerProfileLoader.load(name: settings.profile, hardwareDir: settings.hardwareDirectory)
+            profiles = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: settings.hardwareDirectory)
             cues = try loadCues(hardwareDir: settings.hardwareDirectory)
+            if let build = settings.hardware {
+                hardware = try HardwareModelLoader.load(build: build, hardwareDir: settings.hardwareDirectory)
+            }
         } catch {
             throw ConfigurationError(error.description)
         }
@@ -67,11 +79,17 @@ public enum Configurator {
             for uri in alsoBuzzers { parts.append(try makeBuzzer(uri, clock: clock, logger: logger)) }
             buzzer = TeeBuzzer(parts)
         }
+        let battery = try makeBattery(settings.battery, hardware: hardware)
+        // A simulated battery (the simulator's, or the estimate of a board without a gauge)
+        // drains by the energy model of the build.
+        var power: (any PowerMonitor)?
+        if let hardware, let simulated = battery as? SimulatedBattery {
+            power = SimulatedPowerSupply(model: hardware, battery: simulated, start: clock.now)
+        }
         return Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
-            gps: try makeGPSSource(settings.gps, clock: clock, logger: logger),
-            buzzer: buzzer,
-            battery: try makeBattery(settings.battery))
+            gps: try makeGPSSource(settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger),
+            buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
     }
 
     /// The activity store in the settings' data folder (SQLite, created when missing).
@@ -106,7 +124,7 @@ public enum Configurator {
     /// `unplug=AT-BACK[,…]` (disconnected), `skip=S` (start S seconds in). A malformed one,
     /// or an unknown query item, is refused naming the URI, the key and the reason.
     public static func makeGPSSource(
-        _ uri: DeviceURI, clock: any PacerClock, logger: Logger = Logger(label: "pacer.gps")
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, logger: Logger = Logger(label: "pacer.gps")
     ) throws(ConfigurationError) -> (any GPSSource)? {
         do {
             switch uri.scheme {
@@ -149,7 +167,9 @@ public enum Configurator {
                 } catch {
                     throw ConfigurationError("'\(uri)': \(error)")
                 }
-                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults)
+                return try NMEAFileSource(
+                    path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
+                    hotStart: hotStart ?? .seconds(1))
             case "none":
                 return nil
             default:
@@ -192,7 +212,9 @@ public enum Configurator {
 
     /// `sysfs` (the first battery under /sys/class/power_supply), `sysfs:PATH`, or
     /// `sim?capacity=MAH&level=PERCENT`.
-    public static func makeBattery(_ uri: DeviceURI) throws(ConfigurationError) -> any BatteryGauge {
+    public static func makeBattery(
+        _ uri: DeviceURI, hardware: HardwareModel? = nil
+    ) throws(ConfigurationError) -> any BatteryGauge {
         do {
             switch uri.scheme {
             case "sysfs":
@@ -203,7 +225,9 @@ public enum Configurator {
                 }
                 return found
             case "sim":
-                let capacity = try uri.integer("capacity", default: 1200)
+                // The build's battery, unless the URI says otherwise.
+                let capacity = try uri.integer(
+                    "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
                 let level = try uri.integer("level", default: 100)
                 guard capacity > 0, (0...100).contains(level) else {
                     throw ConfigurationError("'\(uri)': capacity must be positive and level 0 to 100")

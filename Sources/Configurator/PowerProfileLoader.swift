@@ -70,6 +70,31 @@ public enum PowerProfileLoader {
         return try load(path: path)
     }
 
+    /// The profiles `profile` steps down to, one after another, by name: a step-down to a
+    /// profile that does not exist, or back into the chain, is refused.
+    public static func stepDownChain(
+        from profile: PowerProfile, hardwareDir: String
+    ) throws(DataFileError) -> [String: PowerProfile] {
+        var chain: [String: PowerProfile] = [:]
+        var current = profile
+        var seen: Set<String> = [profile.name]
+        while let step = current.stepDown {
+            let path = "\(hardwareDir)/profiles/\(current.name).yaml"
+            guard !seen.contains(step.to) else {
+                throw DataFileError(file: path, key: "step_down.to", reason: "'\(step.to)' steps back into the chain (\(seen.sorted().joined(separator: ", ")))")
+            }
+            guard FileManager.default.fileExists(atPath: "\(hardwareDir)/profiles/\(step.to).yaml") else {
+                let known = (try? available(hardwareDir: hardwareDir))?.joined(separator: ", ") ?? "none found"
+                throw DataFileError(file: path, key: "step_down.to", reason: "no profile '\(step.to)' (profiles: \(known))")
+            }
+            let next = try load(name: step.to, hardwareDir: hardwareDir)
+            chain[next.name] = next
+            seen.insert(next.name)
+            current = next
+        }
+        return chain
+    }
+
     /// Names of the profiles in `hardwareDir/profiles`, sorted.
     public static func available(hardwareDir: String) throws(DataFileError) -> [String] {
         let dir = "\(hardwareDir)/profiles"
