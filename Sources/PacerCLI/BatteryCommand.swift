@@ -59,7 +59,8 @@ struct BatteryCommand: ParsableCommand {
             defer { if out == nil { try? fm.removeItem(atPath: root) } }
             let rows: [ProfileComparison.Row]
             do {
-                rows = try ProfileComparison.run(loaded, profiles: names, hardware: hardware, options: options, out: root)
+                rows = try ProfileComparison.run(
+                    loaded, profiles: names, hardware: hardware, options: options, out: root, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
                 throw ValidationError(error.description)
             }

@@ -1,6 +1,7 @@
 import Coaching
 import Foundation
 import HAL
+import Logging
 import NMEA
 import PacerCore
 import Simulation
@@ -46,7 +47,8 @@ public enum ProfileComparison {
     public static let speedWindow = 5.0
 
     public static func run(
-        _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String
+        _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
+        logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
         var rows: [Row] = []
         let reference = try ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
@@ -57,7 +59,7 @@ public enum ProfileComparison {
             if variant.hardware == nil && options.settings.hardware == nil {
                 throw ScenarioError("no hardware build: give --hardware NAME (Hardware/builds) or `hardware:` in the settings")
             }
-            let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options)
+            let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options, logger: logger)
             rows.append(row(outcome, profile: profile, reference: reference))
         }
         return rows
