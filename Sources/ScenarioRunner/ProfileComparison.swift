@@ -152,6 +152,10 @@ public enum ProfileComparison {
 struct ReferenceTrack {
     var fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)] = []
 
+    init(fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)]) {
+        self.fixes = fixes
+    }
+
     init(path: String) throws {
         var reader = RecordingReader(path: path)
         var first: UTCTimestamp?
