@@ -98,9 +98,12 @@ public enum ReceiverCommands {
             case powerSave = 1
         }
 
-        /// How UBX-CFG-PM2 runs Power Save Mode [M8, "Power Save Mode": cyclic tracking
-        /// when fixes are wanted every 1 to 10 s; ON/OFF operation for longer periods, in
-        /// which the receiver is switched off between fixes].
+        /// How UBX-CFG-PM2 runs Power Save Mode (its `mode` field) [M8, "Power Save Mode"]:
+        /// cyclic tracking keeps tracking at a low duty cycle, ON/OFF operation switches the
+        /// receiver off between fixes. u-blox gives cyclic tracking for update periods of 1 to
+        /// 10 s and ON/OFF for longer ones (ZOE-M8B System Integration Manual UBX-17045131,
+        /// "Super-E mode": 1–10 s through UBX-CFG-PM2; the M10 integration manuals, "Power save
+        /// mode": cyclic tracking for 0.5–10 s, on/off for periods longer than 10 s).
         public enum PowerSaveOperation: UInt32, Sendable {
             case onOff = 0
             case cyclicTracking = 1
