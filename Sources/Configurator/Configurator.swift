@@ -3,6 +3,7 @@ import Foundation
 import HAL
 import LinuxHardware
 import Logging
+import NMEA
 import Simulation
 import Storage
 
@@ -88,7 +89,9 @@ public enum Configurator {
         }
         return Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
-            gps: try makeGPSSource(settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger),
+            gps: try makeGPSSource(
+                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
+                powerSavePeriod: profile.positionInterval),
             buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
     }
 
@@ -116,15 +119,22 @@ public enum Configurator {
         try CueBookLoader.load(hardwareDir: hardwareDir)
     }
 
-    /// `gpsd://host:port`, `serial:///dev/tty…?baud=N`, `file:PATH?pace=clock|fast&speed=N`,
-    /// or `none` (positioning off: phases run on time alone).
+    /// `gpsd://host:port`, `serial:///dev/tty…?baud=N&receiver=ubx|pmtk|none`,
+    /// `file:PATH?pace=clock|fast&speed=N`, or `none` (positioning off: phases run on time
+    /// alone).
+    ///
+    /// A serial receiver's `receiver=` names the commands its power modes are set with (UBX
+    /// for a u-blox M8, PMTK for a MediaTek MT3339; `none`, the default: it is only listened
+    /// to); the power-save mode's update period is `powerSavePeriod` (the profile's position
+    /// interval, when the device is built from settings).
     ///
     /// A recording may script receiver faults (`NMEAFileSource.Faults`), in seconds from its
     /// first timed cycle: `outage=FROM-TO[,…]` (silent), `invalid=FROM-TO[,…]` (no fix),
     /// `unplug=AT-BACK[,…]` (disconnected), `skip=S` (start S seconds in). A malformed one,
     /// or an unknown query item, is refused naming the URI, the key and the reason.
     public static func makeGPSSource(
-        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, logger: Logger = Logger(label: "pacer.gps")
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, logger: Logger = Logger(label: "pacer.gps"),
+        powerSavePeriod: Duration = .seconds(10)
     ) throws(ConfigurationError) -> (any GPSSource)? {
         do {
             switch uri.scheme {
@@ -136,7 +146,19 @@ public enum Configurator {
                     throw ConfigurationError("'\(uri)' names no device (expected serial:///dev/ttyACM0?baud=9600)")
                 }
                 let baud = try uri.integer("baud", default: 9600)
-                return try SerialNMEASource(path: uri.path, baud: baud, clock: clock, logger: logger)
+                let receiver: ReceiverCommandSet
+                if let raw = uri.query["receiver"] {
+                    guard let known = ReceiverCommandSet(rawValue: raw) else {
+                        let names = ReceiverCommandSet.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw ConfigurationError("'\(uri)': receiver=\(raw) is not one of \(names)")
+                    }
+                    receiver = known
+                } else {
+                    receiver = .none
+                }
+                return try SerialNMEASource(
+                    path: uri.path, baud: baud, clock: clock, logger: logger, receiver: receiver,
+                    powerSavePeriod: powerSavePeriod)
             case "file":
                 guard !uri.path.isEmpty else {
                     throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
