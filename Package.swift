@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "Configurator",
             dependencies: [
-                "HAL", "LinuxHardware", "Simulation", "Storage", "Runtime", "Coaching", "PacerCore",
+                "HAL", "LinuxHardware", "Simulation", "Storage", "Runtime", "Coaching", "PacerCore", "NMEA",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -130,7 +130,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",
-            dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore"],
+            dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore", "NMEA"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -77,7 +77,7 @@ public struct CoachStatus: Hashable, Sendable {
 /// - Paused: nothing sounds and phase time stands still.
 public struct PaceCoach: Sendable {
     public let workout: Workout
-    public let settings: CoachSettings
+    public private(set) var settings: CoachSettings
     public let positioning: Bool
 
     private var smoother: SpeedSmoother
@@ -111,6 +111,14 @@ public struct PaceCoach: Sendable {
     }
 
     // MARK: Inputs
+
+    /// New settings mid-run (the device stepped down to a lower power profile): repeats
+    /// follow the new alert interval from the next one; speed is averaged over the new
+    /// window from the next sample (the samples so far are kept).
+    public mutating func change(settings new: CoachSettings) {
+        settings = new
+        smoother.window = new.smoothingWindow
+    }
 
     public mutating func start(at t: Instant) -> [CoachOutput] {
         guard !started else { return [] }

@@ -3,7 +3,7 @@ import PacerCore
 /// The runner's speed averaged over a time window, so that GPS speed noise at a steady pace
 /// does not set off cues. Samples older than the window are dropped as new ones arrive.
 public struct SpeedSmoother: Sendable {
-    public let window: Duration
+    public var window: Duration
     private var samples: [(at: Instant, speed: Double)] = []
 
     public init(window: Duration) {

@@ -3,6 +3,7 @@ import Foundation
 import HAL
 import LinuxHardware
 import Logging
+import NMEA
 import Simulation
 import Storage
 
@@ -28,6 +29,12 @@ public struct Device: Sendable {
     public let gps: (any GPSSource)?
     public let buzzer: any Buzzer
     public let battery: any BatteryGauge
+    /// The build's electrical model, when the settings name one.
+    public let hardware: HardwareModel?
+    /// Drains the simulated battery by the energy model (a simulated battery and a build).
+    public let power: (any PowerMonitor)?
+    /// The profiles the profile steps down to, by name (the whole chain).
+    public let profiles: [String: PowerProfile]
 }
 
 /// A configuration that cannot be built, with the reason a person can act on.
@@ -51,9 +58,15 @@ public enum Configurator {
     ) throws(ConfigurationError) -> Device {
         let profile: PowerProfile
         let cues: CueBook
+        let profiles: [String: PowerProfile]
+        var hardware: HardwareModel?
         do {
             profile = try PowerProfileLoader.load(name: settings.profile, hardwareDir: settings.hardwareDirectory)
+            profiles = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: settings.hardwareDirectory)
             cues = try loadCues(hardwareDir: settings.hardwareDirectory)
+            if let build = settings.hardware {
+                hardware = try HardwareModelLoader.load(build: build, hardwareDir: settings.hardwareDirectory)
+            }
         } catch {
             throw ConfigurationError(error.description)
         }
@@ -67,11 +80,19 @@ public enum Configurator {
             for uri in alsoBuzzers { parts.append(try makeBuzzer(uri, clock: clock, logger: logger)) }
             buzzer = TeeBuzzer(parts)
         }
+        let battery = try makeBattery(settings.battery, hardware: hardware)
+        // A simulated battery (the simulator's, or the estimate of a board without a gauge)
+        // drains by the energy model of the build.
+        var power: (any PowerMonitor)?
+        if let hardware, let simulated = battery as? SimulatedBattery {
+            power = SimulatedPowerSupply(model: hardware, battery: simulated, start: clock.now)
+        }
         return Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
-            gps: try makeGPSSource(settings.gps, clock: clock, logger: logger),
-            buzzer: buzzer,
-            battery: try makeBattery(settings.battery))
+            gps: try makeGPSSource(
+                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
+                powerSavePeriod: profile.positionInterval),
+            buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
     }
 
     /// The activity store in the settings' data folder (SQLite, created when missing).
@@ -98,15 +119,22 @@ public enum Configurator {
         try CueBookLoader.load(hardwareDir: hardwareDir)
     }
 
-    /// `gpsd://host:port`, `serial:///dev/tty…?baud=N`, `file:PATH?pace=clock|fast&speed=N`,
-    /// or `none` (positioning off: phases run on time alone).
+    /// `gpsd://host:port`, `serial:///dev/tty…?baud=N&receiver=ubx|pmtk|none`,
+    /// `file:PATH?pace=clock|fast&speed=N`, or `none` (positioning off: phases run on time
+    /// alone).
+    ///
+    /// A serial receiver's `receiver=` names the commands its power modes are set with (UBX
+    /// for a u-blox M8, PMTK for a MediaTek MT3339; `none`, the default: it is only listened
+    /// to); the power-save mode's update period is `powerSavePeriod` (the profile's position
+    /// interval, when the device is built from settings).
     ///
     /// A recording may script receiver faults (`NMEAFileSource.Faults`), in seconds from its
     /// first timed cycle: `outage=FROM-TO[,…]` (silent), `invalid=FROM-TO[,…]` (no fix),
     /// `unplug=AT-BACK[,…]` (disconnected), `skip=S` (start S seconds in). A malformed one,
     /// or an unknown query item, is refused naming the URI, the key and the reason.
     public static func makeGPSSource(
-        _ uri: DeviceURI, clock: any PacerClock, logger: Logger = Logger(label: "pacer.gps")
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, logger: Logger = Logger(label: "pacer.gps"),
+        powerSavePeriod: Duration = .seconds(10)
     ) throws(ConfigurationError) -> (any GPSSource)? {
         do {
             switch uri.scheme {
@@ -118,7 +146,19 @@ public enum Configurator {
                     throw ConfigurationError("'\(uri)' names no device (expected serial:///dev/ttyACM0?baud=9600)")
                 }
                 let baud = try uri.integer("baud", default: 9600)
-                return try SerialNMEASource(path: uri.path, baud: baud, clock: clock, logger: logger)
+                let receiver: ReceiverCommandSet
+                if let raw = uri.query["receiver"] {
+                    guard let known = ReceiverCommandSet(rawValue: raw) else {
+                        let names = ReceiverCommandSet.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw ConfigurationError("'\(uri)': receiver=\(raw) is not one of \(names)")
+                    }
+                    receiver = known
+                } else {
+                    receiver = .none
+                }
+                return try SerialNMEASource(
+                    path: uri.path, baud: baud, clock: clock, logger: logger, receiver: receiver,
+                    powerSavePeriod: powerSavePeriod)
             case "file":
                 guard !uri.path.isEmpty else {
                     throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
@@ -149,7 +189,9 @@ public enum Configurator {
                 } catch {
                     throw ConfigurationError("'\(uri)': \(error)")
                 }
-                return try NMEAFileSource(path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults)
+                return try NMEAFileSource(
+                    path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
+                    hotStart: hotStart ?? .seconds(1))
             case "none":
                 return nil
             default:
@@ -192,7 +234,9 @@ public enum Configurator {
 
     /// `sysfs` (the first battery under /sys/class/power_supply), `sysfs:PATH`, or
     /// `sim?capacity=MAH&level=PERCENT`.
-    public static func makeBattery(_ uri: DeviceURI) throws(ConfigurationError) -> any BatteryGauge {
+    public static func makeBattery(
+        _ uri: DeviceURI, hardware: HardwareModel? = nil
+    ) throws(ConfigurationError) -> any BatteryGauge {
         do {
             switch uri.scheme {
             case "sysfs":
@@ -203,7 +247,9 @@ public enum Configurator {
                 }
                 return found
             case "sim":
-                let capacity = try uri.integer("capacity", default: 1200)
+                // The build's battery, unless the URI says otherwise.
+                let capacity = try uri.integer(
+                    "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
                 let level = try uri.integer("level", default: 100)
                 guard capacity > 0, (0...100).contains(level) else {
                     throw ConfigurationError("'\(uri)': capacity must be positive and level 0 to 100")

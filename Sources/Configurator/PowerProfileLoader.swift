@@ -33,10 +33,31 @@ public enum PowerProfileLoader {
                 "is shorter than position_interval_s (\(position.inSeconds) s): the window would hold a single position")
         }
         let flush = try map.positiveSeconds("track_flush_interval_s")
+        var gpsMode = GPSPowerMode.tracking
+        if map.has("gps_mode") { gpsMode = try map.choice("gps_mode", GPSPowerMode.self) }
+        var suspend = false
+        if let text = try map.optionalString("board_suspend") {
+            guard let value = ["true": true, "false": false, "yes": true, "no": false][text] else {
+                throw map.error("board_suspend", "expected true or false, got '\(text)'")
+            }
+            suspend = value
+        }
+        var stepDown: PowerProfile.StepDown?
+        if var step = try map.optionalMapping("step_down") {
+            let percent = try step.number("at_percent")
+            guard percent > 0, percent < 100 else {
+                throw step.error("at_percent", "must be between 0 and 100 (a battery level), got \(YAMLMapping.format(percent))")
+            }
+            let to = try step.string("to")
+            guard to != name else { throw step.error("to", "steps down to itself") }
+            try step.finish()
+            stepDown = .init(percent: percent, to: to)
+        }
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
-            cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush)
+            cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
+            boardSuspend: suspend, stepDown: stepDown)
     }
 
     /// The profile called `name` in `hardwareDir/profiles`.
@@ -47,6 +68,31 @@ public enum PowerProfileLoader {
             throw DataFileError(file: path, reason: "no profile '\(name)' (profiles: \(known))")
         }
         return try load(path: path)
+    }
+
+    /// The profiles `profile` steps down to, one after another, by name: a step-down to a
+    /// profile that does not exist, or back into the chain, is refused.
+    public static func stepDownChain(
+        from profile: PowerProfile, hardwareDir: String
+    ) throws(DataFileError) -> [String: PowerProfile] {
+        var chain: [String: PowerProfile] = [:]
+        var current = profile
+        var seen: Set<String> = [profile.name]
+        while let step = current.stepDown {
+            let path = "\(hardwareDir)/profiles/\(current.name).yaml"
+            guard !seen.contains(step.to) else {
+                throw DataFileError(file: path, key: "step_down.to", reason: "'\(step.to)' steps back into the chain (\(seen.sorted().joined(separator: ", ")))")
+            }
+            guard FileManager.default.fileExists(atPath: "\(hardwareDir)/profiles/\(step.to).yaml") else {
+                let known = (try? available(hardwareDir: hardwareDir))?.joined(separator: ", ") ?? "none found"
+                throw DataFileError(file: path, key: "step_down.to", reason: "no profile '\(step.to)' (profiles: \(known))")
+            }
+            let next = try load(name: step.to, hardwareDir: hardwareDir)
+            chain[next.name] = next
+            seen.insert(next.name)
+            current = next
+        }
+        return chain
     }
 
     /// Names of the profiles in `hardwareDir/profiles`, sorted.

@@ -11,13 +11,17 @@ public struct Settings: Hashable, Sendable {
     public var profile: String
     public var dataDirectory: String
     public var hardwareDirectory: String
+    /// The device build (`Hardware/builds/NAME.yaml`): the board, GPS module, buzzer and
+    /// battery whose currents the energy model charges. Nil: no energy model.
+    public var hardware: String?
     /// The file the settings came from, for messages.
     public var source: String
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
-        hardwareDirectory: String, source: String
+        hardwareDirectory: String, source: String, hardware: String? = nil
     ) {
+        self.hardware = hardware
         self.gps = gps
         self.buzzer = buzzer
         self.battery = battery
@@ -89,10 +93,11 @@ public struct Settings: Hashable, Sendable {
         let profile = try value("profile", overrides.profile)
         let data = try expand(value("data_dir", overrides.dataDirectory), environment)
         let hardware = try expand(map.string("hardware_dir"), environment)
+        let build = try map.optionalString("hardware")
         try map.finish()
         return Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
-            hardwareDirectory: hardware, source: path)
+            hardwareDirectory: hardware, source: path, hardware: build)
     }
 
     /// Expands a leading `~` and `$XDG_DATA_HOME` (defaulting to `~/.local/share`, as the XDG

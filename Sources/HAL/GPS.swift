@@ -48,15 +48,19 @@ public final class GPSEventSink: Sendable {
 
     private let clock: any PacerClock
     private let handler: @Sendable (GPSEvent) -> Void
+    private let onReport: (@Sendable () -> Void)?
     private let state: Mutex<State>
 
     /// `samplingInterval`: at most one fix per interval reaches the handler (nil: every fix).
+    /// `onReport` hears every receiver cycle as it arrives, on the source's thread, whether
+    /// or not the interval lets it through: each is work the device woke up for.
     public init(
-        clock: any PacerClock, samplingInterval: Duration? = nil,
+        clock: any PacerClock, samplingInterval: Duration? = nil, onReport: (@Sendable () -> Void)? = nil,
         handler: @escaping @Sendable (GPSEvent) -> Void
     ) {
         self.clock = clock
         self.handler = handler
+        self.onReport = onReport
         state = Mutex(State(throttle: FixThrottle(interval: samplingInterval)))
     }
 
@@ -103,6 +107,7 @@ public final class GPSEventSink: Sendable {
 
     /// A report with a valid position.
     public func fix(_ fix: Fix) {
+        onReport?()
         let now = clock.now
         let events: [GPSEvent] = state.withLock { s in
             s.latest = fix
@@ -115,6 +120,7 @@ public final class GPSEventSink: Sendable {
 
     /// A report that says there is no position.
     public func noFix() {
+        onReport?()
         emit(state.withLock { s in
             s.latest = nil
             return s.tracker.noFix()

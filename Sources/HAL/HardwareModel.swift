@@ -1,3 +1,4 @@
+import NMEA
 import PacerCore
 
 /// How the firmware uses the GPS receiver between position updates (a power profile's
@@ -68,12 +69,9 @@ public struct HardwareModel: Hashable, Sendable {
     }
 
     public struct GPSModule: Hashable, Sendable {
-        /// The command set the receiver understands, for its power modes.
-        public enum Commands: String, Hashable, Sendable, CaseIterable {
-            case ubx
-            case pmtk
-            case none
-        }
+        /// The command set the receiver understands, for its power modes (NMEA's
+        /// `ReceiverCommandSet`: UBX, PMTK or none).
+        public typealias Commands = ReceiverCommandSet
 
         public var name: String
         public var supplyVolts: Double

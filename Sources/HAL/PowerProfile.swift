@@ -19,12 +19,33 @@ public struct PowerProfile: Hashable, Sendable {
     public var smoothingWindow: Duration
     /// The track is written to storage at least this often.
     public var trackFlushInterval: Duration
+    /// How the GPS receiver is used between position updates.
+    public var gpsMode: GPSPowerMode
+    /// Whether the board may suspend to RAM between wakeups (where it can).
+    public var boardSuspend: Bool
+    /// A lower profile the device steps down to when the battery falls to a level.
+    public var stepDown: StepDown?
+
+    /// "At `percent` % switch to profile `to`".
+    public struct StepDown: Hashable, Sendable {
+        public var percent: Double
+        public var to: String
+
+        public init(percent: Double, to: String) {
+            self.percent = percent
+            self.to = to
+        }
+    }
 
     public init(
         name: String, summary: String, positionInterval: Duration, alertInterval: Duration,
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
-        trackFlushInterval: Duration
+        trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
+        stepDown: StepDown? = nil
     ) {
+        self.gpsMode = gpsMode
+        self.boardSuspend = boardSuspend
+        self.stepDown = stepDown
         self.name = name
         self.summary = summary
         self.positionInterval = positionInterval

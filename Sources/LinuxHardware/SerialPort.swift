@@ -48,11 +48,12 @@ public enum SerialPort {
         String(cString: strerror(code))
     }
 
-    /// Opens `path` for reading and configures it; returns the file descriptor, which stays
-    /// non-blocking (the reader polls before every read, so a read never waits and `stop`
-    /// is never held up by a silent device).
-    static func open(path: String, speed: speed_t) -> Result<Int32, SerialPortError> {
-        let fd = openDescriptor(path: path)
+    /// Opens `path` for reading (and writing, when `writable`: commands to the receiver) and
+    /// configures it; returns the file descriptor, which stays non-blocking (the reader polls
+    /// before every read and write, so neither waits and `stop` is never held up by a silent
+    /// device).
+    static func open(path: String, speed: speed_t, writable: Bool = false) -> Result<Int32, SerialPortError> {
+        let fd = openDescriptor(path: path, writable: writable)
         guard fd >= 0 else {
             let code = errno
             return .failure(SerialPortError(path: path, reason: "cannot open: \(describe(code))"))
@@ -64,12 +65,13 @@ public enum SerialPort {
         return .success(fd)
     }
 
-    /// Opens `path` for reading, unconfigured: the file descriptor, or -1 with `errno` set.
+    /// Opens `path` for reading (or reading and writing), unconfigured: the file descriptor,
+    /// or -1 with `errno` set.
     ///
     /// `O_NOCTTY`: a GPS must not become the process's controlling terminal. `O_NONBLOCK` at
     /// open: a port without CLOCAL would otherwise wait for carrier detect before opening.
-    static func openDescriptor(path: String) -> Int32 {
-        Glibc.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+    static func openDescriptor(path: String, writable: Bool = false) -> Int32 {
+        Glibc.open(path, (writable ? O_RDWR : O_RDONLY) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     }
 
     /// Raw mode (`cfmakeraw`: no line editing, no echo, no CR/LF translation, no signals),

@@ -94,7 +94,8 @@ struct RunCommand: ParsableCommand {
         let clock = built.clock
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
-                         profile: built.profile, cues: built.cues, log: store),
+                         profile: built.profile, cues: built.cues, log: store, power: built.power,
+                         profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
             plan: trainingPlan, workoutIndex: workout - 1, positioning: built.gps != nil, logger: logger,
             onEvent: { event, status in
                 if case .cue(let cue, _) = event { display.cue(cue, status) }

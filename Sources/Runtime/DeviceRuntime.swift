@@ -20,9 +20,16 @@ public final class DeviceRuntime: Sendable {
         public var profile: PowerProfile
         public var cues: CueBook
         public var log: any ActivityLog
+        /// Hears what costs energy (the simulator's battery drains by it); nil: nobody counts.
+        public var power: (any PowerMonitor)?
+        /// The profiles a step-down may switch to, by name.
+        public var profiles: [String: PowerProfile]
+        /// The receiver's time from a wake out of backup to a fix.
+        public var gpsHotStart: Duration
 
         public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
-                    profile: PowerProfile, cues: CueBook, log: any ActivityLog) {
+                    profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,
+                    profiles: [String: PowerProfile] = [:], gpsHotStart: Duration = .seconds(1)) {
             self.clock = clock
             self.gps = gps
             self.buzzer = buzzer
@@ -30,6 +37,9 @@ public final class DeviceRuntime: Sendable {
             self.profile = profile
             self.cues = cues
             self.log = log
+            self.power = power
+            self.profiles = profiles
+            self.gpsHotStart = gpsHotStart
         }
     }
 
@@ -46,6 +56,12 @@ public final class DeviceRuntime: Sendable {
     public static let lowBatteryPercent = 15.0
     /// Presses closer together than this are one press.
     public static let waypointDebounce = Duration.seconds(1)
+    /// A receiver put in backup is woken this long plus its hot-start time before the next
+    /// position is due, so that the fix is there in time.
+    public static let wakeMargin = Duration.seconds(2)
+    /// After a wake, a receiver that has not found a fix within its hot-start time plus this
+    /// is lost (until then "no fix yet" is expected, not a loss).
+    public static let wakeGrace = Duration.seconds(10)
 
     private struct State {
         var coach: PaceCoach
@@ -65,6 +81,15 @@ public final class DeviceRuntime: Sendable {
         var warnedLowBattery = false
         var finished = false
         var battery: BatteryReading?
+        /// The profile in force (a step-down replaces it).
+        var profile: PowerProfile
+        /// What the receiver is doing, as the energy model sees it.
+        var gpsPower = GPSPowerState.acquiring
+        /// The receiver was put in backup by the firmware: its silence is expected.
+        var asleep = false
+        var wakeTimer: ScheduledTask?
+        /// When the receiver was last woken from backup.
+        var wokeAt: Instant?
     }
 
     public let parts: Parts
@@ -96,7 +121,7 @@ public final class DeviceRuntime: Sendable {
             settings: CoachSettings(
                 alertInterval: parts.profile.alertInterval, smoothingWindow: parts.profile.smoothingWindow),
             positioning: positioning && parts.gps != nil)
-        state = Mutex(State(coach: coach))
+        state = Mutex(State(coach: coach, profile: parts.profile))
     }
 
     // MARK: Commands (any thread)
@@ -114,6 +139,8 @@ public final class DeviceRuntime: Sendable {
             }
             report(.started(activity: activity))
             handle(out)
+            parts.power?.gps(parts.gps == nil ? .off : .acquiring, at: now)
+            parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
             let flush = parts.clock.scheduleRepeating(every: parts.profile.trackFlushInterval) { [self] in commit() }
             let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
             state.withLock {
@@ -123,7 +150,14 @@ public final class DeviceRuntime: Sendable {
             rescheduleTick()
         }
         if let gps = parts.gps {
-            let sink = GPSEventSink(clock: parts.clock, samplingInterval: parts.profile.positionInterval) { [self] event in
+            var onReport: (@Sendable () -> Void)?
+            if let power = parts.power {
+                let clock = parts.clock
+                onReport = { power.wakeup(at: clock.now) }
+            }
+            let sink = GPSEventSink(
+                clock: parts.clock, samplingInterval: parts.profile.positionInterval, onReport: onReport
+            ) { [self] event in
                 gpsEvent(event)
             }
             self.sink.withLock { $0 = sink }
@@ -187,6 +221,7 @@ public final class DeviceRuntime: Sendable {
     /// Answers a control command (the socket, keys, SIGUSR1, a scenario's script) with one
     /// line: what was done, or `error: …` when it could not be.
     public func handle(_ command: ControlCommand, reply: @escaping @Sendable (String) -> Void) {
+        parts.clock.execute { [self] in parts.power?.wakeup(at: parts.clock.now) }
         switch command {
         case .waypoint(let name):
             waypoint(name) { outcome in
@@ -232,7 +267,7 @@ public final class DeviceRuntime: Sendable {
         let now = parts.clock.now
         return state.withLock { s in
             RuntimeStatus(
-                plan: plan.name, workout: workout.name, profile: parts.profile.name, coach: s.coach.status(at: now),
+                plan: plan.name, workout: workout.name, profile: s.profile.name, coach: s.coach.status(at: now),
                 gps: s.gps, positioning: s.coach.positioning, activityID: s.activity, points: s.points,
                 waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery)
         }
@@ -245,10 +280,22 @@ public final class DeviceRuntime: Sendable {
         let finished = state.withLock { $0.finished }
         var out: [CoachOutput] = []
         var point: (TrackPoint, Int64)?
+        var ignored = false
+        var sleepNow = false
+        var power: GPSPowerState?
         state.withLock { s in
             guard !s.finished else { return }
             switch event {
             case .status(let status, let detail):
+                // A receiver the firmware put to sleep is silent, and one just woken has no
+                // fix yet: neither is a loss.
+                let waking = s.wokeAt.map { now - $0 < parts.gpsHotStart + DeviceRuntime.wakeGrace } ?? false
+                if status != .disconnected && status != .fix && (s.asleep || waking) {
+                    ignored = true
+                    return
+                }
+                if status == .fix { s.wokeAt = nil }
+                power = DeviceRuntime.powerState(after: status, mode: s.profile.gpsMode)
                 s.gps = status
                 logger.info("gps \(status.rawValue)\(detail.map { ": \($0)" } ?? "")")
                 switch status {
@@ -273,8 +320,11 @@ public final class DeviceRuntime: Sendable {
                                     altitude: fix.altitude, speed: fix.speed), activity)
                 s.points += 1
                 out = s.coach.fix(fix.position, speed: fix.speed, at: now)
+                sleepNow = s.profile.gpsMode == .backup
             }
         }
+        if ignored { return }
+        if let power { setGPSPower(power) }
         if let (p, activity) = point {
             do {
                 try parts.log.append(p, to: activity)
@@ -285,10 +335,72 @@ public final class DeviceRuntime: Sendable {
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
         rescheduleTick()
+        if sleepNow { sleepReceiver() }
+    }
+
+    /// The energy model's state for the receiver after a status change, in `mode`.
+    static func powerState(after status: GPSStatus, mode: GPSPowerMode) -> GPSPowerState? {
+        switch status {
+        case .disconnected: .off
+        case .connected, .acquiring, .fixLost: .acquiring
+        case .fix: mode == .powerSave ? .powerSave : .tracking
+        }
+    }
+
+    /// Tells the receiver (where it can be told) and the energy model.
+    private func setGPSPower(_ next: GPSPowerState) {
+        let changed = state.withLock { s -> Bool in
+            guard s.gpsPower != next else { return false }
+            s.gpsPower = next
+            return true
+        }
+        guard changed else { return }
+        if next == .powerSave || next == .backup || next == .tracking {
+            (parts.gps as? any GPSPowerControl)?.setPower(next)
+        }
+        parts.power?.gps(next, at: parts.clock.now)
+    }
+
+    /// After a position in the backup mode: the receiver sleeps until a hot-start time (and a
+    /// margin) before the next position is due.
+    private func sleepReceiver() {
+        let now = parts.clock.now
+        let wakeAt = state.withLock { s -> Instant? in
+            guard !s.finished, !s.asleep, s.profile.gpsMode == .backup, s.coach.isRunning else { return nil }
+            let at = now + s.profile.positionInterval - parts.gpsHotStart - DeviceRuntime.wakeMargin
+            // Not worth it for a nap shorter than the hot start itself.
+            guard at - now > parts.gpsHotStart else { return nil }
+            s.asleep = true
+            return at
+        }
+        guard let wakeAt else { return }
+        setGPSPower(.backup)
+        let timer = parts.clock.schedule(at: wakeAt) { [self] in
+            parts.power?.wakeup(at: parts.clock.now)
+            wakeReceiver()
+        }
+        state.withLock { $0.wakeTimer = timer }
+    }
+
+    private func wakeReceiver() {
+        let now = parts.clock.now
+        let wake = state.withLock { s -> Bool in
+            s.wakeTimer?.cancel()
+            s.wakeTimer = nil
+            guard s.asleep else { return false }
+            s.asleep = false
+            s.wokeAt = now
+            return true
+        }
+        guard wake else { return }
+        (parts.gps as? any GPSPowerControl)?.setPower(.tracking)
+        state.withLock { $0.gpsPower = .acquiring }
+        parts.power?.gps(.acquiring, at: now)
     }
 
     private func tick() {
         let now = parts.clock.now
+        parts.power?.wakeup(at: now)
         handle(state.withLock { $0.coach.tick(at: now) })
         rescheduleTick()
     }
@@ -325,8 +437,11 @@ public final class DeviceRuntime: Sendable {
     }
 
     private func sound(_ cue: Cue, phase: Int?) {
-        parts.buzzer.play(cue, tones: parts.cues.tones(for: cue, style: parts.profile.style(for: cue)))
+        let style = state.withLock { $0.profile.style(for: cue) }
+        let tones = parts.cues.tones(for: cue, style: style)
+        parts.buzzer.play(cue, tones: tones)
         let now = parts.clock.now
+        parts.power?.buzzer(sounding: tones.reduce(Duration.zero) { $0 + ($1.isRest ? .zero : $1.duration) }, at: now)
         let (activity, elapsed) = state.withLock { s -> (Int64?, Duration) in
             s.lastCue = cue
             return (s.activity, s.coach.elapsed(at: now))
@@ -377,6 +492,9 @@ public final class DeviceRuntime: Sendable {
     }
 
     private func checkBattery() {
+        let now = parts.clock.now
+        parts.power?.wakeup(at: now)
+        parts.power?.settle(at: now)
         let reading = parts.battery.read()
         let (warn, changed) = state.withLock { s -> (Bool, Bool) in
             let before = s.battery.map { Int($0.percent.rounded(.down)) }
@@ -390,9 +508,40 @@ public final class DeviceRuntime: Sendable {
         }
         if changed, let reading { report(.battery(percent: reading.percent)) }
         if warn { sound(.lowBattery, phase: nil) }
+        if let reading, !reading.charging { stepDownIfDue(reading.percent) }
+    }
+
+    /// Switches to the profile's step-down profile once the battery is at its level: fewer
+    /// positions, fewer alerts, a resting GPS, for the rest of the run.
+    private func stepDownIfDue(_ percent: Double) {
+        let now = parts.clock.now
+        let switched = state.withLock { s -> (PowerProfile, PowerProfile)? in
+            guard !s.finished, let step = s.profile.stepDown, percent <= step.percent,
+                  let next = parts.profiles[step.to] else { return nil }
+            let previous = s.profile
+            s.profile = next
+            s.coach.change(settings: CoachSettings(alertInterval: next.alertInterval, smoothingWindow: next.smoothingWindow))
+            s.flushTimer?.cancel()
+            return (previous, next)
+        }
+        guard let (previous, next) = switched else { return }
+        sink.withLock { $0?.samplingInterval = next.positionInterval }
+        let flush = parts.clock.scheduleRepeating(every: next.trackFlushInterval) { [self] in commit() }
+        state.withLock { $0.flushTimer = flush }
+        parts.power?.boardMaySuspend(next.boardSuspend, at: now)
+        // The receiver follows the new mode: woken if it no longer may sleep, put in
+        // power-save if that is the new mode and it has a fix.
+        let (asleep, power) = state.withLock { ($0.asleep, $0.gpsPower) }
+        if asleep && next.gpsMode != .backup { wakeReceiver() }
+        if next.gpsMode == .powerSave && power == .tracking { setGPSPower(.powerSave) }
+        if next.gpsMode == .tracking && power == .powerSave { setGPSPower(.tracking) }
+        logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
+        report(.profileChanged(from: previous.name, to: next.name, percent: percent))
+        rescheduleTick()
     }
 
     private func commit() {
+        parts.power?.wakeup(at: parts.clock.now)
         do {
             try parts.log.commit()
         } catch {
@@ -408,6 +557,7 @@ public final class DeviceRuntime: Sendable {
             s.timer?.cancel()
             s.flushTimer?.cancel()
             s.batteryTimer?.cancel()
+            s.wakeTimer?.cancel()
             return (s.activity, s.coach.elapsed(at: now), s.lastFix?.time)
         }
         guard let (activity, elapsed, lastTime) = done else { return }
@@ -420,6 +570,7 @@ public final class DeviceRuntime: Sendable {
             }
         }
         parts.buzzer.drain()
+        parts.power?.settle(at: now)
         report(.finished(end))
         logger.info("activity \(activity.map(String.init) ?? "-") \(end.rawValue) after \(RuntimeStatus.clock(elapsed))")
         onFinish(end)

@@ -20,6 +20,8 @@ public enum RuntimeEvent: Hashable, Sendable {
     case resumed
     /// The battery gauge's reading, when it changed by a whole percent or more.
     case battery(percent: Double)
+    /// The battery fell to a profile's step-down level: the device switched profile.
+    case profileChanged(from: String, to: String, percent: Double)
     /// The activity ended and was closed in storage.
     case finished(ActivityEnd)
 
@@ -35,6 +37,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .paused: "paused"
         case .resumed: "resumed"
         case .battery: "battery"
+        case .profileChanged: "profile-changed"
         case .finished: "finished"
         }
     }

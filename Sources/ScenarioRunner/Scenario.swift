@@ -26,6 +26,9 @@ public struct Scenario: Hashable, Sendable {
     public var recipe: String?
 
     public var battery: BatterySetup
+    /// The device build whose energy model drains the battery (`Hardware/builds`); nil: the
+    /// settings' build.
+    public var hardware: String?
     public var script: [ScriptedAction]
     public var faults: [GPSFault]
     public var expectations: [Expectation]
@@ -44,6 +47,7 @@ public struct Scenario: Hashable, Sendable {
         self.recording = recording
         self.recipe = recipe
         self.battery = battery
+        self.hardware = nil
         self.script = script
         self.faults = faults
         self.expectations = expectations
@@ -51,10 +55,11 @@ public struct Scenario: Hashable, Sendable {
 
     /// The simulated battery the device starts with.
     public struct BatterySetup: Hashable, Sendable {
-        public var capacityMilliampHours: Double
+        /// Nil: the build's battery.
+        public var capacityMilliampHours: Double?
         public var percent: Double
 
-        public init(capacityMilliampHours: Double = 1200, percent: Double = 100) {
+        public init(capacityMilliampHours: Double? = nil, percent: Double = 100) {
             self.capacityMilliampHours = capacityMilliampHours
             self.percent = percent
         }

@@ -15,7 +15,8 @@ import Yams
 /// date: 2026-05-02            # today, for the plan's deadline (default: the recording's date)
 /// recording: run.nmea         # what the GPS replays, relative to this folder
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
-/// battery: {capacity_mah: 1200, level: 100}
+/// hardware: zero-m8n               # the build whose energy model drains the battery
+/// battery: {capacity_mah: 1200, level: 100}   # default: the build's battery, full
 /// script:                     # what happens, at scenario times (seconds, M:SS or H:MM:SS)
 ///   - {at: "5:00", do: waypoint, name: Bridge}
 ///   - {at: "9:00", do: pause}
@@ -98,6 +99,7 @@ public enum ScenarioLoader {
             try b.finish()
         }
 
+        let hardware = try map.optionalString("hardware")
         var script: [ScriptedAction] = []
         for var item in try list(&map, "script") {
             script.append(try action(&item))
@@ -124,10 +126,12 @@ public enum ScenarioLoader {
             try item.finish()
         }
         try map.finish()
-        return Scenario(
+        var scenario = Scenario(
             directory: directory, file: file, name: name, summary: summary, planPath: planPath,
             workoutIndex: Int(workout) - 1, profile: profile, date: date, recording: recording, recipe: recipe,
             battery: battery, script: script, faults: faults, expectations: expectations)
+        scenario.hardware = hardware
+        return scenario
     }
 
     // MARK: - Parts
@@ -207,7 +211,7 @@ public enum ScenarioLoader {
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
-                         "battery", "finished", "power-cut", "restart", "recovered"]
+                         "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }

@@ -15,6 +15,8 @@ public struct ScenarioEvent: Hashable, Sendable {
     public var name: String?
     /// The activity it belongs to, when one was recording.
     public var activity: Int64?
+    /// For `phase-started`: the phase's speed range, m/s.
+    public var band: ClosedRange<Double>?
 }
 
 /// Collects a scenario's events as they happen and writes them out as a readable timeline
@@ -111,13 +113,18 @@ final class ScenarioRecorder: Sendable {
         case .battery(let percent):
             text = "battery \(Int(percent.rounded(.down))) %"
             fields = [("percent", .number(percent, 1))]
+        case .profileChanged(let from, let to, let percent):
+            name = to
+            text = "PROFILE \(from) -> \(to) (battery \(Int(percent.rounded(.down))) %)"
+            fields = [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, 1))]
         case .finished(let end):
             name = end.rawValue
             text = "FINISHED (\(end.rawValue)) after \(RuntimeStatus.clock(status.coach.elapsed)) active, \(km(status.coach.distance)) km"
             fields = [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, 3))]
         }
-        record(ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity),
-               text: text, fields: fields, status: status)
+        var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
+        if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }
+        record(recorded, text: text, fields: fields, status: status)
     }
 
     /// Something the scenario itself did (a power cut, a restart, a recovery, a battery set).

@@ -1,5 +1,6 @@
 import Coaching
 import Foundation
+import HAL
 import NMEA
 import PacerCore
 import Storage
@@ -36,6 +37,7 @@ enum ScenarioResults {
                     ("battery_percent", .number(run.batteryPercent, 1)),
                     ("gps_cycles_delivered", .int(run.delivered)),
                 ]
+                if let e = run.energy { fields.append(("energy", energy(e))) }
                 if let n = run.nmea {
                     fields.append(("nmea", .object([
                         ("sentences", .int(n.sentences)), ("rejected", .int(n.rejected)),
@@ -51,6 +53,27 @@ enum ScenarioResults {
         summary.render(into: &out, indent: 0)
         out.append(0x0A)
         try Data(out).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The energy account of a device run: what each part cost at the battery, and why.
+    static func energy(_ e: EnergyLedger) -> JSONTree {
+        let total = (e.settled - e.start).inSeconds
+        var fields: [(String, JSONTree)] = [
+            ("hardware", .text(e.model.name)),
+            ("used_mah", .number(e.totalMilliampHours, 3)),
+            ("board_mah", .number(e.boardMilliampHours, 3)),
+            ("gps_mah", .number(e.gpsMilliampHours, 3)),
+            ("buzzer_mah", .number(e.buzzerMilliampHours, 3)),
+            ("average_ma", .number(e.averageMilliamps, 2)),
+            ("wakeups", .int(e.wakeups)),
+            ("buzzer_s", .number(e.buzzerTime.inSeconds, 3)),
+            ("suspended_s", .number(e.suspendedTime.inSeconds, 3)),
+        ]
+        fields.append(("gps_s", .object(GPSPowerState.allCases.compactMap { state in
+            e.gpsTime[state].map { (state.rawValue, JSONTree.number($0.inSeconds, 3)) }
+        })))
+        fields.append(("span_s", .number(total, 3)))
+        return .object(fields)
     }
 
     static func activity(_ d: ActivityDetail) -> JSONTree {

@@ -55,6 +55,8 @@ public struct ScenarioOutcome: Sendable {
     public var activities: [ActivityDetail]
     /// Scenario time when the last device stopped.
     public var duration: Duration
+    /// The energy account of each device run (none without a hardware build).
+    public var energy: [EnergyLedger]
     /// The four result files, by name (`timeline.txt`, …), in the output folder.
     public static let resultFiles = ["timeline.txt", "events.jsonl", "track.gpx", "summary.json"]
 }
@@ -141,7 +143,8 @@ public enum ScenarioRunner {
             throw ScenarioError("\(scenario.file): cannot read the results back from \(dataDir): \(error)")
         }
         let outcome = ScenarioOutcome(
-            scenario: scenario, events: recorder.events, activities: details, duration: end)
+            scenario: scenario, events: recorder.events, activities: details, duration: end,
+            energy: runs.compactMap(\.energy))
         try ScenarioResults.writeSummary(outcome, plan: plan, runs: runs, to: "\(out)/summary.json")
         return outcome
     }
@@ -162,6 +165,7 @@ public enum ScenarioRunner {
         var nmea: NMEAStatistics?
         var delivered: Int
         var batteryPercent: Double
+        var energy: EnergyLedger?
     }
 
     struct DeviceRun {
@@ -180,11 +184,12 @@ public enum ScenarioRunner {
         var settings = options.settings
         settings.profile = scenario.profile
         settings.dataDirectory = dataDir
+        if let hardware = scenario.hardware { settings.hardware = hardware }
         do {
             settings.gps = try DeviceURI(parsing: gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")
-            settings.battery = try DeviceURI(parsing:
-                "sim?capacity=\(seconds(scenario.battery.capacityMilliampHours))&level=\(seconds(battery))")
+            let capacity = scenario.battery.capacityMilliampHours.map { "capacity=\(seconds($0))&" } ?? ""
+            settings.battery = try DeviceURI(parsing: "sim?\(capacity)level=\(seconds(battery))")
         } catch {
             throw ScenarioError("\(scenario.file): \(error)")
         }
@@ -213,7 +218,8 @@ public enum ScenarioRunner {
 
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
-                         profile: device.profile, cues: device.cues, log: store),
+                         profile: device.profile, cues: device.cues, log: store, power: device.power,
+                         profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1)),
             plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, logger: logger,
             onEvent: { event, status in recorder.record(event, status: status, at: time()) },
             onFinish: { _ in clock.stop() })
@@ -253,7 +259,8 @@ public enum ScenarioRunner {
         let end = time()
         return DeviceRun(
             record: RunRecord(start: from, end: end, cut: wasCut, nmea: source?.statistics,
-                              delivered: source?.delivered ?? 0, batteryPercent: level),
+                              delivered: source?.delivered ?? 0, batteryPercent: level,
+                              energy: (device.power as? SimulatedPowerSupply)?.account),
             end: end, cut: wasCut, batteryPercent: level)
     }
 

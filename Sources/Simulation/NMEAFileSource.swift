@@ -66,6 +66,8 @@ public final class NMEAFileSource: GPSSource {
     public let faults: Faults
     /// How long the plugged-in receiver may send no cycle before the sink hears `silent`.
     public let silenceTimeout: Duration
+    /// Time without a fix after a wake from backup.
+    public let hotStart: Duration
 
     /// The reason an unplug fault gives the sink.
     public static let unpluggedReason = "unplugged"
@@ -79,9 +81,13 @@ public final class NMEAFileSource: GPSSource {
 
     /// Opens the recording. Throws `RecordingError` when it cannot be opened or is a
     /// directory. `speed` and `silenceTimeout` must be positive, and `speed` finite.
+    ///
+    /// `hotStart`: after the firmware wakes the replayed receiver from backup
+    /// (`setPower(.tracking)`), its cycles carry no fix for this long, as a real receiver's
+    /// after a hot start (the GPS module's figure from the hardware model).
     public init(
         path: String, clock: any PacerClock, pace: Pace = .clock, speed: Double = 1,
-        faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5)
+        faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5), hotStart: Duration = .seconds(1)
     ) throws(RecordingError) {
         precondition(speed > 0 && speed.isFinite, "replay speed must be positive, not \(speed)")
         precondition(silenceTimeout > .zero, "the silence timeout must be positive")
@@ -98,6 +104,7 @@ public final class NMEAFileSource: GPSSource {
         self.speed = speed
         self.faults = faults
         self.silenceTimeout = silenceTimeout
+        self.hotStart = hotStart
         var name = path.hasPrefix("/") ? "file://\(path)" : "file:\(path)"
         var query: [String] = []
         if pace == .asFastAsPossible { query.append("pace=fast") }
@@ -122,6 +129,9 @@ public final class NMEAFileSource: GPSSource {
 
     /// How many cycles an outage or an unplug withheld.
     public var withheld: Int { state.withLock { $0.withheld } }
+
+    /// Cycles the receiver did not send because the firmware had put it in backup.
+    public var asleep: Int { state.withLock { $0.asleep } }
 
     /// How many cycles `skip` dropped before the start.
     public var skipped: Int { state.withLock { $0.skipped } }
@@ -232,9 +242,15 @@ public final class NMEAFileSource: GPSSource {
                 r.withheld += 1
                 return (nil, sink)
             }
+            // A receiver in backup says nothing; one hot-starting says it has no fix yet.
+            if r.power == .backup {
+                r.asleep += 1
+                return (nil, sink)
+            }
+            let hotStarting = r.wokeAt.map { clock.now - $0 < hotStart } ?? false
             r.delivered += 1
             r.heard(at: clock.now)
-            return (faults.isInvalid(at: offset) ? .noFix(epoch.time) : epoch, sink)
+            return (faults.isInvalid(at: offset) || hotStarting ? .noFix(epoch.time) : epoch, sink)
         }
         guard let sink else { return }
         if let epoch { sink.epoch(epoch) }
@@ -298,6 +314,11 @@ private struct Replay {
     var delivered = 0
     var withheld = 0
     var skipped = 0
+    /// What the firmware asked of the receiver, and when it last woke it from backup.
+    var power = GPSPowerState.tracking
+    var wokeAt: Instant?
+    /// Cycles not sent because the receiver was in backup.
+    var asleep = 0
 
     // Offsets, measured as the file is decoded.
     /// A timed cycle and its offset: later cycles are measured from it.
@@ -465,6 +486,20 @@ extension NMEAEpoch {
         switch self {
         case .fix(let fix): fix.time
         case .noFix(let time): time
+        }
+    }
+}
+
+extension NMEAFileSource: GPSPowerControl {
+    /// The replayed receiver follows the firmware's power commands as a real one does: in
+    /// backup it sends nothing; woken (`.tracking`) from backup it sends cycles without a fix
+    /// for `hotStart`; in power-save it goes on sending (its lower current is the energy
+    /// model's business).
+    public func setPower(_ power: GPSPowerState) {
+        let now = clock.now
+        state.withLock { r in
+            if power == .tracking, r.power == .backup { r.wokeAt = now }
+            r.power = power
         }
     }
 }

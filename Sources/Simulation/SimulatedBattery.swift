@@ -41,6 +41,14 @@ public final class SimulatedBattery: BatteryGauge {
         remaining.withLock { $0 = max(0, $0 - milliampHours) }
     }
 
+    /// Gives back `milliampHours` (zero or more) that an earlier drain overcharged: the energy
+    /// account charges a gap as idle until the wakeup after it shows the board suspended.
+    /// The charge stops at the capacity.
+    public func refund(milliampHours: Double) {
+        precondition(milliampHours.isFinite && milliampHours >= 0, "a refund must be zero or more mAh, got \(milliampHours)")
+        remaining.withLock { $0 = min(capacityMilliampHours, $0 + milliampHours) }
+    }
+
     /// Sets the charge to `percent` (0…100) of the capacity: a scenario's "the battery is at
     /// 14 % now".
     public func set(percent: Double) {

@@ -1,6 +1,7 @@
 import Configurator
 import HAL
 import LinuxHardware
+import NMEA
 import Simulation
 import Synchronization
 import Testing
@@ -30,10 +31,44 @@ struct ConfiguratorFactoryTests {
         ("file:x.nmea?pace=slow", "pace=slow"),
         ("file:x.nmea?speed=-2", "speed=-2"),
         ("gpsd://host:70000", "1 to 65535"),
+        ("serial:///dev/ttyACM0?baud=9600&receiver=sirf",
+         "'serial:///dev/ttyACM0?baud=9600&receiver=sirf': receiver=sirf is not one of ubx, pmtk, none"),
+        ("serial:///dev/ttyACM0?receiver=UBX", "receiver=UBX is not one of ubx, pmtk, none"),
     ])
     func badGPSSourcesAreRefusedClearly(text: String, expected: String) {
         let error = #expect(throws: ConfigurationError.self) { try gps(text) }
         #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    /// `receiver=` picks the command set a serial receiver's power modes are set with.
+    @Test(arguments: [
+        ("serial:///dev/ttyACM0?baud=9600&receiver=ubx", ReceiverCommandSet.ubx),
+        ("serial:///dev/ttyACM0?receiver=pmtk&baud=9600", .pmtk),
+        ("serial:///dev/ttyACM0?baud=9600&receiver=none", .none),
+        ("serial:///dev/ttyACM0?baud=9600", .none),
+    ])
+    func serialReceiverCommandsComeFromTheURI(text: String, commands: ReceiverCommandSet) throws {
+        let source = try #require(try gps(text) as? SerialNMEASource)
+        #expect(source.receiver == commands)
+        #expect(source.baud == 9600)
+        #expect(source.powerSavePeriod == .seconds(10))
+    }
+
+    /// A device built from settings sets the receiver's power-save period to the profile's
+    /// position interval.
+    @Test func theProfilesPositionIntervalIsThePowerSavePeriod() throws {
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        settings.hardwareDirectory = hardwareDirectory
+        settings.gps = try DeviceURI(parsing: "serial:///dev/pacer-no-such-tty?baud=9600&receiver=ubx")
+        for profile in ["high", "medium", "low"] {
+            settings.profile = profile
+            let device = try Configurator.makeDevice(settings: settings, timing: .virtual)
+            let source = try #require(device.gps as? SerialNMEASource)
+            #expect(source.receiver == .ubx)
+            #expect(source.powerSavePeriod == device.profile.positionInterval)
+            #expect(source.commandBytes(for: .powerSave)
+                == ReceiverCommands.encode(.powerSave(updatePeriod: device.profile.positionInterval), for: .ubx))
+        }
     }
 
     static let trackLoop = "\(hardwareDirectory)/recordings/track-loop.nmea"

@@ -24,10 +24,14 @@ struct SerialNMEASourceTests {
 
         var devicePath: String { "\(directory.path)/ttyGPS" }
 
-        init(baud: Int = 9600, silenceTimeout: Duration = .seconds(5)) throws {
+        init(
+            baud: Int = 9600, silenceTimeout: Duration = .seconds(5), receiver: ReceiverCommandSet = .none,
+            powerSavePeriod: Duration = .seconds(10), backupWakeAfter: Duration? = nil
+        ) throws {
             source = try SerialNMEASource(
                 path: "\(directory.path)/ttyGPS", baud: baud, clock: loop.clock, logger: nil,
-                silenceTimeout: silenceTimeout)
+                silenceTimeout: silenceTimeout, receiver: receiver, powerSavePeriod: powerSavePeriod,
+                backupWakeAfter: backupWakeAfter)
             let log = self.log
             sink = GPSEventSink(clock: loop.clock) { log.record($0) }
         }

@@ -150,6 +150,65 @@ final class SerialPTY {
         }
     }
 
+    /// What the source wrote to the receiver: reads the master until `count` bytes came, or
+    /// `timeout` passed (then returns what came).
+    func read(count: Int, timeout: Duration = .seconds(10)) async -> [UInt8] {
+        var bytes: [UInt8] = []
+        _ = await SerialTest.eventually(timeout: timeout) {
+            bytes += readAvailable(upTo: count - bytes.count)
+            return bytes.count >= count
+        }
+        return bytes
+    }
+
+    /// Whatever reaches the master within `window` (for checking that nothing more came).
+    func read(for window: Duration) async -> [UInt8] {
+        var bytes: [UInt8] = []
+        let clock = ContinuousClock()
+        let deadline = clock.now + window
+        repeat {
+            bytes += readAvailable(upTo: 1 << 20)
+            try? await Task.sleep(for: .milliseconds(5))
+        } while clock.now < deadline
+        return bytes + readAvailable(upTo: 1 << 20)
+    }
+
+    /// What the master can read now, without waiting, at most `limit` bytes.
+    private func readAvailable(upTo limit: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < limit, master >= 0 {
+            var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, 0) > 0, fds[0].revents & Int16(POLLIN) != 0 else { break }
+            let n = Glibc.read(master, &chunk, min(chunk.count, limit - bytes.count))
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return bytes
+    }
+
+    /// The access modes (`O_RDONLY`, `O_RDWR`…) of this process's descriptors on the slave,
+    /// sorted; the test's own slave descriptor (from `openpty`) is `O_RDWR`.
+    func accessModesOnSlave() -> [Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        var modes: [Int32] = []
+        var target = [CChar](repeating: 0, count: 256)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            guard let fd = Int32(name) else { continue }
+            let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+            guard n > 0 else { continue }
+            target[n] = 0
+            guard SerialTest.string(target) == slavePath else { continue }
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0 { modes.append(flags & O_ACCMODE) }
+        }
+        return modes.sorted()
+    }
+
     /// The GPS is unplugged: the slave side sees a hang-up.
     func closeMaster() {
         if master >= 0 { close(master) }

@@ -1,0 +1,141 @@
+import PacerCore
+
+/// What the device did that costs energy, as it happens: the firmware's wakeups, the GPS
+/// receiver's power states, the buzzer's sounding. The runtime reports to it; in the
+/// simulator (and on a board without a fuel gauge) it drains the simulated battery.
+public protocol PowerMonitor: AnyObject, Sendable {
+    /// The firmware's loop woke up for one piece of work (a GPS epoch, a timer, a press).
+    func wakeup(at instant: Instant)
+    /// The receiver entered `state`.
+    func gps(_ state: GPSPowerState, at instant: Instant)
+    /// The buzzer sounds for `duration` from `instant`.
+    func buzzer(sounding duration: Duration, at instant: Instant)
+    /// Whether the board may suspend between wakeups from now on (the profile says so).
+    func boardMaySuspend(_ allowed: Bool, at instant: Instant)
+    /// Brings the account up to `instant` (before the battery is read).
+    func settle(at instant: Instant)
+}
+
+/// Integrates current over a run from the device's state changes (not from a formula on a
+/// profile's settings): each part draws its state's current for as long as it is in that
+/// state, converted to the battery's side of the regulator.
+///
+/// - GPS: the current of its state (`acquiring`, `tracking`, `power-save`, `backup`, `off`)
+///   for the time spent in it.
+/// - Board: idle current all the time, plus (busy − idle) for `busyPerWakeup` at every
+///   wakeup. Where the board can suspend and the profile lets it, a gap between wakeups
+///   longer than the resume time is spent suspended, less the resume time (charged busy).
+/// - Buzzer: its current for the seconds it sounds.
+///
+/// Pure arithmetic on instants: the same events give the same answer, to the bit.
+public struct EnergyLedger: Hashable, Sendable {
+    public let model: HardwareModel
+
+    /// Battery-side charge so far, per part, in mAh.
+    public private(set) var boardMilliampHours = 0.0
+    public private(set) var gpsMilliampHours = 0.0
+    public private(set) var buzzerMilliampHours = 0.0
+    /// Time in each GPS state.
+    public private(set) var gpsTime: [GPSPowerState: Duration] = [:]
+    public private(set) var wakeups = 0
+    public private(set) var buzzerTime = Duration.zero
+    /// Time the board spent suspended.
+    public private(set) var suspendedTime = Duration.zero
+
+    public let start: Instant
+    /// The account is complete up to here.
+    public private(set) var settled: Instant
+    public private(set) var gpsState: GPSPowerState
+    public private(set) var maySuspend = false
+    /// The last wakeup (the board is idle or suspended after it).
+    private var lastWakeup: Instant?
+
+    public init(model: HardwareModel, start: Instant, gps: GPSPowerState = .acquiring) {
+        self.model = model
+        self.start = start
+        settled = start
+        gpsState = gps
+    }
+
+    public var totalMilliampHours: Double { boardMilliampHours + gpsMilliampHours + buzzerMilliampHours }
+
+    /// Average battery current over the run so far, mA.
+    public var averageMilliamps: Double {
+        let hours = (settled - start).inSeconds / 3600
+        return hours > 0 ? totalMilliampHours / hours : 0
+    }
+
+    /// Hours a full battery lasts at the average current so far.
+    public var projectedRuntimeHours: Double {
+        averageMilliamps > 0 ? model.battery.capacityMilliampHours / averageMilliamps : .infinity
+    }
+
+    /// Brings the account up to `t`; returns the mAh it added.
+    @discardableResult
+    public mutating func settle(at t: Instant) -> Double {
+        guard t > settled else { return 0 }
+        let before = totalMilliampHours
+        let span = t - settled
+        let hours = span.inSeconds / 3600
+        gpsMilliampHours += battery(model.gps.milliamps[gpsState] ?? 0, model.gps.supplyVolts) * hours
+        gpsTime[gpsState, default: .zero] += span
+        // The board idles through the span; a suspend found at the next wakeup takes back
+        // the difference for the suspended part of the gap.
+        boardMilliampHours += battery(model.board.idleMilliamps, model.board.supplyVolts) * hours
+        settled = t
+        return totalMilliampHours - before
+    }
+
+    @discardableResult
+    public mutating func gps(_ state: GPSPowerState, at t: Instant) -> Double {
+        let added = settle(at: t)
+        gpsState = state
+        return added
+    }
+
+    @discardableResult
+    public mutating func wakeup(at t: Instant) -> Double {
+        var added = settle(at: t)
+        wakeups += 1
+        let board = model.board
+        // The gap since the previous wakeup, when the board was allowed to suspend in it.
+        if maySuspend, let last = lastWakeup, let suspend = board.suspendMilliamps, let resume = board.resume {
+            let gap = (t - last) - board.busyPerWakeup
+            if gap > resume {
+                let asleep = gap - resume
+                suspendedTime += asleep
+                // Suspended instead of idle for `asleep`; busy instead of idle while resuming.
+                let saved = battery(board.idleMilliamps - suspend, board.supplyVolts) * asleep.inSeconds / 3600
+                let resuming = battery(board.busyMilliamps - board.idleMilliamps, board.supplyVolts)
+                    * resume.inSeconds / 3600
+                boardMilliampHours += resuming - saved
+                added += resuming - saved
+            }
+        }
+        let busy = battery(board.busyMilliamps - board.idleMilliamps, board.supplyVolts) * board.busyPerWakeup.inSeconds / 3600
+        boardMilliampHours += busy
+        added += busy
+        lastWakeup = t
+        return added
+    }
+
+    @discardableResult
+    public mutating func buzzer(sounding duration: Duration, at t: Instant) -> Double {
+        let added = settle(at: t)
+        buzzerTime += duration
+        let cost = battery(model.buzzer.soundingMilliamps, model.buzzer.supplyVolts) * duration.inSeconds / 3600
+        buzzerMilliampHours += cost
+        return added + cost
+    }
+
+    @discardableResult
+    public mutating func boardMaySuspend(_ allowed: Bool, at t: Instant) -> Double {
+        let added = settle(at: t)
+        maySuspend = allowed
+        return added
+    }
+
+    private func battery(_ milliamps: Double, _ volts: Double) -> Double {
+        model.batteryMilliamps(milliamps, at: volts)
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Configurator
+import Foundation
+import ScenarioRunner
+
+/// `pacer battery compare`: what each power profile costs and gives, on one scenario.
+struct BatteryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "battery", abstract: "Compare power profiles: battery life against coaching and track quality.",
+        subcommands: [Compare.self])
+
+    struct Compare: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a scenario once per profile and compare energy, runtime, track and alerts.",
+            discussion: """
+                Energy comes from the build's energy model (Hardware/builds, Hardware/parts), \
+                charged for what the firmware did in each run: GPS states, wakeups, buzzer \
+                seconds, suspended gaps. Distance error is against the distance along every fix \
+                of the recording (1 Hz). Alert latency: from the runner leaving the speed band \
+                (the recording's speed averaged over 5 s, out for 5 s or more) to the first \
+                speed-up or slow-down cue; "missed" counts departures that got none before the \
+                runner was back.
+                """)
+
+        @Argument(help: "The scenario folder (its plan, recording and script are used; its profile is replaced).")
+        var scenario: String
+
+        @Option(name: .long, help: "Profiles to compare, comma-separated.")
+        var profiles: String = "low,medium,high"
+
+        @Option(name: .long, help: "The device build (Hardware/builds; default: the scenario's or the settings').")
+        var hardware: String?
+
+        @Flag(name: .long, help: "JSON instead of the table.")
+        var json = false
+
+        @Option(name: .long, help: "Also draw the trade-off as an SVG chart.")
+        var svg: String?
+
+        @Option(name: .long, help: "Keep each profile's scenario results here.")
+        var out: String?
+
+        @OptionGroup var common: ScenarioCommand.Common
+
+        func run() throws {
+            let options = try common.options()
+            let names = profiles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else { throw ValidationError("--profiles names no profile") }
+            for name in names {
+                do {
+                    _ = try PowerProfileLoader.load(name: name, hardwareDir: options.settings.hardwareDirectory)
+                } catch {
+                    throw ValidationError("--profiles: \(error.description)")
+                }
+            }
+            let loaded = try ScenarioCommand.load(scenario, options: options)
+            let fm = FileManager.default
+            let root = out ?? NSTemporaryDirectory() + "pacer-battery-compare-\(getpid())"
+            defer { if out == nil { try? fm.removeItem(atPath: root) } }
+            let rows: [ProfileComparison.Row]
+            do {
+                rows = try ProfileComparison.run(
+                    loaded, profiles: names, hardware: hardware, options: options, out: root, logger: ScenarioCommand.logger)
+            } catch let error as ScenarioError {
+                throw ValidationError(error.description)
+            }
+            print(json ? ComparisonReport.json(rows) : ComparisonReport.table(rows), terminator: "")
+            if let svg {
+                do {
+                    try ComparisonReport.svg(rows, title: "\(loaded.name): energy against alerts and track")
+                        .write(toFile: svg, atomically: true, encoding: .utf8)
+                } catch {
+                    throw ValidationError("--svg \(svg): \(error.localizedDescription)")
+                }
+            }
+        }
+    }
+}

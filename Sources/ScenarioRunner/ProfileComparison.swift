@@ -1,0 +1,201 @@
+import Coaching
+import Foundation
+import HAL
+import Logging
+import NMEA
+import PacerCore
+import Simulation
+import Storage
+
+/// `pacer battery compare`: one scenario run once per power profile, and what each costs in
+/// energy and gives the runner in coaching and track quality.
+public enum ProfileComparison {
+    /// One profile's figures.
+    public struct Row: Sendable {
+        public var profile: String
+        public var hardware: String
+        /// Battery charge used over the run, mAh, and its average current, mA.
+        public var energyMilliampHours: Double
+        public var averageMilliamps: Double
+        /// Hours a full battery lasts at that average.
+        public var projectedRuntimeHours: Double
+        /// Share of the run the receiver was powered (not in backup), %.
+        public var gpsOnPercent: Double
+        public var wakeups: Int
+        public var trackPoints: Int
+        /// Stored distance against the distance along every fix of the recording (1 Hz), %.
+        public var distanceErrorPercent: Double
+        public var cues: Int
+        /// From the runner leaving the speed band to the first corrective cue, seconds.
+        public var latencies: [Double]
+        /// Departures from the band that got no corrective cue before the runner came back.
+        public var missed: Int
+        public var batteryCapacityMilliampHours: Double
+
+        public var medianLatency: Double? {
+            guard !latencies.isEmpty else { return nil }
+            let sorted = latencies.sorted()
+            let mid = sorted.count / 2
+            return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+        }
+        public var maximumLatency: Double? { latencies.max() }
+    }
+
+    /// How long the runner must stay out of the band for it to count as having left it.
+    public static let departureMinimum = 5.0
+    /// The true speed is averaged over this many seconds of the recording.
+    public static let speedWindow = 5.0
+
+    public static func run(
+        _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
+        logger: Logger = Logger(label: "pacer.scenario")
+    ) throws -> [Row] {
+        var rows: [Row] = []
+        let reference = try ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
+        for profile in profiles {
+            var variant = scenario
+            variant.profile = profile
+            if let hardware { variant.hardware = hardware }
+            if variant.hardware == nil && options.settings.hardware == nil {
+                throw ScenarioError("no hardware build: give --hardware NAME (Hardware/builds) or `hardware:` in the settings")
+            }
+            let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options, logger: logger)
+            rows.append(row(outcome, profile: profile, reference: reference))
+        }
+        return rows
+    }
+
+    static func row(_ o: ScenarioOutcome, profile: String, reference: ReferenceTrack) -> Row {
+        let used = o.energy.reduce(0) { $0 + $1.totalMilliampHours }
+        let span = o.energy.reduce(0) { $0 + ($1.settled - $1.start).inSeconds }
+        let average = span > 0 ? used / (span / 3600) : 0
+        let capacity = o.energy.first?.model.battery.capacityMilliampHours ?? 0
+        var powered = 0.0
+        for e in o.energy {
+            for (state, time) in e.gpsTime where state != .backup && state != .off { powered += time.inSeconds }
+        }
+        let stored = o.activities.reduce(0) { $0 + $1.summary.distance }
+        let truth = o.activities.reduce(0.0) { sum, a in
+            guard let first = a.points.first?.time, let last = a.points.last?.time else { return sum }
+            return sum + reference.distance(from: first, to: last)
+        }
+        let (latencies, missed) = alertLatencies(o, reference: reference)
+        return Row(
+            profile: profile, hardware: o.energy.first?.model.name ?? "-", energyMilliampHours: used,
+            averageMilliamps: average, projectedRuntimeHours: average > 0 ? capacity / average : .infinity,
+            gpsOnPercent: span > 0 ? powered / span * 100 : 0, wakeups: o.energy.reduce(0) { $0 + $1.wakeups },
+            trackPoints: o.activities.reduce(0) { $0 + $1.points.count },
+            distanceErrorPercent: truth > 0 ? (stored - truth) / truth * 100 : 0,
+            cues: o.events.filter { $0.kind == "cue" }.count, latencies: latencies, missed: missed,
+            batteryCapacityMilliampHours: capacity)
+    }
+
+    /// Departures from the band (from the recording's own speeds, averaged over a few
+    /// seconds) and the first corrective cue after each: speed-up for too slow, slow-down
+    /// for too fast. A departure shorter than `departureMinimum`, or while paused, is not one.
+    static func alertLatencies(_ o: ScenarioOutcome, reference: ReferenceTrack) -> ([Double], Int) {
+        // The band over scenario time, from the phase changes; none while paused or finished.
+        var bands: [(from: Double, band: ClosedRange<Double>?)] = []
+        for e in o.events {
+            switch e.kind {
+            case "phase-started": bands.append((e.time.inSeconds, e.band))
+            case "paused", "finished", "power-cut": bands.append((e.time.inSeconds, nil))
+            case "resumed": bands.append((e.time.inSeconds, bands.last(where: { $0.band != nil })?.band))
+            default: break
+            }
+        }
+        func band(at t: Double) -> ClosedRange<Double>? { bands.last(where: { $0.from <= t })?.band }
+        let cues = o.events.filter { $0.kind == "cue" }.map { ($0.time.inSeconds, $0.name ?? "") }
+
+        enum Side: Equatable { case slow, inBand, fast }
+        let samples = reference.smoothedSpeeds(window: speedWindow)
+        var latencies: [Double] = []
+        var missed = 0
+        var previous: Side?
+        var i = 0
+        while i < samples.count {
+            let (t, v) = samples[i]
+            guard let b = band(at: t) else {
+                previous = nil
+                i += 1
+                continue
+            }
+            let side: Side = v < b.lowerBound ? .slow : v > b.upperBound ? .fast : .inBand
+            defer { previous = side }
+            guard side != .inBand, previous == .inBand || previous == nil else {
+                i += 1
+                continue
+            }
+            // Out of the band: for long enough? And until when?
+            var j = i
+            while j + 1 < samples.count, let bj = band(at: samples[j + 1].0), bj == b,
+                  (side == .slow ? samples[j + 1].1 < bj.lowerBound : samples[j + 1].1 > bj.upperBound) {
+                j += 1
+            }
+            let until = samples[j].0
+            if until - t >= departureMinimum {
+                let wanted = side == .slow ? Cue.speedUp.rawValue : Cue.slowDown.rawValue
+                if let cue = cues.first(where: { $0.1 == wanted && $0.0 >= t && $0.0 <= until + 1 }) {
+                    latencies.append(cue.0 - t)
+                } else {
+                    missed += 1
+                }
+            }
+            i = j + 1
+            previous = side
+        }
+        return (latencies, missed)
+    }
+}
+
+/// Every fix of a recording, at its own rate: the truth the stored track is compared with.
+struct ReferenceTrack {
+    var fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)] = []
+
+    init(fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)]) {
+        self.fixes = fixes
+    }
+
+    init(path: String) throws {
+        var reader = RecordingReader(path: path)
+        var first: UTCTimestamp?
+        var fixes: [(Double, UTCTimestamp, GeoPoint, Double?)] = []
+        try reader.decode(onEpoch: { epoch in
+            // Offsets count from the first timed cycle, as scenario time does.
+            if first == nil, case .noFix(let time?) = epoch { first = time }
+            guard case .fix(let fix) = epoch else { return }
+            if first == nil { first = fix.time }
+            let offset = Double(fix.time.millisecondsSince1970 - first!.millisecondsSince1970) / 1000
+            fixes.append((offset, fix.time, fix.position, fix.speed))
+        })
+        self.fixes = fixes.map { (offset: $0.0, time: $0.1, position: $0.2, speed: $0.3) }
+    }
+
+    /// Distance along every fix from `from` to `to` (UTC), metres.
+    func distance(from: UTCTimestamp, to: UTCTimestamp) -> Double {
+        var total = 0.0
+        var last: GeoPoint?
+        for f in fixes where f.time >= from && f.time <= to {
+            if let last { total += Geodesy.distance(last, f.position) }
+            last = f.position
+        }
+        return total
+    }
+
+    /// (offset s, speed m/s averaged over the trailing `window` seconds), one per fix.
+    func smoothedSpeeds(window: Double) -> [(Double, Double)] {
+        var out: [(Double, Double)] = []
+        var start = 0
+        var sum = 0.0, count = 0
+        for (k, f) in fixes.enumerated() {
+            if let s = f.speed { sum += s; count += 1 }
+            while fixes[start].offset < f.offset - window + 1e-9 {
+                if let s = fixes[start].speed { sum -= s; count -= 1 }
+                start += 1
+            }
+            _ = k
+            if count > 0 { out.append((f.offset, sum / Double(count))) }
+        }
+        return out
+    }
+}

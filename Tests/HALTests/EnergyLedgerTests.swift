@@ -1,0 +1,104 @@
+import HAL
+import PacerCore
+import Testing
+
+/// The energy integration on hand-built state timelines whose answers are worked out by hand.
+/// The model's round numbers make the arithmetic checkable: a 3.7 V cell behind a perfect
+/// regulator (efficiency 1) feeding 3.7 V parts, so a part's milliamps are the battery's.
+@Suite("Energy ledger")
+struct EnergyLedgerTests {
+    static func model(efficiency: Double = 1, suspend: Double? = nil, resume: Duration? = nil) -> HardwareModel {
+        HardwareModel(
+            name: "test", summary: "round numbers",
+            board: .init(name: "board", supplyVolts: 3.7, idleMilliamps: 100, busyMilliamps: 400,
+                         busyPerWakeup: .milliseconds(100), suspendMilliamps: suspend, resume: resume),
+            gps: .init(name: "gps", supplyVolts: 3.7,
+                       milliamps: [.acquiring: 40, .tracking: 30, .powerSave: 10, .backup: 0.1, .off: 0],
+                       hotStart: .seconds(1), commands: .none),
+            buzzer: .init(name: "piezo", supplyVolts: 3.7, soundingMilliamps: 36),
+            battery: .init(name: "cell", capacityMilliampHours: 1000, volts: 3.7, converterEfficiency: efficiency))
+    }
+
+    static func at(_ seconds: Double) -> Instant { Instant(nanoseconds: Int64(seconds * 1e9)) }
+
+    @Test func oneHourIdleAndTrackingIsTheSumOfTheCurrents() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .tracking)
+        l.settle(at: Self.at(3600))
+        #expect(abs(l.boardMilliampHours - 100) < 1e-9)
+        #expect(abs(l.gpsMilliampHours - 30) < 1e-9)
+        #expect(abs(l.averageMilliamps - 130) < 1e-9)
+        #expect(abs(l.projectedRuntimeHours - 1000.0 / 130) < 1e-9)
+        #expect(l.gpsTime[.tracking] == .seconds(3600))
+    }
+
+    @Test func gpsStatesAreChargedForTheirOwnTime() {
+        // 10 s acquiring, 50 s tracking, 540 s backup, then 3000 s power-save.
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .acquiring)
+        l.gps(.tracking, at: Self.at(10))
+        l.gps(.backup, at: Self.at(60))
+        l.gps(.powerSave, at: Self.at(600))
+        l.settle(at: Self.at(3600))
+        let charge: Double = 40.0 * 10 + 30.0 * 50 + 0.1 * 540 + 10.0 * 3000
+        let expected = charge / 3600
+        #expect(abs(l.gpsMilliampHours - expected) < 1e-9)
+        #expect(l.gpsTime == [.acquiring: .seconds(10), .tracking: .seconds(50), .backup: .seconds(540), .powerSave: .seconds(3000)])
+    }
+
+    @Test func eachWakeupAddsItsBusyTime() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .off)
+        for s in 0..<3600 { l.wakeup(at: Self.at(Double(s))) }
+        l.settle(at: Self.at(3600))
+        // 3600 wakeups x 0.1 s x (400 - 100) mA = 30 mAh on top of 100 mAh idle.
+        #expect(l.wakeups == 3600)
+        #expect(abs(l.boardMilliampHours - 130) < 1e-9)
+    }
+
+    @Test func theBuzzerCostsOnlyWhileItSounds() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .off)
+        for s in stride(from: 0.0, to: 3600, by: 10) { l.buzzer(sounding: .milliseconds(500), at: Self.at(s)) }
+        l.settle(at: Self.at(3600))
+        // 360 cues x 0.5 s x 36 mA = 1.8 mAh.
+        #expect(abs(l.buzzerMilliampHours - 1.8) < 1e-9)
+        #expect(l.buzzerTime == .seconds(180))
+    }
+
+    @Test func theRegulatorsLossAndTheVoltagesAreCounted() {
+        // A 5 V board at 100 mA from a 3.7 V cell through an 80 % boost converter:
+        // 100 x 5 / (3.7 x 0.8) = 168.92 mA at the cell.
+        var model = Self.model(efficiency: 0.8)
+        model.board.supplyVolts = 5
+        var l = EnergyLedger(model: model, start: Self.at(0), gps: .off)
+        l.settle(at: Self.at(3600))
+        #expect(abs(l.boardMilliampHours - 500 / 2.96) < 1e-9)
+    }
+
+    @Test func aBoardThatMaySuspendSleepsThroughLongGapsOnly() {
+        // Wakeups every 60 s for an hour; 0.1 s busy each, 0.5 s to resume, 2 mA suspended.
+        var l = EnergyLedger(model: Self.model(suspend: 2, resume: .milliseconds(500)), start: Self.at(0), gps: .off)
+        l.boardMaySuspend(true, at: Self.at(0))
+        for s in stride(from: 0.0, through: 3600, by: 60) { l.wakeup(at: Self.at(s)) }
+        // 61 wakeups; 60 gaps of 60 s, each: 0.1 s busy (the wakeup before), 0.5 s resuming
+        // (busy), 59.4 s suspended. Idle all hour, plus 300 mA more while busy or resuming,
+        // less 98 mA while suspended.
+        let idle: Double = 100 * 3600
+        let busy: Double = 61 * 0.1 * 300
+        let resuming: Double = 60 * 0.5 * 300
+        let asleep: Double = 60 * 59.4 * 98
+        let expected = (idle + busy + resuming - asleep) / 3600
+        #expect(abs(l.boardMilliampHours - expected) < 1e-9)
+        #expect(l.suspendedTime == .milliseconds(3_564_000))
+        // Gaps shorter than the resume time are idled through, not slept.
+        var short = EnergyLedger(model: Self.model(suspend: 2, resume: .milliseconds(500)), start: Self.at(0), gps: .off)
+        short.boardMaySuspend(true, at: Self.at(0))
+        for s in stride(from: 0.0, through: 10, by: 0.5) { short.wakeup(at: Self.at(s)) }
+        #expect(short.suspendedTime == .zero)
+    }
+
+    @Test func aBoardThatCannotSuspendIdlesEvenWhenAllowed() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .off)
+        l.boardMaySuspend(true, at: Self.at(0))
+        for s in stride(from: 0.0, through: 3600, by: 60) { l.wakeup(at: Self.at(s)) }
+        #expect(l.suspendedTime == .zero)
+        #expect(abs(l.boardMilliampHours - (100 + 61 * 0.1 * 300 / 3600)) < 1e-9)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HAL
+import PacerCore
+@testable import ScenarioRunner
+import Testing
+
+@Suite("Profile comparison")
+struct ProfileComparisonTests {
+    /// A runner at `speed(t)` m/s heading north, one fix a second.
+    static func track(_ seconds: Int, speed: (Int) -> Double) -> ReferenceTrack {
+        var north = 0.0
+        return ReferenceTrack(fixes: (0..<seconds).map { t in
+            north += speed(t)
+            return (Double(t), UTCTimestamp(millisecondsSince1970: 1_777_705_200_000 + Int64(t) * 1000),
+                    GeoPoint(latitude: 52 + north / 111_195, longitude: 4.3), speed(t))
+        })
+    }
+
+    static func outcome(_ events: [ScenarioEvent]) -> ScenarioOutcome {
+        let scenario = Scenario(
+            directory: "/x", file: "/x/scenario.yaml", name: "x", summary: nil, planPath: "/x/plan.yaml",
+            workoutIndex: 0, profile: "high", date: nil, recording: "/x/run.nmea", recipe: nil, battery: .init(),
+            script: [], faults: [], expectations: [])
+        return ScenarioOutcome(scenario: scenario, events: events, activities: [], duration: .seconds(300), energy: [])
+    }
+
+    static func event(_ t: Int, _ kind: String, _ name: String? = nil, band: ClosedRange<Double>? = nil) -> ScenarioEvent {
+        var e = ScenarioEvent(time: .seconds(t), kind: kind, name: name, activity: 1)
+        e.band = band
+        return e
+    }
+
+    @Test func latencyRunsFromLeavingTheBandToTheFirstCorrectiveCue() {
+        // On pace (3 m/s in 2.78-3.33), too slow (2 m/s) from 100 to 130 s, too fast (4 m/s)
+        // from 200 to 203 s (too short to count), on pace otherwise.
+        let track = Self.track(300) { t in (100..<130).contains(t) ? 2 : (200..<203).contains(t) ? 4 : 3 }
+        let o = Self.outcome([
+            Self.event(0, "phase-started", band: 2.78...3.33),
+            Self.event(60, "cue", "on-pace"),
+            Self.event(108, "cue", "slow-down"),   // the wrong way: not a correction
+            Self.event(111, "cue", "speed-up"),
+            Self.event(121, "cue", "speed-up"),
+            Self.event(290, "finished", "completed"),
+        ])
+        let (latencies, missed) = ProfileComparison.alertLatencies(o, reference: track)
+        // The 5 s average falls below 2.78 at 101 s (two of the five samples at 2 m/s: 2.6).
+        #expect(latencies == [10])
+        #expect(missed == 0)
+    }
+
+    @Test func aDepartureWithoutACueIsMissedAndPausesDoNotCount() {
+        let track = Self.track(300) { t in (50..<80).contains(t) || (150..<200).contains(t) ? 2 : 3 }
+        let o = Self.outcome([
+            Self.event(0, "phase-started", band: 2.78...3.33),
+            Self.event(140, "paused"),
+            Self.event(210, "resumed"),
+        ])
+        let (latencies, missed) = ProfileComparison.alertLatencies(o, reference: track)
+        #expect(latencies.isEmpty)
+        #expect(missed == 1)
+    }
+
+    @Test func theReferenceDistanceIsAlongEveryFix() {
+        let track = Self.track(101) { _ in 3 }
+        let d = track.distance(from: track.fixes[0].time, to: track.fixes[100].time)
+        #expect(abs(d - 300) < 0.5)
+    }
+
+    @Test func theTableLinesUpAndSaysTheHardware() {
+        let row = ProfileComparison.Row(
+            profile: "high", hardware: "zero-m8n", energyMilliampHours: 89.31, averageMilliamps: 178.6,
+            projectedRuntimeHours: 11.2, gpsOnPercent: 100, wakeups: 2191, trackPoints: 180,
+            distanceErrorPercent: -0.64, cues: 187, latencies: [8, 9, 7], missed: 0, batteryCapacityMilliampHours: 2000)
+        let table = ComparisonReport.table([row])
+        #expect(table.contains("high           89.3   178.6       11.2     100.0     2191     180       -0.64   187"))
+        #expect(table.contains("8.0 / 9.0"))
+        #expect(table.hasSuffix("hardware zero-m8n, battery 2000 mAh\n"))
+        let svg = ComparisonReport.svg([row], title: "t")
+        #expect(svg.hasPrefix("<svg") && svg.contains("<circle") && svg.hasSuffix("</svg>\n"))
+        let json = try? JSONSerialization.jsonObject(with: Data(ComparisonReport.json([row]).utf8)) as? [[String: Any]]
+        #expect(json?.first?["latency_max_s"] as? Double == 9)
+    }
+}
