@@ -13,14 +13,14 @@ import HAL
 /// gps: ublox-neo-m8n                      commands: ubx            # ubx | pmtk | none
 /// buzzer: piezo                           hot_start_s: 1
 /// battery: lipo-2000mah                   current_ma: {acquiring: 32, tracking: 29,
-///                                                      power-save: 9.5, backup: 0.03}
+///                                                      power-save: 2.1, backup: 0.03}
 /// ```
 ///
 /// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms` and, if it can suspend
 /// to RAM, `suspend_ma` with `resume_ms`; a buzzer `supply_v` and `sounding_ma`; a battery
 /// `capacity_mah`, `volts` and `converter_efficiency`. Every file has `name` (its file's name)
 /// and `summary`. A file that cannot be used is refused with its file, line, key and reason:
-/// `parts/gps/x.yaml:9: current_ma.backup: must be below power-save (9.5 mA), got 12`.
+/// `parts/gps/x.yaml:9: current_ma.backup: must be below power-save (2.1 mA), got 12`.
 public enum HardwareModelLoader {
     /// The kinds of part a build names, with the folder of `hardwareDir/parts` each lives in.
     public enum PartKind: String, CaseIterable, Sendable {
