@@ -250,11 +250,19 @@ public enum Configurator {
                 // The build's battery, unless the URI says otherwise.
                 let capacity = try uri.integer(
                     "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
-                let level = try uri.integer("level", default: 100)
+                // A level may have decimals: a device that boots again after a power cut finds
+                // its battery where the last one left it.
+                var level = 100.0
+                if let raw = uri.query["level"] {
+                    guard let v = Double(raw), v.isFinite else {
+                        throw ConfigurationError("'\(uri)': level=\(raw) is not a number")
+                    }
+                    level = v
+                }
                 guard capacity > 0, (0...100).contains(level) else {
                     throw ConfigurationError("'\(uri)': capacity must be positive and level 0 to 100")
                 }
-                return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: Double(level))
+                return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: level)
             default:
                 throw ConfigurationError("unknown battery '\(uri)' (known: sysfs, sysfs:PATH, sim?capacity=MAH)")
             }

@@ -54,6 +54,8 @@ public final class DeviceRuntime: Sendable {
 
     /// Battery level at which the low-battery cue sounds (once).
     public static let lowBatteryPercent = 15.0
+    /// Battery readings are reported as events in steps of this many percent.
+    public static let batteryReportStep = 5
     /// Presses closer together than this are one press.
     public static let waypointDebounce = Duration.seconds(1)
     /// A receiver put in backup is woken this long plus its hot-start time before the next
@@ -497,9 +499,11 @@ public final class DeviceRuntime: Sendable {
         parts.power?.settle(at: now)
         let reading = parts.battery.read()
         let (warn, changed) = state.withLock { s -> (Bool, Bool) in
-            let before = s.battery.map { Int($0.percent.rounded(.down)) }
+            // Reported at the first reading and then every 5 % (the status line shows it always).
+            let step = { (r: BatteryReading) in Int(r.percent.rounded(.down)) / DeviceRuntime.batteryReportStep }
+            let before = s.battery.map(step)
             s.battery = reading
-            let changed = reading.map { Int($0.percent.rounded(.down)) } != before && !s.finished
+            let changed = reading.map(step) != before && !s.finished
 
             guard let reading, !reading.charging, reading.percent <= DeviceRuntime.lowBatteryPercent,
                   !s.warnedLowBattery, !s.finished else { return (false, changed) }

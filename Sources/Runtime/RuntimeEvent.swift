@@ -18,7 +18,7 @@ public enum RuntimeEvent: Hashable, Sendable {
     case waypoint(name: String, outcome: DeviceRuntime.WaypointOutcome)
     case paused
     case resumed
-    /// The battery gauge's reading, when it changed by a whole percent or more.
+    /// The battery gauge's reading: the first, then each time it enters another 5 % step.
     case battery(percent: Double)
     /// The battery fell to a profile's step-down level: the device switched profile.
     case profileChanged(from: String, to: String, percent: Double)

@@ -111,7 +111,7 @@ final class ScenarioRecorder: Sendable {
         case .resumed:
             text = "resumed"
         case .battery(let percent):
-            text = "battery \(Int(percent.rounded(.down))) %"
+            text = "battery \(Int(percent.rounded())) %"
             fields = [("percent", .number(percent, 1))]
         case .profileChanged(let from, let to, let percent):
             name = to
