@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `pacer battery compare` on the bundled comparison scenario, through the binary.
+@Suite("Battery comparison end to end", .serialized)
+struct BatteryCompareEndToEndTests {
+    @Test func theLowProfileRunsTwiceAsLongAndHighCorrectsWithinItsIntervals() throws {
+        let dir = try Pacer.temporaryDirectory()
+        let result = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--json", "--svg", "\(dir)/chart.svg"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let byProfile = Dictionary(uniqueKeysWithValues: rows.compactMap { r in (r["profile"] as? String).map { ($0, r) } })
+        let low = try #require(byProfile["low"]), high = try #require(byProfile["high"]), medium = try #require(byProfile["medium"])
+        let lowRuntime = try #require(low["projected_runtime_h"] as? Double)
+        let highRuntime = try #require(high["projected_runtime_h"] as? Double)
+        let mediumRuntime = try #require(medium["projected_runtime_h"] as? Double)
+        #expect(lowRuntime >= 2 * highRuntime, "low \(lowRuntime) h, high \(highRuntime) h")
+        #expect(mediumRuntime > highRuntime && mediumRuntime < lowRuntime)
+        // High: alerts every 10 s, a position every 10 s (Hardware/profiles/high.yaml).
+        let highLatency = try #require(high["latency_max_s"] as? Double)
+        #expect(highLatency <= 10 + 10)
+        #expect(high["departures_missed"] as? Int == 0)
+        // More energy buys more points and a truer distance.
+        #expect((high["track_points"] as? Int ?? 0) > (low["track_points"] as? Int ?? 0))
+        #expect(abs(high["distance_error_percent"] as? Double ?? 99) < abs(low["distance_error_percent"] as? Double ?? 0))
+        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "\(dir)/chart.svg"])
+        #expect(lint.status == 0, "\(lint.stderr)")
+    }
+
+    @Test func theTableNamesTheHardwareAndAnotherBuildCanBeChosen() throws {
+        let result = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--profiles", "high,low",
+                                    "--hardware", "zero-m8n"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("profile  energy mAh  avg mA  runtime h") == true)
+        #expect(lines.filter { $0.hasPrefix("high ") || $0.hasPrefix("low ") }.count == 2)
+        #expect(result.stdout.contains("hardware zero-m8n, battery 2000 mAh"))
+    }
+
+    @Test func badInputIsRefusedClearly() throws {
+        let profile = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--profiles", "low,turbo"])
+        #expect(profile.status != 0)
+        #expect(profile.stderr.contains("--profiles") && profile.stderr.contains("no profile 'turbo'"), "\(profile.stderr)")
+        let build = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--hardware", "zero-xyz"])
+        #expect(build.status != 0)
+        #expect(build.stderr.contains("no build 'zero-xyz'"), "\(build.stderr)")
+        let dir = try Pacer.temporaryDirectory()
+        try "name: x\nrecording: run.nmea\n".write(toFile: "\(dir)/scenario.yaml", atomically: true, encoding: .utf8)
+        try "".write(toFile: "\(dir)/run.nmea", atomically: true, encoding: .utf8)
+        let noPlan = try Pacer.run(["battery", "compare", dir])
+        #expect(noPlan.status != 0)
+        #expect(noPlan.stderr.contains("scenario.yaml") && noPlan.stderr.contains("missing key 'plan'"), "\(noPlan.stderr)")
+    }
+}
