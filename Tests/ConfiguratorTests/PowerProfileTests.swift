@@ -67,6 +67,11 @@ struct PowerProfileTests {
         ("smoothing_window_s: 10", "smoothing_window_s: 2", "smoothing_window_s", "shorter than position_interval_s"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nflush_everything: yes", "flush_everything", "unknown key"),
         ("name: custom", "name: other", "name", "must match"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ngps_mode: asleep", "gps_mode", "'asleep' is not one of tracking, power-save, backup"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nboard_suspend: maybe", "board_suspend", "expected true or false"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 120, to: low}", "step_down.at_percent", "between 0 and 100"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20, to: custom}", "step_down.to", "steps down to itself"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20}", nil, "missing key 'step_down.to'"),
     ] as [(String, String, String?, String)])
     func brokenProfilesAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
         let dir = try makeTemporaryDirectory()
@@ -76,6 +81,27 @@ struct PowerProfileTests {
         #expect(error?.line != nil)
         #expect(error?.key == key)
         #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+
+    @Test func aStepDownChainIsFollowedAndAMissingOrCircularOneRefused() throws {
+        // The bundled chain: high steps to medium, medium to low.
+        let high = try PowerProfileLoader.load(name: "high", hardwareDir: hardwareDirectory)
+        let chain = try PowerProfileLoader.stepDownChain(from: high, hardwareDir: hardwareDirectory)
+        #expect(Set(chain.keys) == ["medium", "low"])
+        #expect(high.stepDown == .init(percent: 30, to: "medium"))
+        #expect(chain["low"]?.gpsMode == .backup && chain["low"]?.boardSuspend == true)
+
+        let dir = try makeTemporaryDirectory()
+        _ = try write(Self.valid + "\nstep_down: {at_percent: 20, to: nowhere}\n", to: "profiles/custom.yaml", in: dir)
+        let custom = try PowerProfileLoader.load(name: "custom", hardwareDir: dir)
+        let missing = #expect(throws: DataFileError.self) { try PowerProfileLoader.stepDownChain(from: custom, hardwareDir: dir) }
+        #expect(missing?.description.contains("step_down.to: no profile 'nowhere'") == true, "\(String(describing: missing))")
+        _ = try write(Self.valid.replacingOccurrences(of: "name: custom", with: "name: other")
+            + "\nstep_down: {at_percent: 10, to: custom}\n", to: "profiles/other.yaml", in: dir)
+        _ = try write(Self.valid + "\nstep_down: {at_percent: 20, to: other}\n", to: "profiles/custom.yaml", in: dir)
+        let loop = try PowerProfileLoader.load(name: "custom", hardwareDir: dir)
+        let circular = #expect(throws: DataFileError.self) { try PowerProfileLoader.stepDownChain(from: loop, hardwareDir: dir) }
+        #expect(circular?.description.contains("steps back into the chain") == true)
     }
 
     @Test func notYAMLIsRefusedWithTheLine() throws {
