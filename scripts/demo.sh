@@ -12,4 +12,5 @@ out="${PACER_DEMO_DIR:-$(mktemp -d /tmp/pacer-demo.XXXXXX)}"
 .build/release/pacer scenario run Scenarios/intervals --out "$out" --buzzer "wav:$out/cues.wav"
 echo
 echo "summary ($out/summary.json):"
+sed -n '/"energy"/,/"span_s"/p' "$out/summary.json"
 sed -n '/"activities"/,/"waypoints"/p' "$out/summary.json" | sed -n '2,20p'
