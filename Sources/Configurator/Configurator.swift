@@ -73,7 +73,7 @@ public enum Configurator {
         if case .paced(let speed) = timing, !(speed > 0 && speed.isFinite) {
             throw ConfigurationError("a paced clock's speed must be a positive number, not \(speed)")
         }
-        let clock = makeClock(timing)
+        let clock = makeClock(timing, board: hardware?.board)
         var buzzer = try makeBuzzer(settings.buzzer, clock: clock, logger: logger)
         if !alsoBuzzers.isEmpty {
             var parts = [buzzer]
@@ -106,9 +106,17 @@ public enum Configurator {
 
     /// The clock for `timing`. A paced clock's speed must be positive and finite
     /// (`makeDevice` refuses others with a `ConfigurationError`; here it is a precondition).
-    public static func makeClock(_ timing: Timing) -> any RunnableClock {
+    ///
+    /// On the board (`.realTime`), a build whose board can suspend to RAM gets a clock that
+    /// suspends it through sysfs during long waits, when the profile allows.
+    public static func makeClock(_ timing: Timing, board: HardwareModel.Board? = nil) -> any RunnableClock {
         switch timing {
-        case .realTime: MonotonicClock()
+        case .realTime:
+            if let board, board.suspendMilliamps != nil, let resume = board.resume {
+                MonotonicClock(suspender: SysfsSuspender(), suspendThreshold: board.suspendThreshold, resume: resume)
+            } else {
+                MonotonicClock()
+            }
         case .virtual: VirtualClock()
         case .paced(let speed): VirtualClock(pacedBy: MonotonicWaiter(), speed: speed)
         }

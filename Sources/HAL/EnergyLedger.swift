@@ -23,8 +23,9 @@ public protocol PowerMonitor: AnyObject, Sendable {
 /// - GPS: the current of its state (`acquiring`, `tracking`, `power-save`, `backup`, `off`)
 ///   for the time spent in it.
 /// - Board: idle current all the time, plus (busy − idle) for `busyPerWakeup` at every
-///   wakeup. Where the board can suspend and the profile lets it, a gap between wakeups
-///   longer than the resume time is spent suspended, less the resume time (charged busy).
+///   wakeup. Where the board can suspend and the profile lets it, a gap between wakeups of
+///   at least `suspendThreshold` is spent suspended, less the resume time (charged busy), as
+///   the board's clock does it.
 /// - Buzzer: its current for the seconds it sounds.
 ///
 /// Pure arithmetic on instants: the same events give the same answer, to the bit.
@@ -101,7 +102,7 @@ public struct EnergyLedger: Hashable, Sendable {
         // The gap since the previous wakeup, when the board was allowed to suspend in it.
         if maySuspend, let last = lastWakeup, let suspend = board.suspendMilliamps, let resume = board.resume {
             let gap = (t - last) - board.busyPerWakeup
-            if gap > resume {
+            if gap >= board.suspendThreshold {
                 let asleep = gap - resume
                 suspendedTime += asleep
                 // Suspended instead of idle for `asleep`; busy instead of idle while resuming.

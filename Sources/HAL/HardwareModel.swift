@@ -56,6 +56,11 @@ public struct HardwareModel: Hashable, Sendable {
         /// it at the busy current). The data files count both directions.
         public var resume: Duration?
 
+        /// The shortest wait worth suspending for: the resume time and two seconds (a real-time
+        /// clock's wake alarm counts whole seconds). The firmware's clock and the energy model
+        /// use the same rule.
+        public var suspendThreshold: Duration { (resume ?? .zero) + .seconds(2) }
+
         public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
                     busyPerWakeup: Duration, suspendMilliamps: Double? = nil, resume: Duration? = nil) {
             self.name = name
@@ -142,4 +147,18 @@ public struct HardwareModel: Hashable, Sendable {
     public func batteryMilliamps(_ milliamps: Double, at volts: Double) -> Double {
         milliamps * volts / (battery.volts * battery.converterEfficiency)
     }
+}
+
+/// A clock that can let the board suspend to RAM while its loop waits for a distant
+/// deadline (the board's clock, with a board that can suspend). The runtime allows it when
+/// the power profile says so.
+public protocol SuspendingClock: AnyObject, Sendable {
+    func allowSuspend(_ allowed: Bool)
+}
+
+/// Suspends the board: a wake alarm, then suspend-to-RAM.
+public protocol BoardSuspender: Sendable {
+    /// Suspends for about `duration` (whole seconds); returns how long the board was really
+    /// suspended (the time a monotonic clock did not count), zero when it could not.
+    func suspend(for duration: Duration) -> Duration
 }

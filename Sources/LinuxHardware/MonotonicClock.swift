@@ -9,15 +9,31 @@ import HAL
 ///
 /// Waiting uses a condition variable bound to the monotonic clock, so a timer set for ten
 /// seconds fires after ten seconds whatever happens to the wall clock.
-public final class MonotonicClock: RunnableClock, @unchecked Sendable {
+public final class MonotonicClock: RunnableClock, SuspendingClock, @unchecked Sendable {
     // Guarded by `condition`'s lock.
     private var queue = TimerQueue()
     private var stopped = false
+    private var suspendAllowed = false
+    /// Time the board spent suspended: `CLOCK_MONOTONIC` does not count it, the clock does.
+    private var suspended = Duration.zero
     private let condition = MonotonicCondition()
+    private let suspender: (any BoardSuspender)?
+    private let suspendThreshold: Duration
+    private let resume: Duration
 
-    public init() {}
+    /// `suspender`: how to suspend the board while waiting (nil: the board idles). A wait of
+    /// at least `suspendThreshold` is slept suspended, waking `resume` before the deadline.
+    public init(suspender: (any BoardSuspender)? = nil, suspendThreshold: Duration = .seconds(3),
+                resume: Duration = .seconds(1)) {
+        self.suspender = suspender
+        self.suspendThreshold = suspendThreshold
+        self.resume = resume
+    }
 
-    public var now: Instant { MonotonicCondition.now }
+    public var now: Instant { condition.withLock { MonotonicCondition.now + suspended } }
+
+    /// Time spent suspended so far.
+    public var suspendedTime: Duration { condition.withLock { suspended } }
 
     @discardableResult
     public func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
@@ -36,7 +52,7 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     public func run() {
         condition.lock()
         while !stopped {
-            let current = now
+            let current = MonotonicCondition.now + suspended
             if let entry = queue.popDue(at: current) {
                 condition.unlock()
                 if !entry.handle.isCancelled { entry.task() }
@@ -44,7 +60,17 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
                 continue
             }
             if let next = queue.nextDeadline {
-                condition.wait(until: next)
+                // A long wait with the profile's leave: suspended to RAM, woken by the RTC a
+                // resume time early. Other threads' tasks wait for the resume.
+                if suspendAllowed, let suspender, next - current >= suspendThreshold {
+                    let sleep = next - current - resume
+                    condition.unlock()
+                    let slept = suspender.suspend(for: sleep)
+                    condition.lock()
+                    suspended += slept
+                    if slept > .zero { continue }
+                }
+                condition.wait(until: next - suspended)
             } else {
                 condition.wait()
             }
@@ -55,6 +81,13 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
 
     /// Makes `run()` return after the task it is running, if any; called before `run()`,
     /// makes the next `run()` return at once.
+    public func allowSuspend(_ allowed: Bool) {
+        condition.withLock {
+            suspendAllowed = allowed
+            condition.signal()
+        }
+    }
+
     public func stop() {
         condition.withLock {
             stopped = true

@@ -143,6 +143,7 @@ public final class DeviceRuntime: Sendable {
             handle(out)
             parts.power?.gps(parts.gps == nil ? .off : .acquiring, at: now)
             parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
+            (parts.clock as? any SuspendingClock)?.allowSuspend(parts.profile.boardSuspend)
             let flush = parts.clock.scheduleRepeating(every: parts.profile.trackFlushInterval) { [self] in commit() }
             let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
             state.withLock {
@@ -533,6 +534,7 @@ public final class DeviceRuntime: Sendable {
         let flush = parts.clock.scheduleRepeating(every: next.trackFlushInterval) { [self] in commit() }
         state.withLock { $0.flushTimer = flush }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
+        (parts.clock as? any SuspendingClock)?.allowSuspend(next.boardSuspend)
         // The receiver follows the new mode: woken if it no longer may sleep, put in
         // power-save if that is the new mode and it has a fix.
         let (asleep, power) = state.withLock { ($0.asleep, $0.gpsPower) }
@@ -566,6 +568,7 @@ public final class DeviceRuntime: Sendable {
         }
         guard let (activity, elapsed, lastTime) = done else { return }
         parts.gps?.stop()
+        (parts.clock as? any SuspendingClock)?.allowSuspend(false)
         if let activity {
             do {
                 try parts.log.finish(activity, end: end, endedAt: lastTime, activeTime: elapsed)
