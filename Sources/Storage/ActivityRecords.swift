@@ -206,6 +206,13 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidPoint(activity: Int64, reason: String)
     case database(String)
     case file(path: String, reason: String)
+    case unknownPlan(Int64)
+    /// A plan that cannot be stored: the reason.
+    case invalidPlan(String)
+    /// An athlete profile with problems (`AthleteProfile.problems`), said together.
+    case invalidAthlete(String)
+    /// A profile change dated before the latest stored one (a clock gone back?).
+    case athleteChangeOutOfOrder(latest: UTCTimestamp, given: UTCTimestamp)
 
     public var description: String {
         switch self {
@@ -216,6 +223,11 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidPoint(let id, let reason): "activity #\(id): \(reason)"
         case .database(let reason): "activity database: \(reason)"
         case .file(let path, let reason): "\(path): \(reason)"
+        case .unknownPlan(let id): "there is no stored plan #\(id)"
+        case .invalidPlan(let reason): "cannot store the plan: \(reason)"
+        case .invalidAthlete(let reason): "the athlete profile is not plausible: \(reason)"
+        case .athleteChangeOutOfOrder(let latest, let given):
+            "the athlete profile last changed at \(latest.iso8601), after \(given.iso8601): is the clock right?"
         }
     }
 }

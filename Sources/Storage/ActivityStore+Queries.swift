@@ -94,7 +94,7 @@ extension ActivityStore {
         try read { db in
             var counts: [String: Int] = [:]
             for table in ["activities", "track_points", "waypoints", "cues", "phase_results",
-                          "routes", "route_points", "route_waypoints"] {
+                          "routes", "route_points", "route_waypoints", "athlete_profile", "plans"] {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
             return counts

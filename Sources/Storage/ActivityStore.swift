@@ -190,6 +190,8 @@ public final class ActivityStore: ActivityLog, Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        // The athlete profile with its history of changes, and the stored plans.
+        migrator.registerMigration("v2") { db in try Self.createAthleteAndPlanTables(db) }
         return migrator
     }
 
