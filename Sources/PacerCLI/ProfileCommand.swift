@@ -1,0 +1,470 @@
+import ArgumentParser
+import Coaching
+import Configurator
+import Foundation
+import PacerCore
+import Storage
+
+/// `pacer profile set` / `pacer profile show`: the athlete profile (R12, R15), kept in the
+/// activity database with the history of its changes.
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Set and show the athlete profile: weight, height, training days a week, races and best marks.",
+        subcommands: [SetProfile.self, ShowProfile.self])
+
+    /// Where the profile lives: the activity database in `--data-dir`, else in the settings'
+    /// `data_dir` (R27), as for `pacer activities`.
+    struct StoreLocation: ParsableArguments {
+        @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or Hardware/config/simulated.yaml).")
+        var config: String?
+
+        @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
+        var dataDirectory: String?
+
+        func open() throws -> ActivityStore {
+            if let dataDirectory { return try ActivityStore(directory: dataDirectory) }
+            let settings: Settings
+            do {
+                settings = try Settings.load(path: config ?? Settings.defaultPath())
+            } catch {
+                throw ValidationError(error.description)
+            }
+            return try ActivityStore(directory: settings.dataDirectory)
+        }
+    }
+
+    enum YesNo: String, ExpressibleByArgument, CaseIterable {
+        case yes, no
+
+        var value: Bool { self == .yes }
+    }
+
+    struct SetProfile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Set the athlete profile, or change some of its fields.",
+            discussion: """
+                The first set needs --weight, --height and --frequency; later sets change only \
+                the fields given. Allowed: weight 30 to 250 kg, height 120 to 230 cm, 1 to 7 \
+                training days a week; a best race of 1 to 100 km, no faster than the world \
+                record allows for its distance (the 1000 m record carried to the distance by \
+                Riegel's formula) and no slower than 2 km/h; a best marathon of 2:00:00 to \
+                8:00:00. Times are M:SS or H:MM:SS. A best race needs --raced yes (now or \
+                before), a best marathon --marathon yes; --raced no clears the best race, \
+                --marathon no the best marathon. A value out of range or malformed is refused \
+                with the allowed range, and nothing is stored. Setting the values already \
+                stored records nothing.
+                """)
+
+        @Option(name: .long, help: ArgumentHelp("Weight in kilograms (30 to 250).", valueName: "kg"))
+        var weight: String?
+
+        @Option(name: .long, help: ArgumentHelp("Height in centimetres (120 to 230).", valueName: "cm"))
+        var height: String?
+
+        @Option(name: .long, help: ArgumentHelp("Training days a week (1 to 7).", valueName: "days"))
+        var frequency: String?
+
+        @Option(name: .long, help: "Whether the runner has run a race.")
+        var raced: YesNo?
+
+        @Option(name: .long, help: "Whether the runner has run a marathon.")
+        var marathon: YesNo?
+
+        @Option(name: .customLong("best-race"),
+                help: ArgumentHelp("Best race, DISTANCE@TIME: 10km@48:30, 5000m@22:10, 21.1km@1:45:00.",
+                                   valueName: "distance@time"))
+        var bestRace: String?
+
+        @Option(name: .customLong("best-marathon"), help: ArgumentHelp("Best marathon time (2:00:00 to 8:00:00).",
+                                                                      valueName: "h:mm:ss"))
+        var bestMarathon: String?
+
+        @Option(name: .long, help: "The time of the change, ISO 8601 (default: now, from the system clock).")
+        var now: String?
+
+        @OptionGroup var store: StoreLocation
+
+        /// The checks that need no stored profile: each value's form and range.
+        func validate() throws {
+            _ = try ProfileCommand.time(now)
+            _ = try parse()
+        }
+
+        func run() throws {
+            let time = try ProfileCommand.time(now)
+            let given = try parse()
+            let activities = try store.open()
+            let current = try activities.athlete()
+            let profile: AthleteProfile
+            do {
+                profile = try given.applied(to: current?.profile)
+            } catch let error as ValidationError {
+                // Refused for what is stored: said without the usage, with the usage error's status.
+                FileDescriptorOutput.write(Array("Error: \(error.message)\n".utf8), to: 2)
+                throw ExitCode.validationFailure
+            }
+            var lines: [String]
+            if try activities.setAthlete(profile, at: time) {
+                if let current {
+                    let changed = profile.fields(differingFrom: current.profile).map(\.label)
+                    lines = ["Athlete profile changed at \(ProfileReport.date(time)): \(changed.joined(separator: ", "))."]
+                } else {
+                    lines = ["Athlete profile set at \(ProfileReport.date(time))."]
+                }
+            } else {
+                lines = ["Athlete profile unchanged: it already has these values."]
+            }
+            let history = try activities.athleteHistory()
+            lines += ProfileReport.show(profile, since: ActivityStore.fieldsSince(history))
+            printLines(lines)
+        }
+
+        /// The options as values, each checked against its allowed range; every problem is
+        /// said at once.
+        func parse() throws -> Changes {
+            var changes = Changes()
+            var problems: [String] = []
+            func number(_ text: String?, _ option: String, _ unit: String, _ range: ClosedRange<Double>) -> Double? {
+                guard let text else { return nil }
+                let allowed = "\(AthleteProfile.number(range.lowerBound)) to \(AthleteProfile.number(range.upperBound)) \(unit)"
+                guard let value = Double(text), value.isFinite else {
+                    problems.append("\(option) '\(text)' is not a number: give \(allowed)")
+                    return nil
+                }
+                guard range.contains(value) else {
+                    problems.append("\(option) \(text) is outside \(allowed)")
+                    return nil
+                }
+                return value
+            }
+            changes.weight = number(weight, "--weight", "kg", AthleteProfile.weightRange)
+            changes.height = number(height, "--height", "cm", AthleteProfile.heightRange)
+            if let frequency {
+                let range = AthleteProfile.frequencyRange
+                let allowed = "\(range.lowerBound) to \(range.upperBound) days a week"
+                if let days = Int(frequency) {
+                    if range.contains(days) {
+                        changes.frequency = days
+                    } else {
+                        problems.append("--frequency \(frequency) is outside \(allowed)")
+                    }
+                } else {
+                    problems.append("--frequency '\(frequency)' is not a whole number of days: give \(allowed)")
+                }
+            }
+            changes.raced = raced?.value
+            changes.marathon = marathon?.value
+            if let bestRace {
+                if let mark = AthleteProfile.parseMark(bestRace) {
+                    if let problem = AthleteProfile.problem(mark) {
+                        problems.append("--best-race \(bestRace): \(problem)")
+                    } else {
+                        changes.bestRace = mark
+                    }
+                } else {
+                    problems.append("--best-race '\(bestRace)' is not DISTANCE@TIME, like 10km@48:30, 5000m@22:10 "
+                        + "or 21.1km@1:45:00 (1 to 100 km; time M:SS or H:MM:SS)")
+                }
+            }
+            if let bestMarathon {
+                let range = AthleteProfile.marathonTimeRange
+                let allowed = "\(AthleteProfile.clock(range.lowerBound)) to \(AthleteProfile.clock(range.upperBound))"
+                if let time = AthleteProfile.parseClock(bestMarathon) {
+                    if range.contains(time) {
+                        changes.bestMarathon = time
+                    } else {
+                        problems.append("--best-marathon \(bestMarathon) is outside \(allowed)")
+                    }
+                } else {
+                    problems.append("--best-marathon '\(bestMarathon)' is not a time: give H:MM:SS, \(allowed)")
+                }
+            }
+            if raced == .no, bestRace != nil {
+                problems.append("--raced no clears the best race: give --best-race only with --raced yes")
+            }
+            if marathon == .no, bestMarathon != nil {
+                problems.append("--marathon no clears the best marathon: give --best-marathon only with --marathon yes")
+            }
+            guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
+            guard changes != Changes() else {
+                throw ValidationError("nothing to set: give at least one of --weight, --height, --frequency, --raced, "
+                    + "--marathon, --best-race, --best-marathon")
+            }
+            return changes
+        }
+    }
+
+    /// The fields a `profile set` gives; nil: keep the stored value.
+    struct Changes: Equatable {
+        var weight: Double?
+        var height: Double?
+        var frequency: Int?
+        var raced: Bool?
+        var marathon: Bool?
+        var bestRace: AthleteProfile.Mark?
+        var bestMarathon: Duration?
+
+        /// The profile these changes make of `current` (nil: none yet, so weight, height and
+        /// frequency are needed; no race and no marathon unless said).
+        func applied(to current: AthleteProfile?) throws -> AthleteProfile {
+            var profile: AthleteProfile
+            if let current {
+                profile = current
+            } else {
+                var missing: [String] = []
+                if weight == nil { missing.append("--weight (30 to 250 kg)") }
+                if height == nil { missing.append("--height (120 to 230 cm)") }
+                if frequency == nil { missing.append("--frequency (1 to 7 days a week)") }
+                guard let weight, let height, let frequency else {
+                    throw ValidationError("there is no athlete profile yet: the first set needs --weight, --height "
+                        + "and --frequency; missing: \(missing.joined(separator: ", "))")
+                }
+                profile = AthleteProfile(weight: weight, height: height, weeklyFrequency: frequency, hasRaced: false,
+                                         hasRunMarathon: false)
+            }
+            if let weight { profile.weight = weight }
+            if let height { profile.height = height }
+            if let frequency { profile.weeklyFrequency = frequency }
+            if let raced {
+                profile.hasRaced = raced
+                if !raced { profile.bestRace = nil }
+            }
+            if let marathon {
+                profile.hasRunMarathon = marathon
+                if !marathon { profile.bestMarathon = nil }
+            }
+            var problems: [String] = []
+            if let bestRace {
+                if profile.hasRaced {
+                    profile.bestRace = bestRace
+                } else {
+                    problems.append("--best-race needs --raced yes: the profile says the runner has not raced")
+                }
+            }
+            if let bestMarathon {
+                if profile.hasRunMarathon {
+                    profile.bestMarathon = bestMarathon
+                } else {
+                    problems.append("--best-marathon needs --marathon yes: the profile says the runner has not run a marathon")
+                }
+            }
+            problems += profile.problems.map(\.message)
+            guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
+            return profile
+        }
+    }
+
+    struct ShowProfile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show",
+            abstract: "Show the athlete profile: each value with when it last changed, BMI, best race pace and speed.",
+            discussion: "With --history, every change too, oldest first. Exit status 1 when no profile is set.")
+
+        @Flag(name: .long, help: "List every change, oldest first.")
+        var history = false
+
+        @Flag(name: .long, help: "Print JSON.")
+        var json = false
+
+        @OptionGroup var store: StoreLocation
+
+        func run() throws {
+            let activities = try store.open()
+            guard let current = try activities.athlete() else {
+                let message = "No athlete profile yet: set one with "
+                    + "`pacer profile set --weight KG --height CM --frequency DAYS` "
+                    + "(and --raced, --marathon, --best-race, --best-marathon).\n"
+                FileDescriptorOutput.write(Array(message.utf8), to: 2)
+                throw ExitCode.failure
+            }
+            let changes = try activities.athleteHistory()
+            let since = ActivityStore.fieldsSince(changes)
+            if json {
+                let text = try ProfileReport.json(current.profile, changedAt: current.since, since: since,
+                                                  history: history ? changes : nil)
+                FileDescriptorOutput.write(Array((text + "\n").utf8), to: 1)
+                return
+            }
+            var lines = ["Athlete profile (last changed \(ProfileReport.date(current.since)))"]
+            lines += ProfileReport.show(current.profile, since: since)
+            if history {
+                lines.append("")
+                lines.append("History (\(changes.count) change\(changes.count == 1 ? "" : "s"), oldest first):")
+                lines += ProfileReport.history(changes)
+            }
+            printLines(lines)
+        }
+    }
+
+    /// `--now`, else the system clock (the CLI may read the wall clock; the runtime never does).
+    static func time(_ text: String?) throws -> UTCTimestamp {
+        guard let text else {
+            return UTCTimestamp(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        }
+        guard let time = GPXReader.parseTime(Substring(text)) else {
+            throw ValidationError("--now '\(text)' is not an ISO 8601 time, like 2026-05-02T08:00:00Z")
+        }
+        return time
+    }
+}
+
+/// What `pacer profile show` prints.
+enum ProfileReport {
+    /// `2026-05-02 08:00 UTC`.
+    static func date(_ time: UTCTimestamp) -> String {
+        ActivityFormat.dateTime(time) + " UTC"
+    }
+
+    static func value(_ field: AthleteProfile.Field, of profile: AthleteProfile) -> String {
+        switch field {
+        case .weight: "\(AthleteProfile.number(profile.weight)) kg"
+        case .height: "\(AthleteProfile.number(profile.height)) cm"
+        case .weeklyFrequency: "\(profile.weeklyFrequency) day\(profile.weeklyFrequency == 1 ? "" : "s") a week"
+        case .hasRaced: profile.hasRaced ? "yes" : "no"
+        case .bestRace: profile.bestRace.map(mark) ?? "none"
+        case .hasRunMarathon: profile.hasRunMarathon ? "yes" : "no"
+        case .bestMarathon: profile.bestMarathon.map(AthleteProfile.clock) ?? "none"
+        }
+    }
+
+    /// `10 km in 48:30`.
+    static func mark(_ mark: AthleteProfile.Mark) -> String {
+        "\(AthleteProfile.kilometres(mark.distance)) km in \(AthleteProfile.clock(mark.time))"
+    }
+
+    /// `4:51 min/km, 12.4 km/h`.
+    static func pace(_ metresPerSecond: Double) -> String {
+        "\(Pace.minutesPerKilometre(metresPerSecond)) min/km, \(ActivityFormat.kilometresPerHour(metresPerSecond)) km/h"
+    }
+
+    /// The profile, a field a line with when it last changed, then the derived figures.
+    static func show(_ profile: AthleteProfile, since: [AthleteProfile.Field: UTCTimestamp]) -> [String] {
+        func row(_ label: String, _ value: String, _ since: UTCTimestamp? = nil) -> String {
+            let text = "  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value
+            guard let since else { return text }
+            return text.padding(toLength: max(text.count + 2, 42), withPad: " ", startingAt: 0)
+                + "since \(ActivityFormat.dateTime(since))"
+        }
+        var lines = AthleteProfile.Field.allCases.map { row($0.label, value($0, of: profile), since[$0]) }
+        lines.append(row("BMI", "\(ActivityFormat.fixed(profile.bodyMassIndex, places: 1)) kg/m2"))
+        if let race = profile.bestRace {
+            lines.append(row("best race pace", pace(race.speed)))
+        }
+        if let time = profile.bestMarathon {
+            lines.append(row("marathon pace", pace(Goal.marathonDistance / time.inSeconds)))
+        }
+        return lines
+    }
+
+    /// A line per change: the whole profile first, then what each change changed.
+    static func history(_ changes: [(AthleteProfile, UTCTimestamp)]) -> [String] {
+        var lines: [String] = []
+        var previous: AthleteProfile?
+        for (profile, time) in changes {
+            let what: [String]
+            if let previous {
+                what = profile.fields(differingFrom: previous).map {
+                    "\($0.label) \(value($0, of: previous)) -> \(value($0, of: profile))"
+                }
+            } else {
+                what = AthleteProfile.Field.allCases.map { "\($0.label) \(value($0, of: profile))" }
+            }
+            lines.append("  \(ActivityFormat.dateTime(time))  \(what.joined(separator: ", "))")
+            previous = profile
+        }
+        return lines
+    }
+
+    // MARK: - JSON
+
+    struct MarkJSON: Encodable {
+        var distance_m: Double
+        var time: String
+        var time_s: Double
+        var pace_min_per_km: String
+        var speed_kmh: Double
+
+        init(distance: Double, time: Duration) {
+            distance_m = distance
+            self.time = AthleteProfile.clock(time)
+            time_s = time.inSeconds
+            let speed = distance / time.inSeconds
+            pace_min_per_km = Pace.minutesPerKilometre(speed)
+            speed_kmh = (Pace.kilometresPerHour(speed) * 100).rounded() / 100
+        }
+    }
+
+    struct ProfileJSON: Encodable {
+        var weight_kg: Double
+        var height_cm: Double
+        var weekly_frequency: Int
+        var raced: Bool
+        var marathon: Bool
+        var best_race: MarkJSON?
+        var best_marathon: MarkJSON?
+        var bmi: Double
+
+        init(_ p: AthleteProfile) {
+            weight_kg = p.weight
+            height_cm = p.height
+            weekly_frequency = p.weeklyFrequency
+            raced = p.hasRaced
+            marathon = p.hasRunMarathon
+            best_race = p.bestRace.map { MarkJSON(distance: $0.distance, time: $0.time) }
+            best_marathon = p.bestMarathon.map { MarkJSON(distance: Goal.marathonDistance, time: $0) }
+            bmi = (p.bodyMassIndex * 10).rounded() / 10
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case weight_kg, height_cm, weekly_frequency, raced, marathon, best_race, best_marathon, bmi
+        }
+
+        /// Absent marks are written as null, not left out.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(weight_kg, forKey: .weight_kg)
+            try c.encode(height_cm, forKey: .height_cm)
+            try c.encode(weekly_frequency, forKey: .weekly_frequency)
+            try c.encode(raced, forKey: .raced)
+            try c.encode(marathon, forKey: .marathon)
+            try c.encode(best_race, forKey: .best_race)
+            try c.encode(best_marathon, forKey: .best_marathon)
+            try c.encode(bmi, forKey: .bmi)
+        }
+    }
+
+    struct ChangeJSON: Encodable {
+        var changed_at: String
+        var changed: [String]
+        var profile: ProfileJSON
+    }
+
+    struct ShowJSON: Encodable {
+        var changed_at: String
+        var profile: ProfileJSON
+        /// When each field last changed, by field name.
+        var since: [String: String]
+        var history: [ChangeJSON]?
+    }
+
+    static func json(_ profile: AthleteProfile, changedAt: UTCTimestamp, since: [AthleteProfile.Field: UTCTimestamp],
+                     history: [(AthleteProfile, UTCTimestamp)]?) throws -> String {
+        var changes: [ChangeJSON]?
+        if let history {
+            var previous: AthleteProfile?
+            changes = history.map { profile, time in
+                let changed = previous.map { profile.fields(differingFrom: $0) } ?? AthleteProfile.Field.allCases
+                previous = profile
+                return ChangeJSON(changed_at: time.iso8601, changed: changed.map(\.rawValue), profile: ProfileJSON(profile))
+            }
+        }
+        let show = ShowJSON(
+            changed_at: changedAt.iso8601, profile: ProfileJSON(profile),
+            since: Dictionary(uniqueKeysWithValues: since.map { ($0.key.rawValue, $0.value.iso8601) }), history: changes)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(show), as: UTF8.self)
+    }
+}
