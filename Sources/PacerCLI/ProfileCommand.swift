@@ -66,10 +66,10 @@ struct ProfileCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Training days a week (1 to 7).", valueName: "days"))
         var frequency: String?
 
-        @Option(name: .long, help: "Whether the runner has run a race.")
+        @Option(name: .long, help: ArgumentHelp("Whether the runner has run a race.", valueName: "yes|no"))
         var raced: YesNo?
 
-        @Option(name: .long, help: "Whether the runner has run a marathon.")
+        @Option(name: .long, help: ArgumentHelp("Whether the runner has run a marathon.", valueName: "yes|no"))
         var marathon: YesNo?
 
         @Option(name: .customLong("best-race"),
@@ -81,7 +81,8 @@ struct ProfileCommand: ParsableCommand {
                                                                       valueName: "h:mm:ss"))
         var bestMarathon: String?
 
-        @Option(name: .long, help: "The time of the change, ISO 8601 (default: now, from the system clock).")
+        @Option(name: .long, help: ArgumentHelp("The time of the change, ISO 8601 (default: now, from the system clock).",
+                                         valueName: "time"))
         var now: String?
 
         @OptionGroup var store: StoreLocation
