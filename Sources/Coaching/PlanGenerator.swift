@@ -12,24 +12,25 @@ import PacerCore
 /// | current fitness | VDOT of the best race or marathon (the higher) | Daniels & Gilbert, *Oxygen Power* (1979); Daniels' Running Formula (DRF) ch. 3–4 |
 /// | without a mark | VDOT 30 (never raced), 32 (raced), 34 (marathon), −0.5 per BMI unit over 25, ≥ 20 | DRF table starts at 30; VDOT is per kg |
 /// | zones | easy 59–74 %, marathon = predicted marathon pace, threshold 83–88 %, interval 95–100 % of VDOT | DRF ch. 4 |
-/// | progression | training VDOT rises ≤ 0.25 a week (1 per 4 weeks) toward the goal's VDOT | DRF: hold a stress 4–6 weeks; "prove it by racing faster" |
-/// | fastest phase | ≤ 5 % above today's speed at VO2max (top of the interval zone) | DRF: faster than I pace trains nothing more, risks injury |
-/// | hard sessions | ≤ 2 a week (goal pace, intervals, tempo, marathon long run) | DRF: two quality sessions a week |
-/// | interval volume | ≤ 8 % of the week's running time, repeats 2–4 min, equal jog | DRF ch. 4 (I ≤ 8 % of weekly mileage, 3–5 min bouts) |
-/// | tempo volume | ≤ 10 % of the week, 20 min continuous, cruise repeats beyond | DRF ch. 4 (T ≤ 10 % of weekly mileage) |
-/// | long runs | ≤ 150 min (marathon; 32 km too), marathon-pace part ≤ 110 min | DRF (long runs ≤ 2.5 h; M runs ≤ 110 min) |
-/// | weekly volume | ≤ +10 % on the biggest week so far; every 4th week −20 % | the "10 % rule" (ACSM, coaching practice) |
-/// | heavier runners | durations × (1 − 4 % per BMI unit over 25), ≥ 0.6; a novice over BMI 30 runs < 3 km in week 1 | Nielsen et al. 2014, IJSPT 9(3) |
+/// | progression | training VDOT rises ≤ 0.25 a week (1 per 4 weeks) toward the goal's VDOT | derived from DRF: hold a training stress several weeks before raising it; paces come from a race ("prove it by racing faster") |
+/// | fastest phase | ≤ 5 % above today's speed at VO2max (top of the interval zone) | DRF: I pace is VO2max pace, faster adds stress, not benefit |
+/// | hard sessions | ≤ 2 a week (goal pace, intervals, tempo, marathon long run) | DRF's programs: two quality sessions a week |
+/// | interval volume | ≤ 8 % of the week's time, repeats 2–4 min, equal jog | DRF ch. 4 (I ≤ 8 % of weekly mileage, 3–5 min bouts, recovery ≤ the bout) |
+/// | tempo volume | ≤ 10 % of the week, 20 min continuous, cruise repeats beyond | DRF ch. 4 (T ≤ 10 % of weekly mileage; the 20-minute tempo; cruise intervals) |
+/// | long runs | ≤ 150 min (marathon; 32 km too), marathon-pace part ≤ 110 min | DRF (long runs ≤ 2.5 h; M runs ≤ the lesser of 110 min and 18 mi) |
+/// | weekly volume | ≤ +10 % on the biggest week so far; every 4th week −20 % | the "10 % rule" of coaching practice; Nielsen et al. 2014 (JOSPT 44(10)): more injuries after > 30 % in two weeks |
+/// | heavier runners | durations × (1 − 4 % per BMI unit over 25), ≥ 0.6 (a design choice); a novice over BMI 30 runs < 3 km in week 1 | Nielsen et al. 2014, IJSPT 9(3) |
 /// | taper | last week −45 % volume (marathon: last two, −40 % then −55 %), same speeds and frequency | Bosquet et al. 2007, MSSE 39(8) |
 /// | hard bounds | phases 4–25 km/h, 1–180 min; workouts ≤ 210 min | `SafetyBounds` |
 public enum PlanGenerator {
     /// The longest plan: a season. Beyond it fitness and life change too much to plan now.
     public static let maximumWeeks = 52
-    /// The deadline when none is given: 12 weeks, 16 for a marathon (typical plan lengths:
-    /// Daniels' 5 km–15 km programs take 12–18 weeks, his marathon programs 18).
+    /// The deadline when none is given: 12 weeks, 16 for a marathon (common plan lengths).
     public static let defaultWeeks = 12
     public static let defaultMarathonWeeks = 16
-    /// Training VDOT gained per week at most.
+    /// Training VDOT gained per week at most: one point per four weeks. Daniels raises
+    /// training paces only after several weeks at a stress, and then by about one VDOT; a
+    /// bigger step needs a race to show it.
     public static let vdotGainPerWeek = 0.25
     /// Weekly volume growth at most (the "10 % rule"), and the cut-back every 4th week.
     public static let weeklyGrowth = 1.10

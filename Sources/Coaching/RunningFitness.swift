@@ -136,8 +136,8 @@ public struct RunningFitness: Hashable, Sendable {
 
     /// Default VDOT without a mark, by level: Daniels' table starts at VDOT 30 (5 km in
     /// 30:40), and a runner who has never raced is put there; a finished race or marathon
-    /// without a time shows a little more endurance, so a little more, still below typical
-    /// recreational racers (VDOT 35–45).
+    /// without a time shows a little more endurance, so a little more (a 5 km in about 29:00
+    /// and 27:40): cautious guesses, replaced by the VDOT of a real race when there is one.
     public static func defaultVDOT(for level: Level) -> Double {
         switch level {
         case .novice: return 30
@@ -167,15 +167,14 @@ public struct RunningFitness: Hashable, Sendable {
         level = profile.hasRunMarathon ? .marathoner : profile.hasRaced ? .racer : .novice
         bodyMassIndex = profile.bodyMassIndex
         loadFactor = RunningFitness.loadFactor(bodyMassIndex: bodyMassIndex)
-        var best: (Double, Source)?
+        var marks: [(vdot: Double, source: Source)] = []
         if let mark = profile.bestRace {
-            best = (VDOT.of(distance: mark.distance, time: mark.time), .bestRace(mark))
+            marks.append((VDOT.of(distance: mark.distance, time: mark.time), .bestRace(mark)))
         }
         if let marathon = profile.bestMarathon {
-            let v = VDOT.of(distance: Goal.marathonDistance, time: marathon)
-            if best == nil || v > best!.0 { best = (v, .bestMarathon(marathon)) }
+            marks.append((VDOT.of(distance: Goal.marathonDistance, time: marathon), .bestMarathon(marathon)))
         }
-        if let best {
+        if let best = marks.max(by: { $0.vdot < $1.vdot }) {
             (vdot, source) = best
         } else {
             vdot = max(VDOT.range.lowerBound,
