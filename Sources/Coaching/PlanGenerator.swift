@@ -671,7 +671,7 @@ struct Builder {
                     + "run at the goal's pace throughout.")
             } else if goalReached {
                 s.append("\(what) progress week by week from \(f(first)) km/h to the goal pace (\(pace), VDOT "
-                    + "\(f(goalVDOT))) by week \(build), at most 1 VDOT per 4 weeks (Daniels).")
+                    + "\(f(goalVDOT))) by week \(build), at most 1 VDOT per 4 weeks (after Daniels).")
             } else {
                 s.append("The goal needs VDOT \(f(goalVDOT)) (\(pace)); safe progress from VDOT \(f(v0)) (at most "
                     + "1 VDOT per 4 weeks, and 5 % above today's VO2max speed) reaches VDOT \(f(reachVDOT)) by "
