@@ -5,11 +5,13 @@ import Foundation
 import PacerCore
 
 /// `pacer plan show FILE`: a plan's workouts and phases with the speed ranges the runner is
-/// measured by (R11); `pacer plan list`: the plans in the hardware_dir's plans folder.
+/// measured by (R11); `pacer plan list`: the plans in the hardware_dir's plans folder;
+/// `pacer plan goals` and `pacer plan create`: plans generated from a goal and the athlete's
+/// data (R3, R9, R14, R15).
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plan", abstract: "Show training plans.",
-        subcommands: [Show.self, List.self])
+        commandName: "plan", abstract: "Show training plans, or generate one for a goal.",
+        subcommands: [Show.self, List.self, Goals.self, Create.self])
 
     /// Today's date for the deadline, from the system clock in UTC (the date the GPS gives the
     /// device). Only the command reads the clock; the rendering is given the date.
@@ -95,5 +97,183 @@ struct PlanCommand: ParsableCommand {
             }
             print(PlanRendering.list(plans, today: PlanCommand.systemToday()), terminator: "")
         }
+    }
+}
+
+extension PlanCommand {
+    struct Goals: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the goals a plan can be generated for (`pacer plan create --goal GOAL`).")
+
+        func run() {
+            print(PlanCommand.goalsText(), terminator: "")
+        }
+    }
+
+    /// The catalog with descriptions, and the syntax of a goal of one's own.
+    static func goalsText() -> String {
+        let width = GoalCatalog.entries.map(\.key.count).max() ?? 0
+        var out = "Goals (pacer plan create --goal GOAL):\n"
+        for entry in GoalCatalog.entries {
+            let pad = String(repeating: " ", count: width - entry.key.count)
+            out += "  \(entry.key)\(pad)  \(entry.goal.name): \(entry.description)\n"
+        }
+        out += "Or a goal of your own: \(GoalCatalog.syntax).\n"
+        out += "A goal without a time counts as slower than any goal with one.\n"
+        return out
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Generate a training plan for a goal from the athlete's data.",
+            discussion: """
+                GOAL is one of `pacer plan goals` (5k, 7k-35, marathon, recreational) or a goal of \
+                one's own: 12km, 10km-in-50:00, 21.1km-in-1:55:00, marathon-in-3:45:00. The plan \
+                spans the whole weeks from --start (default today, UTC) to --deadline (default \
+                \(PlanGenerator.defaultWeeks) weeks later, \(PlanGenerator.defaultMarathonWeeks) for \
+                a marathon; at least 1 week, at most \(PlanGenerator.maximumWeeks)); the deadline is \
+                the plan's: after it, its workouts cannot be started. The athlete: --weight, \
+                --height and --frequency (days a week) are required; --raced, --marathon, \
+                --best-race and --best-marathon make the plan fit a runner who has raced. The same \
+                athlete, goal, start and deadline always give the same plan. Without --out the plan \
+                file (YAML, the format of Hardware/plans) is printed; with --out it is written there \
+                for `pacer plan show FILE` and `pacer run --plan FILE`.
+                """)
+
+        @Option(name: .long, help: "The goal: a key of `pacer plan goals`, NKM or NKM-in-TIME.")
+        var goal: String
+
+        @Option(name: .long, help: "The last day to start a workout, YYYY-MM-DD.")
+        var deadline: String?
+
+        @Option(name: .long, help: "The first day of the plan, YYYY-MM-DD (default: today, UTC).")
+        var start: String?
+
+        @Option(name: .long, help: "Write the plan file here instead of printing it.")
+        var out: String?
+
+        @Flag(name: .long, help: "Replace the --out file if it exists.")
+        var force = false
+
+        @Option(name: .long, help: "Body weight, kg.")
+        var weight: Double?
+
+        @Option(name: .long, help: "Height, cm.")
+        var height: Double?
+
+        @Option(name: .long, help: "Training days a week, 1 to 7.")
+        var frequency: Int?
+
+        @Flag(name: .long, help: "The runner has raced before.")
+        var raced = false
+
+        @Flag(name: .long, help: "The runner has run a marathon.")
+        var marathon = false
+
+        @Option(name: .long, help: "Best race as DISTANCE@TIME, like 5km@25:00 or 21.1km@1:55:00.")
+        var bestRace: String?
+
+        @Option(name: .long, help: "Best marathon time, H:MM:SS.")
+        var bestMarathon: String?
+
+        func run() throws {
+            let chosen = try PlanCommand.goal(goal)
+            // A deadline is checked against the start: by default today, so a past one is
+            // refused; an explicit earlier start (for a scenario's date) is the caller's choice.
+            let startDate = try start.map { try PlanCommand.date($0, option: "--start") } ?? PlanCommand.systemToday()
+            let deadlineDate = try deadline.map { try PlanCommand.date($0, option: "--deadline") }
+            let result = try PlanCommand.generate(
+                profile: profile(), goal: chosen, asGiven: goal, start: startDate, deadline: deadlineDate)
+            if let out {
+                do {
+                    try PlanWriter.write(result.plan, header: result.header, to: out, replace: force)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
+                    + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(out)")
+            } else {
+                print(PlanWriter.text(result.plan, header: result.header), terminator: "")
+            }
+        }
+
+        /// The athlete from the options (a stored profile will supply them later).
+        func profile() throws -> AthleteProfile {
+            let missing = [("--weight", weight == nil), ("--height", height == nil), ("--frequency", frequency == nil)]
+                .filter(\.1).map(\.0)
+            guard let weight, let height, let frequency else {
+                throw ValidationError("the athlete's \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") "
+                    + "needed to generate a plan (kg, cm, days a week)")
+            }
+            var mark: AthleteProfile.Mark?
+            if let bestRace {
+                let parts = bestRace.split(separator: "@", omittingEmptySubsequences: false)
+                guard parts.count == 2, let distance = GoalCatalog.parseDistance(String(parts[0])),
+                      let time = GoalCatalog.parseTime(String(parts[1]))
+                else {
+                    throw ValidationError("--best-race '\(bestRace)': expected DISTANCE@TIME, like 5km@25:00 or 21.1km@1:55:00")
+                }
+                mark = AthleteProfile.Mark(distance: distance, time: time)
+            }
+            var marathonTime: Duration?
+            if let bestMarathon {
+                guard let time = GoalCatalog.parseTime(bestMarathon) else {
+                    throw ValidationError("--best-marathon '\(bestMarathon)': expected a time H:MM:SS, like 4:15:00")
+                }
+                marathonTime = time
+            }
+            // A mark says the runner has raced (a marathon time, that they ran one).
+            let ranMarathon = marathon || marathonTime != nil
+            return AthleteProfile(
+                weight: weight, height: height, weeklyFrequency: frequency,
+                hasRaced: raced || ranMarathon || mark != nil, hasRunMarathon: ranMarathon,
+                bestRace: mark, bestMarathon: marathonTime)
+        }
+    }
+
+    /// The goal `text` names (`pacer plan goals`), or the reason it names none.
+    static func goal(_ text: String) throws -> Goal {
+        do {
+            return try GoalCatalog.goal(text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The one path from an athlete profile and a goal to a plan and its file header: what
+    /// `pacer plan create` does, and what a stored profile will be given to. `goalText` is
+    /// the goal as the runner wrote it, for the header.
+    static func generate(
+        profile: AthleteProfile, goal: Goal, asGiven goalText: String, start: CivilDate, deadline: CivilDate?
+    ) throws -> (plan: TrainingPlan, header: [String]) {
+        do {
+            let deadline = deadline ?? PlanGenerator.defaultDeadline(for: goal, start: start)
+            let plan = try PlanGenerator.generate(profile: profile, goal: goal, start: start, deadline: deadline)
+            let header = [
+                "Plan \"\(plan.name)\": generated by `pacer plan create`.",
+                "Goal: \(goal.name) (--goal \(goalText)); start \(start), deadline \(deadline).",
+                "Athlete: \(profile.summary).",
+                "The same athlete, goal, start and deadline give the same plan. The format is that of",
+                "the hand-written plans (Hardware/plans); `pacer plan show FILE` lists the workouts.",
+            ]
+            return (plan, header)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// `YYYY-MM-DD`, a day of the calendar.
+    static func date(_ text: String, option: String) throws -> CivilDate {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else {
+            throw ValidationError("\(option) '\(text)': expected a date YYYY-MM-DD, like 2026-09-30")
+        }
+        guard let date = CivilDate(year: y, month: m, day: d) else {
+            throw ValidationError("\(option) \(text) is not a day of the calendar")
+        }
+        return date
     }
 }

@@ -1,0 +1,176 @@
+import Coaching
+import Foundation
+import PacerCore
+
+/// Writes a `TrainingPlan` as a plan file (R3, R14): the YAML `PlanLoader` reads, so that a
+/// generated plan is shown, started and used in scenarios like a hand-written one. The text is
+/// a pure function of the plan and the header (fixed number formatting, no locale, no clock),
+/// and reads back equal: `PlanLoader.load(file:text:)` of the output is the plan.
+///
+/// ```yaml
+/// # <header lines>
+/// name: "7 km in 35:00 by 2027-02-23"
+/// summary: "A 12-week plan for …"
+/// deadline: 2027-02-23
+/// workouts:
+///   - name: "Week 1 · day 1: goal-pace repeats"
+///     phases:
+///       - {name: "warm-up", minutes: 10, speed_kmh: [4.5, 9.3]}
+///       - repeat: 2
+///         phases:
+///           - {name: "goal pace", minutes: 5, speed_kmh: [11.6, 12]}
+///           - {name: "recovery", minutes: 2.5, speed_kmh: [4.5, 9.3]}
+///       - {name: "cool-down", minutes: 10, speed_kmh: [4.5, 9.3]}
+/// ```
+///
+/// Consecutive repeats of a group of up to four phases become a `repeat` group. Speeds are
+/// written in km/h with the fewest decimals that read back to the same metres per second; a
+/// speed that came from a pace (`pace_min_per_km: ["5:30", …]`) and has no short km/h form is
+/// written as that pace. Durations are written to the millisecond, which is what the loader
+/// keeps.
+public enum PlanWriter {
+    /// The plan file's text; `header` lines become `# ` comments at the top.
+    public static func text(_ plan: TrainingPlan, header: [String] = []) -> String {
+        var out = ""
+        for line in header { out += line.isEmpty ? "#\n" : "# \(line)\n" }
+        out += "name: \(quoted(plan.name))\n"
+        if let summary = plan.summary, !summary.isEmpty { out += "summary: \(quoted(summary))\n" }
+        if let deadline = plan.deadline { out += "deadline: \(deadline)\n" }
+        out += "workouts:\n"
+        for workout in plan.workouts {
+            out += "  - name: \(quoted(workout.name))\n"
+            out += "    phases:\n"
+            out += phaseList(workout.phases, indent: "      ")
+        }
+        return out
+    }
+
+    /// Writes the plan file at `path`; refuses to replace an existing file unless `replace`.
+    public static func write(
+        _ plan: TrainingPlan, header: [String] = [], to path: String, replace: Bool = false
+    ) throws(DataFileError) {
+        if !replace && FileManager.default.fileExists(atPath: path) {
+            throw DataFileError(file: path, reason: "already exists: choose another file, or replace it (--force)")
+        }
+        do {
+            try text(plan, header: header).write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw DataFileError(file: path, reason: "cannot be written (\((error as NSError).localizedDescription))")
+        }
+    }
+
+    // MARK: - Phases
+
+    static func phaseList(_ phases: [Phase], indent: String) -> String {
+        var out = ""
+        var i = 0
+        while i < phases.count {
+            let (period, count) = repetition(in: phases, at: i)
+            if count > 1 {
+                out += "\(indent)- repeat: \(count)\n"
+                out += "\(indent)  phases:\n"
+                out += phaseList(Array(phases[i..<i + period]), indent: indent + "    ")
+                i += period * count
+            } else {
+                out += "\(indent)- \(line(phases[i]))\n"
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// The group of `period` phases starting at `start` repeated most often in a row, as
+    /// (period, count); the group covering the most phases wins, the shorter on a tie.
+    static func repetition(in phases: [Phase], at start: Int) -> (period: Int, count: Int) {
+        var best = (period: 1, count: 1)
+        for period in 1...4 where start + 2 * period <= phases.count {
+            var count = 1
+            while start + (count + 1) * period <= phases.count,
+                  phases[start + count * period..<start + (count + 1) * period].elementsEqual(phases[start..<start + period]) {
+                count += 1
+            }
+            if count > 1 && period * count > best.period * best.count { best = (period, count) }
+        }
+        return best
+    }
+
+    static func line(_ phase: Phase) -> String {
+        "{name: \(quoted(phase.name)), minutes: \(minutes(phase.duration)), \(speeds(phase))}"
+    }
+
+    /// `speed_kmh: [9.3, 10.5]`, or `pace_min_per_km: ["6:00", "5:30"]` for a pace-born range.
+    static func speeds(_ phase: Phase) -> String {
+        if let lo = shortKmh(phase.minimumSpeed), let hi = shortKmh(phase.maximumSpeed) {
+            return "speed_kmh: [\(lo), \(hi)]"
+        }
+        if let slow = pace(phase.minimumSpeed), let fast = pace(phase.maximumSpeed) {
+            return "pace_min_per_km: [\"\(slow)\", \"\(fast)\"]"
+        }
+        return "speed_kmh: [\(exactKmh(phase.minimumSpeed)), \(exactKmh(phase.maximumSpeed))]"
+    }
+
+    /// km/h with up to three decimals that read back to exactly `metresPerSecond`.
+    static func shortKmh(_ metresPerSecond: Double) -> String? {
+        let kmh = Pace.kilometresPerHour(metresPerSecond)
+        for decimals in 0...3 {
+            let text = trimmed(PlanRendering.fixed(kmh, decimals))
+            if let v = Double(text), Pace.metresPerSecond(kilometresPerHour: v) == metresPerSecond { return text }
+        }
+        return nil
+    }
+
+    /// km/h with as many decimals as reading back exactly takes (Swift's shortest form last).
+    static func exactKmh(_ metresPerSecond: Double) -> String {
+        let kmh = Pace.kilometresPerHour(metresPerSecond)
+        for decimals in 4...12 {
+            let text = trimmed(PlanRendering.fixed(kmh, decimals))
+            if let v = Double(text), Pace.metresPerSecond(kilometresPerHour: v) == metresPerSecond { return text }
+        }
+        return "\(kmh)"
+    }
+
+    /// `5:30` when `metresPerSecond` is exactly what the loader makes of that pace.
+    static func pace(_ metresPerSecond: Double) -> String? {
+        guard metresPerSecond > 0 else { return nil }
+        let seconds = (1000 / metresPerSecond).rounded()
+        guard seconds >= 1, seconds < 6000, 1000 / seconds == metresPerSecond else { return nil }
+        let s = Int(seconds)
+        return "\(s / 60):\(s % 60 < 10 ? "0" : "")\(s % 60)"
+    }
+
+    /// Minutes to the millisecond, no trailing zeros: `30`, `2.5`, `0.016667`.
+    static func minutes(_ duration: Duration) -> String {
+        let milliseconds = (duration.inSeconds * 1000).rounded()
+        return trimmed(PlanRendering.fixed(milliseconds / 60_000, 6))
+    }
+
+    static func trimmed(_ s: String) -> String {
+        guard s.contains(".") else { return s }
+        var t = s
+        while t.hasSuffix("0") { t.removeLast() }
+        if t.hasSuffix(".") { t.removeLast() }
+        return t
+    }
+
+    /// A YAML double-quoted scalar: any text reads back unchanged.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    out += "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
