@@ -70,7 +70,7 @@ public struct CoachStatus: Hashable, Sendable {
 /// - Each fix's speed goes into a smoother (the profile's window). Below the phase's minimum:
 ///   speed-up; above its maximum: slow-down; within: on-pace. A cue sounds when the state
 ///   changes and repeats every alert interval while it lasts. Leaving slow or fast needs the
-///   speed `hysteresis` inside the range.
+///   speed `hysteresis` inside the range (at most a quarter of the range's width).
 /// - GPS lost: a gps-lost cue, a reminder every alert interval, a gps-back cue on recovery;
 ///   no pace cues until a fresh speed arrives. Positioning off: phases run on time alone, no
 ///   pace cues.
@@ -291,7 +291,10 @@ public struct PaceCoach: Sendable {
         let next: PaceState
         if let speed = smoother.speed(at: t) {
             let phase = workout.phases[phaseIndex]
-            let h = settings.hysteresis
+            // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
+            // of its width: otherwise the way back in would be narrower than the band itself,
+            // or closed, and a runner right on the goal pace could never be on pace again.
+            let h = min(settings.hysteresis, (phase.maximumSpeed - phase.minimumSpeed) / 4)
             switch pace {
             case .slow where speed < phase.minimumSpeed + h: next = .slow
             case .fast where speed > phase.maximumSpeed - h: next = .fast

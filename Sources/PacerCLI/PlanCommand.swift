@@ -3,6 +3,7 @@ import Coaching
 import Configurator
 import Foundation
 import PacerCore
+import Storage
 
 /// `pacer plan show FILE`: a plan's workouts and phases with the speed ranges the runner is
 /// measured by (R11); `pacer plan list`: the plans in the hardware_dir's plans folder;
@@ -83,7 +84,11 @@ struct PlanCommand: ParsableCommand {
         @Option(name: .long, help: "Settings file whose hardware_dir holds the plans.")
         var config: String?
 
+        @Option(name: .customLong("data-dir"), help: "Data folder whose stored plans are listed (default: the settings' data_dir).")
+        var dataDirectory: String?
+
         func run() throws {
+            defer { listStored() }
             let folder = try dir ?? PlanCommand.plansDirectory(config: config)
             let files: [String]
             do {
@@ -96,6 +101,29 @@ struct PlanCommand: ParsableCommand {
                  plan: Result { () throws(DataFileError) -> TrainingPlan in try PlanLoader.load(path: path) })
             }
             print(PlanRendering.list(plans, today: PlanCommand.systemToday()), terminator: "")
+        }
+
+        /// The plans `pacer plan create` stored: goal, deadline, and the workouts done so far
+        /// (distinct workouts with a completed activity).
+        func listStored() {
+            guard let folder = try? ProfileCommand.StoreLocation.folder(config: config, dataDirectory: dataDirectory),
+                  FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)"),
+                  let activities = try? ActivityStore(directory: folder), let stored = try? activities.plans(), !stored.isEmpty
+            else { return }
+            let today = PlanCommand.systemToday()
+            print("")
+            print("Stored plans (pacer plan create):")
+            for p in stored {
+                let done = (try? activities.planProgress(name: p.name).done) ?? 0
+                var line = "  \(p.id)  \(p.name)  goal: \(p.goal.name)  "
+                if let deadline = p.deadline {
+                    line += "deadline \(deadline)\(deadline < today ? " (expired)" : "")  "
+                } else {
+                    line += "no deadline  "
+                }
+                line += "\(done)/\(p.workoutCount) workouts done"
+                print(line)
+            }
         }
     }
 }
@@ -132,12 +160,14 @@ extension PlanCommand {
                 spans the whole weeks from --start (default today, UTC) to --deadline (default \
                 \(PlanGenerator.defaultWeeks) weeks later, \(PlanGenerator.defaultMarathonWeeks) for \
                 a marathon; at least 1 week, at most \(PlanGenerator.maximumWeeks)); the deadline is \
-                the plan's: after it, its workouts cannot be started. The athlete: --weight, \
-                --height and --frequency (days a week) are required; --raced, --marathon, \
-                --best-race and --best-marathon make the plan fit a runner who has raced. The same \
-                athlete, goal, start and deadline always give the same plan. Without --out the plan \
-                file (YAML, the format of Hardware/plans) is printed; with --out it is written there \
-                for `pacer plan show FILE` and `pacer run --plan FILE`.
+                the plan's: after it, its workouts cannot be started. The athlete is the stored \
+                profile (`pacer profile set`); --weight, --height, --frequency, --raced, \
+                --marathon, --best-race and --best-marathon give or override its fields. The same \
+                athlete, goal, start and deadline always give the same plan. Without --out or \
+                --save the plan file (YAML, the format of Hardware/plans) is printed; --out writes \
+                it there; --save also stores it with its goal and deadline in the data folder \
+                (`pacer plan list` shows its progress), written to --out or the data folder's \
+                plans/. The file is for `pacer plan show FILE` and `pacer run --plan FILE`.
                 """)
 
         @Option(name: .long, help: "The goal: a key of `pacer plan goals`, NKM or NKM-in-TIME.")
@@ -154,6 +184,11 @@ extension PlanCommand {
 
         @Flag(name: .long, help: "Replace the --out file if it exists.")
         var force = false
+
+        @Flag(name: .long, help: "Store the plan in the data folder (its file: --out, else the data folder's plans/).")
+        var save = false
+
+        @OptionGroup var store: ProfileCommand.StoreLocation
 
         @Option(name: .long, help: "Body weight, kg.")
         var weight: Double?
@@ -184,7 +219,7 @@ extension PlanCommand {
             let deadlineDate = try deadline.map { try PlanCommand.date($0, option: "--deadline") }
             let result = try PlanCommand.generate(
                 profile: profile(), goal: chosen, asGiven: goal, start: startDate, deadline: deadlineDate)
-            if let out {
+            if let out, !save {
                 do {
                     try PlanWriter.write(result.plan, header: result.header, to: out, replace: force)
                 } catch {
@@ -192,18 +227,43 @@ extension PlanCommand {
                 }
                 print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
                     + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(out)")
+            } else if save {
+                let activities = try store.open()
+                let dataFolder = try store.folder()
+                let path = try out ?? {
+                    let folder = "\(dataFolder)/plans"
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    return "\(folder)/\(PlanCommand.fileName(goal: goal, start: startDate)).yaml"
+                }()
+                do {
+                    try PlanWriter.write(result.plan, header: result.header, to: path, replace: force)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                let id = try activities.storePlan(
+                    name: result.plan.name, goal: chosen, deadline: result.plan.deadline,
+                    yaml: PlanWriter.text(result.plan, header: result.header), workouts: result.plan.workouts.count,
+                    createdAt: PlanCommand.now())
+                print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
+                    + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(path); stored as plan \(id)")
             } else {
                 print(PlanWriter.text(result.plan, header: result.header), terminator: "")
             }
         }
 
-        /// The athlete from the options (a stored profile will supply them later).
+        /// The athlete: the stored profile, with the options' fields over it; the options
+        /// alone when none is stored.
         func profile() throws -> AthleteProfile {
+            let stored = try? store.open().athlete()?.profile
+            let weight = self.weight ?? stored?.weight
+            let height = self.height ?? stored?.height
+            let frequency = self.frequency ?? stored?.weeklyFrequency
             let missing = [("--weight", weight == nil), ("--height", height == nil), ("--frequency", frequency == nil)]
                 .filter(\.1).map(\.0)
             guard let weight, let height, let frequency else {
                 throw ValidationError("the athlete's \(missing.joined(separator: ", ")) \(missing.count == 1 ? "is" : "are") "
-                    + "needed to generate a plan (kg, cm, days a week)")
+                    + "needed to generate a plan (kg, cm, days a week): `pacer profile set` stores them, "
+                    + "or give them here")
             }
             var mark: AthleteProfile.Mark?
             if let bestRace {
@@ -222,13 +282,26 @@ extension PlanCommand {
                 }
                 marathonTime = time
             }
+            mark = mark ?? stored?.bestRace
+            marathonTime = marathonTime ?? stored?.bestMarathon
             // A mark says the runner has raced (a marathon time, that they ran one).
-            let ranMarathon = marathon || marathonTime != nil
+            let ranMarathon = marathon || marathonTime != nil || stored?.hasRunMarathon == true
             return AthleteProfile(
                 weight: weight, height: height, weeklyFrequency: frequency,
-                hasRaced: raced || ranMarathon || mark != nil, hasRunMarathon: ranMarathon,
+                hasRaced: raced || ranMarathon || mark != nil || stored?.hasRaced == true, hasRunMarathon: ranMarathon,
                 bestRace: mark, bestMarathon: marathonTime)
         }
+    }
+
+    /// `7k-35-from-2026-12-01`: a plan file's name in the data folder.
+    static func fileName(goal: String, start: CivilDate) -> String {
+        let safe = goal.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "-" }
+        return String(safe) + "-from-\(start)"
+    }
+
+    /// Now, for a stored plan's creation time (the CLI may read the wall clock).
+    static func now() -> UTCTimestamp {
+        UTCTimestamp(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
     }
 
     /// The goal `text` names (`pacer plan goals`), or the reason it names none.

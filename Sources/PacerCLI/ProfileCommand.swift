@@ -23,14 +23,21 @@ struct ProfileCommand: ParsableCommand {
         var dataDirectory: String?
 
         func open() throws -> ActivityStore {
-            if let dataDirectory { return try ActivityStore(directory: dataDirectory) }
-            let settings: Settings
+            try ActivityStore(directory: folder())
+        }
+
+        /// The data folder: --data-dir, else the settings' data_dir.
+        func folder() throws -> String {
+            try Self.folder(config: config, dataDirectory: dataDirectory)
+        }
+
+        static func folder(config: String?, dataDirectory: String?) throws -> String {
+            if let dataDirectory { return dataDirectory }
             do {
-                settings = try Settings.load(path: config ?? Settings.defaultPath())
+                return try Settings.load(path: config ?? Settings.defaultPath()).dataDirectory
             } catch {
                 throw ValidationError(error.description)
             }
-            return try ActivityStore(directory: settings.dataDirectory)
         }
     }
 
