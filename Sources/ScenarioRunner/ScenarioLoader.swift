@@ -259,16 +259,8 @@ public enum ScenarioLoader {
     }
 
     public static func parseDuration(_ text: String) -> Duration? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count) else { return nil }
-        var seconds = 0.0
-        for (i, part) in parts.enumerated() {
-            let last = i == parts.count - 1
-            guard let v = Double(part), v >= 0, v.isFinite, last || v == v.rounded() else { return nil }
-            if i > 0 && v >= 60 { return nil }
-            seconds = seconds * 60 + v
-        }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        // The same syntax as `nmea synth` recipes, read by the same code.
+        SynthRecipeLoader.seconds(text).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// `H:MM:SS` (or `M:SS` under an hour), with `.mmm` when not whole.
