@@ -25,7 +25,7 @@ public enum VDOT {
 
     /// The fraction of VO2max a race lasting `minutes` is run at.
     public static func sustainableFraction(minutes t: Double) -> Double {
-        0.8 + 0.1894393 * CoachingMath.exp(-0.012778 * t) + 0.2989558 * CoachingMath.exp(-0.1932605 * t)
+        0.8 + 0.1894393 * PortableMath.exp(-0.012778 * t) + 0.2989558 * PortableMath.exp(-0.1932605 * t)
     }
 
     /// The VDOT of running `distance` metres in `time`.
@@ -184,23 +184,3 @@ public struct RunningFitness: Hashable, Sendable {
     }
 }
 
-/// `exp` from IEEE additions, multiplications and divisions only (Cody–Waite reduction and a
-/// Taylor series), as Simulation's `PortableMath` does for the synthesizer: the C library's
-/// `exp` may differ in the last bit between platforms, and a generated plan must be the same
-/// everywhere. Accurate to a few units in the last place for |x| < 700.
-enum CoachingMath {
-    private static let ln2Head = 6.93147180369123816490e-01
-    private static let ln2Tail = 1.90821492927058770002e-10
-    private static let ln2 = 0.6931471805599453
-
-    static func exp(_ x: Double) -> Double {
-        precondition(abs(x) < 700, "exp of \(x)")
-        let n = (x / ln2).rounded()
-        let r = (x - n * ln2Head) - n * ln2Tail  // |r| ≤ 0.347
-        var p = 1.0
-        for k in stride(from: 15, through: 1, by: -1) {
-            p = 1 + r * p / Double(k)
-        }
-        return p * Double(sign: .plus, exponent: Int(n), significand: 1)
-    }
-}

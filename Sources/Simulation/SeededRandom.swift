@@ -1,3 +1,5 @@
+import PacerCore
+
 /// A small deterministic random number generator: xoshiro256** seeded through SplitMix64
 /// (Blackman and Vigna), with uniform and Gaussian draws of its own.
 ///

@@ -1,3 +1,5 @@
+import PacerCore
+
 /// The satellites a synthesized receiver sees: for each constellation, which are above the
 /// horizon, where (elevation, azimuth), how strong (C/N0), and which the fix uses.
 ///

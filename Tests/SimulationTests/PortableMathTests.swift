@@ -1,5 +1,6 @@
 import Foundation
-@testable import Simulation
+import PacerCore
+import Simulation
 import Testing
 
 /// The portable elementary functions agree with the C library's to the last bit or two.

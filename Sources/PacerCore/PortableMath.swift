@@ -1,4 +1,4 @@
-/// The elementary functions the NMEA synthesizer needs, computed with IEEE 754 additions,
+/// The elementary functions the NMEA synthesizer and the plan generator need, computed with IEEE 754 additions,
 /// multiplications, divisions and square roots only.
 ///
 /// Why not the C library's `sin`, `log`, …: glibc, macOS's libm and musl each round a few
@@ -8,10 +8,10 @@
 /// from them alone give the same bits everywhere. They are accurate to a few units in the
 /// last place over the ranges used here, which is far below the 2 cm an NMEA position can
 /// express.
-enum PortableMath {
-    static let pi = 3.141592653589793
-    static let degrees = 180 / pi
-    static let radians = pi / 180
+public enum PortableMath {
+    public static let pi = 3.141592653589793
+    public static let degrees = 180 / pi
+    public static let radians = pi / 180
 
     // π/2 and ln 2 split in a short head (exact when multiplied by a small integer) and the
     // rest, for argument reduction (Cody and Waite; the constants are fdlibm's).
@@ -25,7 +25,7 @@ enum PortableMath {
     private static let tanPiOver12 = 0.2679491924311227
 
     /// Sine and cosine together. Meant for arguments up to some thousands of radians.
-    static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
+    public static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
         let n = (x * (2 / pi)).rounded()
         let r = (x - n * halfPiHead) - n * halfPiTail
         let z = r * r
@@ -54,11 +54,11 @@ enum PortableMath {
         }
     }
 
-    static func sin(_ x: Double) -> Double { sinCos(x).sin }
-    static func cos(_ x: Double) -> Double { sinCos(x).cos }
+    public static func sin(_ x: Double) -> Double { sinCos(x).sin }
+    public static func cos(_ x: Double) -> Double { sinCos(x).cos }
 
     /// Natural logarithm of a positive finite number.
-    static func log(_ x: Double) -> Double {
+    public static func log(_ x: Double) -> Double {
         precondition(x > 0 && x.isFinite, "log of \(x)")
         var e = Double(Int(x.exponent))
         var m = x.significand  // [1, 2), exact
@@ -78,7 +78,7 @@ enum PortableMath {
     }
 
     /// e^x for |x| below about 700.
-    static func exp(_ x: Double) -> Double {
+    public static func exp(_ x: Double) -> Double {
         precondition(abs(x) < 700, "exp of \(x)")
         let n = (x / ln2).rounded()
         let r = (x - n * ln2Head) - n * ln2Tail  // |r| ≤ 0.347
@@ -90,7 +90,7 @@ enum PortableMath {
     }
 
     /// Arc tangent, in radians.
-    static func atan(_ x: Double) -> Double {
+    public static func atan(_ x: Double) -> Double {
         guard !x.isNaN else { return x }
         var a = abs(x)
         let inverted = a > 1
@@ -110,7 +110,7 @@ enum PortableMath {
     }
 
     /// The angle of the point (x, y) from the x axis, in (−π, π].
-    static func atan2(_ y: Double, _ x: Double) -> Double {
+    public static func atan2(_ y: Double, _ x: Double) -> Double {
         if x > 0 { return atan(y / x) }
         if x < 0 { return y < 0 ? atan(y / x) - pi : atan(y / x) + pi }
         if y > 0 { return pi / 2 }
@@ -119,7 +119,7 @@ enum PortableMath {
     }
 
     /// Arc sine of a number in [−1, 1].
-    static func asin(_ x: Double) -> Double {
+    public static func asin(_ x: Double) -> Double {
         atan2(x, ((1 - x) * (1 + x)).squareRoot())
     }
 }
