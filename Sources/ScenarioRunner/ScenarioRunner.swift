@@ -186,7 +186,7 @@ public enum ScenarioRunner {
         settings.dataDirectory = dataDir
         if let hardware = scenario.hardware { settings.hardware = hardware }
         do {
-            settings.gps = try DeviceURI(parsing: gpsURI(recording: recording, faults: scenario.faults, skip: from))
+            settings.gps = try DeviceURI(parsing: try gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")
             let capacity = scenario.battery.capacityMilliampHours.map { "capacity=\(seconds($0))&" } ?? ""
             settings.battery = try DeviceURI(parsing: "sim?\(capacity)level=\(seconds(battery))")
@@ -265,20 +265,15 @@ public enum ScenarioRunner {
     }
 
     /// `file:PATH?outage=…&invalid=…&unplug=…&skip=S`: the replay with the scenario's faults,
-    /// in recording seconds (scenario time), starting `skip` into the recording.
-    static func gpsURI(recording: String, faults: [GPSFault], skip: Duration) -> String {
-        var query: [String] = []
-        for kind in GPSFault.Kind.allCases {
-            let windows = faults.filter { $0.kind == kind }.map { "\(seconds($0.from.inSeconds))-\(seconds($0.to.inSeconds))" }
-            if windows.isEmpty { continue }
-            let key = switch kind {
-            case .silent: "outage"
-            case .invalid: "invalid"
-            case .unplug: "unplug"
-            }
-            query.append("\(key)=\(windows.joined(separator: ","))")
+    /// in recording seconds (scenario time), starting `skip` into the recording, written by
+    /// the replay's own `Faults` (which checks the windows as the configurator will).
+    static func gpsURI(recording: String, faults: [GPSFault], skip: Duration) throws -> String {
+        func windows(_ kind: GPSFault.Kind) -> [NMEAFileSource.Faults.Window] {
+            faults.filter { $0.kind == kind }.map { .init(from: $0.from, to: $0.to) }
         }
-        if skip > .zero { query.append("skip=\(seconds(skip.inSeconds))") }
+        let query = try NMEAFileSource.Faults(
+            outages: windows(.silent), invalid: windows(.invalid), unplugs: windows(.unplug), skip: skip
+        ).queryItems
         return "file:\(recording)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
