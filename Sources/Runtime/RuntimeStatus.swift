@@ -44,7 +44,8 @@ public struct RuntimeStatus: Hashable, Sendable {
         return parts.joined(separator: "  ")
     }
 
-    static func kmh(_ metresPerSecond: Double) -> String {
+    /// `11.4`: a speed in km/h to a tenth.
+    public static func kmh(_ metresPerSecond: Double) -> String {
         let tenths = Int((metresPerSecond * 36).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }

@@ -6,17 +6,7 @@ public enum ComparisonReport {
     static func fixed(_ v: Double, _ places: Int) -> String {
         guard v.isFinite else { return "-" }
         var out: [UInt8] = []
-        if places == 0 {
-            out.appendDigits(Int(v.rounded()), width: 1)
-        } else {
-            // Fixed places, trailing zeros kept, for columns that line up.
-            let scale = pow(10.0, Double(places))
-            let units = Int((abs(v) * scale).rounded())
-            if v < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
-            out.appendDigits(units / Int(scale), width: 1)
-            out.append(UInt8(ascii: "."))
-            out.appendDigits(units % Int(scale), width: places)
-        }
+        out.appendFixed(v, places: places)  // trailing zeros kept, so columns line up
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -212,10 +212,7 @@ final class ScenarioRecorder: Sendable {
     }
 }
 
-private func kmh(_ metresPerSecond: Double) -> String {
-    let tenths = Int((metresPerSecond * 36).rounded())
-    return "\(tenths / 10).\(tenths % 10)"
-}
+private func kmh(_ metresPerSecond: Double) -> String { RuntimeStatus.kmh(metresPerSecond) }
 
 func km(_ metres: Double) -> String {
     var out: [UInt8] = []
