@@ -17,7 +17,7 @@ struct PlanCommand: ParsableCommand {
     /// Today's date for the deadline, from the system clock in UTC (the date the GPS gives the
     /// device). Only the command reads the clock; the rendering is given the date.
     static func systemToday() -> CivilDate {
-        CivilDate(daysSince1970: Int((Date().timeIntervalSince1970 / 86_400).rounded(.down)))
+        WallClock.today
     }
 
     /// The settings' `<hardware_dir>/plans`, or nil when the settings cannot be read.
@@ -301,7 +301,7 @@ extension PlanCommand {
 
     /// Now, for a stored plan's creation time (the CLI may read the wall clock).
     static func now() -> UTCTimestamp {
-        UTCTimestamp(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        WallClock.now
     }
 
     /// The goal `text` names (`pacer plan goals`), or the reason it names none.

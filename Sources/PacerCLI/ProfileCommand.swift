@@ -309,7 +309,7 @@ struct ProfileCommand: ParsableCommand {
     /// `--now`, else the system clock (the CLI may read the wall clock; the runtime never does).
     static func time(_ text: String?) throws -> UTCTimestamp {
         guard let text else {
-            return UTCTimestamp(millisecondsSince1970: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+            return WallClock.now
         }
         guard let time = GPXReader.parseTime(Substring(text)) else {
             throw ValidationError("--now '\(text)' is not an ISO 8601 time, like 2026-05-02T08:00:00Z")

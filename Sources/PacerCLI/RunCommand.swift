@@ -138,8 +138,7 @@ struct RunCommand: ParsableCommand {
             }
             return d
         }
-        let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        return UTCTimestamp(millisecondsSince1970: ms).date
+        return WallClock.today
     }
 }
 
