@@ -4,6 +4,7 @@
 #
 #   libgps-dev       gpsd's client library (the gpsd GPS source)
 #   libasound2-dev   ALSA (the buzzer)
+#   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
@@ -13,7 +14,7 @@
 #   gpsbabel         an independent NMEA reader: synthesized recordings must read back the same
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel)
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel)
 
 pacer_missing_packages() {
     local p missing=()
