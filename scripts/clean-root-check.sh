@@ -205,5 +205,5 @@ phase "scripts/test.sh (tests)" in_root "cd /root/pacer && scripts/test.sh" \
     || fail "scripts/test.sh in the clean root"
 
 say "both README commands pass in a clean Debian $suite root"
-grep -E "^(Test Suite 'All tests'|.*Executed [0-9]+ tests|✔ Test run with|[0-9]+ passed, [0-9]+ failed|scenarios:)" "$log" | tail -n 4 >&2 || true
+grep -E "^(✔ Test run with|[0-9]+/[0-9]+ scenarios pass)" "$log" >&2 || true
 printf '%s\n' "${figures[@]}" >&2
