@@ -14,8 +14,12 @@ public enum CoachOutput: Hashable, Sendable {
     case cue(Cue, phase: Int)
     /// Phase `index` has begun (0 at the start).
     case phaseStarted(Int)
-    /// A phase ended (its time was up, or the runner stopped).
+    /// A phase ended (its time was up, or the runner stopped). When it ended between two
+    /// fixes, its distance and time in band run on from the last fix at that fix's speed.
     case phaseFinished(PhaseResult)
+    /// The fix after a phase's end closed the leg across it: the phase's result measured to
+    /// its end, replacing the one given when it ended.
+    case phaseRevised(PhaseResult)
     /// The last phase is over.
     case workoutCompleted
 }
@@ -30,11 +34,24 @@ public struct CoachSettings: Hashable, Sendable {
     /// runner counts as on pace again (m/s), so that a speed on the edge does not flip the
     /// cue back and forth.
     public var hysteresis: Double
+    /// After the start, a phase change or a resume, pace is first judged at the first position
+    /// update at least this long after it, on the speeds since: the runner gets time to find
+    /// the new pace before a correction, and is never judged on the previous phase's speed.
+    public var settleTime: Duration
+    /// The needed speed is shown only while at least this much of the phase is left: in the
+    /// last seconds it would swing wildly.
+    public static let neededSpeedMinimumTimeLeft = Duration.seconds(30)
+    /// A gps-lost reminder waits this long past its alert interval: a receiver in power-save
+    /// sends its fix on the same cadence, and a reminder must not sound in the very second the
+    /// fix comes back.
+    public static let reminderGrace = Duration.seconds(2)
 
-    public init(alertInterval: Duration, smoothingWindow: Duration, hysteresis: Double = 0.1) {
+    public init(alertInterval: Duration, smoothingWindow: Duration, hysteresis: Double = 0.1,
+                settleTime: Duration = .seconds(10)) {
         self.alertInterval = alertInterval
         self.smoothingWindow = smoothingWindow
         self.hysteresis = hysteresis
+        self.settleTime = settleTime
     }
 }
 
@@ -48,12 +65,15 @@ public struct CoachStatus: Hashable, Sendable {
     public var phaseTimeLeft: Duration
     public var smoothedSpeed: Double?
     public var pace: PaceState
-    /// Metres covered in this phase.
+    /// Metres covered in this phase, from every fix (the odometer), current to `t`.
     public var phaseDistance: Double
-    /// Metres covered in the workout.
+    /// Metres covered in the workout, from every fix (the odometer), current to `t`.
     public var distance: Double
-    /// The speed that would still cover the phase's implied distance in the time left (m/s);
-    /// nil when no time is left.
+    /// The steady speed (m/s) that covers what is left of the phase's implied distance (its
+    /// mean speed times its duration) in the phase's time left. Shown only when it means
+    /// something: running, a fix, at least `CoachSettings.neededSpeedMinimumTimeLeft` left,
+    /// and inside the phase's range (a speed outside it would contradict the cues, which keep
+    /// the runner in the range whatever the distance); nil otherwise.
     public var neededSpeed: Double?
     public var gpsLost: Bool
     public var paused: Bool
@@ -67,11 +87,24 @@ public struct CoachStatus: Hashable, Sendable {
 /// - Phase time is active time (pauses excluded) on the clock, never GPS time. When a phase's
 ///   time is up the next begins with a phase-change cue; after the last, a workout-complete
 ///   cue. Those two cues sound for no other reason.
-/// - Each fix's speed goes into a smoother (the profile's window). Below the phase's minimum:
-///   speed-up; above its maximum: slow-down; within: on-pace. A cue sounds when the state
-///   changes and repeats every alert interval while it lasts. Leaving slow or fast needs the
-///   speed `hysteresis` inside the range (at most a quarter of the range's width).
-/// - GPS lost: a gps-lost cue, a reminder every alert interval, a gps-back cue on recovery;
+/// - Every fix the receiver delivers (`track`) is counted by the odometer and its speed goes
+///   into a smoother (the profile's window). Pace is judged only at position updates (`fix`,
+///   the profile's cadence), never between them, so that at most one pace cue sounds at an
+///   instant and a repeat is never sounded on stale data just before a fix that changes it.
+///   Below the phase's minimum: speed-up; above its maximum: slow-down; within: on-pace. A
+///   cue sounds when the state changes, and repeats at the first position update once the
+///   alert interval has passed while it lasts. Leaving slow or fast needs the speed
+///   `hysteresis` inside the range (at most a quarter of the range's width). After the start,
+///   a phase change or a resume, the first judgement waits `settleTime`, on the speeds since.
+/// - Distance, per phase and in all, is the odometer's, attributed by time: a phase ending
+///   between two fixes gets, at its end, the distance carried on from the last fix at that
+///   fix's speed; the next fix closes the leg across the end and the phase's result is
+///   revised with the part of that leg run before the end (`Odometer.Leg.length(until:)`).
+///   Time in band is the time whose legs (between consecutive fixes) were run at a speed
+///   inside the phase's range, split at the phase's end the same way, so a phase run in
+///   band throughout reports its average inside the band.
+/// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
+///   gps-back cue on recovery;
 ///   no pace cues until a fresh speed arrives. Positioning off: phases run on time alone, no
 ///   pace cues.
 /// - Paused: nothing sounds and phase time stands still.
@@ -93,14 +126,36 @@ public struct PaceCoach: Sendable {
     private var lastPaceCue: Instant?
     private var gpsLost = false
     private var lastLostCue: Instant?
-    private var lastPosition: GeoPoint?
+    /// No pace judgement before this (the settle time after a start, phase change, resume).
+    private var judgeFrom: Instant?
+    /// The speed of the last judgement (m/s).
+    private var judgedSpeed: Double?
+
+    /// The distance from every fix.
+    public private(set) var odometer = Odometer()
 
     // Per-phase accounting.
-    private var phaseDistance = 0.0
-    private var totalDistance = 0.0
+    /// The odometer's metres at the current phase's start (provisional while `open` holds
+    /// phases: the leg across their ends has not closed yet).
+    private var phaseStartDistance = 0.0
+    /// When the current phase began, on the clock.
+    private var phaseStartInstant: Instant?
+    /// Time in band of the current phase, from the legs closed so far.
     private var timeInBand = Duration.zero
-    private var inBandSince: Instant?
+    /// The last leg (its end and speed), carried on to a phase's end, a pause or a stop.
+    private var lastLeg: (end: Instant, speed: Double)?
     private var phaseStartElapsed = Duration.zero
+
+    /// A phase that ended since the last fix: its result waits for the leg across its end.
+    private struct OpenPhase {
+        var result: PhaseResult
+        var start: Instant
+        var end: Instant
+        var startDistance: Double
+        /// Its time in band from the legs closed before its end.
+        var bandBefore: Duration
+    }
+    private var open: [OpenPhase] = []
 
     public init(workout: Workout, settings: CoachSettings, positioning: Bool = true) {
         precondition(!workout.phases.isEmpty, "a workout has at least one phase")
@@ -124,27 +179,32 @@ public struct PaceCoach: Sendable {
         guard !started else { return [] }
         started = true
         runningSince = t
+        judgeFrom = t + settings.settleTime
+        phaseStartInstant = t
         return [.phaseStarted(0)]
     }
 
-    /// A position update (already sampled at the profile's interval). `speed` is the
+    /// A fix between position updates: counted and smoothed, never judged. `speed` is the
     /// receiver's speed over ground in m/s.
-    public mutating func fix(_ position: GeoPoint, speed: Double?, at t: Instant) -> [CoachOutput] {
+    public mutating func track(_ position: GeoPoint, speed: Double?, at t: Instant) -> [CoachOutput] {
         guard isRunning, positioning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
-        if let last = lastPosition {
-            let d = Geodesy.distance(last, position)
-            phaseDistance += d
-            totalDistance += d
-        }
-        lastPosition = position
+        if let leg = odometer.add(position, speed: speed, at: t) { out += close(leg) }
         if gpsLost {
             gpsLost = false
             lastLostCue = nil
             out.append(.cue(.gpsBack, phase: phaseIndex))
         }
-        if let speed { smoother.add(speed, at: t) }
+        if let speed, speed.isFinite { smoother.add(speed, at: t) }
+        return out
+    }
+
+    /// A position update (a fix sampled at the profile's interval): counted like every fix,
+    /// then the pace is judged.
+    public mutating func fix(_ position: GeoPoint, speed: Double?, at t: Instant) -> [CoachOutput] {
+        var out = track(position, speed: speed, at: t)
+        guard isRunning, positioning else { return out }
         out += judge(at: t)
         return out
     }
@@ -162,16 +222,16 @@ public struct PaceCoach: Sendable {
         return out
     }
 
-    /// The clock reached `nextDeadline` (or any time): phase ends and repeated cues.
+    /// The clock reached `nextDeadline` (or any time): phase ends and gps-lost reminders.
+    /// Pace is not judged here: only a position update brings a speed to judge.
     public mutating func tick(at t: Instant) -> [CoachOutput] {
         guard isRunning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
-        if gpsLost, let last = lastLostCue, t - last >= settings.alertInterval {
+        if gpsLost, let last = lastLostCue, t - last >= settings.alertInterval + CoachSettings.reminderGrace {
             lastLostCue = t
             out.append(.cue(.gpsLost, phase: phaseIndex))
         }
-        out += judge(at: t)
         return out
     }
 
@@ -179,20 +239,26 @@ public struct PaceCoach: Sendable {
         guard isRunning else { return [] }
         let out = advance(to: t)
         guard !finished, let since = runningSince else { return out }
-        closeBand(at: t)
-        inBandSince = nil
+        // No leg runs across a pause: what ran on from the last fix stands.
+        timeInBand += bandTail(to: t)
+        open.removeAll()
+        lastLeg = nil
         accumulated += t - since
         runningSince = nil
         pace = .unknown
         lastPaceCue = nil
+        judgedSpeed = nil
         smoother.reset()
-        lastPosition = nil  // distance does not run across a pause
+        // Distance runs up to the pause, and not across it.
+        odometer.settle(at: t)
+        odometer.breakPath()
         return out
     }
 
     public mutating func resume(at t: Instant) -> [CoachOutput] {
         guard started, !finished, runningSince == nil else { return [] }
         runningSince = t
+        judgeFrom = t + settings.settleTime
         return []
     }
 
@@ -202,11 +268,12 @@ public struct PaceCoach: Sendable {
         var out = isRunning ? advance(to: t) : []
         guard !finished else { return out }
         if let since = runningSince {
-            closeBand(at: t)
-            inBandSince = nil
+            timeInBand += bandTail(to: t)
+            odometer.settle(at: t)
             accumulated += t - since
             runningSince = nil
         }
+        open.removeAll()
         out.append(.phaseFinished(result(endingAt: accumulated)))
         finished = true
         return out
@@ -222,12 +289,11 @@ public struct PaceCoach: Sendable {
         accumulated + (runningSince.map { t - $0 } ?? .zero)
     }
 
-    /// When the runtime should call `tick` next: the phase's end, the next repeated cue.
+    /// When the runtime should call `tick` next: the phase's end, the next gps-lost reminder.
     public var nextDeadline: Instant? {
         guard isRunning, let since = runningSince else { return nil }
         var deadlines: [Instant] = [since + (phaseEnd(phaseIndex) - accumulated)]
-        if let last = lastPaceCue, pace != .unknown { deadlines.append(last + settings.alertInterval) }
-        if gpsLost, let last = lastLostCue { deadlines.append(last + settings.alertInterval) }
+        if gpsLost, let last = lastLostCue { deadlines.append(last + settings.alertInterval + CoachSettings.reminderGrace) }
         return deadlines.min()
     }
 
@@ -236,13 +302,17 @@ public struct PaceCoach: Sendable {
         let phase = workout.phases[index]
         let e = elapsed(at: t)
         let left = max(.zero, phaseEnd(index) - e)
-        var smoother = self.smoother
-        let remaining = max(0, phase.impliedDistance - phaseDistance)
+        let distance = isRunning ? odometer.reading(at: t) : odometer.settledReading
+        let phaseDistance = max(0, distance - phaseStartDistance)
+        var needed: Double?
+        if isRunning, positioning, !gpsLost, left >= CoachSettings.neededSpeedMinimumTimeLeft {
+            let speed = max(0, phase.impliedDistance - phaseDistance) / left.inSeconds
+            if speed >= phase.minimumSpeed && speed <= phase.maximumSpeed { needed = speed }
+        }
         return CoachStatus(
             phaseIndex: index, phaseCount: workout.phases.count, phaseName: phase.name, phase: phase,
-            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? smoother.speed(at: t) : nil, pace: pace,
-            phaseDistance: phaseDistance, distance: totalDistance,
-            neededSpeed: left > .zero ? remaining / left.inSeconds : nil,
+            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? smoother.speed : nil, pace: pace,
+            phaseDistance: phaseDistance, distance: distance, neededSpeed: needed,
             gpsLost: gpsLost, paused: isPaused, finished: finished)
     }
 
@@ -260,14 +330,24 @@ public struct PaceCoach: Sendable {
         while !finished, accumulated + (t - since) >= phaseEnd(phaseIndex) {
             let end = phaseEnd(phaseIndex)
             let boundary = since + (end - accumulated)
-            closeBand(at: boundary)
-            out.append(.phaseFinished(result(endingAt: end)))
+            // Provisional: carried on from the last fix; revised when the next fix closes the leg.
+            let reading = odometer.reading(at: boundary)
+            let provisional = result(endingAt: end, distance: reading, timeInBand: timeInBand + bandTail(to: boundary))
+            out.append(.phaseFinished(provisional))
+            if let start = phaseStartInstant {
+                open.append(OpenPhase(result: provisional, start: start, end: boundary,
+                                      startDistance: phaseStartDistance, bandBefore: timeInBand))
+            }
             if phaseIndex + 1 < workout.phases.count {
                 phaseIndex += 1
                 phaseStartElapsed = end
-                phaseDistance = 0
+                phaseStartDistance = reading
+                phaseStartInstant = boundary
                 timeInBand = .zero
                 setPace(.unknown, at: boundary)
+                judgeFrom = boundary + settings.settleTime
+                judgedSpeed = nil
+                smoother.reset()
                 out.append(.cue(.phaseChange, phase: phaseIndex))
                 out.append(.phaseStarted(phaseIndex))
             } else {
@@ -281,15 +361,17 @@ public struct PaceCoach: Sendable {
         return out
     }
 
-    /// Compares the smoothed speed with the phase's range; cues on a change of state and
-    /// when a repeat is due.
+    /// Compares the smoothed speed with the phase's range at a position update; cues on a
+    /// change of state and when a repeat is due.
     private mutating func judge(at t: Instant) -> [CoachOutput] {
         guard positioning, !gpsLost else {
             if pace != .unknown { setPace(.unknown, at: t) }
             return []
         }
+        if let from = judgeFrom, t < from { return [] }
         let next: PaceState
-        if let speed = smoother.speed(at: t) {
+        if let speed = smoother.speed {
+            judgedSpeed = speed
             let phase = workout.phases[phaseIndex]
             // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
             // of its width: otherwise the way back in would be narrower than the band itself,
@@ -302,8 +384,7 @@ public struct PaceCoach: Sendable {
                 next = speed < phase.minimumSpeed ? .slow : speed > phase.maximumSpeed ? .fast : .onPace
             }
         } else {
-            // No sample inside the window just now (the window is as long as the interval
-            // between fixes): the last judgement stands until a fresh speed arrives.
+            // No speed in the window (the receiver reports none): the last judgement stands.
             next = pace
         }
         guard next != .unknown else { return [] }
@@ -322,25 +403,57 @@ public struct PaceCoach: Sendable {
     }
 
     private mutating func setPace(_ next: PaceState, at t: Instant) {
-        closeBand(at: t)
         pace = next
         lastPaceCue = nil
-        inBandSince = next == .onPace ? t : nil
     }
 
-    /// Adds the time spent on pace up to `t` to the phase's tally; the count goes on from `t`
-    /// while the pace stays the same.
-    private mutating func closeBand(at t: Instant) {
-        if let since = inBandSince {
-            timeInBand += t - since
-            inBandSince = t
+    /// A leg closed at a fix: the phases that ended during it get their results measured to
+    /// their ends (revised), and the current phase its share of the leg's time in band.
+    private mutating func close(_ leg: Odometer.Leg) -> [CoachOutput] {
+        var out: [CoachOutput] = []
+        let before = odometer.distance - leg.length
+        for var p in open {
+            let atEnd = before + leg.length(until: p.end)
+            let inLeg = p.end - max(leg.from, p.start)
+            let band = p.result.minimumSpeed...p.result.maximumSpeed
+            let revised = PhaseResult(
+                index: p.result.index, name: p.result.name, duration: p.result.duration,
+                timeInBand: min(p.result.duration, p.bandBefore + (band.contains(leg.speed) && inLeg > .zero ? inLeg : .zero)),
+                distance: max(0, atEnd - p.startDistance),
+                minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed)
+            // Said again only when it changed by what a runner could notice.
+            if abs(revised.distance - p.result.distance) >= 0.5
+                || abs((revised.timeInBand - p.result.timeInBand).inSeconds) >= 0.5 {
+                out.append(.phaseRevised(revised))
+            }
+            p.result = revised
+            phaseStartDistance = atEnd
         }
+        open.removeAll()
+        let from = max(leg.from, phaseStartInstant ?? leg.from)
+        if leg.to > from, inBand(leg.speed) { timeInBand += leg.to - from }
+        lastLeg = (leg.to, leg.speed)
+        return out
     }
 
-    private func result(endingAt end: Duration) -> PhaseResult {
+    /// The time in band from the last leg's end to `t`, at the last leg's speed.
+    private func bandTail(to t: Instant) -> Duration {
+        guard let last = lastLeg, inBand(last.speed) else { return .zero }
+        let from = max(last.end, phaseStartInstant ?? last.end)
+        return t > from ? t - from : .zero
+    }
+
+    private func inBand(_ speed: Double) -> Bool {
+        let phase = workout.phases[min(phaseIndex, workout.phases.count - 1)]
+        return speed >= phase.minimumSpeed && speed <= phase.maximumSpeed
+    }
+
+    private func result(endingAt end: Duration, distance: Double? = nil, timeInBand band: Duration? = nil) -> PhaseResult {
         let phase = workout.phases[phaseIndex]
         return PhaseResult(
-            index: phaseIndex, name: phase.name, duration: end - phaseStartElapsed, timeInBand: timeInBand,
-            distance: phaseDistance, minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed)
+            index: phaseIndex, name: phase.name, duration: end - phaseStartElapsed,
+            timeInBand: min(band ?? timeInBand, end - phaseStartElapsed),
+            distance: max(0, (distance ?? odometer.settledReading) - phaseStartDistance),
+            minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed)
     }
 }

@@ -15,9 +15,10 @@ public struct SpeedSmoother: Sendable {
         prune(at: t)
     }
 
-    /// The mean of the samples within the window ending at `t`, or nil when there are none.
-    public mutating func speed(at t: Instant) -> Double? {
-        prune(at: t)
+    /// The mean of the samples within the window ending at the latest sample, or nil when
+    /// there are none. It changes only when a sample arrives: time passing alone never
+    /// changes it (a judgement between fixes would otherwise change by itself).
+    public var speed: Double? {
         guard !samples.isEmpty else { return nil }
         return samples.reduce(0) { $0 + $1.speed } / Double(samples.count)
     }
