@@ -134,7 +134,8 @@ public enum Configurator {
     /// A serial receiver's `receiver=` names the commands its power modes are set with (UBX
     /// for a u-blox M8, PMTK for a MediaTek MT3339; `none`, the default: it is only listened
     /// to); the power-save mode's update period is `powerSavePeriod` (the profile's position
-    /// interval, when the device is built from settings).
+    /// interval, when the device is built from settings), for a serial receiver and a
+    /// replayed one alike.
     ///
     /// A recording may script receiver faults (`NMEAFileSource.Faults`), in seconds from its
     /// first timed cycle: `outage=FROM-TO[,…]` (silent), `invalid=FROM-TO[,…]` (no fix),
@@ -199,7 +200,7 @@ public enum Configurator {
                 }
                 return try NMEAFileSource(
                     path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
-                    hotStart: hotStart ?? .seconds(1))
+                    hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod)
             case "none":
                 return nil
             default:

@@ -19,7 +19,13 @@ public enum GPSStatus: String, Hashable, Sendable {
 /// What a GPS source tells the runtime.
 public enum GPSEvent: Hashable, Sendable {
     case status(GPSStatus, detail: String?)
+    /// A position update: a fix the power profile's sampling interval lets through. The
+    /// runtime stores it as a track point and judges pace on it.
     case fix(Fix)
+    /// A fix between position updates: the receiver delivered it, the sampling interval did
+    /// not let it through. Counted for distance, never stored. Only a sink with a sampling
+    /// interval reports these.
+    case reading(Fix)
 }
 
 /// A source of positions: gpsd, NMEA on a serial port, or a replayed recording.
@@ -44,6 +50,9 @@ public final class GPSEventSink: Sendable {
         var tracker = GPSStatusTracker()
         var throttle: FixThrottle
         var latest: Fix?
+        var restPeriod: Duration?
+        var lastFixAt: Instant?
+        var restWatch: ScheduledTask?
     }
 
     private let clock: any PacerClock
@@ -51,7 +60,8 @@ public final class GPSEventSink: Sendable {
     private let onReport: (@Sendable () -> Void)?
     private let state: Mutex<State>
 
-    /// `samplingInterval`: at most one fix per interval reaches the handler (nil: every fix).
+    /// `samplingInterval`: at most one fix per interval reaches the handler as a position
+    /// update (`.fix`), the others as `.reading` (nil: every fix is a position update).
     /// `onReport` hears every receiver cycle as it arrives, on the source's thread, whether
     /// or not the interval lets it through: each is work the device woke up for.
     public init(
@@ -72,6 +82,22 @@ public final class GPSEventSink: Sendable {
 
     public var status: GPSStatus { state.withLock { $0.tracker.status } }
 
+    /// How long the receiver may rest between fixes (a power-save mode sends one per update
+    /// period; this is that period plus a grace). While it is set, a silence the source
+    /// reports within it after a fix is the receiver resting, not a loss; once it has passed
+    /// with no fix, the fix is lost. Nil: any silence the source reports is a loss.
+    public var restPeriod: Duration? {
+        get { state.withLock { $0.restPeriod } }
+        set {
+            state.withLock { s in
+                s.restPeriod = newValue
+                s.restWatch?.cancel()
+                s.restWatch = nil
+            }
+            if newValue != nil, let last = state.withLock({ $0.lastFixAt }) { watchRest(after: last) }
+        }
+    }
+
     /// The receiver's most recent fix, whether or not the sampling interval let it through:
     /// a waypoint is taken here, not at the last sampled position. Nil once the fix is lost.
     public var latestFix: Fix? { state.withLock { $0.latest } }
@@ -89,12 +115,31 @@ public final class GPSEventSink: Sendable {
         })
     }
 
-    /// Nothing heard for a while: a fix, if there was one, is lost.
+    /// Nothing heard for a while: a fix, if there was one, is lost (unless the receiver is
+    /// resting within its `restPeriod`).
     public func silent(_ detail: String) {
+        let now = clock.now
         emit(state.withLock { s in
+            if let rest = s.restPeriod, let last = s.lastFixAt, now - last < rest, s.tracker.status == .fix { return [] }
             s.latest = nil
             return s.tracker.silent(detail)
         })
+    }
+
+    private func watchRest(after last: Instant) {
+        guard let rest = restPeriod else { return }
+        let task = clock.schedule(at: last + rest) { [self] in
+            let now = clock.now
+            emit(state.withLock { s in
+                guard let rest = s.restPeriod, let last = s.lastFixAt, now - last >= rest else { return [] }
+                s.latest = nil
+                return s.tracker.silent("no position for \(Int(rest.inSeconds)) s in power-save")
+            })
+        }
+        state.withLock { s in
+            s.restWatch?.cancel()
+            s.restWatch = task
+        }
     }
 
     /// One receiver cycle from the NMEA engine.
@@ -109,13 +154,15 @@ public final class GPSEventSink: Sendable {
     public func fix(_ fix: Fix) {
         onReport?()
         let now = clock.now
-        let events: [GPSEvent] = state.withLock { s in
+        let (events, resting): ([GPSEvent], Bool) = state.withLock { s in
             s.latest = fix
+            s.lastFixAt = now
             var out = s.tracker.fix()
-            if s.throttle.admit(at: now) { out.append(.fix(fix)) }
-            return out
+            out.append(s.throttle.admit(at: now) ? .fix(fix) : .reading(fix))
+            return (out, s.restPeriod != nil)
         }
         emit(events)
+        if resting { watchRest(after: now) }
     }
 
     /// A report that says there is no position.

@@ -97,6 +97,8 @@ final class WatchPrinter: Sendable {
             FileDescriptorOutput.write(line, to: 1)
             let n = fixes.withLock { $0 += 1; return $0 }
             if let limit, n >= limit { clock.stop() }
+        case .reading:
+            break  // the watch samples nothing: every fix arrives as `.fix`
         }
     }
 }

@@ -68,6 +68,9 @@ public final class NMEAFileSource: GPSSource {
     public let silenceTimeout: Duration
     /// Time without a fix after a wake from backup.
     public let hotStart: Duration
+    /// In power-save the receiver sends one cycle per this period (the profile's position
+    /// interval, as the firmware sets a real receiver's update period).
+    public let powerSavePeriod: Duration
 
     /// The reason an unplug fault gives the sink.
     public static let unpluggedReason = "unplugged"
@@ -85,9 +88,11 @@ public final class NMEAFileSource: GPSSource {
     /// `hotStart`: after the firmware wakes the replayed receiver from backup
     /// (`setPower(.tracking)`), its cycles carry no fix for this long, as a real receiver's
     /// after a hot start (the GPS module's figure from the hardware model).
+    /// `powerSavePeriod`: in power-save it sends one cycle per period, as a real receiver.
     public init(
         path: String, clock: any PacerClock, pace: Pace = .clock, speed: Double = 1,
-        faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5), hotStart: Duration = .seconds(1)
+        faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5), hotStart: Duration = .seconds(1),
+        powerSavePeriod: Duration = .seconds(10)
     ) throws(RecordingError) {
         precondition(speed > 0 && speed.isFinite, "replay speed must be positive, not \(speed)")
         precondition(silenceTimeout > .zero, "the silence timeout must be positive")
@@ -105,6 +110,7 @@ public final class NMEAFileSource: GPSSource {
         self.faults = faults
         self.silenceTimeout = silenceTimeout
         self.hotStart = hotStart
+        self.powerSavePeriod = powerSavePeriod
         var name = path.hasPrefix("/") ? "file://\(path)" : "file:\(path)"
         var query: [String] = []
         if pace == .asFastAsPossible { query.append("pace=fast") }
@@ -130,7 +136,8 @@ public final class NMEAFileSource: GPSSource {
     /// How many cycles an outage or an unplug withheld.
     public var withheld: Int { state.withLock { $0.withheld } }
 
-    /// Cycles the receiver did not send because the firmware had put it in backup.
+    /// Cycles the receiver did not send because the firmware had put it in backup, or in
+    /// power-save between its updates.
     public var asleep: Int { state.withLock { $0.asleep } }
 
     /// How many cycles `skip` dropped before the start.
@@ -247,6 +254,14 @@ public final class NMEAFileSource: GPSSource {
                 r.asleep += 1
                 return (nil, sink)
             }
+            // One in power-save says something once per update period.
+            if r.power == .powerSave {
+                if let next = r.powerSaveNext, clock.now < next {
+                    r.asleep += 1
+                    return (nil, sink)
+                }
+                r.powerSaveNext = clock.now + powerSavePeriod
+            }
             let hotStarting = r.wokeAt.map { clock.now - $0 < hotStart } ?? false
             r.delivered += 1
             r.heard(at: clock.now)
@@ -317,8 +332,10 @@ private struct Replay {
     /// What the firmware asked of the receiver, and when it last woke it from backup.
     var power = GPSPowerState.tracking
     var wokeAt: Instant?
-    /// Cycles not sent because the receiver was in backup.
+    /// Cycles not sent because the receiver was in backup, or in power-save between updates.
     var asleep = 0
+    /// In power-save: the next cycle is sent at or after this.
+    var powerSaveNext: Instant?
 
     // Offsets, measured as the file is decoded.
     /// A timed cycle and its offset: later cycles are measured from it.
@@ -493,12 +510,14 @@ extension NMEAEpoch {
 extension NMEAFileSource: GPSPowerControl {
     /// The replayed receiver follows the firmware's power commands as a real one does: in
     /// backup it sends nothing; woken (`.tracking`) from backup it sends cycles without a fix
-    /// for `hotStart`; in power-save it goes on sending (its lower current is the energy
-    /// model's business).
+    /// for `hotStart`; in power-save it sends one cycle per `powerSavePeriod`, the first a
+    /// period after it was told (the fix that set it off was the last one before).
     public func setPower(_ power: GPSPowerState) {
         let now = clock.now
         state.withLock { r in
             if power == .tracking, r.power == .backup { r.wokeAt = now }
+            if power == .powerSave, r.power != .powerSave { r.powerSaveNext = now + powerSavePeriod }
+            if power != .powerSave { r.powerSaveNext = nil }
             r.power = power
         }
     }

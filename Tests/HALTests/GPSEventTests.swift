@@ -15,6 +15,9 @@ final class EventLog: Sendable {
     var fixes: [Fix] {
         all.compactMap { if case .fix(let f) = $0 { f } else { nil } }
     }
+    var readings: [Fix] {
+        all.compactMap { if case .reading(let f) = $0 { f } else { nil } }
+    }
 }
 
 func fix(_ second: Int) -> Fix {
@@ -91,6 +94,8 @@ struct GPSEventTests {
         }
         clock.runPending()
         #expect(log.fixes.map(\.time.millisecondsSince1970) == [0, 10_000, 20_000])
+        // The others still reach the handler, as readings between position updates.
+        #expect(log.readings.count == 22)
         sink.samplingInterval = nil
         sink.fix(fix(25))
         sink.fix(fix(26))
