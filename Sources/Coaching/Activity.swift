@@ -42,7 +42,7 @@ public struct PhaseResult: Hashable, Sendable {
     public var name: String
     /// Active (unpaused) time spent in the phase.
     public var duration: Duration
-    /// Time the smoothed speed was within the phase's range.
+    /// Time run at a speed within the phase's range (leg by leg, from every fix).
     public var timeInBand: Duration
     public var distance: Double
     public var minimumSpeed: Double
@@ -97,6 +97,41 @@ public struct ActivityStart: Hashable, Sendable {
     }
 }
 
+/// The runtime's running account of an activity, from every fix the receiver delivered and
+/// the device's clock (not from the points it stored): what the runner is told, and what the
+/// activity keeps. Written with every commit, so that an activity recovered after a power cut
+/// keeps the figures of its last commit.
+public struct ActivityTotals: Hashable, Sendable {
+    /// UTC of the start: the device's clock, anchored to GPS time at the first fix; nil
+    /// before any fix.
+    public var startedAt: UTCTimestamp?
+    /// Start to now (or stop), pauses included.
+    public var elapsed: Duration
+    /// The workout's timer: active time, pauses excluded.
+    public var timer: Duration
+    /// Time spent moving (`Odometer`'s rule).
+    public var moving: Duration
+    /// Metres (`Odometer`).
+    public var distance: Double
+    /// The highest Doppler speed while moving (m/s).
+    public var maximumSpeed: Double
+
+    public init(startedAt: UTCTimestamp?, elapsed: Duration, timer: Duration, moving: Duration, distance: Double,
+                maximumSpeed: Double) {
+        self.startedAt = startedAt
+        self.elapsed = elapsed
+        self.timer = timer
+        self.moving = moving
+        self.distance = distance
+        self.maximumSpeed = maximumSpeed
+    }
+
+    /// UTC of the end (start plus elapsed), when the start is known.
+    public var endedAt: UTCTimestamp? {
+        startedAt.map { UTCTimestamp(millisecondsSince1970: $0.millisecondsSince1970 + elapsed.nanoseconds / 1_000_000) }
+    }
+}
+
 /// How an activity ended.
 public enum ActivityEnd: String, Hashable, Sendable, CaseIterable {
     /// The workout ran to its last phase.
@@ -117,6 +152,8 @@ public protocol ActivityLog: AnyObject, Sendable {
     func add(_ waypoint: Waypoint, to activity: Int64) throws
     func add(_ cue: CueRecord, to activity: Int64) throws
     func add(_ result: PhaseResult, to activity: Int64) throws
+    /// The running totals, made durable with the next commit (the latest replaces earlier ones).
+    func update(_ totals: ActivityTotals, for activity: Int64) throws
     /// Makes everything added so far durable.
     func commit() throws
     /// Closes the activity (commits).

@@ -70,7 +70,15 @@ public final class DeviceRuntime: Sendable {
         var activity: Int64?
         var segment = 0
         var newSegmentPending = false
+        /// The receiver's latest fix, position update or not.
         var lastFix: Fix?
+        /// The time of the last stored track point.
+        var lastStored: UTCTimestamp?
+        /// When the workout started, on the device's clock.
+        var startedAt: Instant?
+        /// GPS time at an instant of the device's clock: the first fix of the activity. The
+        /// activity's UTC times are the clock's, anchored there once.
+        var anchor: (at: Instant, time: UTCTimestamp)?
         var hasFixNow = false
         var gps = GPSStatus.disconnected
         var points = 0
@@ -92,6 +100,7 @@ public final class DeviceRuntime: Sendable {
         var wakeTimer: ScheduledTask?
         /// When the receiver was last woken from backup.
         var wokeAt: Instant?
+
     }
 
     public let parts: Parts
@@ -137,6 +146,7 @@ public final class DeviceRuntime: Sendable {
             let now = parts.clock.now
             let out = state.withLock { s -> [CoachOutput] in
                 s.activity = activity
+                s.startedAt = now
                 return s.coach.start(at: now)
             }
             report(.started(activity: activity))
@@ -163,6 +173,7 @@ public final class DeviceRuntime: Sendable {
             ) { [self] event in
                 gpsEvent(event)
             }
+            sink.restPeriod = DeviceRuntime.restPeriod(parts.profile)
             self.sink.withLock { $0 = sink }
             gps.start(sink)
         }
@@ -180,11 +191,14 @@ public final class DeviceRuntime: Sendable {
     public func pause() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let (out, wasRunning) = state.withLock { s -> ([CoachOutput], Bool) in
-                guard s.coach.isRunning else { return ([], false) }
+            let (out, wasRunning, point) = state.withLock { s -> ([CoachOutput], Bool, (TrackPoint, Int64)?) in
+                guard s.coach.isRunning else { return ([], false, nil) }
+                // The track ends where the runner paused, not at the last position update.
+                let point = latestPoint(&s)
                 s.newSegmentPending = true
-                return (s.coach.pause(at: now), true)
+                return (s.coach.pause(at: now), true, point)
             }
+            store(point)
             handle(out)
             // A phase boundary on the way may have finished the workout: then nothing pauses.
             if wasRunning, state.withLock({ $0.coach.isPaused }) {
@@ -215,7 +229,11 @@ public final class DeviceRuntime: Sendable {
     public func stop() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let out = state.withLock { $0.coach.stop(at: now) }
+            let (out, point) = state.withLock { s in
+                let point = s.coach.isRunning ? latestPoint(&s) : nil
+                return (s.coach.stop(at: now), point)
+            }
+            store(point)
             handle(out)
             finish(.stopped)
         }
@@ -314,31 +332,76 @@ public final class DeviceRuntime: Sendable {
             case .fix(let fix):
                 s.hasFixNow = true
                 s.lastFix = fix
-                guard s.coach.isRunning, let activity = s.activity else { return }
-                if s.newSegmentPending {
-                    s.segment += s.points > 0 ? 1 : 0
-                    s.newSegmentPending = false
-                }
-                point = (TrackPoint(segment: s.segment, time: fix.time, position: fix.position,
-                                    altitude: fix.altitude, speed: fix.speed), activity)
-                s.points += 1
+                guard s.coach.isRunning, s.activity != nil else { return }
+                if s.anchor == nil { s.anchor = (now, fix.time) }
+                point = trackPoint(fix, &s)
                 out = s.coach.fix(fix.position, speed: fix.speed, at: now)
                 sleepNow = s.profile.gpsMode == .backup
+            case .reading(let fix):
+                // Between position updates: counted for distance, not stored, not judged.
+                s.hasFixNow = true
+                s.lastFix = fix
+                guard s.coach.isRunning, s.activity != nil else { return }
+                if s.anchor == nil { s.anchor = (now, fix.time) }
+                out = s.coach.track(fix.position, speed: fix.speed, at: now)
             }
         }
         if ignored { return }
         if let power { setGPSPower(power) }
-        if let (p, activity) = point {
-            do {
-                try parts.log.append(p, to: activity)
-            } catch {
-                logger.error("cannot store a track point: \(error)")
-            }
-        }
+        store(point)
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
         rescheduleTick()
         if sleepNow { sleepReceiver() }
+    }
+
+    /// A fix as the next track point (in a new segment after a pause or a loss of fix).
+    private func trackPoint(_ fix: Fix, _ s: inout State) -> (TrackPoint, Int64)? {
+        guard let activity = s.activity else { return nil }
+        if let last = s.lastStored, fix.time <= last { return nil }
+        if s.newSegmentPending {
+            s.segment += s.points > 0 ? 1 : 0
+            s.newSegmentPending = false
+        }
+        s.points += 1
+        s.lastStored = fix.time
+        return (TrackPoint(segment: s.segment, time: fix.time, position: fix.position,
+                           altitude: fix.altitude, speed: fix.speed), activity)
+    }
+
+    /// The receiver's latest fix as a track point, when it is live and newer than the last
+    /// one stored: at a pause, a stop or the end the track reaches where the runner is.
+    private func latestPoint(_ s: inout State) -> (TrackPoint, Int64)? {
+        guard s.hasFixNow, let fix = s.lastFix else { return nil }
+        return trackPoint(fix, &s)
+    }
+
+    private func store(_ point: (TrackPoint, Int64)?) {
+        guard let (p, activity) = point else { return }
+        do {
+            try parts.log.append(p, to: activity)
+        } catch {
+            logger.error("cannot store a track point: \(error)")
+        }
+    }
+
+    /// The running totals at `now`.
+    private func totals(_ s: State, at now: Instant) -> ActivityTotals {
+        let start = s.startedAt ?? now
+        let utcStart = s.anchor.map { a in
+            UTCTimestamp(millisecondsSince1970: a.time.millisecondsSince1970 - (a.at - start).nanoseconds / 1_000_000)
+        }
+        let odometer = s.coach.odometer
+        return ActivityTotals(
+            startedAt: utcStart, elapsed: now - start, timer: s.coach.elapsed(at: now), moving: odometer.movingTime,
+            distance: s.coach.isRunning ? odometer.reading(at: now) : odometer.settledReading,
+            maximumSpeed: odometer.maximumSpeed)
+    }
+
+    /// How long the receiver rests between fixes in the profile's GPS mode: in power-save it
+    /// sends one per position interval, and its silence until the next is no loss.
+    static func restPeriod(_ profile: PowerProfile) -> Duration? {
+        profile.gpsMode == .powerSave ? profile.positionInterval + wakeGrace : nil
     }
 
     /// The energy model's state for the receiver after a status change, in `mode`.
@@ -433,7 +496,14 @@ public final class DeviceRuntime: Sendable {
                     do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
                 }
                 report(.phaseFinished(result))
+            case .phaseRevised(let result):
+                // Stored over the result given at the phase's end.
+                if let activity = state.withLock({ $0.activity }) {
+                    do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
+                }
+                report(.phaseRevised(result))
             case .workoutCompleted:
+                store(state.withLock { latestPoint(&$0) })
                 finish(.completed)
             }
         }
@@ -530,7 +600,10 @@ public final class DeviceRuntime: Sendable {
             return (previous, next)
         }
         guard let (previous, next) = switched else { return }
-        sink.withLock { $0?.samplingInterval = next.positionInterval }
+        sink.withLock { sink in
+            sink?.samplingInterval = next.positionInterval
+            sink?.restPeriod = DeviceRuntime.restPeriod(next)
+        }
         let flush = parts.clock.scheduleRepeating(every: next.trackFlushInterval) { [self] in commit() }
         state.withLock { $0.flushTimer = flush }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
@@ -547,8 +620,11 @@ public final class DeviceRuntime: Sendable {
     }
 
     private func commit() {
-        parts.power?.wakeup(at: parts.clock.now)
+        let now = parts.clock.now
+        parts.power?.wakeup(at: now)
         do {
+            let update = state.withLock { s in s.activity.map { (totals(s, at: now), $0) } }
+            if let (totals, activity) = update { try parts.log.update(totals, for: activity) }
             try parts.log.commit()
         } catch {
             logger.error("cannot commit the track: \(error)")
@@ -557,21 +633,23 @@ public final class DeviceRuntime: Sendable {
 
     private func finish(_ end: ActivityEnd) {
         let now = parts.clock.now
-        let done = state.withLock { s -> (Int64?, Duration, UTCTimestamp?)? in
+        let done = state.withLock { s -> (Int64?, Duration, ActivityTotals)? in
             guard !s.finished else { return nil }
             s.finished = true
             s.timer?.cancel()
             s.flushTimer?.cancel()
             s.batteryTimer?.cancel()
             s.wakeTimer?.cancel()
-            return (s.activity, s.coach.elapsed(at: now), s.lastFix?.time)
+            return (s.activity, s.coach.elapsed(at: now), totals(s, at: now))
         }
-        guard let (activity, elapsed, lastTime) = done else { return }
+        guard let (activity, elapsed, totals) = done else { return }
+        sink.withLock { $0?.restPeriod = nil }
         parts.gps?.stop()
         (parts.clock as? any SuspendingClock)?.allowSuspend(false)
         if let activity {
             do {
-                try parts.log.finish(activity, end: end, endedAt: lastTime, activeTime: elapsed)
+                try parts.log.update(totals, for: activity)
+                try parts.log.finish(activity, end: end, endedAt: totals.endedAt, activeTime: elapsed)
             } catch {
                 logger.error("cannot close the activity: \(error)")
             }

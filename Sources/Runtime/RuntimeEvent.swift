@@ -10,6 +10,9 @@ public enum RuntimeEvent: Hashable, Sendable {
     case started(activity: Int64)
     case phaseStarted(index: Int)
     case phaseFinished(PhaseResult)
+    /// The fix after a phase's end measured it to its end: the result that replaces the one
+    /// given when it ended.
+    case phaseRevised(PhaseResult)
     /// A cue sounded; `phase` is the phase it belongs to, when it belongs to one.
     case cue(Cue, phase: Int?)
     /// The GPS source's status changed (fix, fix lost, disconnected, …).
@@ -31,6 +34,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .started: "started"
         case .phaseStarted: "phase-started"
         case .phaseFinished: "phase-finished"
+        case .phaseRevised: "phase-revised"
         case .cue: "cue"
         case .gps: "gps"
         case .waypoint: "waypoint"

@@ -192,6 +192,19 @@ public final class ActivityStore: ActivityLog, Sendable {
         }
         // The athlete profile with its history of changes, and the stored plans.
         migrator.registerMigration("v2") { db in try Self.createAthleteAndPlanTables(db) }
+        // The runtime's running totals (from every fix and the device's clock), written with
+        // every commit: a closed activity takes its distance and times from them, and one
+        // recovered after a power cut keeps those of its last commit. NULL for imports.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                ALTER TABLE activities ADD COLUMN live_started_at INTEGER;
+                ALTER TABLE activities ADD COLUMN live_elapsed_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_timer_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_moving_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_distance_m REAL;
+                ALTER TABLE activities ADD COLUMN live_max_speed REAL;
+                """)
+        }
         return migrator
     }
 
@@ -209,8 +222,12 @@ public final class ActivityStore: ActivityLog, Sendable {
         var waypoints: [(activity: Int64, seq: Int, waypoint: Waypoint)] = []
         var cues: [(activity: Int64, seq: Int, cue: CueRecord)] = []
         var results: [(activity: Int64, result: PhaseResult)] = []
+        /// The latest running totals of each activity.
+        var totals: [Int64: ActivityTotals] = [:]
 
-        var isEmpty: Bool { points.isEmpty && waypoints.isEmpty && cues.isEmpty && results.isEmpty }
+        var isEmpty: Bool {
+            points.isEmpty && waypoints.isEmpty && cues.isEmpty && results.isEmpty && totals.isEmpty
+        }
 
         /// Puts a batch that failed to commit back in front of what came since.
         mutating func restore(_ earlier: Pending) {
@@ -218,6 +235,7 @@ public final class ActivityStore: ActivityLog, Sendable {
             waypoints = earlier.waypoints + waypoints
             cues = earlier.cues + cues
             results = earlier.results + results
+            totals = earlier.totals.merging(totals) { _, newer in newer }
         }
 
         mutating func drop(_ activity: Int64) {
@@ -225,6 +243,7 @@ public final class ActivityStore: ActivityLog, Sendable {
             waypoints.removeAll { $0.activity == activity }
             cues.removeAll { $0.activity == activity }
             results.removeAll { $0.activity == activity }
+            totals[activity] = nil
         }
     }
 
@@ -283,6 +302,12 @@ public final class ActivityStore: ActivityLog, Sendable {
     public func add(_ result: PhaseResult, to activity: Int64) throws {
         try buffer(activity) { pending, _ in
             pending.results.append((activity, result))
+        }
+    }
+
+    public func update(_ totals: ActivityTotals, for activity: Int64) throws {
+        try buffer(activity) { pending, _ in
+            pending.totals[activity] = totals
         }
     }
 
@@ -397,6 +422,16 @@ public final class ActivityStore: ActivityLog, Sendable {
     }
 
     static func insert(_ batch: Pending, _ db: Database) throws {
+        for (activity, t) in batch.totals {
+            try db.execute(
+                sql: """
+                    UPDATE activities SET live_started_at = ?, live_elapsed_ms = ?, live_timer_ms = ?,
+                        live_moving_ms = ?, live_distance_m = ?, live_max_speed = ?
+                    WHERE id = ?
+                    """,
+                arguments: [t.startedAt?.millisecondsSince1970, t.elapsed.milliseconds, t.timer.milliseconds,
+                            t.moving.milliseconds, t.distance, t.maximumSpeed, activity])
+        }
         if !batch.points.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed)
@@ -444,18 +479,30 @@ public final class ActivityStore: ActivityLog, Sendable {
         }
     }
 
-    /// Sets an activity's end and caches its statistics. `endedAt` nil: the last point's time,
-    /// else the start. `activeTime` nil: the sum of the segments' spans.
+    /// Sets an activity's end and caches its statistics. Distance, times and maximum speed
+    /// come from the runtime's running totals when it wrote any (a recording on the device,
+    /// finished or recovered at its last commit), else from the stored points (an import, a
+    /// recording from before the totals). `endedAt` nil: the start plus the totals' elapsed
+    /// time, else the last point's time, else the start. `activeTime` nil: the totals' timer,
+    /// else the sum of the segments' spans.
     static func close(_ activity: Int64, state: ActivityState, endedAt: UTCTimestamp?, activeTime: Duration?,
                       _ db: Database) throws {
         let points = try fetchPoints(activity, db)
         let stats = ActivityStatistics(points: points)
+        let live = try Row.fetchOne(
+            db, sql: """
+                SELECT live_started_at, live_elapsed_ms, live_timer_ms, live_moving_ms, live_distance_m, live_max_speed
+                FROM activities WHERE id = ? AND live_distance_m IS NOT NULL
+                """, arguments: [activity])
+        let liveStart: Int64? = live?[0]
+        let liveElapsed: Int64? = live?[1]
+        let liveEnd = liveStart.flatMap { s in liveElapsed.map { s + $0 } }
         try db.execute(
             sql: """
                 UPDATE activities SET
                     state = ?,
-                    started_at = COALESCE(started_at, ?),
-                    ended_at = COALESCE(?, ?, started_at),
+                    started_at = COALESCE(started_at, ?, ?),
+                    ended_at = COALESCE(?, ?, ?, started_at),
                     active_time_ms = ?,
                     distance_m = ?, elapsed_ms = ?, moving_ms = ?, max_speed = ?,
                     elevation_gain = ?, elevation_loss = ?, min_elevation = ?, max_elevation = ?, point_count = ?
@@ -463,10 +510,11 @@ public final class ActivityStore: ActivityLog, Sendable {
                 """,
             arguments: [
                 state.rawValue,
-                stats.startTime?.millisecondsSince1970,
-                endedAt?.millisecondsSince1970, stats.endTime?.millisecondsSince1970,
-                (activeTime ?? stats.segmentTime).milliseconds,
-                stats.distance, stats.elapsedTime.milliseconds, stats.movingTime.milliseconds, stats.maximumSpeed,
+                liveStart, stats.startTime?.millisecondsSince1970,
+                endedAt?.millisecondsSince1970, liveEnd, stats.endTime?.millisecondsSince1970,
+                activeTime?.milliseconds ?? live?[2] ?? stats.segmentTime.milliseconds,
+                live?[4] ?? stats.distance, liveElapsed ?? stats.elapsedTime.milliseconds,
+                live?[3] ?? stats.movingTime.milliseconds, live?[5] ?? stats.maximumSpeed,
                 stats.elevationGain, stats.elevationLoss, stats.minimumElevation, stats.maximumElevation,
                 stats.pointCount, activity,
             ])
