@@ -147,7 +147,9 @@ public struct PathStatistics: Hashable, Sendable {
 ///   (0.5 m/s), unless the receiver reported a speed at both ends and both are at or below
 ///   it — GPS jitter while standing still moves the position a few metres a second but not
 ///   the receiver's Doppler speed.
-/// - **Average speed** is distance / moving time.
+/// - **Average speed** here is distance / moving time: an import has no timer. An activity's
+///   summary (`list`, `show`, `stats`) averages over the timer instead, as a watch does;
+///   for a recording on the device, distance and times come from the runtime's totals.
 /// - **Maximum speed** is the highest speed the receiver reported when every point has one;
 ///   otherwise the highest speed over any stretch of at least `speedWindow` (5 s) within a
 ///   segment, since speeds from positions one second apart are mostly position noise. Either
@@ -357,7 +359,7 @@ public struct OverallStatistics: Hashable, Sendable {
         let plural = count == 1 ? "activity" : "activities"
         lines.append("Total distance: \(ActivityFormat.kilometres(totalDistance)) km over \(count) \(plural).")
         lines.append("Total time: \(ActivityFormat.clock(totalTime)) of running (timer time, pauses excluded).")
-        lines.append("Average speed over all activities: \(ActivityFormat.kilometresPerHour(averageSpeed)) km/h.")
+        lines.append("Average speed over all activities: \(ActivityFormat.kilometresPerHour(averageSpeed)) km/h (distance over timer time).")
         if let f = fastest {
             lines.append("Highest speed ever: \(ActivityFormat.kilometresPerHour(f.maximumSpeed)) km/h, in \(Self.describe(f)).")
         } else {

@@ -78,7 +78,7 @@ struct ActivitiesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the recorded activities: date (UTC), name, state, distance, time, average speed, elevation.",
             discussion: """
-                TIME is the runner's timer (pauses excluded); AVG is distance over moving time. \
+                TIME is the runner's timer (pauses excluded); AVG is distance over that timer. \
                 An activity in the recording state is being recorded, or was cut off by a power \
                 cut and will be recovered when the device next starts.
                 """)

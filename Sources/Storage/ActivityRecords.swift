@@ -74,9 +74,10 @@ public struct ActivitySummary: Hashable, Sendable {
     /// The time to show: the runner's timer when known, else first to last point.
     public var time: Duration { activeTime ?? elapsedTime }
 
-    /// Metres per second: distance over moving time.
+    /// Metres per second: distance over the timer (`time`), as a runner's watch averages;
+    /// the one definition everywhere (list, show, stats, a scenario's summary).
     public var averageSpeed: Double {
-        movingTime > .zero ? distance / movingTime.inSeconds : 0
+        time > .zero ? distance / time.inSeconds : 0
     }
 
     /// What the overall statistics need.

@@ -42,13 +42,13 @@ public enum ActivityReport {
         }
         if let profile = a.profile { lines.append(field("Power profile", profile)) }
         if let source = a.source { lines.append(field("Imported from", source)) }
-        lines.append(field("Distance", "\(ActivityFormat.kilometres(s.distance)) km"))
-        lines.append(field("Elapsed time", ActivityFormat.clock(s.elapsedTime) + " (first to last point)"))
+        lines.append(field("Distance", "\(ActivityFormat.kilometres(a.distance)) km"))
+        lines.append(field("Elapsed time", ActivityFormat.clock(a.elapsedTime) + " (start to end, pauses included)"))
         if let active = a.activeTime { lines.append(field("Timer", ActivityFormat.clock(active) + " (pauses excluded)")) }
-        lines.append(field("Moving time", ActivityFormat.clock(s.movingTime)))
-        lines.append(field("Average speed", "\(ActivityFormat.kilometresPerHour(s.averageSpeed)) km/h"
-                                + " (\(Pace.minutesPerKilometre(s.averageSpeed)) min/km, over moving time)"))
-        lines.append(field("Maximum speed", "\(ActivityFormat.kilometresPerHour(s.maximumSpeed)) km/h"))
+        lines.append(field("Moving time", ActivityFormat.clock(a.movingTime) + " (faster than 1.8 km/h)"))
+        lines.append(field("Average speed", "\(ActivityFormat.kilometresPerHour(a.averageSpeed)) km/h"
+                                + " (\(Pace.minutesPerKilometre(a.averageSpeed)) min/km, distance over the timer)"))
+        lines.append(field("Maximum speed", "\(ActivityFormat.kilometresPerHour(a.maximumSpeed)) km/h"))
         lines.append(field("Elevation gain", metres(s.elevationGain)))
         lines.append(field("Elevation loss", metres(s.elevationLoss)))
         lines.append(field("Lowest point", s.minimumElevation.map(metres) ?? "no altitude recorded"))

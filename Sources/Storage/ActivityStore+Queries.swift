@@ -113,7 +113,9 @@ extension ActivityStore {
             state: state, activeTime: (row["active_time_ms"] as Int64?).map { .milliseconds($0) },
             source: row["source"], distance: 0, elapsedTime: .zero, movingTime: .zero, maximumSpeed: 0,
             elevationGain: 0, elevationLoss: 0, minimumElevation: nil, maximumElevation: nil, pointCount: 0)
-        if let distance = row["distance_m"] as Double?, statistics == nil {
+        if let distance = row["distance_m"] as Double? {
+            // Closed: the figures it was closed with (the runtime's totals, or its points'
+            // for an import), whoever asks.
             summary.distance = distance
             summary.elapsedTime = .milliseconds(row["elapsed_ms"] as Int64? ?? 0)
             summary.movingTime = .milliseconds(row["moving_ms"] as Int64? ?? 0)
@@ -135,6 +137,15 @@ extension ActivityStore {
             summary.maximumElevation = stats.maximumElevation
             summary.pointCount = stats.pointCount
             if summary.startedAt == nil { summary.startedAt = stats.startTime }
+            // Still recording: the runtime's totals of its last commit, where it wrote any.
+            if let live = row["live_distance_m"] as Double? {
+                summary.distance = live
+                summary.elapsedTime = .milliseconds(row["live_elapsed_ms"] as Int64? ?? 0)
+                summary.movingTime = .milliseconds(row["live_moving_ms"] as Int64? ?? 0)
+                summary.maximumSpeed = row["live_max_speed"] ?? 0
+                summary.activeTime = (row["live_timer_ms"] as Int64?).map { .milliseconds($0) }
+                if let start = row["live_started_at"] as Int64? { summary.startedAt = UTCTimestamp(millisecondsSince1970: start) }
+            }
         }
         return summary
     }
