@@ -75,9 +75,18 @@ public enum ProfileComparison {
             for (state, time) in e.gpsTime where state != .backup && state != .off { powered += time.inSeconds }
         }
         let stored = o.activities.reduce(0) { $0 + $1.summary.distance }
+        // The truth: the recording's full-rate length over what the runner ran of each
+        // activity, start to end, pauses left out.
+        var pauses: [ClosedRange<Double>] = []
+        var pausedAt: Double?
+        for e in o.events {
+            if e.kind == "paused" { pausedAt = e.time.inSeconds }
+            if e.kind == "resumed", let p = pausedAt { pauses.append(p...e.time.inSeconds); pausedAt = nil }
+        }
+        if let p = pausedAt { pauses.append(p...Double.infinity) }
         let truth = o.activities.reduce(0.0) { sum, a in
-            guard let first = a.points.first?.time, let last = a.points.last?.time else { return sum }
-            return sum + reference.distance(from: first, to: last)
+            guard let start = a.summary.startedAt, let end = a.summary.endedAt else { return sum }
+            return sum + reference.distance(from: start, to: end, excluding: pauses)
         }
         let (latencies, missed) = alertLatencies(o, reference: reference)
         return Row(
@@ -171,13 +180,16 @@ struct ReferenceTrack {
         self.fixes = fixes.map { (offset: $0.0, time: $0.1, position: $0.2, speed: $0.3) }
     }
 
-    /// Distance along every fix from `from` to `to` (UTC), metres.
-    func distance(from: UTCTimestamp, to: UTCTimestamp) -> Double {
+    /// Distance along every fix from `from` to `to` (UTC), metres, leaving out the legs
+    /// that touch an excluded span (offsets, seconds: the pauses).
+    func distance(from: UTCTimestamp, to: UTCTimestamp, excluding: [ClosedRange<Double>] = []) -> Double {
         var total = 0.0
-        var last: GeoPoint?
+        var last: (offset: Double, position: GeoPoint)?
         for f in fixes where f.time >= from && f.time <= to {
-            if let last { total += Geodesy.distance(last, f.position) }
-            last = f.position
+            if let l = last, !excluding.contains(where: { $0.overlaps(l.offset...f.offset) }) {
+                total += Geodesy.distance(l.position, f.position)
+            }
+            last = (f.offset, f.position)
         }
         return total
     }

@@ -5,9 +5,57 @@ import Storage
 
 /// Checks a run against the scenario's stated expectations and its goldens.
 public enum ScenarioCheck {
-    /// The expectations that do not hold, each as one message naming its line in the file.
+    /// The expectations that do not hold, each as one message naming its line in the file,
+    /// then the rules every scenario keeps (`invariantFailures`).
     public static func failedExpectations(_ outcome: ScenarioOutcome) -> [String] {
-        outcome.scenario.expectations.compactMap { failure($0, outcome) }
+        outcome.scenario.expectations.compactMap { failure($0, outcome) } + invariantFailures(outcome)
+    }
+
+    /// The pace cues (the ones that tell the runner what to do with their speed).
+    static let paceCues: Set<String> = [Cue.speedUp.rawValue, Cue.slowDown.rawValue, Cue.onPace.rawValue]
+    /// Two different pace cues closer than this, with no phase change between, are noise.
+    static let contradictionWindow = Duration.seconds(2)
+
+    /// What every scenario must keep, stated or not, each failure naming the scenario file:
+    /// - never two different pace cues within 2 s unless a phase started between them (one
+    ///   device life: a power cut starts afresh);
+    /// - an activity's elapsed time (start to end, pauses included) is never shorter than its
+    ///   timer (pauses excluded);
+    /// - a phase run in band all the time reports an average speed inside its band.
+    public static func invariantFailures(_ o: ScenarioOutcome) -> [String] {
+        var failures: [String] = []
+        var last: ScenarioEvent?
+        for e in o.events {
+            switch e.kind {
+            case "phase-started", "power-cut", "started":
+                last = nil
+            case "cue" where e.name.map(paceCues.contains) == true:
+                if let l = last, l.name != e.name, e.time - l.time < contradictionWindow {
+                    failures.append("\(o.scenario.file): contradicting pace cues with no phase change between: "
+                        + "\(l.name ?? "") at \(ScenarioRecorder.clock(l.time)), \(e.name ?? "") at \(ScenarioRecorder.clock(e.time))")
+                }
+                last = e
+            default:
+                break
+            }
+        }
+        for d in o.activities {
+            let a = d.summary
+            if let timer = a.activeTime, a.elapsedTime < timer {
+                failures.append("\(o.scenario.file): activity \(a.id) elapsed \(ScenarioRecorder.clock(a.elapsedTime)) "
+                    + "is shorter than its timer \(ScenarioRecorder.clock(timer))")
+            }
+            for p in d.phaseResults where p.duration > .zero && p.timeInBand >= p.duration {
+                // Printed to 0.01 km/h: a band edge is judged as printed.
+                let kmh = (p.averageSpeed * 360).rounded() / 100
+                let band = ((p.minimumSpeed * 360).rounded() / 100)...((p.maximumSpeed * 360).rounded() / 100)
+                if !band.contains(kmh) {
+                    failures.append("\(o.scenario.file): activity \(a.id) phase \(p.index + 1) was in band all "
+                        + "its \(ScenarioRecorder.clock(p.duration)) but averaged \(kmh) km/h, outside \(band.lowerBound)–\(band.upperBound)")
+                }
+            }
+        }
+        return failures
     }
 
     static func failure(_ e: Expectation, _ o: ScenarioOutcome) -> String? {

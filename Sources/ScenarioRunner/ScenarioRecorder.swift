@@ -73,9 +73,10 @@ final class ScenarioRecorder: Sendable {
             text = "phase \(index + 1) starts"
             fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
                       ("band_kmh", .pair(status.coach.phase.minimumSpeed * 3.6, status.coach.phase.maximumSpeed * 3.6))]
-        case .phaseFinished(let r):
-            text = "phase \(r.index + 1) done: \(RuntimeStatus.clock(r.duration)), \(km(r.distance)) km, "
-                + "\(RuntimeStatus.clock(r.timeInBand)) in band"
+        case .phaseFinished(let r), .phaseRevised(let r):
+            let revised = { if case .phaseRevised = event { true } else { false } }()
+            text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "
+                + "\(km(r.distance)) km, \(RuntimeStatus.clock(r.timeInBand)) in band"
             fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, 3)),
                       ("in_band_s", .number(r.timeInBand.inSeconds, 3)), ("distance_m", .number(r.distance, 1))]
         case .cue(let cue, let phase):
