@@ -4,15 +4,86 @@ import PacerCore
 // no storage, no I/O. The store caches what `ActivityStatistics` computes when an activity
 // closes; the commands and the runtime's summary show it.
 
-/// A point of a path for distance and elevation: a track point, or a route point without time.
+/// A point of a path for distance and elevation: a track point, or a route point with or
+/// without time.
 public struct PathPoint: Hashable, Sendable {
     public var position: GeoPoint
     /// Metres above mean sea level.
     public var altitude: Double?
+    /// When the receiver measured it; nil for a planned route's point.
+    public var time: UTCTimestamp?
 
-    public init(position: GeoPoint, altitude: Double?) {
+    public init(position: GeoPoint, altitude: Double?, time: UTCTimestamp? = nil) {
         self.position = position
         self.altitude = altitude
+        self.time = time
+    }
+}
+
+/// How elevation gain, loss and the extremes are read from altitudes (R19, R20).
+///
+/// A receiver's altitude is noisy and slow: about 1.6 times its horizontal error (σ ≈ 4 m
+/// at 2.5 m horizontally), wandering with a correlation time of tens of seconds (the
+/// simulator models 25 s through an 8 s receiver filter, `PositionNoise`). Differences of
+/// raw altitudes, or a few metres' hysteresis on them, count that wander as climb: 30 to 90 m
+/// on the bundled flat recordings. So, for a path whose points carry times (a recording):
+/// - **Smoothing:** each altitude is replaced by the mean of the segment's altitudes within
+///   `smoothing` / 2 of its time (a centred moving average over `smoothing`, 180 s: several
+///   correlation times, so the noise averages out; measured on the simulator's flat park
+///   loop, σ 3.7 m raw → 1.9 m smoothed, at 1 Hz or 30 s between points alike). Near a
+///   segment's ends the window holds what there is.
+/// - **Threshold:** gain and loss count only swings of the smoothed altitude of at least
+///   `threshold` (10 m, about five times the smoothed noise), each counted in full (see
+///   `PathStatistics.elevationChanges`).
+/// The price: climbs smaller than 10 m are not counted, and a hill shorter than the window
+/// (about 500 m at 10 km/h) is flattened — a 32 m climb over 400 m counts about 20 m.
+/// A path without times (a planned route, drawn or from a map) has no receiver noise: its
+/// altitudes are used as they are, with `plannedThreshold` (1 m) against rounding only.
+/// The lowest and highest point, and the profile, are of the same altitudes as the gain.
+public struct ElevationRule: Hashable, Sendable {
+    /// The moving-average window applied to timed altitudes.
+    public var smoothing: Duration
+    /// Metres: the smallest swing of a recording's smoothed altitude that counts.
+    public var threshold: Double
+    /// Metres: the smallest swing that counts on a path without times.
+    public var plannedThreshold: Double
+
+    public init(smoothing: Duration = .seconds(180), threshold: Double = 10, plannedThreshold: Double = 1) {
+        self.smoothing = smoothing
+        self.threshold = threshold
+        self.plannedThreshold = plannedThreshold
+    }
+
+    /// The altitudes of one segment, smoothed when every one has a time and the times never go
+    /// backwards; as they are otherwise.
+    public func smoothed(_ samples: [(time: UTCTimestamp?, altitude: Double)]) -> [Double] {
+        var times: [Int64] = []
+        times.reserveCapacity(samples.count)
+        for sample in samples {
+            guard let t = sample.time?.millisecondsSince1970, t >= (times.last ?? t) else {
+                return samples.map(\.altitude)
+            }
+            times.append(t)
+        }
+        let (seconds, atto) = smoothing.components
+        let half = (seconds * 1000 + atto / 1_000_000_000_000_000) / 2
+        guard half > 0 else { return samples.map(\.altitude) }
+        var result: [Double] = []
+        result.reserveCapacity(samples.count)
+        var sum = 0.0
+        var lo = 0, hi = 0  // the window is lo..<hi
+        for i in samples.indices {
+            while hi < samples.count, times[hi] - times[i] <= half {
+                sum += samples[hi].altitude
+                hi += 1
+            }
+            while times[i] - times[lo] > half {
+                sum -= samples[lo].altitude
+                lo += 1
+            }
+            result.append(sum / Double(hi - lo))
+        }
+        return result
     }
 }
 
@@ -35,19 +106,21 @@ public struct PathStatistics: Hashable, Sendable {
     /// Metres: the sum of great-circle distances between consecutive points of a segment; the
     /// gap between two segments (a pause, a fix loss) is not counted.
     public var distance: Double
-    /// Metres climbed, counted with a hysteresis against GPS altitude noise (see `elevationChanges`).
+    /// Metres climbed, from the smoothed altitudes with a threshold (see `elevationChanges`).
     public var elevationGain: Double
     /// Metres descended, counted the same way.
     public var elevationLoss: Double
-    /// The lowest and highest altitude of any point; nil when no point has one.
+    /// The lowest and highest smoothed altitude (the same altitudes the gain and the profile
+    /// use, so the chart and these agree); nil when no point has an altitude.
     public var minimumElevation: Double?
     public var maximumElevation: Double?
-    /// Altitude against distance, evenly spaced by distance; empty when no point has an altitude.
+    /// Smoothed altitude against distance, evenly spaced by distance; empty when no point has
+    /// an altitude.
     public var elevationProfile: [ProfileSample]
     public var start: GeoPoint?
     public var end: GeoPoint?
 
-    public init(segments: [[PathPoint]], elevationHysteresis: Double = ActivityStatistics.Parameters().elevationHysteresis,
+    public init(segments: [[PathPoint]], elevation: ElevationRule = ElevationRule(),
                 profileSamples: Int = ActivityStatistics.Parameters().profileSamples) {
         var distance = 0.0
         var cumulative: [ProfileSample] = []
@@ -57,19 +130,24 @@ public struct PathStatistics: Hashable, Sendable {
         var loss = 0.0
         for segment in segments {
             var previous: GeoPoint?
-            var altitudes: [Double] = []
-            altitudes.reserveCapacity(segment.count)
+            var measured: [(distance: Double, altitude: Double, time: UTCTimestamp?)] = []
+            measured.reserveCapacity(segment.count)
             for point in segment {
                 if let previous { distance += Geodesy.distance(previous, point.position) }
                 previous = point.position
                 if let altitude = point.altitude, altitude.isFinite {
-                    altitudes.append(altitude)
-                    cumulative.append(ProfileSample(distance: distance, altitude: altitude))
-                    minimum = Swift.min(minimum ?? altitude, altitude)
-                    maximum = Swift.max(maximum ?? altitude, altitude)
+                    measured.append((distance, altitude, point.time))
                 }
             }
-            let changes = PathStatistics.elevationChanges(altitudes, hysteresis: elevationHysteresis)
+            let altitudes = elevation.smoothed(measured.map { ($0.time, $0.altitude) })
+            for (m, altitude) in zip(measured, altitudes) {
+                cumulative.append(ProfileSample(distance: m.distance, altitude: altitude))
+                minimum = Swift.min(minimum ?? altitude, altitude)
+                maximum = Swift.max(maximum ?? altitude, altitude)
+            }
+            let timed = !measured.isEmpty && measured.allSatisfy { $0.time != nil }
+            let changes = PathStatistics.elevationChanges(
+                altitudes, threshold: timed ? elevation.threshold : elevation.plannedThreshold)
             gain += changes.gain
             loss += changes.loss
         }
@@ -83,26 +161,50 @@ public struct PathStatistics: Hashable, Sendable {
         self.end = segments.last(where: { !$0.isEmpty })?.last?.position
     }
 
-    /// Climb and descent of one continuous run of altitudes. An altitude counts only once it
-    /// is `hysteresis` metres or more above (or below) the last counted one, so GPS altitude
-    /// noise smaller than that adds nothing, and a steady climb is still counted in full up
-    /// to its last partial step.
-    public static func elevationChanges(_ altitudes: [Double], hysteresis: Double) -> (gain: Double, loss: Double) {
-        var reference: Double?
+    /// Climb and descent of one continuous run of altitudes, counting only swings of at least
+    /// `threshold` metres, each in full. A climb is confirmed once the altitude has risen
+    /// `threshold` above the lowest point since the last turn, and it is counted from that
+    /// lowest point to the highest it reaches before falling `threshold` again (or to the
+    /// highest at the end); a descent the same way down. Wobbles smaller than the threshold
+    /// add nothing, and a real climb is counted whole, not in steps that lose its top.
+    public static func elevationChanges(_ altitudes: [Double], threshold: Double) -> (gain: Double, loss: Double) {
+        guard let first = altitudes.first else { return (0, 0) }
         var gain = 0.0
         var loss = 0.0
-        for altitude in altitudes {
-            guard let r = reference else {
-                reference = altitude
-                continue
+        var climbing: Bool?  // nil until the first swing is confirmed
+        var low = first, high = first  // extremes while the direction is not known
+        var turn = first  // the altitude of the last turning point
+        var extreme = first  // the highest (climbing) or lowest (descending) since the turn
+        for altitude in altitudes.dropFirst() {
+            switch climbing {
+            case nil:
+                low = Swift.min(low, altitude)
+                high = Swift.max(high, altitude)
+                if high - low >= threshold {
+                    climbing = altitude == high
+                    turn = climbing == true ? low : high
+                    extreme = altitude
+                }
+            case true?:
+                if altitude > extreme {
+                    extreme = altitude
+                } else if extreme - altitude >= threshold {
+                    gain += extreme - turn
+                    (turn, extreme, climbing) = (extreme, altitude, false)
+                }
+            case false?:
+                if altitude < extreme {
+                    extreme = altitude
+                } else if altitude - extreme >= threshold {
+                    loss += turn - extreme
+                    (turn, extreme, climbing) = (extreme, altitude, true)
+                }
             }
-            if altitude - r >= hysteresis {
-                gain += altitude - r
-                reference = altitude
-            } else if r - altitude >= hysteresis {
-                loss += r - altitude
-                reference = altitude
-            }
+        }
+        switch climbing {
+        case true?: gain += extreme - turn
+        case false?: loss += turn - extreme
+        case nil: break
         }
         return (gain, loss)
     }
@@ -155,9 +257,10 @@ public struct PathStatistics: Hashable, Sendable {
 ///   segment, since speeds from positions one second apart are mostly position noise. Either
 ///   way, speeds above `plausibleSpeed` (12 m/s, 43 km/h — faster than any runner's sprint)
 ///   are GPS spikes and are ignored.
-/// - **Elevation gain and loss** use a 3 m hysteresis (`elevationHysteresis`): consumer
-///   receivers' altitude wanders by a few metres from fix to fix, and counting that noise
-///   would invent tens of metres of climb on a flat run.
+/// - **Elevation gain and loss, lowest and highest point** follow `ElevationRule`: the
+///   altitudes smoothed over 180 s, then only swings of 10 m or more counted, in full;
+///   consumer receivers' altitude wanders by metres over tens of seconds, and counting that
+///   noise would invent tens of metres of climb on a flat run.
 public struct ActivityStatistics: Hashable, Sendable {
     public struct Parameters: Hashable, Sendable {
         /// Metres per second above which an interval counts as moving.
@@ -166,17 +269,17 @@ public struct ActivityStatistics: Hashable, Sendable {
         public var plausibleSpeed: Double
         /// The shortest stretch a speed computed from positions is measured over.
         public var speedWindow: Duration
-        /// Metres of altitude change ignored as noise.
-        public var elevationHysteresis: Double
+        /// How altitudes become gain, loss and extremes.
+        public var elevation: ElevationRule
         /// Samples in the elevation profile.
         public var profileSamples: Int
 
         public init(movingSpeed: Double = 0.5, plausibleSpeed: Double = 12, speedWindow: Duration = .seconds(5),
-                    elevationHysteresis: Double = 3, profileSamples: Int = 50) {
+                    elevation: ElevationRule = ElevationRule(), profileSamples: Int = 50) {
             self.movingSpeed = movingSpeed
             self.plausibleSpeed = plausibleSpeed
             self.speedWindow = speedWindow
-            self.elevationHysteresis = elevationHysteresis
+            self.elevation = elevation
             self.profileSamples = profileSamples
         }
     }
@@ -206,8 +309,8 @@ public struct ActivityStatistics: Hashable, Sendable {
     public init(points: [TrackPoint], parameters: Parameters = Parameters()) {
         let segments = ActivityStatistics.segments(of: points)
         path = PathStatistics(
-            segments: segments.map { $0.map { PathPoint(position: $0.position, altitude: $0.altitude) } },
-            elevationHysteresis: parameters.elevationHysteresis, profileSamples: parameters.profileSamples)
+            segments: segments.map { $0.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) } },
+            elevation: parameters.elevation, profileSamples: parameters.profileSamples)
         pointCount = points.count
         segmentCount = segments.count
         startTime = points.first?.time

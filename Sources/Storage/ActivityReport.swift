@@ -97,7 +97,8 @@ public enum ActivityReport {
             lines += TrackMap.framed(segments: segments, waypoints: d.waypoints.map(\.position),
                                      width: mapWidth, height: mapHeight)
         }
-        let chart = ElevationChart.render(s.elevationProfile, width: mapWidth, height: 8)
+        let chart = ElevationChart.render(s.elevationProfile, width: mapWidth, height: 8,
+                                          include: [s.minimumElevation, s.maximumElevation].compactMap { $0 })
         if !chart.isEmpty {
             lines.append("")
             lines.append("Elevation profile")
@@ -179,7 +180,8 @@ public enum ActivityReport {
             lines += TrackMap.framed(segments: [d.points.map(\.position)], waypoints: d.waypoints.map(\.position),
                                      width: mapWidth, height: mapHeight)
         }
-        let chart = ElevationChart.render(d.statistics.elevationProfile, width: mapWidth, height: 8)
+        let chart = ElevationChart.render(d.statistics.elevationProfile, width: mapWidth, height: 8,
+                                          include: [d.statistics.minimumElevation, d.statistics.maximumElevation].compactMap { $0 })
         if !chart.isEmpty {
             lines.append("")
             lines.append("Elevation profile")

@@ -83,7 +83,7 @@ extension ActivityStore {
                 RouteWaypoint(name: row[0], description: row[1], position: GeoPoint(latitude: row[2], longitude: row[3]),
                               altitude: row[4], time: (row[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)))
             }
-            let statistics = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude) }])
+            let statistics = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) }])
             return RouteDetail(summary: try Self.routeSummary(row), points: points, waypoints: waypoints,
                                statistics: statistics)
         }

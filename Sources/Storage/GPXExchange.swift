@@ -207,7 +207,7 @@ extension ActivityStore {
     }
 
     func storeRoute(_ document: GPXDocument, points: [GPXPoint], name: String, file: String) throws -> GPXImportResult {
-        let stats = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude) }])
+        let stats = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) }])
         var duration: Int64?
         if let first = points.first?.time, let last = points.last?.time, last >= first {
             duration = last.millisecondsSince1970 - first.millisecondsSince1970

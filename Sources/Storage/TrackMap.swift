@@ -126,13 +126,22 @@ public enum TrackMap {
 
 /// An elevation profile (R19, R20) as a small bar chart: altitude up, distance across.
 public enum ElevationChart {
-    /// `height` rows of `#` bars over `width` columns, each row labelled on the left (the top
-    /// with the highest altitude, the bottom with the lowest), then a distance axis. Empty
-    /// when the profile is.
-    public static func render(_ profile: [ProfileSample], width: Int = 60, height: Int = 8) -> [String] {
+    /// `height` rows of `#` bars over `width` columns, then a distance axis; empty when the
+    /// profile is.
+    ///
+    /// The vertical axis: each row is one `step` of altitude, `step` a round number (1, 2 or
+    /// 5 × 10ⁿ metres), the bottom row a multiple of it; the rows span at least
+    /// `minimumRange` metres (10 m), so a flat path draws flat instead of stretching its
+    /// decimetres over the full height, and they cover the profile and `include` (the
+    /// path's lowest and highest point, which a resampled profile may miss). The top and
+    /// bottom rows are labelled with their altitudes; a column's bar reaches the row nearest
+    /// its altitude.
+    public static func render(_ profile: [ProfileSample], width: Int = 60, height: Int = 8,
+                              include extremes: [Double] = [], minimumRange: Double = 10) -> [String] {
         guard let first = profile.first, let last = profile.last, width >= 2, height >= 1 else { return [] }
-        let low = profile.map(\.altitude).min() ?? first.altitude
-        let high = profile.map(\.altitude).max() ?? first.altitude
+        let altitudes = profile.map(\.altitude) + extremes.filter(\.isFinite)
+        let axis = Axis(low: altitudes.min() ?? first.altitude, high: altitudes.max() ?? first.altitude,
+                        rows: height, minimumRange: minimumRange)
         var levels: [Int] = []
         var k = 0
         for i in 0..<width {
@@ -144,11 +153,10 @@ public enum ElevationChart {
                 let span = b.distance - a.distance
                 altitude = span > 0 ? a.altitude + (b.altitude - a.altitude) * min(1, max(0, (d - a.distance) / span)) : b.altitude
             }
-            let level = high > low ? Int(((altitude - low) / (high - low) * Double(height - 1)).rounded()) : 0
-            levels.append(level)
+            levels.append(min(height - 1, max(0, Int(((altitude - axis.bottom) / axis.step).rounded()))))
         }
-        let top = "\(Int(high.rounded())) m"
-        let bottom = "\(Int(low.rounded())) m"
+        let top = axis.label(height - 1)
+        let bottom = axis.label(0)
         let labelWidth = max(top.count, bottom.count)
         func pad(_ s: String) -> String { String(repeating: " ", count: labelWidth - s.count) + s }
         var lines: [String] = []
@@ -162,5 +170,35 @@ public enum ElevationChart {
         lines.append(String(repeating: " ", count: labelWidth) + " +" + String(repeating: "-", count: width))
         lines.append(String(repeating: " ", count: labelWidth + 2) + start + String(repeating: " ", count: gap) + end)
         return lines
+    }
+
+    /// The vertical axis: `rows` rows from `bottom`, one `step` apart.
+    struct Axis {
+        var bottom: Double
+        var step: Double
+
+        init(low: Double, high: Double, rows: Int, minimumRange: Double) {
+            let intervals = Double(max(1, rows - 1))
+            var step = Axis.round(max(high - low, minimumRange, 1e-9) / intervals)
+            // The bottom, rounded down to a step, may push the top below `high`: take the next step.
+            while (low / step).rounded(.down) * step + step * intervals < high { step = Axis.round(step * 1.000001) }
+            self.step = step
+            bottom = (low / step).rounded(.down) * step
+            if rows == 1 { bottom = ((low + high) / 2 / step).rounded() * step }
+        }
+
+        /// The smallest 1, 2 or 5 × 10ⁿ at least `x` (> 0).
+        static func round(_ x: Double) -> Double {
+            var magnitude = 1.0
+            while magnitude > x { magnitude /= 10 }
+            while magnitude * 10 <= x { magnitude *= 10 }
+            for m in [1.0, 2, 5, 10] where m * magnitude >= x * (1 - 1e-12) { return m * magnitude }
+            return 10 * magnitude
+        }
+
+        func label(_ row: Int) -> String {
+            let value = bottom + step * Double(row)
+            return "\(ActivityFormat.fixed(value == 0 ? 0 : value, places: step < 1 ? 1 : 0)) m"
+        }
     }
 }

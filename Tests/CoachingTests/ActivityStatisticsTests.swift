@@ -125,18 +125,22 @@ struct ActivityStatisticsTests {
         #expect(abs(s.averageSpeed - 5) < 0.01)
     }
 
-    @Test func elevationNoiseBelowTheHysteresisIsIgnored() {
+    @Test func aRealClimbCountsInFullThroughNoise() {
+        // A point every 10 s: 10 min flat at 100 m, 5 min up to 130 m, 10 min on top with
+        // ±1.4 m wobble, 5 min down, 10 min flat: the climb and descent count whole.
         var t = TrackBuilder()
         t.add(altitude: 100)
-        for i in 1...12 { t.step(north: 3, altitude: 100 + Double(i)) }  // a steady 12 m climb
-        let noise = [1.4, -1.4, 0.9, -0.3, 1.2, -1.1]  // peak to peak 2.8 m, under the 3 m hysteresis
-        for i in 0..<60 { t.step(north: 3, altitude: 112 + noise[i % noise.count]) }
-        for i in 1...12 { t.step(north: 3, altitude: 112 - Double(i)) }  // and down again
+        for _ in 0..<60 { t.step(north: 30, seconds: 10, altitude: 100) }
+        for i in 1...30 { t.step(north: 30, seconds: 10, altitude: 100 + Double(i)) }
+        let noise = [1.4, -1.4, 0]
+        for i in 0..<60 { t.step(north: 30, seconds: 10, altitude: 130 + noise[i % noise.count]) }
+        for i in 1...30 { t.step(north: 30, seconds: 10, altitude: 130 - Double(i)) }
+        for _ in 0..<60 { t.step(north: 30, seconds: 10, altitude: 100) }
         let s = ActivityStatistics(points: t.points)
-        #expect(s.elevationGain == 12)
-        #expect(s.elevationLoss == 12)
+        #expect(abs(s.elevationGain - 30) < 0.5)
+        #expect(abs(s.elevationLoss - 30) < 0.5)
         #expect(s.minimumElevation == 100)
-        #expect(abs((s.maximumElevation ?? 0) - 113.4) < 1e-9)
+        #expect(abs((s.maximumElevation ?? 0) - 130) < 0.5)
     }
 
     @Test func flatNoisyTrackClimbsNothing() {
@@ -146,6 +150,58 @@ struct ActivityStatisticsTests {
         let s = ActivityStatistics(points: t.points)
         #expect(s.elevationGain == 0)
         #expect(s.elevationLoss == 0)
+    }
+
+    @Test func slowGPSAltitudeWanderOnAFlatRunClimbsNothing() {
+        // GPS altitude wanders slowly: ±5 m over a minute, for 20 min on the flat. A few
+        // metres' hysteresis on the raw altitudes would count it as ~300 m of climb.
+        var t = TrackBuilder()
+        t.add(altitude: 2)
+        for i in 1...1200 { t.step(north: 3, altitude: 2 + 5 * sin(Double(i) * 2 * .pi / 60)) }
+        let s = ActivityStatistics(points: t.points)
+        #expect(s.elevationGain == 0)
+        #expect(s.elevationLoss == 0)
+        // The extremes are the smoothed altitudes', as the profile draws them, not the noise's.
+        #expect(abs((s.minimumElevation ?? 0) - 2) < 2)
+        #expect(abs((s.maximumElevation ?? 0) - 2) < 2)
+        for sample in s.elevationProfile {
+            #expect(sample.altitude >= s.minimumElevation! - 1e-9 && sample.altitude <= s.maximumElevation! + 1e-9)
+        }
+    }
+
+    @Test func aSpikeIsNotTheHighestPoint() {
+        var t = TrackBuilder()
+        t.add(altitude: 50)
+        for i in 1...600 { t.step(north: 3, altitude: i == 300 ? 80 : 50) }
+        let s = ActivityStatistics(points: t.points)
+        #expect(s.elevationGain == 0)
+        #expect((s.maximumElevation ?? 0) < 51)
+    }
+
+    @Test func swingsBelowTheThresholdAreIgnoredAndSwingsAboveCountWhole() {
+        // Up 25 (with a 5 m dip on the way), down 15: the dip is below the 10 m threshold.
+        let c = PathStatistics.elevationChanges([0, 5, 3, 25, 20, 24, 10], threshold: 10)
+        #expect(c.gain == 25)
+        #expect(c.loss == 15)
+        // Wobbling 9 m never confirms a direction.
+        #expect(PathStatistics.elevationChanges([0, 9, 0, 9, 0, 9], threshold: 10) == (0, 0))
+        // A first move down, then up.
+        let d = PathStatistics.elevationChanges([100, 96, 92, 80, 85, 95], threshold: 10)
+        #expect(d.loss == 20)
+        #expect(d.gain == 15)
+        #expect(PathStatistics.elevationChanges([], threshold: 10) == (0, 0))
+    }
+
+    @Test func smoothingIsACentredMeanOverTheWindow() {
+        let rule = ElevationRule(smoothing: .seconds(20))
+        let t0 = start.millisecondsSince1970
+        let samples: [(time: UTCTimestamp?, altitude: Double)] = (0..<5).map {
+            (UTCTimestamp(millisecondsSince1970: t0 + Int64($0) * 10_000), [0.0, 0, 30, 0, 0][$0])
+        }
+        // ±10 s: each point with its neighbours; the ends with the one they have.
+        #expect(rule.smoothed(samples) == [0, 10, 10, 10, 0])
+        // Without times (a planned route), as they are.
+        #expect(rule.smoothed(samples.map { (nil, $0.altitude) }) == [0, 0, 30, 0, 0])
     }
 
     @Test func elevationIsNotCountedAcrossSegmentGaps() {
@@ -163,7 +219,8 @@ struct ActivityStatisticsTests {
         var t = TrackBuilder()
         t.add(altitude: 100)
         for i in 1...100 { t.step(north: 10, altitude: 100 + Double(i)) }  // 1 km, 100 → 200 m
-        let profile = ActivityStatistics(points: t.points).elevationProfile
+        let unsmoothed = ActivityStatistics.Parameters(elevation: ElevationRule(smoothing: .zero))
+        let profile = ActivityStatistics(points: t.points, parameters: unsmoothed).elevationProfile
         #expect(profile.count == 50)
         #expect(profile.first == ProfileSample(distance: 0, altitude: 100))
         #expect(abs(profile[49].distance - 1000) < 1)

@@ -75,6 +75,42 @@ struct TrackMapTests {
         ])
         #expect(ElevationChart.render([], width: 10, height: 3).isEmpty)
     }
+
+    @Test func aFlatPathDrawsFlatOnRoundTicks() {
+        // 1.7 to 2.3 m: the axis spans at least 10 m in round steps, not 2 m to 2 m full height.
+        let profile = (0..<20).map { ProfileSample(distance: Double($0) * 100, altitude: 2 + 0.3 * sin(Double($0))) }
+        let chart = ElevationChart.render(profile, width: 10, height: 6)
+        #expect(chart[0] == "10 m |          ")
+        #expect(chart[4] == "     |##########")
+        #expect(chart[5] == " 0 m |##########")
+    }
+
+    @Test func ticksAreOneTwoOrFiveTimesAPowerOfTen() {
+        // 103 to 168 m over 8 rows (7 steps): 65 / 7 = 9.3 → steps of 10 m from 100 m.
+        let chart = ElevationChart.render([ProfileSample(distance: 0, altitude: 103),
+                                           ProfileSample(distance: 500, altitude: 168)], width: 4, height: 8)
+        #expect(chart[0].hasPrefix("170 m |"))
+        #expect(chart[7].hasPrefix("100 m |"))
+        // The bottom rounded down may leave the top short: 96 to 163 needs steps of 20 m from 80 m.
+        let wider = ElevationChart.render([ProfileSample(distance: 0, altitude: 96),
+                                           ProfileSample(distance: 500, altitude: 163)], width: 4, height: 8)
+        #expect(wider[0].hasPrefix("220 m |"))
+        #expect(wider[7].hasPrefix(" 80 m |"))
+        // Negative altitudes round down too.
+        let low = ElevationChart.render([ProfileSample(distance: 0, altitude: -3),
+                                         ProfileSample(distance: 500, altitude: 4)], width: 4, height: 6)
+        #expect(low[0].hasPrefix(" 6 m |"))
+        #expect(low[5].hasPrefix("-4 m |"))
+    }
+
+    @Test func theAxisIncludesTheExtremes() {
+        // The highest point (24.4 m) above every profile sample: 23.4 m over 2 steps → steps
+        // of 20 m, and the top label is above it.
+        let profile = [ProfileSample(distance: 0, altitude: 1), ProfileSample(distance: 500, altitude: 3)]
+        let chart = ElevationChart.render(profile, width: 4, height: 3, include: [1, 24.4])
+        #expect(chart[0].hasPrefix("40 m |"))
+        #expect(chart[2].hasPrefix(" 0 m |"))
+    }
 }
 
 @Suite("ActivityReport")
@@ -93,9 +129,13 @@ struct ActivityReportTests {
         #expect(lines.contains("Distance:       \(ActivityFormat.kilometres(detail.statistics.distance)) km"))
         #expect(lines.contains("Elapsed time:   00:01:14 (first to last point)"))
         #expect(lines.contains("Timer:          00:00:34 (pauses excluded)"))
-        #expect(lines.contains("Elevation gain: 9 m"))
-        #expect(lines.contains("Lowest point:   200 m"))
+        // A 9 m rise within a minute is below the 10 m threshold; the extremes are the smoothed
+        // altitudes', and the chart's axis (round 2 m rows) covers them.
+        #expect(lines.contains("Elevation gain: 0 m"))
+        #expect(lines.contains("Lowest point:   205 m"))
         #expect(lines.contains("Highest point:  210 m"))
+        #expect(lines.contains { $0.hasPrefix("218 m |") })
+        #expect(lines.contains { $0.hasPrefix("204 m |") })
         #expect(lines.contains("Points:         35 in 2 segments"))
         for label in ["Moving time:", "Average speed:", "Maximum speed:", "Elevation loss:"] {
             #expect(text.contains(label))
