@@ -11,9 +11,10 @@ import PacerCore
 ///   straight line between them. At that rate the straight line is the recorded track itself.
 /// - Sparse (further apart: a receiver duty-cycled by the low or medium profile, or an outage
 ///   the runner ran through): the path is estimated from the two fixes' times and Doppler
-///   speeds (their mean times the gap), never shorter than the straight line, since the
-///   Doppler speed measures motion along the path, bends included. Without a speed, the
-///   straight line.
+///   speeds (`sparseLength`: the Doppler speed measures motion along the path, bends
+///   included), never shorter than the straight line. Across a phase's end, where the runner
+///   was told to change pace, the speed is one end's before it and the other's after.
+///   Without speeds, the straight line.
 ///
 /// Between fixes a `reading` extrapolates with the last fix's speed (for at most
 /// `maximumExtrapolation`): the live figure. `settle` hands such a reading out for good (a
@@ -30,6 +31,10 @@ public struct Odometer: Sendable {
         /// Doppler speeds above this (m/s, 43 km/h) are not a runner's: the leg falls back to the
         /// straight line and the speed counts for no maximum.
         public var plausibleSpeed: Double = 12
+        /// Two Doppler speeds further apart than this (m/s) are a change of pace, not noise.
+        public var paceChange: Double = 0.3
+        /// A straight line at least this share of a speed's distance is a straight stretch.
+        public var straightness: Double = 0.95
 
         public init() {}
     }
@@ -39,7 +44,8 @@ public struct Odometer: Sendable {
         public var from: Instant
         public var to: Instant
         public var length: Double
-        /// Metres per second over the leg (the mean Doppler speed when known).
+        /// Metres per second over the leg: the mean of its ends' Doppler speeds for a dense leg
+        /// (when known), its length over its time for a sparse one.
         public var speed: Double
         public var moving: Bool
         /// The Doppler speeds at its ends, when both are known.
@@ -49,18 +55,36 @@ public struct Odometer: Sendable {
         }
         var startSpeed: Double?
         var endSpeed: Double?
+        /// Where the pace changed, when the leg spans a known change (a phase's end).
+        public var paceChangeAt: Instant?
 
-        /// The part of the leg run by `t`: the speed taken to change linearly from one end's
-        /// Doppler speed to the other's (evenly over time without them).
+        /// The part of the leg run by `t`. The speed is taken to be one end's Doppler speed up
+        /// to a known change of pace and the other's after it; without one, to change linearly
+        /// from one to the other (evenly over time without speeds).
         public func length(until t: Instant) -> Double {
             guard t > from else { return 0 }
             guard t < to else { return length }
             let span = (to - from).inSeconds, tau = (t - from).inSeconds
             var share = tau / span
             if let (v0, v1) = speeds, v0 + v1 > 0 {
-                share = (v0 * tau + (v1 - v0) * tau * tau / (2 * span)) / ((v0 + v1) / 2 * span)
+                if let change = paceChangeAt {
+                    let c = min(max((change - from).inSeconds, 0), span)
+                    share = (v0 * min(tau, c) + v1 * max(0, tau - c)) / (v0 * c + v1 * (span - c))
+                } else {
+                    share = (v0 * tau + (v1 - v0) * tau * tau / (2 * span)) / ((v0 + v1) / 2 * span)
+                }
             }
             return length * min(1, max(0, share))
+        }
+
+        /// Metres per second between `a` and `b` within the leg: the leg's speed, scaled by
+        /// how much of its length falls in that part of its time.
+        public func speed(from a: Instant, to b: Instant) -> Double {
+            let a = max(a, from), b = min(b, to)
+            guard b > a, length > 0, a > from || b < to else { return speed }
+            let lengthShare = (length(until: b) - length(until: a)) / length
+            let timeShare = (b - a).inSeconds / (to - from).inSeconds
+            return speed * lengthShare / timeShare
         }
     }
 
@@ -80,8 +104,12 @@ public struct Odometer: Sendable {
     }
 
     /// Counts a fix; returns the leg it closed (nil for the first fix after a start or pause).
+    /// `paceChangeAt`: an instant since the last fix where the runner was told to change pace
+    /// (a phase's end): a sparse leg across it is run at one end's speed before it and the
+    /// other's after.
     @discardableResult
-    public mutating func add(_ position: GeoPoint, speed rawSpeed: Double?, at t: Instant) -> Leg? {
+    public mutating func add(_ position: GeoPoint, speed rawSpeed: Double?, at t: Instant,
+                             paceChangeAt change: Instant? = nil) -> Leg? {
         let speed = rawSpeed.flatMap { $0.isFinite && $0 >= 0 && $0 <= parameters.plausibleSpeed ? $0 : nil }
         defer { last = (t, position, speed) }
         guard let last, t > last.at else { return nil }
@@ -97,21 +125,44 @@ public struct Odometer: Sendable {
         } else {
             moving = doppler != nil || chord / seconds > parameters.stationarySpeed
             length = chord
-            if gap > parameters.denseGap, let doppler { length = max(chord, doppler * seconds) }
+            if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
+                if let change, change >= last.at, change <= t {
+                    let before = (change - last.at).inSeconds
+                    length = max(chord, a * before + b * (seconds - before))
+                } else {
+                    length = max(chord, sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler))
+                }
+            }
         }
         if moving {
             movingTime += gap
-            if let speed { maximumSpeed = max(maximumSpeed, speed) }
+            maximumSpeed = max(maximumSpeed, last.speed ?? 0, speed ?? 0)
         }
         // What was settled for this leg is not counted twice, nor taken back.
         distance += max(length, credited)
         credited = 0
-        return Leg(from: last.at, to: t, length: length, speed: doppler ?? chord / seconds, moving: moving,
-                   startSpeed: last.speed, endSpeed: speed)
+        // A dense leg's speed is the Doppler speeds' (steadier than a second's chord); a sparse
+        // one's is its estimated length over its time, so speed and distance agree.
+        let legSpeed = gap > parameters.denseGap ? length / seconds : doppler ?? chord / seconds
+        let knownChange = change.flatMap { $0 >= last.at && $0 <= t && gap > parameters.denseGap ? $0 : nil }
+        return Leg(from: last.at, to: t, length: length, speed: legSpeed, moving: moving,
+                   startSpeed: last.speed, endSpeed: speed, paceChangeAt: knownChange)
     }
 
     /// The distance handed out so far: up to the last fix, or the last `settle` when later.
     public var settledReading: Double { distance + credited }
+
+    /// A sparse leg's path from its ends' Doppler speeds. At one pace (the speeds within
+    /// `paceChange` of each other, Doppler noise) it is that pace over the gap. Across a change
+    /// of pace the runner ran between the slower and the faster speed: when the straight line
+    /// is about as fast as the slower one (within `straightness`, a street's gentle bends),
+    /// the runner went straight and changed pace at one end, and the slower speed over the gap
+    /// is the path; otherwise the path turned, and the mean speed over the gap is the estimate.
+    func sparseLength(chord: Double, seconds: Double, speeds: (Double, Double), mean: Double) -> Double {
+        let slower = min(speeds.0, speeds.1)
+        guard abs(speeds.0 - speeds.1) >= parameters.paceChange else { return mean * seconds }
+        return chord / seconds >= slower * parameters.straightness ? slower * seconds : mean * seconds
+    }
 
     /// The distance at `t`: up to the last fix, plus the last fix's speed carried on to `t`.
     public func reading(at t: Instant) -> Double {

@@ -190,7 +190,8 @@ public struct PaceCoach: Sendable {
         guard isRunning, positioning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
-        if let leg = odometer.add(position, speed: speed, at: t) { out += close(leg) }
+        // A phase that ended since the last fix is where the runner was told to change pace.
+        if let leg = odometer.add(position, speed: speed, at: t, paceChangeAt: open.last?.end) { out += close(leg) }
         if gpsLost {
             gpsLost = false
             lastLostCue = nil
@@ -215,6 +216,10 @@ public struct PaceCoach: Sendable {
         var out = advance(to: t)
         guard !finished else { return out }
         gpsLost = true
+        // Nothing is carried on from the last fix across a loss: the leg across it is
+        // measured if and when fixes come back.
+        timeInBand += bandTail(to: t)
+        lastLeg = nil
         smoother.reset()
         setPace(.unknown, at: t)
         lastLostCue = t
@@ -250,7 +255,7 @@ public struct PaceCoach: Sendable {
         judgedSpeed = nil
         smoother.reset()
         // Distance runs up to the pause, and not across it.
-        odometer.settle(at: t)
+        if !gpsLost { odometer.settle(at: t) }
         odometer.breakPath()
         return out
     }
@@ -269,7 +274,7 @@ public struct PaceCoach: Sendable {
         guard !finished else { return out }
         if let since = runningSince {
             timeInBand += bandTail(to: t)
-            odometer.settle(at: t)
+            if !gpsLost { odometer.settle(at: t) }
             accumulated += t - since
             runningSince = nil
         }
@@ -302,7 +307,7 @@ public struct PaceCoach: Sendable {
         let phase = workout.phases[index]
         let e = elapsed(at: t)
         let left = max(.zero, phaseEnd(index) - e)
-        let distance = isRunning ? odometer.reading(at: t) : odometer.settledReading
+        let distance = distance(at: t)
         let phaseDistance = max(0, distance - phaseStartDistance)
         var needed: Double?
         if isRunning, positioning, !gpsLost, left >= CoachSettings.neededSpeedMinimumTimeLeft {
@@ -331,7 +336,7 @@ public struct PaceCoach: Sendable {
             let end = phaseEnd(phaseIndex)
             let boundary = since + (end - accumulated)
             // Provisional: carried on from the last fix; revised when the next fix closes the leg.
-            let reading = odometer.reading(at: boundary)
+            let reading = distance(at: boundary)
             let provisional = result(endingAt: end, distance: reading, timeInBand: timeInBand + bandTail(to: boundary))
             out.append(.phaseFinished(provisional))
             if let start = phaseStartInstant {
@@ -351,6 +356,9 @@ public struct PaceCoach: Sendable {
                 out.append(.cue(.phaseChange, phase: phaseIndex))
                 out.append(.phaseStarted(phaseIndex))
             } else {
+                // The end: no later fix will tell better, what ran on from the last one stands.
+                if !gpsLost { odometer.settle(at: boundary) }
+                open.removeAll()
                 finished = true
                 accumulated = end
                 runningSince = nil
@@ -414,26 +422,31 @@ public struct PaceCoach: Sendable {
         let before = odometer.distance - leg.length
         for var p in open {
             let atEnd = before + leg.length(until: p.end)
-            let inLeg = p.end - max(leg.from, p.start)
+            let legStart = max(leg.from, p.start)
+            let inLeg = p.end - legStart
             let band = p.result.minimumSpeed...p.result.maximumSpeed
+            let inBand = inLeg > .zero && band.contains(leg.speed(from: legStart, to: p.end))
             let revised = PhaseResult(
                 index: p.result.index, name: p.result.name, duration: p.result.duration,
-                timeInBand: min(p.result.duration, p.bandBefore + (band.contains(leg.speed) && inLeg > .zero ? inLeg : .zero)),
+                timeInBand: min(p.result.duration, p.bandBefore + (inBand ? inLeg : .zero)),
                 distance: max(0, atEnd - p.startDistance),
                 minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed)
-            // Said again only when it changed by what a runner could notice.
-            if abs(revised.distance - p.result.distance) >= 0.5
-                || abs((revised.timeInBand - p.result.timeInBand).inSeconds) >= 0.5 {
-                out.append(.phaseRevised(revised))
-            }
+            if revised != p.result { out.append(.phaseRevised(revised)) }
             p.result = revised
             phaseStartDistance = atEnd
         }
         open.removeAll()
         let from = max(leg.from, phaseStartInstant ?? leg.from)
-        if leg.to > from, inBand(leg.speed) { timeInBand += leg.to - from }
-        lastLeg = (leg.to, leg.speed)
+        let speed = leg.speed(from: from, to: leg.to)
+        if leg.to > from, inBand(speed) { timeInBand += leg.to - from }
+        lastLeg = (leg.to, speed)
         return out
+    }
+
+    /// Metres covered at `t`: carried on from the last fix at its speed while running with a
+    /// fix; what was handed out otherwise.
+    public func distance(at t: Instant) -> Double {
+        gpsLost || !isRunning ? odometer.settledReading : odometer.reading(at: t)
     }
 
     /// The time in band from the last leg's end to `t`, at the last leg's speed.

@@ -74,6 +74,8 @@ public final class DeviceRuntime: Sendable {
         var lastFix: Fix?
         /// The time of the last stored track point.
         var lastStored: UTCTimestamp?
+        /// Each phase's result as the runner was told it at the phase's end.
+        var told: [Int: PhaseResult] = [:]
         /// When the workout started, on the device's clock.
         var startedAt: Instant?
         /// GPS time at an instant of the device's clock: the first fix of the activity. The
@@ -394,7 +396,7 @@ public final class DeviceRuntime: Sendable {
         let odometer = s.coach.odometer
         return ActivityTotals(
             startedAt: utcStart, elapsed: now - start, timer: s.coach.elapsed(at: now), moving: odometer.movingTime,
-            distance: s.coach.isRunning ? odometer.reading(at: now) : odometer.settledReading,
+            distance: s.coach.distance(at: now),
             maximumSpeed: odometer.maximumSpeed)
     }
 
@@ -492,16 +494,24 @@ public final class DeviceRuntime: Sendable {
                 logger.info("phase \(index + 1)/\(workout.phases.count) \(workout.phases[index].name)")
                 report(.phaseStarted(index: index))
             case .phaseFinished(let result):
-                if let activity = state.withLock({ $0.activity }) {
+                if let activity = state.withLock({ s in
+                    s.told[result.index] = result
+                    return s.activity
+                }) {
                     do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
                 }
                 report(.phaseFinished(result))
             case .phaseRevised(let result):
-                // Stored over the result given at the phase's end.
-                if let activity = state.withLock({ $0.activity }) {
+                // Stored over the result given at the phase's end; told only when it changed
+                // by what a runner could notice.
+                let (activity, told) = state.withLock { s in (s.activity, s.told[result.index]) }
+                if let activity {
                     do { try parts.log.add(result, to: activity) } catch { logger.error("cannot store a phase result: \(error)") }
                 }
-                report(.phaseRevised(result))
+                if let told, abs(result.distance - told.distance) >= 0.5
+                    || abs((result.timeInBand - told.timeInBand).inSeconds) >= 0.5 {
+                    report(.phaseRevised(result))
+                }
             case .workoutCompleted:
                 store(state.withLock { latestPoint(&$0) })
                 finish(.completed)

@@ -14,6 +14,7 @@ enum ScenarioRecordings {
             throw ScenarioError("\(scenario.file): names no recording")
         }
         let path = "\(scratch)/recording.nmea"
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         try synthesize(recipe: recipe, to: path)
         return path
     }

@@ -289,7 +289,7 @@ struct OverallStatisticsTests {
         #expect(stats.descriptions == [
             "Total distance: 34.10 km over 3 activities.",
             "Total time: 03:15:00 of running (timer time, pauses excluded).",
-            "Average speed over all activities: 10.5 km/h.",
+            "Average speed over all activities: 10.5 km/h (distance over timer time).",
             "Highest speed ever: 19.8 km/h, in activity #2 \"Intervals\" on 2024-05-08.",
             "Longest run: 21.10 km in 02:00:00, activity #3 \"Long run\" on 2024-05-15.",
         ])

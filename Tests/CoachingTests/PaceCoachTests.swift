@@ -3,7 +3,8 @@ import PacerCore
 import Testing
 
 /// Drives a coach second by second the way the runtime does (a fix every `every` seconds,
-/// ticks at `nextDeadline`), and records each cue with the second it sounded.
+/// each a position update unless `sample` says one every `sample` seconds and the others are
+/// readings; ticks at `nextDeadline`), and records each cue with the second it sounded.
 struct CoachDriver {
     var coach: PaceCoach
     var now = Instant.zero
@@ -26,7 +27,7 @@ struct CoachDriver {
     }
 
     /// Runs to second `end`; `speed(s)` is the fix speed at second s (nil: no fix then).
-    mutating func run(to end: Int, every: Int = 1, speed: (Int) -> Double?) {
+    mutating func run(to end: Int, every: Int = 1, sample: Int? = nil, speed: (Int) -> Double?) {
         var s = Int(now.seconds.rounded())
         while s < end {
             s += 1
@@ -38,7 +39,12 @@ struct CoachDriver {
             now = CoachDriver.t(s)
             record(coach.tick(at: now))
             if s % every == 0, let v = speed(s) {
-                record(coach.fix(GeoPoint(latitude: 0, longitude: Double(s) * 1e-5), speed: v, at: now))
+                let position = GeoPoint(latitude: 0, longitude: Double(s) * 1e-5)
+                if let sample, s % sample != 0 {
+                    record(coach.track(position, speed: v, at: now))
+                } else {
+                    record(coach.fix(position, speed: v, at: now))
+                }
             }
         }
     }
@@ -56,23 +62,59 @@ func workout(_ phases: (String, Int, Double, Double)...) -> Workout {
 struct PaceCoachTests {
     let oneBand = workout(("steady", 600, 2.5, 3.5))
 
+    /// The first judgement waits the settle time (10 s) after the start; then a repeat at the
+    /// first position update once the alert interval has passed.
     @Test func onPaceConfirmsAtTheAlertInterval() {
         var d = CoachDriver(oneBand, alert: 10)
         d.run(to: 45) { _ in 3.0 }
-        #expect(d.cues(.onPace) == [1, 11, 21, 31, 41])
+        #expect(d.cues(.onPace) == [10, 20, 30, 40])
         #expect(d.cues(.speedUp).isEmpty && d.cues(.slowDown).isEmpty)
     }
 
     @Test func tooSlowCuesSpeedUpAndRepeats() {
         var d = CoachDriver(oneBand, alert: 10)
         d.run(to: 35) { _ in 2.0 }
-        #expect(d.cues(.speedUp) == [1, 11, 21, 31])
+        #expect(d.cues(.speedUp) == [10, 20, 30])
     }
 
     @Test func tooFastCuesSlowDownAndRepeats() {
         var d = CoachDriver(oneBand, alert: 15)
         d.run(to: 35) { _ in 4.2 }
-        #expect(d.cues(.slowDown) == [1, 16, 31])
+        #expect(d.cues(.slowDown) == [10, 25])
+    }
+
+    /// Pace is judged at position updates only: fixes between them (readings) and ticks never
+    /// sound a pace cue, so a repeat cannot sound on stale data just before the update that
+    /// changes it, and two different pace cues never sound at one instant.
+    @Test func paceCuesSoundOnlyAtPositionUpdates() {
+        var d = CoachDriver(oneBand, alert: 30, window: 60)
+        d.run(to: 200, sample: 30) { s in s < 95 ? 3.0 : 2.0 }
+        let pace = d.cues.filter { [.speedUp, .slowDown, .onPace].contains($0.1) }
+        #expect(pace.allSatisfy { $0.0 % 30 == 0 }, "\(pace)")
+        // At 120 the window (61 to 120 s) still averages 2.57 m/s; at 150, 2.07.
+        #expect(d.cues(.onPace) == [30, 60, 90, 120])
+        #expect(d.cues(.speedUp) == [150, 180])
+        let instants = pace.map(\.0)
+        #expect(Set(instants).count == instants.count, "at most one pace cue an instant")
+    }
+
+    /// Distance is counted from every fix the receiver delivers, not from the position
+    /// updates: a zigzag at 1 Hz sampled every 30 s is measured along the zigzag.
+    @Test func distanceCountsEveryFixNotOnlyPositionUpdates() {
+        var coach = PaceCoach(workout: oneBand, settings: CoachSettings(alertInterval: .seconds(30), smoothingWindow: .seconds(60)))
+        _ = coach.start(at: CoachDriver.t(0))
+        let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 1, longitude: 0))
+        var path = 0.0
+        var last: GeoPoint?
+        for s in 0...120 {
+            // 3 m east each second, 2 m north or south in turn: 3.6 m a second along the path.
+            let p = GeoPoint(latitude: (s % 2 == 0 ? 0 : 2) / metresPerDegree, longitude: Double(s) * 3 / metresPerDegree)
+            if let last { path += Geodesy.distance(last, p) }
+            last = p
+            _ = s % 30 == 0 ? coach.fix(p, speed: 3.6, at: CoachDriver.t(s)) : coach.track(p, speed: 3.6, at: CoachDriver.t(s))
+        }
+        let status = coach.status(at: CoachDriver.t(120))
+        #expect(abs(status.distance - path) < 0.01, "\(status.distance) against \(path)")
     }
 
     /// Too slow for 20 s, then on pace: the cue changes as soon as the smoothed speed is
@@ -86,11 +128,11 @@ struct PaceCoachTests {
     }
 
     @Test func recoveringFromSlowNeedsTheHysteresisMargin() {
-        var d = CoachDriver(oneBand, alert: 25, window: 1)
+        var d = CoachDriver(oneBand, alert: 15, window: 1)
         d.run(to: 20) { _ in 2.0 }
         d.run(to: 30) { _ in 2.55 }   // inside the range, but within 0.1 m/s of its edge
         d.run(to: 40) { _ in 2.7 }
-        #expect(d.cues(.speedUp) == [1, 26], "still too slow at 2.55 m/s: the repeat sounds")
+        #expect(d.cues(.speedUp) == [10, 25], "still too slow at 2.55 m/s: the repeat sounds")
         #expect(d.cues(.onPace) == [31])
     }
 
@@ -106,7 +148,8 @@ struct PaceCoachTests {
         }
         #expect(d.cues(.speedUp).isEmpty)
         #expect(d.cues(.slowDown).isEmpty)
-        #expect(d.cues(.onPace).count == 30)
+        // At 10, 20, … 290: the workout is over at 300, before that second's update.
+        #expect(d.cues(.onPace).count == 29)
     }
 
     @Test func phasesChangeOnTheClockAndTheWorkoutCompletes() {
@@ -119,12 +162,15 @@ struct PaceCoachTests {
         #expect(d.outputs.contains(.workoutCompleted))
     }
 
-    @Test func theNewPhasesBandAppliesAtOnce() {
-        var d = CoachDriver(workout(("easy", 30, 2.5, 3.5), ("fast", 60, 3.8, 4.5)), alert: 10, window: 5)
-        d.run(to: 50) { _ in 3.0 }
-        #expect(d.cues(.onPace) == [1, 11, 21])
+    /// After a phase change the runner gets the settle time to find the new pace: the first
+    /// judgement comes at the first position update 10 s in, against the new band, on the
+    /// speeds since the change (never the previous phase's).
+    @Test func theNewPhasesBandAppliesAfterTheSettleTime() {
+        var d = CoachDriver(workout(("easy", 30, 2.5, 3.5), ("fast", 60, 3.8, 4.5)), alert: 10, window: 30)
+        d.run(to: 60) { s in s <= 30 ? 3.0 : 4.0 }
+        #expect(d.cues(.onPace) == [10, 20, 40, 50, 60], "4.0 m/s since the change is on pace in the fast band")
         #expect(d.cues(.phaseChange) == [30])
-        #expect(d.cues(.speedUp) == [30, 40, 50])
+        #expect(d.cues(.speedUp).isEmpty, "3 m/s from the easy phase is not held against the fast band")
     }
 
     @Test func gpsLostCuesOnceRemindsAndCuesBack() {
@@ -132,10 +178,11 @@ struct PaceCoachTests {
         d.run(to: 20) { _ in 3.0 }
         d.record(d.coach.fixLost(at: d.now))
         d.run(to: 45) { _ in nil }
-        #expect(d.cues(.gpsLost) == [20, 30, 40])
+        // Reminders every alert interval and the 2 s grace.
+        #expect(d.cues(.gpsLost) == [20, 32, 44])
         d.run(to: 50) { s in s >= 48 ? 3.0 : nil }
         #expect(d.cues(.gpsBack) == [48])
-        #expect(d.cues(.onPace) == [1, 11, 48], "no pace cues while there is no fix")
+        #expect(d.cues(.onPace) == [10, 20, 48], "no pace cues while there is no fix")
     }
 
     @Test func withPositioningOffOnlyPhaseCuesSound() {
@@ -165,16 +212,16 @@ struct PaceCoachTests {
         let out = d.coach.stop(at: d.now)
         let result = try #require(out.compactMap { if case .phaseFinished(let r) = $0 { r } else { nil } }.first)
         #expect(result.duration == .seconds(100))
-        #expect(result.timeInBand == .seconds(99))  // on pace from the first fix at 1 s
+        #expect(result.timeInBand == .seconds(99))  // in band from the first fix at 1 s
         #expect(!out.contains(.workoutCompleted))
         #expect(d.coach.finished)
         #expect(d.coach.tick(at: CoachDriver.t(200)).isEmpty)
     }
 
     @Test func statusShowsTheSpeedNeededForThePhasesDistance() {
-        // 10 minutes at 3 m/s implies 1800 m. After 5 minutes with 600 m covered, 1200 m remain
-        // in 300 s: 4 m/s needed.
-        var d = CoachDriver(workout(("tempo", 600, 2.5, 3.5)))
+        // 10 minutes at 3.5 m/s (the band's middle) imply 2100 m. After 5 minutes with 600 m
+        // covered, 1500 m remain in 300 s: 5 m/s needed, inside the band, so it is shown.
+        var d = CoachDriver(workout(("tempo", 600, 1.5, 5.5)))
         var lon = 0.0
         let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1))
         _ = d.coach.fix(GeoPoint(latitude: 0, longitude: 0), speed: 2, at: CoachDriver.t(0))
@@ -185,17 +232,75 @@ struct PaceCoachTests {
         let status = d.coach.status(at: CoachDriver.t(300))
         #expect(abs(status.phaseDistance - 600) < 0.01)
         #expect(status.phaseTimeLeft == .seconds(300))
-        #expect(abs(status.neededSpeed! - 4.0) < 1e-4)
-        #expect(status.pace == .slow)
+        #expect(abs((status.neededSpeed ?? 0) - 5.0) < 1e-4)
+        #expect(status.pace == .onPace)
     }
 
+    /// The needed speed is hidden when it would contradict the cues (outside the band) and in
+    /// the last 30 s of a phase, where it swings wildly.
+    @Test func theNeededSpeedIsHiddenWhenItMeansNothing() {
+        var coach = PaceCoach(workout: workout(("tempo", 600, 2.5, 3.5)),
+                              settings: CoachSettings(alertInterval: .seconds(10), smoothingWindow: .seconds(10)))
+        _ = coach.start(at: CoachDriver.t(0))
+        let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1))
+        for s in 0...590 {
+            // 2 m/s: by 300 s, 1800 − 600 m remain in 300 s, 4 m/s: above the band.
+            _ = coach.fix(GeoPoint(latitude: 0, longitude: Double(s) * 2 / metresPerDegree), speed: 2, at: CoachDriver.t(s))
+            if s == 300 { #expect(coach.status(at: CoachDriver.t(s)).neededSpeed == nil) }
+            if s == 10 {
+                // 1780 m in 590 s: 3.02 m/s, inside the band: shown.
+                #expect(abs((coach.status(at: CoachDriver.t(s)).neededSpeed ?? 0) - 1780.0 / 590) < 1e-3)
+            }
+        }
+        #expect(coach.status(at: CoachDriver.t(590)).neededSpeed == nil, "10 s left")
+    }
+
+    /// Time in band is the time run at a speed in the band, leg by leg (a leg's speed is the
+    /// mean of its ends'), whatever the smoothed judgement said.
     @Test func phaseResultsTallyTimeInBandAndDistance() {
         var d = CoachDriver(workout(("a", 100, 2.5, 3.5), ("b", 100, 2.5, 3.5)), alert: 10, window: 1)
-        d.run(to: 200) { s in s <= 50 || s > 100 ? 3.0 : 2.0 }
-        let results = d.outputs.compactMap { if case .phaseFinished(let r) = $0 { r } else { nil } }
+        d.run(to: 200) { s in s <= 50 || s > 100 ? 3.0 : 1.5 }
+        // The results as they stand: each revised (by the fix at its end) where it was.
+        var results: [PhaseResult] = []
+        for output in d.outputs {
+            switch output {
+            case .phaseFinished(let r): results.append(r)
+            case .phaseRevised(let r): results[r.index] = r
+            default: break
+            }
+        }
         #expect(results.count == 2)
         #expect(results[0].duration == .seconds(100))
-        #expect(results[0].timeInBand == .seconds(50))   // on pace from 1 to 51
-        #expect(results[1].timeInBand == .seconds(99))   // on pace again from the first fix at 101
+        #expect(results[0].timeInBand == .seconds(49))   // legs from 1 to 50; 50 to 51 averages 2.25 m/s
+        #expect(results[1].timeInBand == .seconds(99))   // legs from 101 to 200
+        // 1e-5 degrees of longitude a second at the equator, from the first fix at 1 s to 100 s.
+        let step = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1e-5))
+        #expect(abs(results[0].distance - 99 * step) < 0.01, "\(results[0].distance)")
+    }
+
+    /// A phase ending between two sparse fixes gets, at its end, the distance carried on from
+    /// the last fix; the next fix closes the leg across the end and revises the result with
+    /// the part run before it.
+    @Test func aPhaseEndingBetweenSparseFixesIsRevisedByTheNextFix() throws {
+        let w = workout(("a", 45, 2.5, 3.5), ("b", 100, 3.5, 4.5))
+        var coach = PaceCoach(workout: w, settings: CoachSettings(alertInterval: .seconds(30), smoothingWindow: .seconds(60)))
+        _ = coach.start(at: CoachDriver.t(0))
+        let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1))
+        // Fixes every 30 s: 3 m/s until 45 s, then 4 m/s: at 30 s 90 m, at 60 s 135 + 60 = 195 m.
+        _ = coach.fix(GeoPoint(latitude: 0, longitude: 0), speed: 3, at: CoachDriver.t(0))
+        _ = coach.fix(GeoPoint(latitude: 0, longitude: 90 / metresPerDegree), speed: 3, at: CoachDriver.t(30))
+        let atEnd = coach.tick(at: CoachDriver.t(45))
+        let provisional = try #require(atEnd.compactMap { if case .phaseFinished(let r) = $0 { r } else { nil } }.first)
+        #expect(abs(provisional.distance - 135) < 0.01, "90 m, and 15 s at the last fix's 3 m/s")
+        // The next fix is 120 m on (a bend the speeds do not show: the straight line is the
+        // leg). The runner was told to change pace at 45 s: the leg is run at 3 m/s before
+        // and 4 m/s after, so 45 of its 105 shares, 51.43 m, fall before the phase's end.
+        let next = coach.fix(GeoPoint(latitude: 0, longitude: 210 / metresPerDegree), speed: 4, at: CoachDriver.t(60))
+        let revised = try #require(next.compactMap { if case .phaseRevised(let r) = $0 { r } else { nil } }.first)
+        #expect(abs(revised.distance - (90 + 120 * 45 / 105)) < 0.01, "\(revised.distance)")
+        #expect(revised.timeInBand == .seconds(45), "3.43 m/s from 30 to 45 s is in a's band")
+        let status = coach.status(at: CoachDriver.t(60))
+        #expect(abs(status.phaseDistance - 120 * 60 / 105) < 0.01, "b has the rest of the leg")
+        #expect(abs(status.distance - 210) < 0.01)
     }
 }

@@ -17,9 +17,10 @@ struct DeviceRuntimeTests {
                           profile: profile(position: 1, alert: 20, window: 3, flush: 5))
         try rig.run()
         #expect(rig.finished.value == .completed)
-        // The second phase's band applies at once: the smoothed speed is still too slow at 60 s.
-        #expect(rig.cues(.speedUp) == [0, 20, 40, 60])
-        #expect(rig.cues(.onPace).first == 61)
+        // The first judgement waits the 10 s settle time, then repeats every 20 s. After the
+        // phase change at 60 s the first judgement is at 70 s, on the speeds since: on pace.
+        #expect(rig.cues(.speedUp) == [10, 30, 50])
+        #expect(rig.cues(.onPace).first == 70)
         #expect(rig.cues(.phaseChange) == [60])
         #expect(rig.cues(.workoutComplete) == [120])
         let id = try #require(rig.runtime.status.activityID)
@@ -39,8 +40,10 @@ struct DeviceRuntimeTests {
                           profile: profile(position: 10, alert: 60, window: 20, flush: 30))
         try rig.run()
         let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
-        #expect(detail.points.count == 18)  // 0, 10, …, 170 s; the workout ends at 180 s
-        #expect(rig.cues(.onPace) == [0, 60, 120])
+        // 0, 10, …, 170 s, and the receiver's latest fix (179 s) when the workout ends at 180 s.
+        #expect(detail.points.count == 19)
+        #expect(detail.points.last?.time.millisecondsSince1970 == detail.points.first!.time.millisecondsSince1970 + 179_000)
+        #expect(rig.cues(.onPace) == [10, 70, 130])
     }
 
     /// A fix loss: a gps-lost cue, a reminder, gps-back; the track splits into segments.
@@ -48,7 +51,7 @@ struct DeviceRuntimeTests {
         let rig = try Rig(recording(seconds: 100) { s in (30..<55).contains(s) ? nil : 3.0 },
                           plan: plan(("run", 90, 2.5, 3.5)), profile: profile(position: 1, alert: 10, window: 3))
         try rig.run()
-        #expect(rig.cues(.gpsLost) == [30, 40, 50])
+        #expect(rig.cues(.gpsLost) == [30, 42, 54])  // reminders: the alert interval and 2 s
         #expect(rig.cues(.gpsBack) == [55])
         let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
         #expect(Set(detail.points.map(\.segment)) == [0, 1])

@@ -87,11 +87,14 @@ struct PowerManagementTests {
         for (sleep, wake) in zip(sleeps, wakes) {
             #expect(wake - sleep == 57, "\(states)")
         }
+        // A position a minute, and the receiver's latest fix (299 s, woken for the next one)
+        // when the workout ends at 300 s.
         let points = try d.store.activity(1).points
-        #expect(points.count == 5)
-        for (a, b) in zip(points, points.dropFirst()) {
+        #expect(points.count == 6)
+        for (a, b) in zip(points.prefix(5), points.prefix(5).dropFirst()) {
             #expect(b.time.millisecondsSince1970 - a.time.millisecondsSince1970 == 60_000)
         }
+        #expect(points[5].time.millisecondsSince1970 - points[0].time.millisecondsSince1970 == 299_000)
         // The receiver was really quiet: most cycles were never sent.
         #expect(d.source.asleep > 250)
         // Its silence and its hot starts are not losses.

@@ -33,6 +33,7 @@ struct NMEAFileSourceTests {
             switch entry.event {
             case .status(let status, let detail): return "\(at) \(status.rawValue) \(detail ?? "-")"
             case .fix(let fix): return "\(at) fix \(fix.time.iso8601)"
+            case .reading(let fix): return "\(at) reading \(fix.time.iso8601)"
             }
         }
     }

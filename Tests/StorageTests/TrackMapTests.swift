@@ -127,7 +127,7 @@ struct ActivityReportTests {
         #expect(lines.contains("Date:           2024-05-01 08:00:00 UTC to 2024-05-01 08:01:15 UTC"))
         #expect(lines.contains("Workout:        10k in 50 / Tempo"))
         #expect(lines.contains("Distance:       \(ActivityFormat.kilometres(detail.statistics.distance)) km"))
-        #expect(lines.contains("Elapsed time:   00:01:14 (first to last point)"))
+        #expect(lines.contains("Elapsed time:   00:01:14 (start to end, pauses included)"))
         #expect(lines.contains("Timer:          00:00:34 (pauses excluded)"))
         // A 9 m rise within a minute is below the 10 m threshold; the extremes are the smoothed
         // altitudes', and the chart's axis (round 2 m rows) covers them.

@@ -1,0 +1,90 @@
+import Coaching
+import PacerCore
+import Testing
+
+@Suite("Odometer")
+struct OdometerTests {
+    static let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1))
+    static func east(_ m: Double, north: Double = 0) -> GeoPoint {
+        GeoPoint(latitude: north / metresPerDegree, longitude: m / metresPerDegree)
+    }
+    static func t(_ s: Double) -> Instant { Instant.zero + .milliseconds(Int64(s * 1000)) }
+
+    @Test func denseFixesAreJoinedByTheStraightLine() {
+        var o = Odometer()
+        #expect(o.add(Self.east(0), speed: 3, at: Self.t(0)) == nil, "the first fix closes no leg")
+        let leg = o.add(Self.east(3, north: 4), speed: 3, at: Self.t(1))
+        #expect(abs((leg?.length ?? 0) - 5) < 1e-6)
+        #expect(abs(o.distance - 5) < 1e-6)
+        #expect(o.movingTime == .seconds(1))
+    }
+
+    /// Standing still, the position wanders but the Doppler speed does not: no distance.
+    @Test func standingStillCountsNothing() {
+        var o = Odometer()
+        for s in 0..<60 {
+            o.add(Self.east(Double(s % 3), north: Double(s % 2)), speed: 0.1, at: Self.t(Double(s)))
+        }
+        #expect(o.distance == 0)
+        #expect(o.movingTime == .zero)
+        #expect(o.maximumSpeed == 0)
+    }
+
+    /// Fixes 30 s apart on a path that bends: the Doppler speeds say more than the chord.
+    @Test func sparseFixesAreEstimatedFromTheirDopplerSpeeds() {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 3, at: Self.t(0))
+        // 60 m apart as the crow flies; 3 m/s for 30 s is 90 m along the streets.
+        let leg = o.add(Self.east(60), speed: 3, at: Self.t(30))
+        #expect(abs((leg?.length ?? 0) - 90) < 1e-6)
+        // Never shorter than the straight line, whatever the speeds say.
+        let straight = o.add(Self.east(60 + 120), speed: 3, at: Self.t(60))
+        #expect(abs((straight?.length ?? 0) - 120) < 1e-6)
+        #expect(abs(o.distance - 210) < 1e-6)
+    }
+
+    @Test func aSpeedNoRunnerRunsIsIgnored() {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 3, at: Self.t(0))
+        o.add(Self.east(3), speed: 60, at: Self.t(1))
+        #expect(o.maximumSpeed == 3)
+        #expect(abs(o.distance - 3) < 1e-6, "the straight line, not a 60 m/s estimate")
+    }
+
+    /// Between fixes a reading carries the last fix's speed on; a settled reading is kept
+    /// when the next leg turns out shorter, and readings never go backwards.
+    @Test func readingsExtrapolateAndSettledOnesStand() {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 2, at: Self.t(0))
+        o.add(Self.east(20), speed: 2, at: Self.t(10))
+        #expect(abs(o.reading(at: Self.t(15)) - 30) < 1e-6)
+        #expect(abs(o.settle(at: Self.t(16)) - 32) < 1e-6)
+        // The next fix says only 8.75 m were run by 17 s (5 m apart, 2 slowing to 0.5 m/s over
+        // 7 s): the 12 m settled stand.
+        o.add(Self.east(25), speed: 0.5, at: Self.t(17))
+        #expect(abs(o.distance - 32) < 1e-6)
+    }
+
+    @Test func noLegRunsAcrossABreak() {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 2, at: Self.t(0))
+        o.add(Self.east(2), speed: 2, at: Self.t(1))
+        o.settle(at: Self.t(2))
+        o.breakPath()
+        #expect(abs(o.distance - 4) < 1e-6, "the runner ran on to the pause")
+        #expect(o.add(Self.east(500), speed: 2, at: Self.t(100)) == nil)
+        #expect(abs(o.distance - 4) < 1e-6)
+    }
+
+    /// The share of a leg run by an instant, the speed changing steadily between its ends.
+    @Test func aLegIsSplitByTimeAtItsSpeeds() throws {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 2, at: Self.t(0))
+        let added = o.add(Self.east(90), speed: 4, at: Self.t(30))
+        let leg = try #require(added)
+        // 2 m/s rising to 4 m/s over 30 s: 90 m; by 15 s, 2 × 15 + 2/30 × 15² / 2 = 37.5 m.
+        #expect(abs(leg.length(until: Self.t(15)) - 37.5) < 1e-6)
+        #expect(leg.length(until: Self.t(-5)) == 0)
+        #expect(abs(leg.length(until: Self.t(40)) - 90) < 1e-6)
+    }
+}
