@@ -170,6 +170,31 @@ struct ScenarioRunnerTests {
         #expect(failed.contains { $0.contains("scenario.yaml:16: expected 2 waypoints in activity 1; it has 0") })
     }
 
+    /// The rules every scenario keeps, stated or not: a clean run keeps them; two different
+    /// pace cues within 2 s with no phase change between, an elapsed time shorter than the
+    /// timer, or a phase in band all along averaging outside its band each fail, by name.
+    @Test func everyRunIsCheckedForContradictingCuesAndImpossibleFigures() throws {
+        let (outcome, _) = try run(try scenario(""))
+        #expect(ScenarioCheck.invariantFailures(outcome).isEmpty, "\(ScenarioCheck.invariantFailures(outcome))")
+
+        var o = outcome
+        let at = Duration.seconds(200)
+        o.events.append(ScenarioEvent(time: at, kind: "cue", name: "on-pace", activity: 1))
+        o.events.append(ScenarioEvent(time: at + .seconds(1), kind: "cue", name: "slow-down", activity: 1))
+        // The same pair across a phase change is the new phase's first judgement: allowed.
+        o.events.append(ScenarioEvent(time: at + .seconds(10), kind: "cue", name: "on-pace", activity: 1))
+        o.events.append(ScenarioEvent(time: at + .seconds(10), kind: "phase-started", name: nil, activity: 1))
+        o.events.append(ScenarioEvent(time: at + .seconds(11), kind: "cue", name: "speed-up", activity: 1))
+        o.activities[0].summary.elapsedTime = .seconds(100)
+        o.activities[0].phaseResults[0].timeInBand = o.activities[0].phaseResults[0].duration
+        o.activities[0].phaseResults[0].distance = 0
+        let failures = ScenarioCheck.invariantFailures(o)
+        #expect(failures.count == 3, "\(failures.joined(separator: "\n"))")
+        #expect(failures.contains { $0.contains("contradicting pace cues with no phase change between: on-pace at 00:03:20, slow-down at 00:03:21") })
+        #expect(failures.contains { $0.contains("activity 1 elapsed 00:01:40 is shorter than its timer 00:09:00") })
+        #expect(failures.contains { $0.contains("activity 1 phase 1 was in band all its 00:01:30 but averaged 0.0 km/h, outside 9.5–13.5") })
+    }
+
     @Test func goldensAreComparedAndUpdated() throws {
         let s = try scenario("")
         let (_, out) = try run(s)

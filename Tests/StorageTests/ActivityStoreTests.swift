@@ -212,6 +212,50 @@ struct ActivityStoreTests {
         #expect(summary.endedAt == sample.points.last?.time)
     }
 
+    /// The runtime's running totals (every fix, the device's clock) are what a closed
+    /// activity shows, not its sparse points; written with a commit, they survive a power cut.
+    @Test func runningTotalsAreTheActivitysFiguresAndSurviveACut() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sample = SampleActivity()
+        var start = sample.start
+        start.startedAt = nil
+        let totals = ActivityTotals(
+            startedAt: UTCTimestamp(millisecondsSince1970: sample.points[0].time.millisecondsSince1970 - 2_000),
+            elapsed: .seconds(95), timer: .seconds(80), moving: .seconds(78), distance: 1234.5, maximumSpeed: 3.5)
+        let id: Int64
+        do {
+            let store = try ActivityStore(directory: dir)
+            id = try store.begin(start)
+            for p in sample.points[0..<5] { try store.append(p, to: id) }
+            try store.update(totals, for: id)
+            try store.commit()
+            var later = totals
+            later.distance = 2000
+            try store.update(later, for: id)  // lost with the cut: never committed
+            let live = try ActivityStore(directory: dir).activities().first
+            #expect(live?.state == .recording)
+            #expect(live?.distance == 1234.5, "a recording shows its last committed totals")
+            try store.close()
+        }
+        let restarted = try ActivityStore(directory: dir)
+        #expect(try restarted.recoverUnfinished() == [id])
+        let summary = try restarted.activity(id).summary
+        #expect(summary.state == .recovered)
+        #expect(summary.distance == 1234.5)
+        #expect(summary.elapsedTime == .seconds(95))
+        #expect(summary.activeTime == .seconds(80))
+        #expect(summary.movingTime == .seconds(78))
+        #expect(summary.maximumSpeed == 3.5)
+        #expect(summary.startedAt == totals.startedAt)
+        #expect(summary.endedAt == totals.endedAt)
+        // One average everywhere: distance over the timer, in the list and in the overall statistics.
+        #expect(abs(summary.averageSpeed - 1234.5 / 80) < 1e-9)
+        let listed = try #require(try restarted.activities().first)
+        #expect(listed.averageSpeed == summary.averageSpeed)
+        #expect(abs(try restarted.overallStatistics().averageSpeed - summary.averageSpeed) < 1e-9)
+    }
+
     @Test func recordingGoesOnInAFreshStore() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
