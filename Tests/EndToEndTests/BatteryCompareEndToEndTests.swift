@@ -27,6 +27,22 @@ struct BatteryCompareEndToEndTests {
         #expect(lint.status == 0, "\(lint.stderr)")
     }
 
+    /// The distance the runner is told, on every profile, against the recording's full-rate
+    /// length: within 1 % on high and medium, 3 % on low, in the park with sudden changes of
+    /// pace and in old-town streets that turn every 20 to 60 m.
+    @Test(arguments: ["Scenarios/battery-compare", "Scenarios/twisty"])
+    func theDistanceHoldsOnEveryProfile(scenario: String) throws {
+        let result = try Pacer.run(["battery", "compare", scenario, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 3)
+        for row in rows {
+            let profile = try #require(row["profile"] as? String)
+            let error = try #require(row["distance_error_percent"] as? Double)
+            #expect(abs(error) <= (profile == "low" ? 3 : 1), "\(scenario) \(profile): \(error) %")
+        }
+    }
+
     @Test func theTableNamesTheHardwareAndAnotherBuildCanBeChosen() throws {
         let result = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--profiles", "high,low",
                                     "--hardware", "zero-m8n"])

@@ -8,24 +8,26 @@ import Testing
 /// The replayed receiver obeys the firmware's power commands.
 @Suite("Replay power commands")
 struct ReplayPowerTests {
+    /// A position (update or reading) as "position", a status by its name.
+    static func label(_ event: GPSEvent) -> String {
+        switch event {
+        case .fix, .reading: "position"
+        case .status(let s, _): s.rawValue
+        }
+    }
+
     @Test func inBackupItSaysNothingAndWokenItHotStartsBeforeItsFixesReturn() throws {
         let fixture = ReplayFixture.file(ReplayFixture.fixes(seconds: 60))
         let clock = VirtualClock()
         let source = try NMEAFileSource(path: fixture.path, clock: clock, hotStart: .seconds(3))
         let heard = Mutex<[(Double, String)]>([])
-        let sink = GPSEventSink(clock: clock) { event in
-            let label: String = switch event {
-            case .fix, .reading: "fix"
-            case .status(let s, _): s.rawValue
-            }
-            heard.withLock { $0.append((clock.now.seconds, label)) }
-        }
+        let sink = GPSEventSink(clock: clock) { event in heard.withLock { $0.append((clock.now.seconds, Self.label(event))) } }
         source.start(sink)
         clock.schedule(at: Instant.zero + .seconds(10)) { source.setPower(.backup) }
         clock.schedule(at: Instant.zero + .seconds(30)) { source.setPower(.tracking) }
         clock.run()
         let log = heard.withLock { $0 }
-        let fixes = log.filter { $0.1 == "fix" }.map(\.0)
+        let fixes = log.filter { $0.1 == "position" }.map(\.0)
         // Nothing heard while asleep (10 to 30 s); nothing but "no fix" for the 3 s hot start.
         #expect(!fixes.contains { $0 > 10 && $0 < 33 }, "\(fixes)")
         #expect(fixes.contains { $0 >= 33 && $0 <= 35 })
@@ -46,13 +48,7 @@ struct ReplayPowerTests {
             path: fixture.path, clock: clock, faults: try NMEAFileSource.Faults(query: ["outage": "65-100"]),
             powerSavePeriod: .seconds(20))
         let heard = Mutex<[(Double, String)]>([])
-        let sink = GPSEventSink(clock: clock) { event in
-            let label: String = switch event {
-            case .fix, .reading: "position"
-            case .status(let s, _): s.rawValue
-            }
-            heard.withLock { $0.append((clock.now.seconds, label)) }
-        }
+        let sink = GPSEventSink(clock: clock) { event in heard.withLock { $0.append((clock.now.seconds, Self.label(event))) } }
         sink.restPeriod = .seconds(30)
         source.start(sink)
         clock.schedule(at: Instant.zero + .seconds(5)) { source.setPower(.powerSave) }
