@@ -44,10 +44,13 @@ let package = Package(
             name: "CALSA", pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]),
 
+        // The kernel's input events (<linux/input.h>), read by the button adapter.
+        .target(name: "CLinuxInput"),
+
         // Real Linux hardware behind the HAL.
         .target(
             name: "LinuxHardware",
-            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA",
+            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA", "CLinuxInput",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // Simulated hardware behind the same HAL: virtual clock, NMEA replay, WAV and
