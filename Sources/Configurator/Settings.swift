@@ -50,11 +50,30 @@ public struct Settings: Hashable, Sendable {
     }
 
     /// Where settings come from when no file is named: `$PACER_CONFIG`, then
-    /// `/etc/pacer/pacer.yaml`, then the simulated setup `Hardware/config/simulated.yaml`.
+    /// `/etc/pacer/pacer.yaml`, then the simulated setup: `$PACER_HARDWARE/config/simulated.yaml`,
+    /// else the one beside the `pacer` binary (`PREFIX/share/pacer` for an installed binary,
+    /// the checkout's `Hardware` for one built in it), else `Hardware/config/simulated.yaml`
+    /// in the working directory. So `pacer` works from any working directory.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let p = installedPath(environment: environment) { return p }
-        let hardware = environment["PACER_HARDWARE"].flatMap { $0.isEmpty ? nil : $0 } ?? "Hardware"
-        return "\(hardware)/config/simulated.yaml"
+        if let hardware = environment["PACER_HARDWARE"], !hardware.isEmpty { return "\(hardware)/config/simulated.yaml" }
+        return simulatedBesideExecutable() ?? "Hardware/config/simulated.yaml"
+    }
+
+    /// The simulated setup that belongs with the running binary, when there is one.
+    static func simulatedBesideExecutable() -> String? {
+        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var dir = (exe as NSString).deletingLastPathComponent
+        let installed = ((dir as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("share/pacer/config/simulated.yaml")
+        if FileManager.default.fileExists(atPath: installed) { return installed }
+        // A build in a checkout: .build/<triple>/<configuration>/pacer.
+        for _ in 0..<5 {
+            let candidate = (dir as NSString).appendingPathComponent("Hardware/config/simulated.yaml")
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return nil
     }
 
     /// The settings file a person has set up (`$PACER_CONFIG` or `/etc/pacer/pacer.yaml`), or
@@ -65,7 +84,10 @@ public struct Settings: Hashable, Sendable {
         return nil
     }
 
-    /// Reads a settings file and applies the overrides.
+    /// Reads a settings file and applies the overrides. Relative paths in the file
+    /// (`hardware_dir`, `data_dir`, a `file:` GPS, a `wav:` buzzer) are relative to the file's
+    /// folder, so the settings mean the same from any working directory; paths given as flags
+    /// are relative to the working directory, as a command line's are.
     public static func load(
         path: String, overrides: Overrides = Overrides(),
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -78,8 +100,10 @@ public struct Settings: Hashable, Sendable {
             }
             return try map.string(key)
         }
+        let folder = Self.folder(of: path)
         func uri(_ key: String, _ override: String?) throws(DataFileError) -> DeviceURI {
-            let text = try value(key, override)
+            var text = try value(key, override)
+            if override == nil { text = Self.resolvingFilePath(in: text, against: folder) }
             do {
                 return try DeviceURI(parsing: text)
             } catch {
@@ -91,13 +115,38 @@ public struct Settings: Hashable, Sendable {
         let buzzer = try uri("buzzer", overrides.buzzer)
         let battery = try uri("battery", overrides.battery)
         let profile = try value("profile", overrides.profile)
-        let data = try expand(value("data_dir", overrides.dataDirectory), environment)
-        let hardware = try expand(map.string("hardware_dir"), environment)
+        var data = try expand(value("data_dir", overrides.dataDirectory), environment)
+        if overrides.dataDirectory == nil { data = Self.resolve(data, against: folder) }
+        let hardware = Self.resolve(try expand(map.string("hardware_dir"), environment), against: folder)
         let build = try map.optionalString("hardware")
         try map.finish()
         return Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
             hardwareDirectory: hardware, source: path, hardware: build)
+    }
+
+    /// The absolute folder a file is in (the working directory's, for a relative path).
+    static func folder(of path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (absolute as NSString).deletingLastPathComponent
+    }
+
+    /// `path` against `folder` when relative, tidied (`a/config/../plans` is `a/plans`).
+    static func resolve(_ path: String, against folder: String) -> String {
+        guard !path.isEmpty, !path.hasPrefix("/") else { return path }
+        return ((folder as NSString).appendingPathComponent(path) as NSString).standardizingPath
+    }
+
+    /// A `file:` or `wav:` device string with its relative path resolved against `folder`.
+    static func resolvingFilePath(in text: String, against folder: String) -> String {
+        for scheme in ["file:", "wav:"] where text.lowercased().hasPrefix(scheme) {
+            let rest = text.dropFirst(scheme.count)
+            guard !rest.hasPrefix("/"), !rest.isEmpty else { return text }
+            let query = rest.firstIndex(of: "?").map { String(rest[$0...]) } ?? ""
+            let path = rest.firstIndex(of: "?").map { String(rest[..<$0]) } ?? String(rest)
+            return text.prefix(scheme.count) + resolve(path, against: folder) + query
+        }
+        return text
     }
 
     /// Expands a leading `~` and `$XDG_DATA_HOME` (defaulting to `~/.local/share`, as the XDG

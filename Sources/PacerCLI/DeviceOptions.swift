@@ -4,7 +4,7 @@ import Configurator
 /// The options every command that builds the device shares: the settings file and the
 /// flags that override it (R27).
 struct DeviceOptions: ParsableArguments {
-    @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or Hardware/config/simulated.yaml).")
+    @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or the simulated setup beside the binary).")
     var config: String?
 
     @Option(name: .long, help: "Power profile (low, medium, high, or any in Hardware/profiles).")

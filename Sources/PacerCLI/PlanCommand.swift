@@ -74,7 +74,7 @@ struct PlanCommand: ParsableCommand {
             abstract: "List the plans in the plans folder: name, number of workouts, deadline.",
             discussion: """
                 The folder is --dir, else the plans folder of the settings' hardware_dir \
-                (--config, $PACER_CONFIG, /etc/pacer/pacer.yaml or Hardware/config/simulated.yaml). \
+                (--config, $PACER_CONFIG, /etc/pacer/pacer.yaml or the simulated setup beside the binary). \
                 A file that does not load is listed with the reason.
                 """)
 

@@ -16,7 +16,7 @@ struct ProfileCommand: ParsableCommand {
     /// Where the profile lives: the activity database in `--data-dir`, else in the settings'
     /// `data_dir` (R27), as for `pacer activities`.
     struct StoreLocation: ParsableArguments {
-        @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or Hardware/config/simulated.yaml).")
+        @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or the simulated setup beside the binary).")
         var config: String?
 
         @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")

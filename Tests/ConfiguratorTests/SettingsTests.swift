@@ -1,3 +1,4 @@
+import Foundation
 import Configurator
 import HAL
 import Testing
@@ -26,6 +27,35 @@ struct SettingsTests {
         #expect(try Settings.load(path: path, environment: environment).dataDirectory == "/home/runner/.local/share/pacer")
         let custom = ["HOME": "/home/runner", "XDG_DATA_HOME": "/data"]
         #expect(try Settings.load(path: path, environment: custom).dataDirectory == "/data/pacer")
+    }
+
+    /// Relative paths in a settings file are the file's folder's, whatever the working
+    /// directory; flags stay the working directory's.
+    @Test func relativePathsInTheFileAreTheFilesFolders() throws {
+        let s = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
+        let hardware = (hardwareDirectory as NSString).standardizingPath
+        #expect(s.hardwareDirectory == hardware)
+        #expect(s.gps.path == "\(hardware)/recordings/track-loop.nmea")
+        #expect(s.gps.query["pace"] == "clock")
+        let dir = try makeTemporaryDirectory()
+        try """
+            gps: file:runs/today.nmea?pace=fast
+            buzzer: wav:cues.wav
+            battery: sim
+            profile: medium
+            data_dir: data
+            hardware_dir: /opt/pacer
+            """.write(toFile: "\(dir)/pacer.yaml", atomically: true, encoding: .utf8)
+        let mine = try Settings.load(path: "\(dir)/pacer.yaml", environment: environment)
+        let folder = (dir as NSString).standardizingPath
+        #expect(mine.gps.path == "\(folder)/runs/today.nmea" && mine.gps.query["pace"] == "fast")
+        #expect(mine.buzzer.path == "\(folder)/cues.wav")
+        #expect(mine.dataDirectory == "\(folder)/data")
+        #expect(mine.hardwareDirectory == "/opt/pacer")
+        let flagged = try Settings.load(
+            path: "\(dir)/pacer.yaml", overrides: .init(gps: "file:other.nmea", dataDirectory: "here"), environment: environment)
+        #expect(flagged.gps.path == "other.nmea")
+        #expect(flagged.dataDirectory == "here")
     }
 
     @Test func flagsOverrideTheFile() throws {

@@ -27,10 +27,10 @@ enum Pacer {
         var stderr: String
     }
 
-    /// Runs `pacer ARGS` in the repository root and waits for it.
+    /// Runs `pacer ARGS` in the repository root (or `directory`) and waits for it.
     @discardableResult
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = try start(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
+        let process = try start(arguments, environment: environment, in: directory)
         let out = process.standardOutputData()
         process.process.waitUntilExit()
         return Result(status: process.process.terminationStatus, stdout: String(decoding: out.0, as: UTF8.self),
@@ -62,11 +62,11 @@ enum Pacer {
         }
     }
 
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+    static func start(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? repositoryRoot)
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "PACER_CONFIG")
         for (k, v) in environment { env[k] = v }

@@ -60,6 +60,26 @@ struct RunEndToEndTests {
         #expect(stats.stdout.lowercased().contains("km"))
     }
 
+    /// From any working directory: the default settings are the ones beside the binary, and
+    /// their relative paths are their folder's; a settings file named by an absolute path
+    /// finds its plans and recording the same way.
+    @Test func itWorksFromAnyWorkingDirectory() throws {
+        let elsewhere = try Pacer.temporaryDirectory()
+        let plans = try Pacer.run(["plan", "list"], in: elsewhere)
+        #expect(plans.status == 0, "\(plans.stderr)")
+        #expect(plans.stdout.contains("easy-run.yaml"))
+        let beep = try Pacer.run(["beep", "--list"], in: elsewhere)
+        #expect(beep.status == 0, "\(beep.stderr)")
+        let run = try Pacer.run([
+            "run", "--plan", "demo", "--fast", "--config", Pacer.repositoryRoot + "/Hardware/config/simulated.yaml",
+            "--data-dir", "\(elsewhere)/data", "--socket", "\(elsewhere)/control.sock",
+        ], in: elsewhere)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("[workout-complete]"))
+        let scenario = try Pacer.run(["scenario", "run", Pacer.repositoryRoot + "/Scenarios/stop-early", "--quiet"], in: elsewhere)
+        #expect(scenario.status == 0, "\(scenario.stderr)")
+    }
+
     /// Power cut: the process is killed with SIGKILL in the middle of a recording; the next
     /// start finds the unfinished activity and closes it as recovered with its points.
     @Test func sigkillMidRecordingIsRecovered() throws {
