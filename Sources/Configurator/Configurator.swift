@@ -95,10 +95,27 @@ public enum Configurator {
             buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
     }
 
-    /// The activity store in the settings' data folder (SQLite, created when missing).
+    /// The activity store in the settings' data folder (SQLite, created when missing). A
+    /// folder this user may not use is reported as such, with the fix.
     public static func makeActivityStore(_ settings: Settings) throws(ConfigurationError) -> ActivityStore {
+        try openActivityStore(directory: settings.dataDirectory)
+    }
+
+    /// The activity store in `dir`; a folder this user may not use is reported as such.
+    public static func openActivityStore(directory dir: String) throws(ConfigurationError) -> ActivityStore {
+        if FileManager.default.fileExists(atPath: dir), access(dir, R_OK | W_OK | X_OK) != 0, errno == EACCES {
+            var owner = ""
+            if let a = try? FileManager.default.attributesOfItem(atPath: dir),
+               let user = a[.ownerAccountName] as? String, let group = a[.groupOwnerAccountName] as? String,
+               let mode = a[.posixPermissions] as? Int {
+                owner = " (owned by \(user):\(group), mode \(String(mode, radix: 8)))"
+            }
+            throw ConfigurationError(
+                "\(dir): permission denied\(owner): the device's data folder is for the pacer user and group. "
+                    + "Add your user to the group (sudo usermod -aG pacer $USER, then log in again), or run as the pacer user")
+        }
         do {
-            return try ActivityStore(directory: settings.dataDirectory)
+            return try ActivityStore(directory: dir)
         } catch {
             throw ConfigurationError("\(error)")
         }

@@ -4,8 +4,9 @@ import Logging
 
 /// The device's controls, built by the configurator like every other part.
 extension Configurator {
-    /// The control socket's default path: `$XDG_RUNTIME_DIR/pacer/control.sock`, else
-    /// `/tmp/pacer-UID/control.sock`.
+    /// The control socket's default path: the service's (`$RUNTIME_DIRECTORY`, or
+    /// `/run/pacer/control.sock` while the service runs), else
+    /// `$XDG_RUNTIME_DIR/pacer/control.sock`, else `/tmp/pacer-UID/control.sock`.
     public static var defaultControlSocket: String { ControlSocketServer.defaultPath() }
 
     /// Every control input of a running device: the control socket (`pacer ctl`), SIGUSR1

@@ -47,7 +47,9 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noServer(let path): "no Pacer running: nothing listens on \(path)"
-        case .permissionDenied(let path): "cannot reach Pacer on \(path): permission denied (run as the device's user?)"
+        case .permissionDenied(let path):
+            "cannot reach Pacer on \(path): permission denied. The service's socket is for the pacer group: "
+                + "sudo usermod -aG pacer $USER, then log in again (or run as the pacer user)"
         case .timedOut(let path, let timeout): "Pacer on \(path) did not answer within \(ControlIO.text(timeout))"
         case .invalidCommand(let reason): reason
         case .failed(let path, let reason): "Pacer on \(path): \(reason)"
@@ -61,7 +63,8 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 ///
 /// The initializer claims the path: it refuses, with a clear error, if another Pacer answers
 /// there; it removes a stale socket file (one nobody listens on, left by a Pacer that
-/// crashed); it refuses to remove anything that is not a socket. The socket is mode 0600.
+/// crashed); it refuses to remove anything that is not a socket. The socket is mode 0600,
+/// or 0660 in the service's runtime directory (`$RUNTIME_DIRECTORY`: the pacer group).
 /// For the default path (`defaultPath()`) it creates the directory, mode 0700, and refuses
 /// one that is a symlink, another user's, or open to others. Because it binds at once, a
 /// second `pacer run` fails before its activity starts; connections that arrive before
@@ -118,9 +121,33 @@ public final class ControlSocketServer: ControlInput {
         var served = 0
     }
 
+    /// Where the service keeps its socket: systemd's `RuntimeDirectory=pacer`.
+    public static let serviceDirectory = "/run/pacer"
+
+    /// The service's socket when this process is the service (`$RUNTIME_DIRECTORY`, set by
+    /// systemd's `RuntimeDirectory=`), or when the service is running (its socket is in
+    /// `/run/pacer`): so `pacer ctl` finds the device without options. Otherwise
     /// `$XDG_RUNTIME_DIR/pacer/control.sock`, else `/tmp/pacer-<uid>/control.sock`.
     public static func defaultPath() -> String {
-        defaultPath(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }, uid: getuid())
+        let env = { (name: String) in getenv(name).map { String(cString: $0) } }
+        return defaultPath(serviceRuntimeDirectory: env("RUNTIME_DIRECTORY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
+                           uid: getuid(), serviceSocketExists: socketExists("\(serviceDirectory)/control.sock"))
+    }
+
+    /// The default path for a given environment: `serviceRuntimeDirectory` is
+    /// `$RUNTIME_DIRECTORY` (the first of its folders), `runtimeDirectory` `$XDG_RUNTIME_DIR`.
+    public static func defaultPath(serviceRuntimeDirectory: String?, runtimeDirectory: String?, uid: uid_t,
+                                   serviceSocketExists: Bool) -> String {
+        if let service = serviceRuntimeDirectory?.split(separator: ":").first, service.hasPrefix("/") {
+            return service + "/control.sock"
+        }
+        if serviceSocketExists { return "\(serviceDirectory)/control.sock" }
+        return defaultPath(runtimeDirectory: runtimeDirectory, uid: uid)
+    }
+
+    static func socketExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// The default path for a given `XDG_RUNTIME_DIR` (ignored unless absolute) and user.
@@ -202,7 +229,11 @@ public final class ControlSocketServer: ControlInput {
                 ? "another Pacer took it while this one was starting"
                 : "cannot bind: \(ControlIO.describe(code))")
         }
-        _ = chmod(path, 0o600)
+        // In the service's runtime directory (group pacer) the group may connect: an
+        // administrator in group pacer runs `pacer ctl`. Elsewhere only its user.
+        let inServiceDirectory = getenv("RUNTIME_DIRECTORY").map { String(cString: $0) }
+            .map { $0.split(separator: ":").contains { String($0) == directory } } ?? false
+        _ = chmod(path, inServiceDirectory ? 0o660 : 0o600)
         guard listen(fd, 16) == 0 else {
             let code = errno
             close(fd)

@@ -19,7 +19,7 @@ struct StoreOptions: ParsableArguments {
         } else {
             directory = try device.settings().dataDirectory
         }
-        return try ActivityStore(directory: directory)
+        return try Configurator.openActivityStore(directory: directory)
     }
 }
 

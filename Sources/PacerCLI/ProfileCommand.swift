@@ -23,7 +23,7 @@ struct ProfileCommand: ParsableCommand {
         var dataDirectory: String?
 
         func open() throws -> ActivityStore {
-            try ActivityStore(directory: folder())
+            try Configurator.openActivityStore(directory: folder())
         }
 
         /// The data folder: --data-dir, else the settings' data_dir.

@@ -80,6 +80,24 @@ struct RunEndToEndTests {
         #expect(scenario.status == 0, "\(scenario.stderr)")
     }
 
+    /// Another user on the device's data folder hears that it is a permission problem, and
+    /// the fix, not SQLite's "unable to open database file". (Switching users needs root, as
+    /// CI and the development machines run.)
+    @Test(.enabled(if: getuid() == 0, "switching to another user needs root"))
+    func aDataFolderThisUserMayNotUseIsReportedAsSuch() throws {
+        let dir = try Pacer.temporaryDirectory()
+        let data = "\(dir)/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        chmod(dir, 0o755)
+        chmod(data, 0o700)
+        let asNobody = try Pacer.tool("/usr/sbin/runuser", [
+            "-u", "nobody", "--", Pacer.executable, "activities", "list", "--data-dir", data,
+        ])
+        #expect(asNobody.status != 0)
+        #expect(asNobody.stderr.contains("\(data): permission denied (owned by root:root, mode 700)"), "\(asNobody.stderr)")
+        #expect(asNobody.stderr.contains("sudo usermod -aG pacer $USER"), "\(asNobody.stderr)")
+    }
+
     /// Power cut: the process is killed with SIGKILL in the middle of a recording; the next
     /// start finds the unfinished activity and closes it as recovered with its points.
     @Test func sigkillMidRecordingIsRecovered() throws {

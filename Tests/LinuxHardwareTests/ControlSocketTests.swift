@@ -58,6 +58,42 @@ struct ControlParsingTests {
         #expect(ControlSocketServer.defaultPath(runtimeDirectory: "", uid: 7) == "/tmp/pacer-7/control.sock")
         #expect(ControlSocketServer.defaultPath(runtimeDirectory: "relative", uid: 7) == "/tmp/pacer-7/control.sock")
     }
+
+    /// Under systemd (`RuntimeDirectory=pacer`) the service's socket is in its runtime
+    /// directory; a client finds it there while the service runs, with no option.
+    @Test("default path: the service's runtime directory first")
+    func serviceDefaultPath() {
+        func path(service: String?, exists: Bool) -> String {
+            ControlSocketServer.defaultPath(serviceRuntimeDirectory: service, runtimeDirectory: "/run/user/1000", uid: 1000,
+                                            serviceSocketExists: exists)
+        }
+        #expect(path(service: "/run/pacer", exists: false) == "/run/pacer/control.sock")
+        #expect(path(service: "/run/pacer:/run/other", exists: false) == "/run/pacer/control.sock")
+        #expect(path(service: nil, exists: true) == "/run/pacer/control.sock")
+        #expect(path(service: "relative", exists: false) == "/run/user/1000/pacer/control.sock")
+        #expect(path(service: nil, exists: false) == "/run/user/1000/pacer/control.sock")
+    }
+
+    /// In the service's runtime directory the socket is the group's too (0660): an
+    /// administrator in group pacer can talk to the device; elsewhere it is the user's alone.
+    @Test("the service's socket is open to its group")
+    func serviceSocketMode() throws {
+        let directory = ControlTempDirectory()
+        setenv("RUNTIME_DIRECTORY", directory.path, 1)
+        defer { unsetenv("RUNTIME_DIRECTORY") }
+        let server = try ControlSocketServer(path: directory.socketPath)
+        defer { server.stop() }
+        var info = stat()
+        #expect(lstat(directory.socketPath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+        #expect(ControlSocketServer.defaultPath() == directory.socketPath)
+        unsetenv("RUNTIME_DIRECTORY")
+        let other = ControlTempDirectory()
+        let own = try ControlSocketServer(path: other.socketPath)
+        defer { own.stop() }
+        #expect(lstat(other.socketPath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
 }
 
 /// The control socket against real UNIX sockets in a temporary directory. Every wait is
