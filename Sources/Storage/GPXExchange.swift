@@ -118,7 +118,23 @@ extension ActivityStore {
         try write(writer.finish())
     }
 
+    /// Writes through a temporary file renamed into place; a path that is not a regular file
+    /// (a device, a FIFO, a link: `/dev/stdout`) is written through, never replaced.
     static func writeAtomically(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw StorageError.file(path: path, reason: "cannot open it for writing: \(String(cString: strerror(errno)))")
+            }
+            defer { try? handle.close() }
+            do {
+                try body { bytes in try handle.write(contentsOf: Data(bytes)) }
+            } catch {
+                if let error = error as? StorageError { throw error }
+                throw StorageError.file(path: path, reason: "cannot write: \(reason(error))")
+            }
+            return
+        }
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: nil),

@@ -18,6 +18,24 @@ func gpxDocument(_ body: String, namespace: String = "http://www.topografix.com/
 
 @Suite("GPX export")
 struct GPXExportTests {
+    /// A path that is not a regular file (a device, a link, a FIFO) is written through and
+    /// stays what it was: exporting to /dev/null once replaced /dev/null with a file.
+    @Test func aDeviceOrALinkIsWrittenThroughNeverReplaced() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try SampleActivity().record(into: store)
+        try store.exportGPX(activity: id, to: "/dev/null")
+        var info = stat()
+        #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+        let target = "\(dir)/target.gpx", link = "\(dir)/link.gpx"
+        FileManager.default.createFile(atPath: target, contents: nil)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        try store.exportGPX(activity: id, to: link)
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        try validateGPX(target)
+    }
+
     @Test func exportedActivityIsValidGPX11() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
