@@ -104,9 +104,9 @@ public struct CoachStatus: Hashable, Sendable {
 ///   inside the phase's range, split at the phase's end the same way, so a phase run in
 ///   band throughout reports its average inside the band.
 /// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
-///   gps-back cue on recovery;
-///   no pace cues until a fresh speed arrives. Positioning off: phases run on time alone, no
-///   pace cues.
+///   gps-back cue on recovery; no pace cues until a fresh speed arrives. Nothing is carried
+///   on from the last fix across a loss. Positioning off: phases run on time alone, no pace
+///   cues.
 /// - Paused: nothing sounds and phase time stands still.
 public struct PaceCoach: Sendable {
     public let workout: Workout
@@ -128,8 +128,6 @@ public struct PaceCoach: Sendable {
     private var lastLostCue: Instant?
     /// No pace judgement before this (the settle time after a start, phase change, resume).
     private var judgeFrom: Instant?
-    /// The speed of the last judgement (m/s).
-    private var judgedSpeed: Double?
 
     /// The distance from every fix.
     public private(set) var odometer = Odometer()
@@ -252,7 +250,6 @@ public struct PaceCoach: Sendable {
         runningSince = nil
         pace = .unknown
         lastPaceCue = nil
-        judgedSpeed = nil
         smoother.reset()
         // Distance runs up to the pause, and not across it.
         if !gpsLost { odometer.settle(at: t) }
@@ -351,8 +348,7 @@ public struct PaceCoach: Sendable {
                 timeInBand = .zero
                 setPace(.unknown, at: boundary)
                 judgeFrom = boundary + settings.settleTime
-                judgedSpeed = nil
-                smoother.reset()
+                        smoother.reset()
                 out.append(.cue(.phaseChange, phase: phaseIndex))
                 out.append(.phaseStarted(phaseIndex))
             } else {
@@ -379,7 +375,6 @@ public struct PaceCoach: Sendable {
         if let from = judgeFrom, t < from { return [] }
         let next: PaceState
         if let speed = smoother.speed {
-            judgedSpeed = speed
             let phase = workout.phases[phaseIndex]
             // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
             // of its width: otherwise the way back in would be narrower than the band itself,
