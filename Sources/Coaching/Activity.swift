@@ -87,12 +87,19 @@ public struct ActivityStart: Hashable, Sendable {
     public var plan: String?
     public var workout: String?
     public var profile: String
+    /// The plan's identity (`PlanKey`): progress is kept by it, not by the plan's name.
+    public var planKey: PlanKey?
+    /// The workout's index in the plan (from 0).
+    public var workoutIndex: Int?
 
-    public init(name: String, startedAt: UTCTimestamp?, plan: String?, workout: String?, profile: String) {
+    public init(name: String, startedAt: UTCTimestamp?, plan: String?, workout: String?, profile: String,
+                planKey: PlanKey? = nil, workoutIndex: Int? = nil) {
         self.name = name
         self.startedAt = startedAt
         self.plan = plan
         self.workout = workout
+        self.planKey = planKey
+        self.workoutIndex = workoutIndex
         self.profile = profile
     }
 }

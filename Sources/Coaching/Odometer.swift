@@ -98,6 +98,8 @@ public struct Odometer: Sendable {
     private var last: (at: Instant, position: GeoPoint, speed: Double?)?
     /// What readings handed out beyond `distance` since the last fix.
     private var credited = 0.0
+    /// How far past the last fix a settle counted moving time.
+    private var settledUntil: Instant?
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -135,12 +137,15 @@ public struct Odometer: Sendable {
             }
         }
         if moving {
-            movingTime += gap
+            // Less what a settle already counted past the last fix.
+            let counted = settledUntil.map { max(.zero, min($0, t) - last.at) } ?? .zero
+            movingTime += gap - counted
             maximumSpeed = max(maximumSpeed, last.speed ?? 0, speed ?? 0)
         }
         // What was settled for this leg is not counted twice, nor taken back.
         distance += max(length, credited)
         credited = 0
+        settledUntil = nil
         // A dense leg's speed is the Doppler speeds' (steadier than a second's chord); a sparse
         // one's is its estimated length over its time, so speed and distance agree.
         let legSpeed = gap > parameters.denseGap ? length / seconds : doppler ?? chord / seconds
@@ -174,6 +179,15 @@ public struct Odometer: Sendable {
     @discardableResult
     public mutating func settle(at t: Instant) -> Double {
         credited = max(credited, extrapolation(to: t))
+        // The runner ran on from the last fix: moving, at the speed carried on.
+        if let last, let speed = last.speed, speed > parameters.stationarySpeed {
+            let from = max(settledUntil ?? last.at, last.at)
+            let to = min(t, last.at + parameters.maximumExtrapolation)
+            if to > from {
+                movingTime += to - from
+                settledUntil = to
+            }
+        }
         return distance + credited
     }
 
@@ -182,6 +196,7 @@ public struct Odometer: Sendable {
     public mutating func breakPath() {
         distance += credited
         credited = 0
+        settledUntil = nil
         last = nil
     }
 

@@ -12,7 +12,7 @@ import Storage
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Show training plans, or generate one for a goal.",
-        subcommands: [Show.self, List.self, Goals.self, Create.self])
+        subcommands: [Show.self, List.self, Goals.self, Create.self, Activate.self, Active.self])
 
     /// Today's date for the deadline, from the system clock in UTC (the date the GPS gives the
     /// device). Only the command reads the clock; the rendering is given the date.
@@ -114,7 +114,7 @@ struct PlanCommand: ParsableCommand {
             print("")
             print("Stored plans (pacer plan create):")
             for p in stored {
-                let done = (try? activities.planProgress(name: p.name).done) ?? 0
+                let done = (try? activities.workoutsDone(plan: PlanKey(contents: p.yaml.utf8)).count) ?? 0
                 var line = "  \(p.id)  \(p.name)  goal: \(p.goal.name)  "
                 if let deadline = p.deadline {
                     line += "deadline \(deadline)\(deadline < today ? " (expired)" : "")  "

@@ -26,11 +26,11 @@ struct RunCommand: ParsableCommand {
             start (a power cut) are closed as recovered.
             """)
 
-    @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/.")
-    var plan: String
+    @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/ (default: the device's plan, `pacer plan activate`).")
+    var plan: String?
 
-    @Option(name: .long, help: "Workout number in the plan (from 1).")
-    var workout: Int = 1
+    @Option(name: .long, help: "Workout number in the plan, from 1 (default: the plan's first workout not completed yet).")
+    var workout: Int?
 
     @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?speed=N&outage=FROM-TO&invalid=FROM-TO&unplug=AT-BACK&skip=S], none.")
     var source: String?
@@ -50,7 +50,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var device: DeviceOptions
 
     func validate() throws {
-        if workout < 1 { throw ValidationError("--workout counts from 1") }
+        if let workout, workout < 1 { throw ValidationError("--workout counts from 1") }
     }
 
     func run() throws {
@@ -62,27 +62,57 @@ struct RunCommand: ParsableCommand {
         if let dataDir { settings.dataDirectory = dataDir }
         let logger = Logger(label: "pacer")
 
-        // The plan, and whether its workout may start.
-        let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
-        guard let planPath = PlanLoader.resolve(plan, plansDir: plansDir) else {
-            throw ValidationError("no plan '\(plan)': not a file, nor a plan in \(plansDir)")
+        // The storage: the device's plan and its progress are kept there.
+        let store: ActivityStore
+        do {
+            store = try Configurator.makeActivityStore(settings)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+
+        // The plan (named, or the device's), its workout (named, or the first not completed
+        // yet), and whether it may start.
+        let planPath: String
+        if let plan {
+            let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
+            guard let path = PlanLoader.resolve(plan, plansDir: plansDir) else {
+                throw ValidationError("no plan '\(plan)': not a file, nor a plan in \(plansDir)")
+            }
+            planPath = path
+        } else if let active = try store.activePlan() {
+            planPath = active.source
+        } else {
+            throw ValidationError("no plan: give --plan PLAN, or make one the device's with `pacer plan activate PLAN`")
         }
         let trainingPlan: TrainingPlan
+        let planKey: PlanKey
+        let workoutIndex: Int
         do {
             trainingPlan = try PlanLoader.load(path: planPath)
-            try PlanLoader.checkStartable(plan: trainingPlan, workoutIndex: workout - 1, today: try date())
+            planKey = try PlanCommand.key(ofPlanFile: planPath)
+            if let workout {
+                workoutIndex = workout - 1
+            } else {
+                switch trainingPlan.nextWorkout(done: try store.workoutsDone(plan: planKey), on: try date()) {
+                case .workout(let index): workoutIndex = index
+                case .allDone:
+                    throw ValidationError("every workout of plan '\(trainingPlan.name)' is done; give --workout N to run one again")
+                case .expired: workoutIndex = 0  // refused just below, with the deadline
+                }
+            }
+            try PlanLoader.checkStartable(plan: trainingPlan, workoutIndex: workoutIndex, today: try date())
         } catch let error as DataFileError {
             throw ValidationError(error.description)
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw ValidationError("\(planPath): \(error)")
         }
 
-        // The device and its storage; an activity left unfinished by a power cut is closed.
+        // The device; an activity left unfinished by a power cut is closed.
         let built: Device
-        let store: ActivityStore
         do {
             built = try Configurator.makeDevice(settings: settings, timing: fast ? .virtual : .realTime, logger: logger)
-            store = try Configurator.makeActivityStore(settings)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -96,12 +126,12 @@ struct RunCommand: ParsableCommand {
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
                          profile: built.profile, cues: built.cues, log: store, power: built.power,
                          profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
-            plan: trainingPlan, workoutIndex: workout - 1, positioning: built.gps != nil, logger: logger,
+            plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil, logger: logger,
             onEvent: { event, status in
                 if case .cue(let cue, _) = event { display.cue(cue, status) }
             },
             onFinish: { _ in clock.stop() })
-        display.header(trainingPlan, workout: trainingPlan.workouts[workout - 1], profile: built.profile, settings: settings)
+        display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: built.profile, settings: settings)
 
         let controls: [any ControlInput]
         do {

@@ -107,6 +107,8 @@ public final class DeviceRuntime: Sendable {
 
     public let parts: Parts
     public let plan: TrainingPlan
+    public let planKey: PlanKey?
+    public let workoutIndex: Int
     public let workout: Workout
     private let logger: Logger
     private let state: Mutex<State>
@@ -117,14 +119,18 @@ public final class DeviceRuntime: Sendable {
     /// `onEvent` hears everything the device does, as it happens, with the status right
     /// after it (the terminal shows the cues; a scenario writes its timeline); `onFinish`
     /// hears the end of the activity (the CLI stops the clock).
+    /// `planKey`: the plan's identity, recorded with the activity so that the plan's progress
+    /// is its own.
     public init(
-        parts: Parts, plan: TrainingPlan, workoutIndex: Int, positioning: Bool = true,
+        parts: Parts, plan: TrainingPlan, workoutIndex: Int, planKey: PlanKey? = nil, positioning: Bool = true,
         logger: Logger = Logger(label: "pacer.runtime"),
         onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
     ) {
         self.parts = parts
         self.plan = plan
+        self.planKey = planKey
+        self.workoutIndex = workoutIndex
         self.workout = plan.workouts[workoutIndex]
         self.logger = logger
         self.onFinish = onFinish
@@ -143,7 +149,7 @@ public final class DeviceRuntime: Sendable {
     public func start() throws {
         let activity = try parts.log.begin(ActivityStart(
             name: "\(plan.name): \(workout.name)", startedAt: nil, plan: plan.name, workout: workout.name,
-            profile: parts.profile.name))
+            profile: parts.profile.name, planKey: planKey, workoutIndex: workoutIndex))
         parts.clock.execute { [self] in
             let now = parts.clock.now
             let out = state.withLock { s -> [CoachOutput] in

@@ -4,7 +4,7 @@ import PacerCore
 
 /// A training plan kept in the database (R3, R9, R14): what the generator made, for `pacer
 /// plan list` and for running it later. Its progress is counted from the activities that name
-/// it (`ActivityStore.planProgress(name:)`).
+/// it (`ActivityStore.workoutsDone(plan:)`).
 public struct StoredPlan: Hashable, Sendable {
     public var id: Int64
     /// The plan's name, as its file gives it; activities run from it carry this name.
@@ -213,18 +213,38 @@ extension ActivityStore {
         }
     }
 
-    /// A plan's progress: the distinct workouts of the plan named `name` that have a completed
-    /// activity (run to their last phase; stopped and recovered ones do not count), and how
-    /// many. Activities name their plan and workout (`ActivityStart`), so plans stored under
-    /// the same name share their progress.
-    public func planProgress(name: String) throws -> (done: Int, workoutsDone: Set<String>) {
-        let workouts = try read { db in
-            try String.fetchAll(
-                db, sql: "SELECT DISTINCT workout FROM activities WHERE plan = ? AND workout IS NOT NULL AND state = ?",
-                arguments: [name, ActivityState.completed.rawValue])
+    /// The workouts (indices from 0) of the plan with identity `key` that have a completed
+    /// activity (run to their last phase; stopped and recovered ones do not count).
+    public func workoutsDone(plan key: PlanKey) throws -> Set<Int> {
+        try read { db in
+            Set(try Int.fetchAll(
+                db, sql: "SELECT DISTINCT workout_index FROM activities WHERE plan_key = ? AND workout_index IS NOT NULL AND state = ?",
+                arguments: [key.rawValue, ActivityState.completed.rawValue]))
         }
-        let done = Set(workouts)
-        return (done.count, done)
+    }
+
+    /// The plan the device follows (`pacer plan activate`): its identity and the plan file's
+    /// path; nil when none was activated.
+    public func activePlan() throws -> (key: PlanKey, source: String)? {
+        try read { db in
+            guard let value = try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'active_plan'") else {
+                return nil
+            }
+            let parts = value.split(separator: "\n", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let key = PlanKey(rawValue: parts[0]) else {
+                throw StorageError.database("the active plan '\(value)' is not a plan key and a source")
+            }
+            return (key, parts[1])
+        }
+    }
+
+    /// Makes the plan with identity `key`, read from `source`, the device's plan.
+    public func setActivePlan(_ key: PlanKey, source: String, at time: UTCTimestamp) throws {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO device_state (key, value, changed_at) VALUES ('active_plan', ?, ?)",
+                arguments: [key.rawValue + "\n" + source, time.millisecondsSince1970])
+        }
     }
 
     static func planRow(_ row: Row) throws -> StoredPlan {

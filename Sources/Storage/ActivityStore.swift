@@ -205,6 +205,19 @@ public final class ActivityStore: ActivityLog, Sendable {
                 ALTER TABLE activities ADD COLUMN live_max_speed REAL;
                 """)
         }
+        // Plans by identity (`PlanKey`), not by name, and the device's active plan.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE activities ADD COLUMN plan_key TEXT;
+                ALTER TABLE activities ADD COLUMN workout_index INTEGER;
+                CREATE INDEX activities_by_plan_key ON activities(plan_key, workout_index);
+                CREATE TABLE device_state (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL,
+                    changed_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
@@ -258,10 +271,11 @@ public final class ActivityStore: ActivityLog, Sendable {
         let id = try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO activities (name, plan, workout, profile, started_at, state)
-                    VALUES (?, ?, ?, ?, ?, 'recording')
+                    INSERT INTO activities (name, plan, workout, profile, started_at, state, plan_key, workout_index)
+                    VALUES (?, ?, ?, ?, ?, 'recording', ?, ?)
                     """,
-                arguments: [start.name, start.plan, start.workout, start.profile, start.startedAt?.millisecondsSince1970])
+                arguments: [start.name, start.plan, start.workout, start.profile, start.startedAt?.millisecondsSince1970,
+                            start.planKey?.rawValue, start.workoutIndex])
             return db.lastInsertedRowID
         }
         recording.withLock { $0.open[id] = Counters() }

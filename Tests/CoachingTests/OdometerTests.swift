@@ -60,9 +60,10 @@ struct OdometerTests {
         #expect(abs(o.reading(at: Self.t(15)) - 30) < 1e-6)
         #expect(abs(o.settle(at: Self.t(16)) - 32) < 1e-6)
         // The next fix says only 8.75 m were run by 17 s (5 m apart, 2 slowing to 0.5 m/s over
-        // 7 s): the 12 m settled stand.
+        // 7 s): the 12 m settled stand, and the 6 s settled are not counted twice as moving.
         o.add(Self.east(25), speed: 0.5, at: Self.t(17))
         #expect(abs(o.distance - 32) < 1e-6)
+        #expect(o.movingTime == .seconds(17))
     }
 
     @Test func noLegRunsAcrossABreak() {
@@ -72,6 +73,7 @@ struct OdometerTests {
         o.settle(at: Self.t(2))
         o.breakPath()
         #expect(abs(o.distance - 4) < 1e-6, "the runner ran on to the pause")
+        #expect(o.movingTime == .seconds(2), "moving to the pause too")
         #expect(o.add(Self.east(500), speed: 2, at: Self.t(100)) == nil)
         #expect(abs(o.distance - 4) < 1e-6)
     }
@@ -86,5 +88,25 @@ struct OdometerTests {
         #expect(abs(leg.length(until: Self.t(15)) - 37.5) < 1e-6)
         #expect(leg.length(until: Self.t(-5)) == 0)
         #expect(abs(leg.length(until: Self.t(40)) - 90) < 1e-6)
+    }
+}
+
+@Suite("The next workout of a plan")
+struct NextWorkoutTests {
+    let plan = TrainingPlan(
+        name: "p", deadline: CivilDate(year: 2026, month: 6, day: 30),
+        workouts: ["a", "b", "c"].map { Workout(name: $0, phases: [Phase(name: "run", duration: .seconds(60), minimumSpeed: 2, maximumSpeed: 3)]) })
+    let june = CivilDate(year: 2026, month: 6, day: 1)!
+
+    @Test func theFirstWorkoutNotCompletedComesNext() {
+        #expect(plan.nextWorkout(done: [], on: june) == .workout(0))
+        #expect(plan.nextWorkout(done: [0, 2], on: june) == .workout(1))
+        #expect(plan.nextWorkout(done: [0, 1, 2], on: june) == .allDone)
+    }
+
+    @Test func anExpiredPlanOffersNothing() {
+        let deadline = CivilDate(year: 2026, month: 6, day: 30)!
+        #expect(plan.nextWorkout(done: [], on: deadline) == .workout(0), "the deadline's own day still counts")
+        #expect(plan.nextWorkout(done: [], on: CivilDate(year: 2026, month: 7, day: 1)!) == .expired(deadline: deadline))
     }
 }

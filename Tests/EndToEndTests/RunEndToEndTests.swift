@@ -80,6 +80,45 @@ struct RunEndToEndTests {
         #expect(scenario.status == 0, "\(scenario.stderr)")
     }
 
+    /// The device's plan: activated once, `pacer run` follows it workout after workout, by
+    /// the plan's identity (a copy under the same name keeps its own progress).
+    @Test func theActivatedPlanIsFollowedWorkoutAfterWorkout() throws {
+        let dir = try Pacer.temporaryDirectory()
+        let plan = "\(dir)/two.yaml"
+        let text = """
+            name: Two short
+            workouts:
+              - name: First
+                phases:
+                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
+              - name: Second
+                phases:
+                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
+            """
+        try text.write(toFile: plan, atomically: true, encoding: .utf8)
+        let common = ["--data-dir", "\(dir)/data"]
+        let none = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock"] + common)
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("pacer plan activate PLAN"), "\(none.stderr)")
+        let activate = try Pacer.run(["plan", "activate", plan] + common)
+        #expect(activate.status == 0, "\(activate.stderr)")
+        #expect(activate.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(activate.stdout)")
+        for expected in ["Workout:        Two short / First", "Workout:        Two short / Second"] {
+            let run = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock"] + common)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains(expected), "\(run.stdout)")
+        }
+        let active = try Pacer.run(["plan", "active"] + common)
+        #expect(active.stdout.contains("2/2 workouts done: every workout is done"), "\(active.stdout)")
+        let done = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock"] + common)
+        #expect(done.status != 0)
+        #expect(done.stderr.contains("every workout of plan 'Two short' is done"), "\(done.stderr)")
+        // The same name, another file: progress of its own.
+        try (text + "\n# a copy\n").write(toFile: "\(dir)/copy.yaml", atomically: true, encoding: .utf8)
+        let copy = try Pacer.run(["plan", "activate", "\(dir)/copy.yaml"] + common)
+        #expect(copy.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(copy.stdout)")
+    }
+
     /// Another user on the device's data folder hears that it is a permission problem, and
     /// the fix, not SQLite's "unable to open database file". (Switching users needs root, as
     /// CI and the development machines run.)

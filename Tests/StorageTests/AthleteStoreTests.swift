@@ -224,19 +224,22 @@ struct AthleteStoreTests {
     }
 
     /// Progress counts the distinct workouts of the plan with a completed activity: a workout
-    /// run twice counts once, stopped and unfinished runs and other plans' runs do not count.
+    /// run twice counts once, stopped and unfinished runs and other plans' runs do not count,
+    /// and a plan is known by its identity: another plan with the same name keeps its own.
     @Test func progressCountsDistinctCompletedWorkoutsOfThePlan() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
-        _ = try store.storePlan(name: "Spring marathon", goal: Self.marathonGoal, deadline: nil, yaml: "",
-                                workouts: 4, createdAt: t0)
-        #expect(try store.planProgress(name: "Spring marathon") == (0, []))
+        let spring = PlanKey(contents: "name: Spring marathon\n".utf8)
+        let sameName = PlanKey(contents: "name: Spring marathon\n# another\n".utf8)
+        let other = PlanKey(contents: "name: Another plan\n".utf8)
+        #expect(spring != sameName)
+        #expect(try store.workoutsDone(plan: spring) == [])
 
-        func record(plan: String?, workout: String?, end: ActivityEnd?) throws {
+        func record(_ key: PlanKey?, workout: Int?, end: ActivityEnd?) throws {
             var sample = SampleActivity()
-            sample.start = ActivityStart(name: "\(plan ?? "-"): \(workout ?? "-")", startedAt: t0, plan: plan,
-                                         workout: workout, profile: "medium")
+            sample.start = ActivityStart(name: "run", startedAt: t0, plan: "Spring marathon", workout: "w",
+                                         profile: "medium", planKey: key, workoutIndex: workout)
             let id = try store.begin(sample.start)
             for p in sample.points.prefix(5) { try store.append(p, to: id) }
             if let end {
@@ -245,23 +248,37 @@ struct AthleteStoreTests {
                 try store.commit()  // still recording
             }
         }
-        try record(plan: "Spring marathon", workout: "Long run 1", end: .completed)
-        try record(plan: "Spring marathon", workout: "Long run 1", end: .completed)  // again: counts once
-        try record(plan: "Spring marathon", workout: "Steady 1", end: .completed)
-        try record(plan: "Spring marathon", workout: "Long run 2", end: .stopped)
-        try record(plan: "Spring marathon", workout: "Steady 2", end: nil)
-        try record(plan: "Another plan", workout: "Tempo", end: .completed)
-        try record(plan: nil, workout: nil, end: .completed)
+        try record(spring, workout: 0, end: .completed)
+        try record(spring, workout: 0, end: .completed)  // again: counts once
+        try record(spring, workout: 2, end: .completed)
+        try record(spring, workout: 1, end: .stopped)
+        try record(spring, workout: 3, end: nil)
+        try record(sameName, workout: 1, end: .completed)
+        try record(other, workout: 0, end: .completed)
+        try record(nil, workout: nil, end: .completed)
 
-        let progress = try store.planProgress(name: "Spring marathon")
-        #expect(progress.done == 2)
-        #expect(progress.workoutsDone == ["Long run 1", "Steady 1"])
-        #expect(try store.planProgress(name: "Another plan") == (1, ["Tempo"]))
-        #expect(try store.planProgress(name: "No such plan") == (0, []))
-
+        #expect(try store.workoutsDone(plan: spring) == [0, 2])
+        #expect(try store.workoutsDone(plan: sameName) == [1])
+        #expect(try store.workoutsDone(plan: other) == [0])
         // The unfinished one, recovered after a restart, still does not count.
         _ = try store.recoverUnfinished()
-        #expect(try store.planProgress(name: "Spring marathon").done == 2)
+        #expect(try store.workoutsDone(plan: spring) == [0, 2])
+    }
+
+    /// The device's plan: none at first, then the one activated last, with its file.
+    @Test func theActivePlanIsKept() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        #expect(try store.activePlan() == nil)
+        let a = PlanKey(contents: "a".utf8), b = PlanKey(contents: "b".utf8)
+        try store.setActivePlan(a, source: "/plans/a.yaml", at: t0)
+        try store.setActivePlan(b, source: "/plans/b.yaml", at: t0)
+        let reopened = try ActivityStore(directory: dir)
+        let active = try #require(try reopened.activePlan())
+        #expect(active.key == b && active.source == "/plans/b.yaml")
+        #expect(PlanKey(rawValue: a.rawValue) == a)
+        #expect(PlanKey(rawValue: "plan:xyz") == nil)
     }
 
     /// A database made before the athlete tables existed (schema "v1" only) gains them when

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Coaching
+import Configurator
+import Foundation
+import PacerCore
+import Storage
+
+extension PlanCommand {
+    /// The identity of the plan file at `path`: progress is kept by it (`PlanKey`).
+    static func key(ofPlanFile path: String) throws -> PlanKey {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("\(path): cannot be read")
+        }
+        return PlanKey(contents: data)
+    }
+
+    /// A plan argument (a file, or a bundled plan's name) as an absolute path.
+    static func planPath(_ argument: String, config: String?) throws -> String {
+        var path = PlanLoader.resolve(argument, plansDir: nil)
+        if path == nil, !argument.contains("/") {
+            path = PlanLoader.resolve(argument, plansDir: try plansDirectory(config: config))
+        }
+        guard let path else { throw ValidationError("no plan '\(argument)': not a file, nor a bundled plan's name") }
+        return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// One line on a plan's progress and what comes next.
+    static func progressLine(_ plan: TrainingPlan, done: Set<Int>, today: CivilDate) -> String {
+        let count = "\(done.count)/\(plan.workouts.count) workouts done"
+        switch plan.nextWorkout(done: done, on: today) {
+        case .workout(let i): return "\(count); next: workout \(i + 1), \(plan.workouts[i].name)"
+        case .allDone: return "\(count): every workout is done"
+        case .expired(let deadline): return "\(count); expired: its deadline was \(deadline)"
+        }
+    }
+
+    struct Activate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a plan the device's: `pacer run` without --plan follows it, workout after workout.",
+            discussion: """
+                PLAN is a plan file or a bundled plan's name. The device then offers the plan's \
+                first workout not completed yet (run to its last phase), while the plan's \
+                deadline has not passed. Progress is kept by the plan file's identity (a hash \
+                of its contents), not its name: two plans with one name keep their own, and a \
+                plan file that changes starts afresh.
+                """)
+
+        @Argument(help: "A plan file, or a bundled plan's name.")
+        var plan: String
+
+        @OptionGroup var store: ProfileCommand.StoreLocation
+
+        func run() throws {
+            let path = try PlanCommand.planPath(plan, config: store.config)
+            let loaded: TrainingPlan
+            do {
+                loaded = try PlanLoader.load(path: path)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            let key = try PlanCommand.key(ofPlanFile: path)
+            let activities = try store.open()
+            try activities.setActivePlan(key, source: path, at: WallClock.now)
+            print("The device's plan is now '\(loaded.name)' (\(path), \(key)).")
+            print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: key), today: PlanCommand.systemToday()))
+        }
+    }
+
+    struct Active: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the device's plan, its progress and its next workout.")
+
+        @OptionGroup var store: ProfileCommand.StoreLocation
+
+        func run() throws {
+            let activities = try store.open()
+            guard let active = try activities.activePlan() else {
+                print("No plan is the device's yet: `pacer plan activate PLAN`.")
+                return
+            }
+            let loaded: TrainingPlan
+            do {
+                loaded = try PlanLoader.load(path: active.source)
+            } catch {
+                throw ValidationError("the device's plan: \(error)")
+            }
+            let now = try PlanCommand.key(ofPlanFile: active.source)
+            print("'\(loaded.name)' (\(active.source), \(active.key))")
+            if now != active.key {
+                print("The file has changed since it was activated: as a new plan, its progress starts afresh.")
+            }
+            print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: now), today: PlanCommand.systemToday()))
+        }
+    }
+}
