@@ -15,10 +15,18 @@ extension Configurator {
     /// Throws when the socket cannot be claimed (another Pacer is running).
     public static func makeControls(
         socketPath: String? = nil, keys: Bool, isPaused: @escaping @Sendable () -> Bool,
+        buttons: (settings: Settings, clock: any PacerClock)? = nil,
         logger: Logger = Logger(label: "pacer.controls")
     ) throws(ConfigurationError) -> [any ControlInput] {
         let names = WaypointNames()
         var inputs: [any ControlInput] = []
+        if let buttons, let uri = buttons.settings.buttons {
+            let source = try makeButtonSource(uri, clock: buttons.clock, logger: logger)
+            inputs.append(ButtonControls(
+                source: source, clock: buttons.clock, timing: buttons.settings.buttonTiming,
+                actions: buttons.settings.buttonActions, names: { names.next() }, isPaused: isPaused,
+                log: { logger.info("\($0)") }))
+        }
         do {
             inputs.append(try ControlSocketServer(path: socketPath ?? defaultControlSocket, logger: logger))
         } catch {
@@ -29,6 +37,36 @@ extension Configurator {
             inputs.append(TerminalControls(names: names, isPaused: isPaused, logger: logger))
         }
         return inputs
+    }
+
+    /// `evdev:/dev/input/event0[?keys=28,29]`: Linux input events (the Pi's gpio-key overlay,
+    /// a USB keypad, a Bluetooth remote); `keys` names the key codes that count (default all).
+    public static func makeButtonSource(_ uri: DeviceURI, clock: any PacerClock, logger: Logger? = nil)
+        throws(ConfigurationError) -> any ButtonSource
+    {
+        switch uri.scheme {
+        case "evdev":
+            guard !uri.path.isEmpty else {
+                throw ConfigurationError("'\(uri)' names no device (expected evdev:/dev/input/event0?keys=28)")
+            }
+            if let unknown = uri.query.keys.sorted().first(where: { $0 != "keys" }) {
+                throw ConfigurationError("'\(uri)': unknown query item '\(unknown)' (known: keys)")
+            }
+            var keys: Set<UInt16>?
+            if let list = uri.query["keys"] {
+                var codes = Set<UInt16>()
+                for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let code = UInt16(item), code > 0, code < 0x300 else {
+                        throw ConfigurationError("'\(uri)': keys=\(list): '\(item)' is not a key code from 1 to 767")
+                    }
+                    codes.insert(code)
+                }
+                keys = codes
+            }
+            return EvdevButtons(path: uri.path, keys: keys, clock: clock, logger: logger)
+        default:
+            throw ConfigurationError("unknown buttons '\(uri)' (known: evdev:/dev/input/eventN?keys=CODE,…, none)")
+        }
     }
 
     /// Sends one command line to the running device and returns its reply (`pacer ctl`).

@@ -172,8 +172,10 @@ public struct YAMLMapping {
         }
     }
 
+    /// A number as a person wrote it: whole numbers without `.0`; any other (1e20, NaN)
+    /// as Swift prints it, never trapping on a conversion.
     static func format(_ v: Double) -> String {
-        v == v.rounded() ? String(Int64(v)) : String(v)
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 
     static func line(of error: YamlError) -> Int? {

@@ -16,6 +16,12 @@ public struct Settings: Hashable, Sendable {
     public var hardware: String?
     /// The file the settings came from, for messages.
     public var source: String
+    /// The buttons (`evdev:/dev/input/event0?keys=28`), nil for none (`buttons:` absent or `none`).
+    public var buttons: DeviceURI?
+    /// How presses are told apart (`button_timing:`).
+    public var buttonTiming = ButtonTiming()
+    /// Which press does what (`button_actions:`).
+    public var buttonActions = ButtonActions.defaults
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
@@ -119,10 +125,66 @@ public struct Settings: Hashable, Sendable {
         if overrides.dataDirectory == nil { data = Self.resolve(data, against: folder) }
         let hardware = Self.resolve(try expand(map.string("hardware_dir"), environment), against: folder)
         let build = try map.optionalString("hardware")
+        var buttons: DeviceURI?
+        if map.has("buttons") {
+            let parsed = try uri("buttons", nil)
+            buttons = parsed.scheme == "none" ? nil : parsed
+        }
+        let timing = try buttonTiming(map.optionalMapping("button_timing"))
+        let actions = try buttonActions(map.optionalMapping("button_actions"))
         try map.finish()
-        return Settings(
+        var settings = Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
             hardwareDirectory: hardware, source: path, hardware: build)
+        settings.buttons = buttons
+        settings.buttonTiming = timing
+        settings.buttonActions = actions
+        return settings
+    }
+
+    /// `button_timing: {debounce_ms: 30, double_ms: 400, long_ms: 1000, very_long_ms: 3000}`,
+    /// each optional; a long press shorter than a very long one, a debounce shorter than the
+    /// double-press window.
+    static func buttonTiming(_ given: YAMLMapping?) throws(DataFileError) -> ButtonTiming {
+        var timing = ButtonTiming()
+        guard var map = given else { return timing }
+        func ms(_ key: String, _ range: ClosedRange<Double>, _ current: Duration) throws(DataFileError) -> Duration {
+            guard let v = try map.optionalNumber(key) else { return current }
+            guard range.contains(v) else {
+                throw map.error(key, "\(YAMLMapping.format(v)) ms is not within \(Int(range.lowerBound)) to \(Int(range.upperBound)) ms")
+            }
+            return .milliseconds(Int64(v.rounded()))
+        }
+        timing.debounce = try ms("debounce_ms", 0...200, timing.debounce)
+        timing.doubleWindow = try ms("double_ms", 100...2000, timing.doubleWindow)
+        timing.long = try ms("long_ms", 300...10_000, timing.long)
+        timing.veryLong = try ms("very_long_ms", 500...30_000, timing.veryLong)
+        guard timing.long < timing.veryLong else {
+            throw map.error("very_long_ms", "must be longer than long_ms")
+        }
+        guard timing.debounce < timing.doubleWindow else {
+            throw map.error("debounce_ms", "must be shorter than double_ms")
+        }
+        try map.finish()
+        return timing
+    }
+
+    /// `button_actions: {running: {short: waypoint, long: pause, very-long: stop}}`: the
+    /// patterns given replace the defaults'.
+    static func buttonActions(_ given: YAMLMapping?) throws(DataFileError) -> ButtonActions {
+        var actions = ButtonActions.defaults
+        guard var map = given else { return actions }
+        if var running = try map.optionalMapping("running") {
+            for key in running.keys {
+                guard let pattern = PressPattern(rawValue: key) else {
+                    throw running.error(key, "not a press (\(PressPattern.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                actions.running[pattern] = try running.choice(key, ButtonAction.self)
+            }
+            try running.finish()
+        }
+        try map.finish()
+        return actions
     }
 
     /// The absolute folder a file is in (the working directory's, for a relative path).

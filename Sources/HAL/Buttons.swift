@@ -223,3 +223,88 @@ public final class ButtonSink: Sendable {
         state.withLock { $0.timer = task }
     }
 }
+
+/// What a press pattern does while a workout runs (the settings' `button_actions`).
+public enum ButtonAction: String, Hashable, Sendable, CaseIterable {
+    /// Capture a waypoint (`Waypoint N`).
+    case waypoint
+    /// Pause, or resume when paused.
+    case pause
+    case stop
+    /// Nothing.
+    case none
+}
+
+/// Which pattern does what. The defaults a runner learns in a minute: while running, a short
+/// press marks a waypoint, a long one pauses and resumes, a very long one stops.
+public struct ButtonActions: Hashable, Sendable {
+    public var running: [PressPattern: ButtonAction]
+
+    public init(running: [PressPattern: ButtonAction]) {
+        self.running = running
+    }
+
+    public static let defaults = ButtonActions(running: [.short: .waypoint, .double: .none, .long: .pause, .veryLong: .stop])
+}
+
+/// The buttons as a control input of a running workout: each press pattern becomes the
+/// command its action says (`ButtonActions`); the runtime answers as it answers the socket.
+public final class ButtonControls: ControlInput {
+    public typealias Handler = @Sendable (ControlCommand, _ reply: @escaping @Sendable (String) -> Void) -> Void
+
+    public var name: String { "buttons (\(source.name))" }
+    public let source: any ButtonSource
+    public let actions: ButtonActions
+    private let clock: any PacerClock
+    private let timing: ButtonTiming
+    private let names: @Sendable () -> String
+    private let isPaused: @Sendable () -> Bool
+    private let log: @Sendable (String) -> Void
+
+    /// `names` gives a waypoint's name (shared with the keys and signals); `isPaused` says
+    /// whether a pause press resumes; `log` hears each press and the device's answer.
+    public init(source: any ButtonSource, clock: any PacerClock, timing: ButtonTiming = ButtonTiming(),
+                actions: ButtonActions = .defaults, names: @escaping @Sendable () -> String,
+                isPaused: @escaping @Sendable () -> Bool, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.source = source
+        self.clock = clock
+        self.timing = timing
+        self.actions = actions
+        self.names = names
+        self.isPaused = isPaused
+        self.log = log
+    }
+
+    /// The command a pattern asks for now, if any.
+    public func command(for pattern: PressPattern) -> ControlCommand? {
+        switch actions.running[pattern] ?? .none {
+        case .waypoint: .waypoint(names())
+        case .pause: isPaused() ? .resume : .pause
+        case .stop: .stop
+        case .none: nil
+        }
+    }
+
+    public func start(_ handler: @escaping Handler) {
+        let log = self.log
+        let sink = ButtonSink(clock: clock, timing: timing) { [self] event in
+            switch event {
+            case .pressed(let pattern, let button):
+                guard let command = command(for: pattern) else {
+                    log("button \(button): \(pattern.rawValue) press (no action)")
+                    return
+                }
+                handler(command) { reply in log("button \(button): \(pattern.rawValue) press: \(command.line): \(reply)") }
+            case .connected(let detail):
+                log("buttons: \(detail) open")
+            case .gone(let reason):
+                log("buttons: \(reason)")
+            }
+        }
+        source.start(sink)
+    }
+
+    public func stop() {
+        source.stop()
+    }
+}

@@ -137,6 +137,7 @@ struct RunCommand: ParsableCommand {
         do {
             controls = try Configurator.makeControls(
                 socketPath: socket, keys: display.interactive, isPaused: { runtime.status.coach.paused },
+                buttons: (settings, clock),
                 logger: logger)
         } catch {
             throw ValidationError("\(error)")

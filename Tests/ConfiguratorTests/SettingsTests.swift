@@ -1,6 +1,7 @@
 import Foundation
 import Configurator
 import HAL
+import Simulation
 import Testing
 
 @Suite("Settings")
@@ -56,6 +57,52 @@ struct SettingsTests {
             path: "\(dir)/pacer.yaml", overrides: .init(gps: "file:other.nmea", dataDirectory: "here"), environment: environment)
         #expect(flagged.gps.path == "other.nmea")
         #expect(flagged.dataDirectory == "here")
+    }
+
+    /// Buttons: none unless named; their timing and actions from the file, checked.
+    @Test func buttonsTheirTimingAndActions() throws {
+        let plain = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
+        #expect(plain.buttons == nil)
+        #expect(plain.buttonActions == .defaults)
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        try (base + """
+            buttons: evdev:/dev/input/event0?keys=28
+            button_timing: {long_ms: 800, very_long_ms: 2500}
+            button_actions: {running: {double: stop, very-long: none}}
+            """).write(toFile: "\(dir)/b.yaml", atomically: true, encoding: .utf8)
+        let s = try Settings.load(path: "\(dir)/b.yaml", environment: environment)
+        #expect(s.buttons?.path == "/dev/input/event0")
+        #expect(s.buttonTiming.long == .milliseconds(800) && s.buttonTiming.veryLong == .milliseconds(2500))
+        #expect(s.buttonTiming.debounce == .milliseconds(30))
+        #expect(s.buttonActions.running[.double] == .stop && s.buttonActions.running[.veryLong] == ButtonAction.none)
+        #expect(s.buttonActions.running[.short] == .waypoint)
+    }
+
+    @Test(arguments: [
+        ("button_timing: {long_ms: 4000}", "button_timing.very_long_ms", "must be longer than long_ms"),
+        ("button_timing: {long_ms: 1e20}", "button_timing.long_ms", "is not within 300 to 10000 ms"),
+        ("button_actions: {running: {triple: stop}}", "button_actions.running.triple", "not a press"),
+        ("button_actions: {running: {short: jump}}", "button_actions.running.short", "'jump' is not one of waypoint, pause, stop, none"),
+        ("buttons: evdev", "", ""),
+    ] as [(String, String, String)])
+    func badButtonSettingsAreRefused(line: String, key: String, reason: String) throws {
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        try (base + line + "\n").write(toFile: "\(dir)/b.yaml", atomically: true, encoding: .utf8)
+        if key.isEmpty {
+            // A URI without a path loads; the configurator refuses it (below).
+            let s = try Settings.load(path: "\(dir)/b.yaml", environment: environment)
+            let error = #expect(throws: ConfigurationError.self) {
+                try Configurator.makeButtonSource(try #require(s.buttons), clock: VirtualClock())
+            }
+            #expect(error?.description.contains("names no device") == true)
+            return
+        }
+        let error = #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/b.yaml", environment: environment) }
+        #expect(error?.key == key, "\(String(describing: error))")
+        #expect(error?.line == 7)
+        #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
     }
 
     @Test func flagsOverrideTheFile() throws {
