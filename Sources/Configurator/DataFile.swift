@@ -174,7 +174,7 @@ public struct YAMLMapping {
 
     /// A number as a person wrote it: whole numbers without `.0`; any other (1e20, NaN)
     /// as Swift prints it, never trapping on a conversion.
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
     }
 

@@ -86,6 +86,9 @@ public struct ScriptedAction: Hashable, Sendable {
         /// The power goes off without warning; the device boots again after the delay and
         /// starts the same workout (as the boot unit does), recovering the cut activity.
         case powerCut(restartAfter: Duration)
+        /// The button held this long: what the press pattern does is the settings' (short:
+        /// waypoint, long: pause or resume, very long: stop, by default).
+        case press(hold: Duration)
     }
 
     public var at: Duration

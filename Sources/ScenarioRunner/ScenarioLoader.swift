@@ -159,8 +159,14 @@ public enum ScenarioLoader {
             action = .battery(level)
         case "power-cut":
             action = .powerCut(restartAfter: try optionalDuration(&item, "restart_after") ?? .seconds(30))
+        case "press":
+            let hold = try item.optionalNumber("hold") ?? 0.2
+            guard (0.01...60).contains(hold) else {
+                throw item.error("hold", "must be 0.01 to 60 (seconds), got \(YAMLMapping.format(hold))")
+            }
+            action = .press(hold: .milliseconds(Int64((hold * 1000).rounded())))
         default:
-            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, battery, power-cut")
+            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, press, battery, power-cut")
         }
         return ScriptedAction(at: at, action: action, line: item.line)
     }
@@ -211,7 +217,8 @@ public enum ScenarioLoader {
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
-                         "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered"]
+                         "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
+                         "press"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }

@@ -224,6 +224,14 @@ public enum ScenarioRunner {
             onEvent: { event, status in recorder.record(event, status: status, at: time()) },
             onFinish: { _ in clock.stop() })
 
+        // The button, pressed by the script, through the same decoder and actions as the board's.
+        let buttons = ScriptedButtons(clock: clock)
+        let names = Mutex(0)
+        let controls = ButtonControls(
+            source: buttons, clock: clock, timing: settings.buttonTiming, actions: settings.buttonActions,
+            names: { "Waypoint \(names.withLock { $0 += 1; return $0 })" }, isPaused: { runtime.status.coach.paused })
+        controls.start { command, reply in runtime.handle(command, reply: reply) }
+
         let cut = Mutex(false)
         for action in scenario.script where action.at >= from && (until.map { action.at <= $0 } ?? true) {
             let due = origin + (action.at - from)
@@ -233,6 +241,10 @@ public enum ScenarioRunner {
                 case .pause: runtime.pause()
                 case .resume: runtime.resume()
                 case .stop: runtime.stop()
+                case .press(let hold):
+                    let ms = Int(hold.nanoseconds / 1_000_000)
+                    recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time())
+                    buttons.press(hold: hold)
                 case .battery(let level):
                     (device.battery as? SimulatedBattery)?.set(percent: level)
                     recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
@@ -291,6 +303,7 @@ public enum ScenarioRunner {
         case .stop: "stop"
         case .battery(let level): "battery \(seconds(level)) %"
         case .powerCut: "power cut"
+        case .press(let hold): "press (\(hold.nanoseconds / 1_000_000) ms)"
         }
     }
 }

@@ -99,7 +99,7 @@ struct PressDecoderTests {
 }
 
 /// A button source a test drives: its sink is there to press.
-final class ScriptedButtons: ButtonSource {
+final class DrivenButtons: ButtonSource {
     let name = "script"
     private let current = Mutex<ButtonSink?>(nil)
     var sink: ButtonSink? { current.withLock { $0 } }
@@ -113,7 +113,7 @@ struct ButtonControlsTests {
     /// long stops, double does nothing; as the settings may say otherwise.
     @Test func eachPatternBecomesItsCommand() throws {
         let clock = VirtualClock()
-        let source = ScriptedButtons()
+        let source = DrivenButtons()
         let paused = Mutex(false)
         let counter = Mutex(0)
         let controls = ButtonControls(
@@ -140,7 +140,7 @@ struct ButtonControlsTests {
         press(10_000, 14_000)           // very long
         #expect(commands.withLock { $0 } == ["waypoint Waypoint 1", "pause", "resume", "stop"])
         let custom = ButtonControls(
-            source: ScriptedButtons(), clock: clock,
+            source: DrivenButtons(), clock: clock,
             actions: ButtonActions(running: [.short: .none, .double: .waypoint]), names: { "W" }, isPaused: { false })
         #expect(custom.command(for: .short) == nil)
         #expect(custom.command(for: .double) == .waypoint("W"))

@@ -22,6 +22,7 @@ struct ScenarioLoaderTests {
           - {at: "1:45", do: resume}
           - {at: "3:00", do: battery, level: 14}
           - {at: "4:00", do: power-cut, restart_after: "0:45"}
+          - {at: "6:00", do: press, hold: 1.5}
         gps:
           - {from: "7:00", to: "7:40", fault: invalid}
           - {from: "3:00", to: "4:30", fault: silent}
@@ -66,9 +67,10 @@ struct ScenarioLoaderTests {
         #expect(s.battery == .init(capacityMilliampHours: 500, percent: 40))
         // The script is sorted by time; same-time actions would keep the file's order.
         #expect(s.script.map(\.at) == [.seconds(90), .seconds(105), .seconds(180), .seconds(240), .seconds(300),
-                                      .milliseconds(3_723_500)])
+                                      .seconds(360), .milliseconds(3_723_500)])
         #expect(s.script[0].action == .pause)
         #expect(s.script[3].action == .powerCut(restartAfter: .seconds(45)))
+        #expect(s.script[5].action == .press(hold: .milliseconds(1500)))
         #expect(s.powerCuts.count == 1)
         #expect(s.faults.map(\.kind) == [.silent, .invalid, .unplug])
         #expect(s.expectations.count == 11)
@@ -110,6 +112,8 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nbattery: {capacity_mah: 0}\n", 4, "must be positive"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript: {at: 3}\n", 4, "expected a list"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: jump}\n", 5, "'jump' is not one of"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: press, hold: 0}\n", 5, "must be 0.01 to 60 (seconds), got 0"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: press, hold: 1e20}\n", 5, "must be 0.01 to 60 (seconds), got 1e+20"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {do: stop}\n", 5, "missing key 'at'"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: \"1:75\", do: stop}\n", 5, "expected seconds, M:SS"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: battery}\n", 5, "missing key 'script[0].level'"),
