@@ -29,7 +29,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/ (default: the device's plan, `pacer plan activate`).")
     var plan: String?
 
-    @Option(name: .long, help: "Workout number in the plan, from 1 (default: the plan's first workout not completed yet).")
+    @Option(name: .long, help: "Workout number in the plan, from 1 (default: the plan's first workout not completed yet; the first when all are).")
     var workout: Int?
 
     @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?speed=N&outage=FROM-TO&invalid=FROM-TO&unplug=AT-BACK&skip=S], none.")
@@ -96,7 +96,10 @@ struct RunCommand: ParsableCommand {
                 switch trainingPlan.nextWorkout(done: try store.workoutsDone(plan: planKey), on: try date()) {
                 case .workout(let index): workoutIndex = index
                 case .allDone:
-                    throw ValidationError("every workout of plan '\(trainingPlan.name)' is done; give --workout N to run one again")
+                    // A plan done is followed again from its start (a single recurring workout
+                    // like the easy run, at every boot of the unit).
+                    print("Every workout of plan '\(trainingPlan.name)' is done: starting again from workout 1.")
+                    workoutIndex = 0
                 case .expired: workoutIndex = 0  // refused just below, with the deadline
                 }
             }
