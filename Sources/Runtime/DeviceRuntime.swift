@@ -102,7 +102,6 @@ public final class DeviceRuntime: Sendable {
         var wakeTimer: ScheduledTask?
         /// When the receiver was last woken from backup.
         var wokeAt: Instant?
-
     }
 
     public let parts: Parts
