@@ -131,8 +131,12 @@ struct RunEndToEndTests {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         chmod(dir, 0o755)
         chmod(data, 0o700)
+        // A copy nobody may run wherever the checkout is (a clone in /root is not).
+        let binary = "\(dir)/pacer"
+        try FileManager.default.copyItem(atPath: Pacer.executable, toPath: binary)
+        chmod(binary, 0o755)
         let asNobody = try Pacer.tool("/usr/sbin/runuser", [
-            "-u", "nobody", "--", Pacer.executable, "activities", "list", "--data-dir", data,
+            "-u", "nobody", "--", binary, "activities", "list", "--data-dir", data,
         ])
         #expect(asNobody.status != 0)
         #expect(asNobody.stderr.contains("\(data): permission denied (owned by root:root, mode 700)"), "\(asNobody.stderr)")
