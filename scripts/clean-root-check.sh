@@ -69,6 +69,8 @@ if [ -z "$root" ]; then
     root=$(mktemp -d "${TMPDIR:-/var/tmp}/pacer-clean-root.XXXXXX")
 fi
 mkdir -p "$root"
+# A Debian's / is 0755; mktemp's 0700 would lock every user but root out of the whole root.
+chmod 0755 "$root"
 root=$(cd "$root" && pwd)
 log="$root.log"
 : >"$log"
