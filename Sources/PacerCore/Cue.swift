@@ -10,6 +10,20 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
     case gpsBack = "gps-back"
     case waypointSaved = "waypoint-saved"
     case lowBattery = "low-battery"
+    // The workout's own moments: what the runner did, confirmed by ear.
+    case started = "started"
+    case paused = "paused"
+    case resumed = "resumed"
+    case stopped = "stopped"
+    case split = "split"
+    // The device between workouts (`pacer device`): what a runner with no screen hears.
+    case powerOn = "power-on"
+    case fault = "fault"
+    case searching = "searching"
+    case ready = "ready"
+    case planExpired = "plan-expired"
+    case count = "count"
+    case countFive = "count-five"
 
     /// What the cue means to the runner.
     public var meaning: String {
@@ -23,6 +37,18 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
         case .gpsBack: "the GPS has a position again"
         case .waypointSaved: "a waypoint was stored"
         case .lowBattery: "the battery is low"
+        case .started: "the workout's timer started"
+        case .paused: "the timer is paused (a press, or standing still with auto-pause)"
+        case .resumed: "the timer runs again"
+        case .stopped: "the workout was stopped before its end and stored"
+        case .split: "another kilometre done (the profile's split cue)"
+        case .powerOn: "the device is on and its parts answered"
+        case .fault: "a part is missing or failed, or there is no plan (the journal says which)"
+        case .searching: "no position yet: looking for satellites (repeats quietly)"
+        case .ready: "a position: press to start today's workout"
+        case .planExpired: "the plan's deadline has passed: no workout to start"
+        case .count: "one, counting the workout's number"
+        case .countFive: "five, counting the workout's number"
         }
     }
 }

@@ -157,6 +157,8 @@ public final class DeviceRuntime: Sendable {
                 return s.coach.start(at: now)
             }
             report(.started(activity: activity))
+            // The runner hears the timer start: the device has no screen.
+            sound(.started, phase: nil)
             handle(out)
             parts.power?.gps(parts.gps == nil ? .off : .acquiring, at: now)
             parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
@@ -211,6 +213,7 @@ public final class DeviceRuntime: Sendable {
             if wasRunning, state.withLock({ $0.coach.isPaused }) {
                 report(.paused)
                 logger.info("paused")
+                sound(.paused, phase: nil)
             }
             rescheduleTick()
         }
@@ -226,6 +229,7 @@ public final class DeviceRuntime: Sendable {
             if wasPaused {
                 report(.resumed)
                 logger.info("resumed")
+                sound(.resumed, phase: nil)
             }
             handle(out)
             rescheduleTick()
@@ -236,12 +240,13 @@ public final class DeviceRuntime: Sendable {
     public func stop() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let (out, point) = state.withLock { s in
+            let (out, point, live) = state.withLock { s in
                 let point = s.coach.isRunning ? latestPoint(&s) : nil
-                return (s.coach.stop(at: now), point)
+                return (s.coach.stop(at: now), point, !s.finished && s.activity != nil)
             }
             store(point)
             handle(out)
+            if live { sound(.stopped, phase: nil) }
             finish(.stopped)
         }
     }

@@ -78,7 +78,7 @@ final class ScenarioRecorder: Sendable {
             text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "
                 + "\(km(r.distance)) km, \(RuntimeStatus.clock(r.timeInBand)) in band"
             fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, 3)),
-                      ("in_band_s", .number(r.timeInBand.inSeconds, 3)), ("distance_m", .number(r.distance, 1))]
+                      ("in_band_s", .number(r.timeInBand.inSeconds, 3)), ("phase_distance_m", .number(r.distance, 1))]
         case .cue(let cue, let phase):
             name = cue.rawValue
             text = ScenarioRecorder.shout(cue)
@@ -201,6 +201,18 @@ final class ScenarioRecorder: Sendable {
         case .gpsBack: "GPS BACK"
         case .waypointSaved: "WAYPOINT SAVED"
         case .lowBattery: "LOW BATTERY"
+        case .started: "GO"
+        case .paused: "PAUSE"
+        case .resumed: "RESUME"
+        case .stopped: "STOPPED"
+        case .split: "KM SPLIT"
+        case .powerOn: "POWER ON"
+        case .fault: "FAULT"
+        case .searching: "searching"
+        case .ready: "READY"
+        case .planExpired: "PLAN EXPIRED"
+        case .count: "COUNT 1"
+        case .countFive: "COUNT 5"
         }
     }
 

@@ -62,8 +62,8 @@ struct DeviceRuntimeTests {
         let rig = try Rig(recording(seconds: 10) { _ in 3.0 }, plan: plan(("a", 30, 2, 3), ("b", 30, 2, 3)),
                           positioning: false)
         try rig.run()
-        #expect(rig.cues.map(\.1) == [.phaseChange, .workoutComplete])
-        #expect(rig.cues.map(\.0) == [30, 60])
+        #expect(rig.cues.map(\.1) == [.started, .phaseChange, .workoutComplete])
+        #expect(rig.cues.map(\.0) == [0, 30, 60])
     }
 
     @Test func waypointsAtTheCurrentOrLastKnownPosition() throws {
