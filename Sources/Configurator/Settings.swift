@@ -169,8 +169,9 @@ public struct Settings: Hashable, Sendable {
         return timing
     }
 
-    /// `button_actions: {running: {short: waypoint, long: pause, very-long: stop}}`: the
-    /// patterns given replace the defaults'.
+    /// `button_actions: {running: {short: waypoint, long: pause, very-long: stop}, waiting:
+    /// {short: start, double: next-workout, long: previous-workout, very-long: announce}}`:
+    /// the patterns given replace the defaults'.
     static func buttonActions(_ given: YAMLMapping?) throws(DataFileError) -> ButtonActions {
         var actions = ButtonActions.defaults
         guard var map = given else { return actions }
@@ -182,6 +183,15 @@ public struct Settings: Hashable, Sendable {
                 actions.running[pattern] = try running.choice(key, ButtonAction.self)
             }
             try running.finish()
+        }
+        if var waiting = try map.optionalMapping("waiting") {
+            for key in waiting.keys {
+                guard let pattern = PressPattern(rawValue: key) else {
+                    throw waiting.error(key, "not a press (\(PressPattern.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                actions.waiting[pattern] = try waiting.choice(key, WaitingAction.self)
+            }
+            try waiting.finish()
         }
         try map.finish()
         return actions

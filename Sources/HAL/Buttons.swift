@@ -235,16 +235,40 @@ public enum ButtonAction: String, Hashable, Sendable, CaseIterable {
     case none
 }
 
-/// Which pattern does what. The defaults a runner learns in a minute: while running, a short
-/// press marks a waypoint, a long one pauses and resumes, a very long one stops.
+/// What a press pattern does while the device waits for a start (`pacer device`).
+public enum WaitingAction: String, Hashable, Sendable, CaseIterable {
+    /// Start the workout offered.
+    case start
+    /// Offer the plan's next workout (announced by its number in beeps).
+    case nextWorkout = "next-workout"
+    /// Offer the previous one.
+    case previousWorkout = "previous-workout"
+    /// Say again where the device stands and which workout it offers.
+    case announce
+    case none
+}
+
+/// Which pattern does what. The defaults a runner learns in a minute: waiting, a short press
+/// starts, a double press offers the next workout, a long one the previous, a very long one
+/// repeats the offer; while running, a short press marks a waypoint, a long one pauses and
+/// resumes, a very long one stops.
 public struct ButtonActions: Hashable, Sendable {
     public var running: [PressPattern: ButtonAction]
+    public var waiting: [PressPattern: WaitingAction]
 
-    public init(running: [PressPattern: ButtonAction]) {
+    public init(running: [PressPattern: ButtonAction], waiting: [PressPattern: WaitingAction] = ButtonActions.defaults.waiting) {
         self.running = running
+        self.waiting = waiting
     }
 
-    public static let defaults = ButtonActions(running: [.short: .waypoint, .double: .none, .long: .pause, .veryLong: .stop])
+    private init(defaultRunning: [PressPattern: ButtonAction], waiting: [PressPattern: WaitingAction]) {
+        running = defaultRunning
+        self.waiting = waiting
+    }
+
+    public static let defaults = ButtonActions(
+        defaultRunning: [.short: .waypoint, .double: .none, .long: .pause, .veryLong: .stop],
+        waiting: [.short: .start, .double: .nextWorkout, .long: .previousWorkout, .veryLong: .announce])
 }
 
 /// The buttons as a control input of a running workout: each press pattern becomes the

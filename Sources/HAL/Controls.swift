@@ -9,6 +9,12 @@ public enum ControlCommand: Hashable, Sendable {
     case stop
     /// Report the status line.
     case status
+    /// Start today's workout (a device waiting for its start press, `pacer device`).
+    case start
+    /// The process is asked to end (SIGTERM from `systemctl stop`, Ctrl-C): a running workout
+    /// is stopped and stored, then the device shuts down. Not a protocol command: signals
+    /// only.
+    case shutdown
 }
 
 /// A source of presses: the control socket (`pacer ctl`), keys in the foreground terminal,
@@ -36,7 +42,7 @@ extension ControlCommand {
     public static let maximumLineLength = 256
 
     /// What `error: unknown command` lists.
-    public static let commandSummary = "waypoint NAME, pause, resume, stop, status"
+    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, start"
 
     /// Parses one command line of the control protocol: a verb (case does not matter), and
     /// for `waypoint` the name, which is the rest of the line with surrounding spaces
@@ -67,6 +73,7 @@ extension ControlCommand {
         case "resume": self = .resume
         case "stop": self = .stop
         case "status": self = .status
+        case "start": self = .start
         default:
             throw ControlParseError("unknown command '\(verb)' (commands: \(Self.commandSummary))")
         }
@@ -81,6 +88,8 @@ extension ControlCommand {
         case .resume: "resume"
         case .stop: "stop"
         case .status: "status"
+        case .start: "start"
+        case .shutdown: "shutdown"
         }
     }
 }

@@ -53,6 +53,7 @@ public final class GPSEventSink: Sendable {
         var restPeriod: Duration?
         var lastFixAt: Instant?
         var restWatch: ScheduledTask?
+        var tap: GPSEventSink?
     }
 
     private let clock: any PacerClock
@@ -102,9 +103,18 @@ public final class GPSEventSink: Sendable {
     /// a waypoint is taken here, not at the last sampled position. Nil once the fix is lost.
     public var latestFix: Fix? { state.withLock { $0.latest } }
 
+    /// Another sink that hears every raw report this one hears, after it: while a workout
+    /// runs, its runtime's sink (with the profile's sampling) listens to the receiver the
+    /// device keeps open between workouts (`GPSHub`).
+    public var tap: GPSEventSink? {
+        get { state.withLock { $0.tap } }
+        set { state.withLock { $0.tap = newValue } }
+    }
+
     /// The device or daemon is open.
     public func opened(_ detail: String? = nil) {
         emit(state.withLock { $0.tracker.opened(detail) })
+        tap?.opened(detail)
     }
 
     /// The device vanished or the daemon went away.
@@ -113,6 +123,7 @@ public final class GPSEventSink: Sendable {
             s.latest = nil
             return s.tracker.closed(reason)
         })
+        tap?.closed(reason)
     }
 
     /// Nothing heard for a while: a fix, if there was one, is lost (unless the receiver is
@@ -124,6 +135,7 @@ public final class GPSEventSink: Sendable {
             s.latest = nil
             return s.tracker.silent(detail)
         })
+        tap?.silent(detail)
     }
 
     private func watchRest(after last: Instant) {
@@ -163,6 +175,7 @@ public final class GPSEventSink: Sendable {
         }
         emit(events)
         if resting { watchRest(after: now) }
+        tap?.fix(fix)
     }
 
     /// A report that says there is no position.
@@ -172,6 +185,7 @@ public final class GPSEventSink: Sendable {
             s.latest = nil
             return s.tracker.noFix()
         })
+        tap?.noFix()
     }
 
     private func emit(_ events: [GPSEvent]) {
@@ -242,5 +256,64 @@ public struct FixThrottle: Sendable {
         if let interval, let last, now - last < interval { return false }
         last = now
         return true
+    }
+}
+
+/// One receiver, kept open for the life of the device (`pacer device`): the device listens
+/// between workouts (searching for a fix, ready), and each workout's runtime attaches for
+/// its run as if it had started the source itself. Stopping the workout detaches it; the
+/// receiver stays open, with its fix, for the next workout.
+public final class GPSHub: GPSSource, GPSPowerControl {
+    public let source: any GPSSource
+    private let device: GPSEventSink
+    private let attached = Mutex<GPSEventSink?>(nil)
+
+    public var name: String { source.name }
+
+    /// `device`: the device's own sink, which `open()` starts the source with.
+    public init(source: any GPSSource, device: GPSEventSink) {
+        self.source = source
+        self.device = device
+    }
+
+    /// Opens the receiver for the device (once, at power-on).
+    public func open() {
+        source.start(device)
+    }
+
+    /// Closes the receiver (the device shuts down).
+    public func close() {
+        detach()
+        source.stop()
+    }
+
+    /// A workout's runtime attaches: it hears the receiver from now on, starting with where
+    /// it stands (a missing receiver is reported to it as missing at once; a receiver with a
+    /// fix reports its next fix within a cycle).
+    public func start(_ sink: GPSEventSink) {
+        attached.withLock { $0 = sink }
+        switch device.status {
+        case .disconnected: sink.closed("the GPS is not connected")
+        case .connected: sink.opened()
+        case .acquiring, .fixLost:
+            sink.opened()
+            sink.noFix()
+        case .fix: break
+        }
+        device.tap = sink
+    }
+
+    /// The workout ends: its runtime stops hearing the receiver; the receiver stays open.
+    public func stop() {
+        detach()
+    }
+
+    private func detach() {
+        device.tap = nil
+        attached.withLock { $0 = nil }
+    }
+
+    public func setPower(_ state: GPSPowerState) {
+        (source as? any GPSPowerControl)?.setPower(state)
     }
 }

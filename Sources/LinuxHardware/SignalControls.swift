@@ -192,7 +192,7 @@ public final class SignalControls: ControlInput {
             guard let first else { return }
             restore(first)
             logger.notice("\(signalName): stopping the activity (send it again to quit at once)")
-            handler(.stop) { reply in logger.info("\(signalName) stop: \(reply)") }
+            handler(.shutdown) { reply in logger.info("\(signalName) stop: \(reply)") }
         }
     }
 }

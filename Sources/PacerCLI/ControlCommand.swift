@@ -11,11 +11,11 @@ struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl", abstract: "Send a command to the running device.",
         discussion: """
-            Talks to `pacer run` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
+            Talks to `pacer run` or `pacer device` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
             else /tmp/pacer-UID/control.sock, or --socket. Prints the device's reply; exits 1 when \
             no device is running, when it does not answer, or when its reply is an error.
             """,
-        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self])
+        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
@@ -70,6 +70,13 @@ struct CtlCommand: ParsableCommand {
         func run() throws {
             try options.send(command())
         }
+    }
+
+    struct Start: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start the workout the device offers (`pacer device`, as a short press does).")
+        @OptionGroup var options: Options
+        func run() throws { try options.send(.start) }
     }
 
     struct Pause: ParsableCommand {

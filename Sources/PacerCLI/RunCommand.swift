@@ -165,14 +165,16 @@ struct RunCommand: ParsableCommand {
 
     /// `--today`, else the system date (the CLI may read the wall clock; the runtime never does).
     func date() throws -> CivilDate {
-        if let today {
-            let parts = today.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 3, let d = CivilDate(year: parts[0], month: parts[1], day: parts[2]) else {
-                throw ValidationError("--today '\(today)' is not a date (YYYY-MM-DD)")
-            }
-            return d
+        try today.map(RunCommand.parseDate) ?? WallClock.today
+    }
+
+    /// `--today YYYY-MM-DD`.
+    static func parseDate(_ text: String) throws -> CivilDate {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, let d = CivilDate(year: parts[0], month: parts[1], day: parts[2]) else {
+            throw ValidationError("--today '\(text)' is not a date (YYYY-MM-DD)")
         }
-        return WallClock.today
+        return d
     }
 }
 

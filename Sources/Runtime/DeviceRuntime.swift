@@ -277,10 +277,14 @@ public final class DeviceRuntime: Sendable {
         case .resume:
             resume()
             parts.clock.execute { [self] in reply(status.line) }
-        case .stop:
+        case .stop, .shutdown:
             // Answer first: once the activity ends the loop stops, and a later answer would be lost.
             reply("stopping: \(status.line)")
             stop()
+        case .start:
+            parts.clock.execute { [self] in
+                reply(state.withLock { $0.finished } ? "error: the workout is over" : "error: the workout is already running")
+            }
         case .status:
             parts.clock.execute { [self] in reply(status.line) }
         }

@@ -32,6 +32,12 @@ public struct Scenario: Hashable, Sendable {
     public var script: [ScriptedAction]
     public var faults: [GPSFault]
     public var expectations: [Expectation]
+    /// `mode: device`: the device as the systemd unit runs it (`pacer device`): power-on,
+    /// searching, ready, a start press; the plan is the device's and its progress picks the
+    /// workout. Otherwise (`mode: run`) the workout starts at once, as `pacer run` does.
+    public var deviceMode = false
+    /// When a device-mode scenario ends (the device waits for presses for ever).
+    public var until: Duration?
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,
@@ -89,6 +95,8 @@ public struct ScriptedAction: Hashable, Sendable {
         /// The button held this long: what the press pattern does is the settings' (short:
         /// waypoint, long: pause or resume, very long: stop, by default).
         case press(hold: Duration)
+        /// `pacer ctl start` (device mode).
+        case start
     }
 
     public var at: Duration

@@ -11,6 +11,8 @@ import Yams
 /// summary: Twelve minutes inside the band; on-pace reminders only.
 /// plan: plan.yaml             # a plan file in this folder, or a bundled plan's name
 /// workout: 1                  # from 1 (default 1)
+/// mode: device                # the device as the unit runs it (default run: the workout at once)
+/// until: "30:00"              # device mode: when the scenario ends
 /// profile: medium             # a power profile (default medium)
 /// date: 2026-05-02            # today, for the plan's deadline (default: the recording's date)
 /// recording: run.nmea         # what the GPS replays, relative to this folder
@@ -24,6 +26,7 @@ import Yams
 ///   - {at: "11:00", do: battery, level: 14}
 ///   - {at: "12:00", do: power-cut, restart_after: 30}
 ///   - {at: "15:00", do: stop}
+///   - {at: "0:40", do: press, hold: 0.2}      # the button; `do: start` is `pacer ctl start`
 /// gps:                        # faults: silent (no sentences), invalid (no fix), unplug
 ///   - {from: "3:00", to: "4:30", fault: silent}
 /// expect:                     # checked by `pacer scenario test`, besides the goldens
@@ -58,6 +61,20 @@ public enum ScenarioLoader {
             ? local : PlanLoader.resolve(planArgument, plansDir: plansDir)
         else {
             throw map.error("plan", "no plan '\(planArgument)': not a file in \(directory), nor a plan in \(plansDir ?? "the plans folder")")
+        }
+        let mode = try map.optionalString("mode") ?? "run"
+        guard mode == "run" || mode == "device" else {
+            throw map.error("mode", "'\(mode)' is not one of run, device")
+        }
+        if mode == "device", map.has("workout") {
+            throw map.error("workout", "a device-mode scenario has no workout: the device offers the plan's first not completed")
+        }
+        let until = try optionalDuration(&map, "until")
+        if mode == "device", until == nil {
+            throw map.error(nil, "a device-mode scenario needs `until:` (when it ends; the device waits for ever)")
+        }
+        if mode == "run", until != nil {
+            throw map.error("until", "only a device-mode scenario has `until:` (a run ends with its workout)")
         }
         let workout = try map.optionalNumber("workout") ?? 1
         guard workout >= 1, workout == workout.rounded() else {
@@ -131,6 +148,11 @@ public enum ScenarioLoader {
             workoutIndex: Int(workout) - 1, profile: profile, date: date, recording: recording, recipe: recipe,
             battery: battery, script: script, faults: faults, expectations: expectations)
         scenario.hardware = hardware
+        scenario.deviceMode = mode == "device"
+        scenario.until = until
+        if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
+            throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
+        }
         return scenario
     }
 
@@ -153,6 +175,7 @@ public enum ScenarioLoader {
         case "pause": action = .pause
         case "resume": action = .resume
         case "stop": action = .stop
+        case "start": action = .start
         case "battery":
             let level = try item.number("level")
             guard (0...100).contains(level) else { throw item.error("level", "must be 0 to 100 (percent), got \(level)") }
@@ -166,7 +189,7 @@ public enum ScenarioLoader {
             }
             action = .press(hold: .milliseconds(Int64((hold * 1000).rounded())))
         default:
-            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, press, battery, power-cut")
+            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, start, press, battery, power-cut")
         }
         return ScriptedAction(at: at, action: action, line: item.line)
     }
@@ -218,7 +241,7 @@ public enum ScenarioLoader {
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
-                         "press"]
+                         "press", "state", "offered", "refused", "fault", "button"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }

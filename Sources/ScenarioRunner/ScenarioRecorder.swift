@@ -128,6 +128,46 @@ final class ScenarioRecorder: Sendable {
         record(recorded, text: text, fields: fields, status: status)
     }
 
+    /// A device-mode event (`pacer device`): the workout's own as `record` writes them, the
+    /// device's states, cues, offers and presses as notes.
+    func record(_ event: DeviceEvent, at time: Duration) {
+        switch event {
+        case .workout(let e, let status):
+            record(e, status: status, at: time)
+        case .state(let state, let detail):
+            note("state", name: state.rawValue, text: "STATE \(state.rawValue)" + (detail.map { ": \($0)" } ?? ""),
+                 fields: [("state", .text(state.rawValue))] + (detail.map { [("detail", .text($0))] } ?? []), at: time)
+        case .cue(let cue):
+            note("cue", name: cue.rawValue, text: ScenarioRecorder.shout(cue), fields: [("cue", .text(cue.rawValue))], at: time)
+        case .counted(let n):
+            let cue = n % 5 == 0 ? Cue.countFive : .count
+            note("cue", name: cue.rawValue, text: "COUNT \(n)", fields: [("cue", .text(cue.rawValue)), ("count", .int(n))], at: time)
+        case .fault(let text):
+            let text = redact(text)
+            note("fault", text: "FAULT: \(text)", fields: [("detail", .text(text))], at: time)
+        case .offered(let plan, let workout, let of, let name, let again):
+            note("offered", name: String(workout),
+                 text: "offers workout \(workout)/\(of) '\(name)' of '\(plan)'" + (again ? " (all done: the plan again)" : ""),
+                 fields: [("plan", .text(plan)), ("workout", .int(workout)), ("name", .text(name))], at: time)
+        case .refused(let reason):
+            note("refused", text: "START REFUSED: \(redact(reason))", fields: [("reason", .text(redact(reason)))], at: time)
+        case .pressed(let pattern, let action):
+            note("button", name: pattern.rawValue, text: "button \(pattern.rawValue) press: \(action)",
+                 fields: [("press", .text(pattern.rawValue)), ("action", .text(action))], at: time)
+        case .gps(let status, let detail):
+            let detail = detail.map(redact)
+            note("gps", name: status.rawValue, text: "gps \(status.rawValue)" + (detail.map { " (\($0))" } ?? ""),
+                 fields: [("status", .text(status.rawValue))] + (detail.map { [("detail", .text($0))] } ?? []), at: time)
+        }
+    }
+
+    /// A text with the recording's path written as its file name (paths differ between machines).
+    func redact(_ text: String) -> String {
+        var text = text
+        for (path, replacement) in redactions { text = text.replacingOccurrences(of: path, with: replacement) }
+        return text
+    }
+
     /// Something the scenario itself did (a power cut, a restart, a recovery, a battery set).
     func note(_ kind: String, name: String? = nil, text: String, fields: [(String, JSONValue)] = [], at time: Duration) {
         record(ScenarioEvent(time: time, kind: kind, name: name, activity: nil), text: text, fields: fields, status: nil)

@@ -23,10 +23,17 @@ enum ScenarioResults {
         for detail in outcome.activities {
             for c in detail.cues { cueTotals[c.cue, default: 0] += 1 }
         }
-        let summary: JSONTree = .object([
-            ("scenario", .text(scenario.name)),
-            ("plan", .text(plan.name)),
-            ("workout", .text(plan.workouts[scenario.workoutIndex].name)),
+        var head: [(String, JSONTree)] = [("scenario", .text(scenario.name)), ("plan", .text(plan.name))]
+        // In device mode the device picks each workout (its activities name them).
+        head.append(scenario.deviceMode ? ("mode", .text("device")) : ("workout", .text(plan.workouts[scenario.workoutIndex].name)))
+        var deviceCues: [(String, JSONTree)] = []
+        if scenario.deviceMode {
+            // The device's own cues (power-on, searching, ready, …): heard, but no activity's.
+            var counts: [String: Int] = [:]
+            for e in outcome.events where e.kind == "cue" && e.activity == nil { counts[e.name ?? "", default: 0] += 1 }
+            deviceCues = Cue.allCases.compactMap { c in counts[c.rawValue].map { (c.rawValue, .int($0)) } }
+        }
+        let summary: JSONTree = .object(head + [
             ("profile", .text(scenario.profile)),
             ("duration_s", .number(outcome.duration.inSeconds, 3)),
             ("runs", .array(runs.map { run in
@@ -48,7 +55,7 @@ enum ScenarioResults {
             })),
             ("activities", .array(outcome.activities.map(activity))),
             ("cues", .object(Cue.allCases.map { ($0.rawValue, .int(cueTotals[$0.rawValue] ?? 0)) })),
-        ])
+        ] + (scenario.deviceMode ? [("device_cues", .object(deviceCues))] : []))
         var out: [UInt8] = []
         summary.render(into: &out, indent: 0)
         out.append(0x0A)

@@ -99,10 +99,24 @@ public enum ScenarioRunner {
             throw ScenarioError("\(scenario.file): workout \(scenario.workoutIndex + 1): the plan has \(plan.workouts.count)")
         }
         let today = try scenario.date ?? ScenarioRecordings.firstDate(of: recording)
-        do {
-            _ = try PlanLoader.checkStartable(plan: plan, workoutIndex: scenario.workoutIndex, today: today)
-        } catch {
-            throw ScenarioError("\(scenario.file): \(error)")
+        if scenario.deviceMode {
+            // The device's plan, as `pacer plan activate` makes it; the device itself judges
+            // whether it may start (a plan past its deadline is refused, with its cue).
+            do {
+                guard let bytes = FileManager.default.contents(atPath: scenario.planPath) else {
+                    throw ScenarioError("\(scenario.planPath): cannot be read")
+                }
+                try ActivityStore(directory: dataDir).setActivePlan(
+                    PlanKey(contents: bytes), source: scenario.planPath, at: UTCTimestamp(date: today, millisecondOfDay: 0))
+            } catch {
+                throw ScenarioError("\(scenario.file): cannot make the plan the device's: \(error)")
+            }
+        } else {
+            do {
+                _ = try PlanLoader.checkStartable(plan: plan, workoutIndex: scenario.workoutIndex, today: today)
+            } catch {
+                throw ScenarioError("\(scenario.file): \(error)")
+            }
         }
 
         let recorder = try ScenarioRecorder(
@@ -216,10 +230,17 @@ public enum ScenarioRunner {
             throw ScenarioError("\(scenario.file): recovering unfinished activities: \(error)")
         }
 
+        let parts = DeviceRuntime.Parts(
+            clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
+            profile: device.profile, cues: device.cues, log: store, power: device.power,
+            profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1))
+        if scenario.deviceMode {
+            return try runDeviceMode(
+                scenario, parts: parts, device: device, settings: settings, recording: recording, from: from,
+                until: until, battery: battery, recorder: recorder, logger: logger, origin: origin, time: time)
+        }
         let runtime = DeviceRuntime(
-            parts: .init(clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
-                         profile: device.profile, cues: device.cues, log: store, power: device.power,
-                         profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1)),
+            parts: parts,
             plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, logger: logger,
             onEvent: { event, status in recorder.record(event, status: status, at: time()) },
             onFinish: { _ in clock.stop() })
@@ -241,6 +262,7 @@ public enum ScenarioRunner {
                 case .pause: runtime.pause()
                 case .resume: runtime.resume()
                 case .stop: runtime.stop()
+                case .start: break  // refused by the loader outside device mode
                 case .press(let hold):
                     let ms = Int(hold.nanoseconds / 1_000_000)
                     recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time())
@@ -304,6 +326,83 @@ public enum ScenarioRunner {
         case .battery(let level): "battery \(seconds(level)) %"
         case .powerCut: "power cut"
         case .press(let hold): "press (\(hold.nanoseconds / 1_000_000) ms)"
+        case .start: "start"
         }
+    }
+
+    /// One life of the device in device mode: power-on at scenario time `from`, the
+    /// controller waiting for presses, until the power is cut or the scenario's `until`.
+    static func runDeviceMode(
+        _ scenario: Scenario, parts: DeviceRuntime.Parts, device: Device, settings: Settings, recording: String,
+        from: Duration, until: Duration?, battery: Double, recorder: ScenarioRecorder, logger: Logger,
+        origin: Instant, time: @escaping @Sendable () -> Duration
+    ) throws -> DeviceRun {
+        let clock = device.clock
+        let fixedToday = scenario.date
+        let firstDate = try ScenarioRecordings.firstDate(of: recording)
+        let agenda: PlanAgenda
+        do {
+            agenda = PlanAgenda(store: try Configurator.makeActivityStore(settings))
+        } catch {
+            throw ScenarioError("\(scenario.file): \(error)")
+        }
+        let controller = DeviceController(
+            parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions),
+            today: { fix in fixedToday ?? fix?.date ?? firstDate }, logger: logger,
+            onEvent: { event in recorder.record(event, at: time()) })
+
+        let buttons = ScriptedButtons(clock: clock)
+        buttons.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
+            if case .pressed(let pattern, _) = event { controller.press(pattern) }
+        })
+        let end = min(until ?? scenario.until!, scenario.until!)
+        let cut = Mutex(false)
+        for action in scenario.script where action.at >= from && action.at <= end {
+            clock.schedule(at: origin + (action.at - from)) {
+                let ignore: @Sendable (String) -> Void = { _ in }
+                switch action.action {
+                case .waypoint(let name): controller.handle(.waypoint(name), reply: ignore)
+                case .pause: controller.handle(.pause, reply: ignore)
+                case .resume: controller.handle(.resume, reply: ignore)
+                case .stop: controller.handle(.stop, reply: ignore)
+                case .start:
+                    recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
+                    controller.handle(.start, reply: ignore)
+                case .press(let hold):
+                    let ms = Int(hold.nanoseconds / 1_000_000)
+                    recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time())
+                    buttons.press(hold: hold)
+                case .battery(let level):
+                    (device.battery as? SimulatedBattery)?.set(percent: level)
+                    recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
+                                  fields: [("percent", .number(level, 1))], at: time())
+                case .powerCut:
+                    guard until == action.at else { return }
+                    cut.withLock { $0 = true }
+                    recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time())
+                    clock.stop()
+                }
+            }
+        }
+        // The scenario's end: the device is still on, waiting; nothing more happens.
+        if until.map({ $0 >= end }) ?? true {
+            clock.schedule(at: origin + (end - from)) {
+                recorder.note("end", text: "END of the scenario (the device is \(controller.phase.rawValue))", at: time())
+                clock.stop()
+            }
+        }
+        controller.powerOn()
+        clock.run()
+        let wasCut = cut.withLock { $0 }
+        // Off either way: the receiver goes quiet, nothing more is committed.
+        device.gps?.stop()
+        let source = device.gps as? NMEAFileSource
+        let level = (device.battery as? SimulatedBattery)?.percent ?? battery
+        let stopped = time()
+        return DeviceRun(
+            record: RunRecord(start: from, end: stopped, cut: wasCut, nmea: source?.statistics,
+                              delivered: source?.delivered ?? 0, batteryPercent: level,
+                              energy: (device.power as? SimulatedPowerSupply)?.account),
+            end: stopped, cut: wasCut, batteryPercent: level)
     }
 }

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Coaching
+import Configurator
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HAL
+import LinuxHardware
+import Logging
+import PacerCore
+import Runtime
+import Storage
+
+/// `pacer device`: the device in a runner's hands, what the systemd unit runs. No screen, no
+/// terminal: the parts are checked at power-on and the result is heard; a faint tick while
+/// it searches for a position; `ready` and today's workout counted in beeps once it has one;
+/// a press starts the workout; at its end it offers the next. It runs until it is stopped
+/// (SIGTERM, `systemctl stop`), which stops and stores a running workout first.
+struct DeviceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device", abstract: "Be the device: wait for a start press, coach the workout, offer the next.",
+        discussion: """
+            What the systemd unit runs. Power-on checks the parts (heard as power-on, or \
+            fault with the reason in the journal), then searching (a faint tick) until a \
+            position, then ready and today's workout counted in beeps (a long beep per five, \
+            a short one per one). Waiting, by default: short press start, double press next \
+            workout, long press previous, very long press say it again. Running: short \
+            waypoint, long pause/resume, very long stop. The plan is the device's (`pacer plan \
+            activate PLAN`); its first workout not completed is offered. `pacer ctl \
+            start|status|waypoint|pause|resume|stop` reach the same device. Unfinished \
+            activities (a power cut) are recovered at power-on.
+            """)
+
+    @Option(name: .long, help: "GPS source (default: the settings' gps): gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?…], none.")
+    var source: String?
+
+    @Option(name: .long, help: "Data folder (default: the settings' data_dir).")
+    var dataDir: String?
+
+    @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: the GPS's date, else the system's).")
+    var today: String?
+
+    @Option(name: .long, help: "The control socket for `pacer ctl` (default: $RUNTIME_DIRECTORY/control.sock under systemd, else $XDG_RUNTIME_DIR/pacer/control.sock).")
+    var socket: String?
+
+    @OptionGroup var device: DeviceOptions
+
+    func run() throws {
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+        var settings = try device.settings(gps: source)
+        if let dataDir { settings.dataDirectory = dataDir }
+        let logger = Logger(label: "pacer")
+        let given = try today.map(RunCommand.parseDate)
+
+        let store: ActivityStore
+        let built: Device
+        do {
+            store = try Configurator.makeActivityStore(settings)
+            built = try Configurator.makeDevice(settings: settings, timing: .realTime, logger: logger)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        for id in try store.recoverUnfinished() {
+            logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
+        }
+        var faults: [String] = []
+        if let alsa = built.buzzer as? ALSABuzzer, let reason = alsa.unavailableReason {
+            faults.append("sound: \(reason)")
+        }
+        let clock = built.clock
+        let controller = DeviceController(
+            parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
+                         profile: built.profile, cues: built.cues, log: store, power: built.power,
+                         profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
+            agenda: PlanAgenda(store: store),
+            settings: .init(actions: settings.buttonActions, knownFaults: faults),
+            today: { time in given ?? time?.date ?? WallClock.today },
+            logger: logger,
+            onEvent: { event in DeviceCommand.log(event, logger) },
+            onOff: { clock.stop() })
+
+        let controls: [any ControlInput]
+        var buttons: (any ButtonSource)?
+        do {
+            controls = try Configurator.makeControls(
+                socketPath: socket, keys: false, isPaused: { controller.runtime?.status.coach.paused ?? false },
+                logger: logger)
+            if let uri = settings.buttons {
+                buttons = try Configurator.makeButtonSource(uri, clock: clock, logger: logger)
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
+        controller.powerOn()
+        for control in controls {
+            control.start { command, reply in controller.handle(command, reply: reply) }
+        }
+        buttons?.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
+            switch event {
+            case .pressed(let pattern, _): controller.press(pattern)
+            case .connected(let detail): logger.info("buttons: \(detail) open")
+            case .gone(let reason): logger.warning("buttons: \(reason)")
+            }
+        })
+        clock.run()
+        buttons?.stop()
+        for control in controls { control.stop() }
+    }
+
+    /// One line per event on standard output, which systemd sends to the journal.
+    static func log(_ event: DeviceEvent, _ logger: Logger) {
+        let line: String? = switch event {
+        case .state(let state, let detail): "state \(state.rawValue)" + (detail.map { ": \($0)" } ?? "")
+        case .cue(let cue): "cue \(cue.rawValue)"
+        case .counted(let n): "cue count \(n) (\(n / 5) long, \(n % 5) short)"
+        case .fault(let text): "FAULT \(text)"
+        case .offered(let plan, let workout, let of, let name, let again):
+            "offers \(plan): workout \(workout)/\(of) \(name)" + (again ? " (every workout done: the plan again)" : "")
+        case .refused(let reason): "start refused: \(reason)"
+        case .pressed(let pattern, let action): "button \(pattern.rawValue): \(action)"
+        case .gps(let status, let detail): "gps \(status.rawValue)" + (detail.map { " (\($0))" } ?? "")
+        case .workout(let e, let status):
+            switch e {
+            case .cue(let cue, _): "\(status.line)  [\(cue.rawValue)]"
+            case .started(let id): "activity \(id) started: \(status.plan): \(status.workout)"
+            case .finished(let end): "activity \(status.activityID.map(String.init) ?? "-") \(end.rawValue): \(status.line)"
+            default: nil
+            }
+        }
+        if let line { FileDescriptorOutput.write(Array((line + "\n").utf8), to: 1) }
+    }
+}
