@@ -19,7 +19,8 @@ import PacerCore
 /// Between fixes a `reading` extrapolates with the last fix's speed (for at most
 /// `maximumExtrapolation`): the live figure. `settle` hands such a reading out for good (a
 /// pause, a stop: no later leg will tell better); a later leg then counts only what goes
-/// beyond it. `breakPath` (a pause) starts afresh: no leg runs across it.
+/// beyond it. `breakPath` (a pause) starts afresh: no leg runs across it; `startPath` (a
+/// start, a resume) counts the run from that instant to the first fix after it.
 public struct Odometer: Sendable {
     public struct Parameters: Hashable, Sendable {
         /// Doppler speed (m/s) at or below which the runner is standing still.
@@ -100,6 +101,8 @@ public struct Odometer: Sendable {
     private var credited = 0.0
     /// How far past the last fix a settle counted moving time.
     private var settledUntil: Instant?
+    /// Where the path begins afresh (a start, a resume), until its first fix.
+    private var pathStart: Instant?
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -114,7 +117,10 @@ public struct Odometer: Sendable {
                              paceChangeAt change: Instant? = nil) -> Leg? {
         let speed = rawSpeed.flatMap { $0.isFinite && $0 >= 0 && $0 <= parameters.plausibleSpeed ? $0 : nil }
         defer { last = (t, position, speed) }
-        guard let last, t > last.at else { return nil }
+        guard let last, t > last.at else {
+            defer { pathStart = nil }
+            return self.last == nil ? firstLeg(to: t, speed: speed) : nil
+        }
         let gap = t - last.at
         let seconds = gap.inSeconds
         let chord = Geodesy.distance(last.position, position)
@@ -152,6 +158,33 @@ public struct Odometer: Sendable {
         let knownChange = change.flatMap { $0 >= last.at && $0 <= t && gap > parameters.denseGap ? $0 : nil }
         return Leg(from: last.at, to: t, length: length, speed: legSpeed, moving: moving,
                    startSpeed: last.speed, endSpeed: speed, paceChangeAt: knownChange)
+    }
+
+    /// The path begins afresh at `t` (the workout starts, or resumes after a pause): the first
+    /// fix after it, when it comes later (a receiver resting in power-save sends one per
+    /// position interval), counts the run from `t` at its Doppler speed. Without it the
+    /// seconds between the press and the first fix would be lost, up to a whole interval.
+    public mutating func startPath(at t: Instant) {
+        pathStart = t
+    }
+
+    /// The receiver has no fix: where the runner was at the path's start is not known, so
+    /// nothing is counted before the first fix.
+    public mutating func fixLost() {
+        pathStart = nil
+    }
+
+    /// The leg from the path's start to its first fix: run at that fix's speed, when moving.
+    private mutating func firstLeg(to t: Instant, speed: Double?) -> Leg? {
+        guard let start = pathStart, t > start, let speed, speed > parameters.stationarySpeed else { return nil }
+        let run = min(t - start, parameters.maximumExtrapolation)
+        let from = t - run
+        let length = speed * run.inSeconds
+        distance += length
+        movingTime += run
+        maximumSpeed = max(maximumSpeed, speed)
+        return Leg(from: from, to: t, length: length, speed: speed, moving: true, startSpeed: speed, endSpeed: speed,
+                   paceChangeAt: nil)
     }
 
     /// The distance handed out so far: up to the last fix, or the last `settle` when later.

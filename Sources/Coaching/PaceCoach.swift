@@ -179,6 +179,7 @@ public struct PaceCoach: Sendable {
         runningSince = t
         judgeFrom = t + settings.settleTime
         phaseStartInstant = t
+        odometer.startPath(at: t)
         return [.phaseStarted(0)]
     }
 
@@ -214,6 +215,7 @@ public struct PaceCoach: Sendable {
         var out = advance(to: t)
         guard !finished else { return out }
         gpsLost = true
+        odometer.fixLost()
         // Nothing is carried on from the last fix across a loss: the leg across it is
         // measured if and when fixes come back.
         timeInBand += bandTail(to: t)
@@ -261,6 +263,7 @@ public struct PaceCoach: Sendable {
         guard started, !finished, runningSince == nil else { return [] }
         runningSince = t
         judgeFrom = t + settings.settleTime
+        odometer.startPath(at: t)
         return []
     }
 

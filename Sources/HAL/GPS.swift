@@ -288,8 +288,9 @@ public final class GPSHub: GPSSource, GPSPowerControl {
     }
 
     /// A workout's runtime attaches: it hears the receiver from now on, starting with where
-    /// it stands (a missing receiver is reported to it as missing at once; a receiver with a
-    /// fix reports its next fix within a cycle).
+    /// it stands. A missing receiver is reported to it as missing at once; a receiver with a
+    /// fix hands it that fix, so that the workout's track and distance start where the
+    /// runner pressed start, not at the next cycle.
     public func start(_ sink: GPSEventSink) {
         attached.withLock { $0 = sink }
         switch device.status {
@@ -298,7 +299,8 @@ public final class GPSHub: GPSSource, GPSPowerControl {
         case .acquiring, .fixLost:
             sink.opened()
             sink.noFix()
-        case .fix: break
+        case .fix:
+            if let latest = device.latestFix { sink.fix(latest) }
         }
         device.tap = sink
     }

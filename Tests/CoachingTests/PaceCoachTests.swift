@@ -212,7 +212,8 @@ struct PaceCoachTests {
         let out = d.coach.stop(at: d.now)
         let result = try #require(out.compactMap { if case .phaseFinished(let r) = $0 { r } else { nil } }.first)
         #expect(result.duration == .seconds(100))
-        #expect(result.timeInBand == .seconds(99))  // in band from the first fix at 1 s
+        // In band from the start: the first fix (at 1 s, at 3 m/s) counts the second before it.
+        #expect(result.timeInBand == .seconds(100))
         #expect(!out.contains(.workoutCompleted))
         #expect(d.coach.finished)
         #expect(d.coach.tick(at: CoachDriver.t(200)).isEmpty)
@@ -271,11 +272,14 @@ struct PaceCoachTests {
         }
         #expect(results.count == 2)
         #expect(results[0].duration == .seconds(100))
-        #expect(results[0].timeInBand == .seconds(49))   // legs from 1 to 50; 50 to 51 averages 2.25 m/s
+        // From the start to 50 s (the first fix, at 1 s, counts the second before it at its
+        // Doppler speed); 50 to 51 averages 2.25 m/s.
+        #expect(results[0].timeInBand == .seconds(50))
         #expect(results[1].timeInBand == .seconds(99))   // legs from 101 to 200
-        // 1e-5 degrees of longitude a second at the equator, from the first fix at 1 s to 100 s.
+        // 1e-5 degrees of longitude a second at the equator, from the first fix at 1 s to 100 s,
+        // and the second before the first fix at its Doppler speed (3 m/s).
         let step = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1e-5))
-        #expect(abs(results[0].distance - 99 * step) < 0.01, "\(results[0].distance)")
+        #expect(abs(results[0].distance - (99 * step + 3)) < 0.01, "\(results[0].distance)")
     }
 
     /// A phase ending between two sparse fixes gets, at its end, the distance carried on from

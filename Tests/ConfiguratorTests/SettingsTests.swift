@@ -69,7 +69,7 @@ struct SettingsTests {
         try (base + """
             buttons: evdev:/dev/input/event0?keys=28
             button_timing: {long_ms: 800, very_long_ms: 2500}
-            button_actions: {running: {double: stop, very-long: none}}
+            button_actions: {running: {double: stop, very-long: none}, waiting: {double: none, long: next-workout}}
             """).write(toFile: "\(dir)/b.yaml", atomically: true, encoding: .utf8)
         let s = try Settings.load(path: "\(dir)/b.yaml", environment: environment)
         #expect(s.buttons?.path == "/dev/input/event0")
@@ -77,6 +77,8 @@ struct SettingsTests {
         #expect(s.buttonTiming.debounce == .milliseconds(30))
         #expect(s.buttonActions.running[.double] == .stop && s.buttonActions.running[.veryLong] == ButtonAction.none)
         #expect(s.buttonActions.running[.short] == .waypoint)
+        #expect(s.buttonActions.waiting[.double] == WaitingAction.none && s.buttonActions.waiting[.long] == .nextWorkout)
+        #expect(s.buttonActions.waiting[.short] == .start && s.buttonActions.waiting[.veryLong] == .announce)
     }
 
     @Test(arguments: [
@@ -84,6 +86,9 @@ struct SettingsTests {
         ("button_timing: {long_ms: 1e20}", "button_timing.long_ms", "is not within 300 to 10000 ms"),
         ("button_actions: {running: {triple: stop}}", "button_actions.running.triple", "not a press"),
         ("button_actions: {running: {short: jump}}", "button_actions.running.short", "'jump' is not one of waypoint, pause, stop, none"),
+        ("button_actions: {waiting: {short: jump}}", "button_actions.waiting.short",
+         "'jump' is not one of start, next-workout, previous-workout, announce, none"),
+        ("button_actions: {idle: {short: start}}", "button_actions.idle", "unknown key"),
         ("buttons: evdev", "", ""),
     ] as [(String, String, String)])
     func badButtonSettingsAreRefused(line: String, key: String, reason: String) throws {

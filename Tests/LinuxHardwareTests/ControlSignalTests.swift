@@ -58,7 +58,9 @@ struct ControlSignalTests {
         try #require(Self.disposition(SIGUSR2) != before, "the handler is installed")
 
         kill(getpid(), SIGUSR2)
-        #expect(await ControlTest.eventually { recorder.commands == [.stop] })
+        // A stop signal asks the process to end: the workout is stopped and stored (`pacer run`),
+        // and `pacer device` switches off after it.
+        #expect(await ControlTest.eventually { recorder.commands == [.shutdown] })
         // A second one would act as before (here: end the process), so it is not sent.
         #expect(Self.disposition(SIGUSR2) == before)
         #expect(await ControlTest.eventually { log.messages.contains("SIGUSR2 stop: stopping") })

@@ -17,6 +17,7 @@ struct ControlParsingTests {
             ("resume", .resume),
             ("stop", .stop),
             ("status", .status),
+            ("start", .start),
             ("  WAYPOINT   Water  stop \r\n", .waypoint("Water  stop")),
             ("Status\n", .status),
             ("waypoint\tBridge", .waypoint("Bridge")),
@@ -38,8 +39,10 @@ struct ControlParsingTests {
                 return error.description
             }
         }
-        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status)")
-        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status)")
+        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start)")
+        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status, start)")
+        // Switching the device off is for signals (systemctl stop), not for the socket.
+        #expect(message("shutdown") == "unknown command 'shutdown' (commands: waypoint NAME, pause, resume, stop, status, start)")
         #expect(message("waypoint") == "waypoint needs a name: waypoint NAME")
         #expect(message("waypoint   ") == "waypoint needs a name: waypoint NAME")
         #expect(message("pause now") == "'pause' takes no argument")
@@ -151,7 +154,7 @@ struct ControlSocketTests {
     func unknownCommand() throws {
         let rig = try Rig()
         defer { rig.server.stop() }
-        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status)")
+        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start)")
         #expect(try rig.send("pause please") == "error: 'pause' takes no argument")
         #expect(try rig.send("status") == "ok status")
         #expect(rig.recorder.commands == [.status])

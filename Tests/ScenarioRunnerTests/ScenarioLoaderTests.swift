@@ -58,6 +58,15 @@ struct ScenarioLoaderTests {
         return DataFileError(file: "", reason: "")
     }
 
+    @Test func aDeviceModeScenarioIsRead() throws {
+        let s = try scenario("name: x\nplan: demo\nrecording: run.nmea\nmode: device\nuntil: \"12:30\"\n"
+            + "script:\n  - {at: 5, do: start}\n")
+        #expect(s.deviceMode && s.until == .seconds(750))
+        #expect(s.script.map(\.action) == [.start])
+        let run = try scenario("name: x\nplan: demo\nrecording: run.nmea\n")
+        #expect(!run.deviceMode && run.until == nil)
+    }
+
     @Test func everyKeyIsRead() throws {
         let s = try scenario(Self.full)
         #expect(s.name == "Everything")
@@ -130,6 +139,11 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {waypoints: -1}\n", 5, "whole number"),
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {speed: 3}\n", 5, "expected one of cue"),
         ("name: x\nplan: demo\nrecording: run.nmea\ncolour: red\n", 4, "unknown key"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nmode: watch\n", 4, "'watch' is not one of run, device"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nmode: device\n", nil, "needs `until:`"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nmode: device\nuntil: 60\nworkout: 2\n", 6, "has no workout"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nuntil: 60\n", 4, "only a device-mode scenario"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: start}\n", 5, "is for a device-mode scenario"),
         ("name: [x\n", nil, "not valid YAML"),
     ] as [(String, Int?, String)])
     func brokenFilesAreRefusedWithTheirLineAndReason(text: String, line: Int?, reason: String) throws {

@@ -1,0 +1,191 @@
+import Coaching
+import HAL
+import PacerCore
+import Runtime
+import Simulation
+import Storage
+import Synchronization
+import Testing
+
+/// The plan's progress from the store, as the configurator's `PlanAgenda` keeps it (that one
+/// reads the plan file; this one is given the plan).
+struct StoreAgenda: WorkoutAgenda {
+    let store: ActivityStore
+    let plan: TrainingPlan
+    let key = PlanKey(contents: Array("test plan".utf8))
+
+    func today(on date: CivilDate) -> TodaysWorkout {
+        let done = (try? store.workoutsDone(plan: key)) ?? []
+        switch plan.nextWorkout(done: done, on: date) {
+        case .workout(let i): return .workout(plan: plan, key: key, index: i, again: false)
+        case .allDone: return .workout(plan: plan, key: key, index: 0, again: true)
+        case .expired(let d): return .expired(plan: plan.name, deadline: d)
+        }
+    }
+}
+
+/// The controller of `pacer device` on a replayed recording, the virtual clock, a recording
+/// buzzer and a real SQLite store.
+final class DeviceRig: Sendable {
+    let clock = VirtualClock()
+    let buzzer: RecordingBuzzer
+    let store: ActivityStore
+    let controller: DeviceController
+    let events = Locked<[DeviceEvent]>([])
+    let off = Locked(false)
+
+    init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil) throws {
+        let dir = try temporaryDirectory()
+        buzzer = RecordingBuzzer(clock: clock)
+        store = try ActivityStore(directory: dir)
+        var source = gps
+        if let text {
+            try text.write(toFile: dir + "/run.nmea", atomically: true, encoding: .utf8)
+            source = try NMEAFileSource(path: dir + "/run.nmea", clock: clock)
+        }
+        // Distinct lengths for the two counting beeps, so that a count can be read back.
+        var sounds = Dictionary(uniqueKeysWithValues: Cue.allCases.map {
+            ($0, [CueStyle.beeps: [Tone(frequency: 2000, duration: .milliseconds(50))]])
+        })
+        sounds[.countFive] = [.beeps: [Tone(frequency: 2000, duration: .milliseconds(300))]]
+        let events = self.events
+        let off = self.off
+        let clock = self.clock
+        self.controller = DeviceController(
+            parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
+                         cues: CueBook(sounds: sounds), log: store),
+            agenda: StoreAgenda(store: store, plan: plan),
+            today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
+            onEvent: { e in events.update { $0.append(e) } },
+            onOff: {
+                off.update { $0 = true }
+                clock.stop()
+            })
+    }
+
+    private let powered = Locked(false)
+
+    /// Presses at these seconds (patterns straight to the controller), then runs to `until`
+    /// (powering on the first time).
+    func run(until: Int, presses: [(Int, PressPattern)] = [], commands: [(Int, ControlCommand)] = []) {
+        for (at, pattern) in presses {
+            clock.schedule(at: Instant.zero + .seconds(at)) { [controller] in controller.press(pattern) }
+        }
+        for (at, command) in commands {
+            clock.schedule(at: Instant.zero + .seconds(at)) { [controller] in controller.handle(command) { _ in } }
+        }
+        if !powered.value {
+            powered.update { $0 = true }
+            controller.powerOn()
+        }
+        clock.runUntilIdle(limit: Instant.zero + .seconds(until))
+    }
+
+    func cues(_ cue: Cue) -> [Int] {
+        buzzer.plays.filter { $0.cue == cue }.map { Int($0.instant.seconds.rounded()) }
+    }
+
+    /// The numbers counted, in order: a 300 ms beep is five, a 50 ms one is one.
+    var counts: [Int] {
+        buzzer.plays.filter { $0.cue == .count || $0.cue == .countFive }.map { play in
+            play.tones.filter { !$0.isRest }.reduce(0) { $0 + ($1.duration > .milliseconds(100) ? 5 : 1) }
+        }
+    }
+}
+
+func twoWorkouts(deadline: CivilDate? = nil) -> TrainingPlan {
+    TrainingPlan(name: "two", deadline: deadline, workouts: [
+        Workout(name: "A", phases: [Phase(name: "a", duration: .seconds(60), minimumSpeed: 2.5, maximumSpeed: 3.5)]),
+        Workout(name: "B", phases: [Phase(name: "b", duration: .seconds(90), minimumSpeed: 2.5, maximumSpeed: 3.5)]),
+    ])
+}
+
+@Suite("Device mode")
+struct DeviceControllerTests {
+    /// Power-on, 20 s without a fix, ready; nothing is recorded until the press at 100 s,
+    /// where the timer starts; at the workout's end the next one is offered.
+    @Test func waitsForAPressAndOffersTheNextWorkoutAfterIt() throws {
+        let rig = try DeviceRig(recording(seconds: 400) { s in s < 20 ? nil : 3.0 }, plan: twoWorkouts())
+        rig.run(until: 50)
+        #expect(rig.cues(.powerOn) == [3])
+        #expect(rig.cues(.ready) == [20])
+        #expect(rig.counts == [1])
+        #expect(try rig.store.activities().isEmpty, "nothing recorded before the press")
+        #expect(rig.controller.phase == .ready)
+        rig.run(until: 300, presses: [(100, .short)])
+        #expect(rig.cues(.started) == [100])
+        #expect(rig.cues(.workoutComplete) == [160])
+        #expect(rig.cues(.ready) == [20, 160])
+        #expect(rig.counts == [1, 2], "workout 2 offered after workout 1 completed")
+        let activities = try rig.store.activities()
+        #expect(activities.count == 1)
+        let detail = try rig.store.activity(activities[0].id)
+        #expect(detail.summary.state == .completed)
+        // The track starts at the press (07:01:40), not at power-on.
+        #expect(detail.points.first?.time == UTCTimestamp(millisecondsSince1970: 1_777_705_300_000))
+        // 60 s at 3 m/s from the press: the distance is the runner's, to a metre.
+        #expect(abs(detail.summary.distance - 180) < 1, "\(detail.summary.distance)")
+    }
+
+    @Test func searchingTicksUntilAFixAndPressesStepThroughTheWorkouts() throws {
+        let plan = TrainingPlan(name: "twelve", workouts: (1...12).map { i in
+            Workout(name: "W\(i)", phases: [Phase(name: "p", duration: .seconds(60), minimumSpeed: 2, maximumSpeed: 4)])
+        })
+        let rig = try DeviceRig(recording(seconds: 200) { s in s < 70 ? nil : 3.0 }, plan: plan)
+        rig.run(until: 150, presses: [(80, .double), (90, .long), (100, .long), (110, .veryLong)])
+        #expect(rig.cues(.searching) == [23, 43, 63])
+        #expect(rig.cues(.ready) == [70, 110])
+        // 1 at ready; 2 (double); 1 (long: back); 12 (long again: around to the last); 12 again.
+        #expect(rig.counts == [1, 2, 1, 12, 12])
+        #expect(try rig.store.activities().isEmpty)
+    }
+
+    @Test func anExpiredPlanIsRefusedByEarAndRecordsNothing() throws {
+        let rig = try DeviceRig(recording(seconds: 100) { _ in 3.0 }, plan: twoWorkouts(deadline: CivilDate(year: 2026, month: 5, day: 1)))
+        rig.run(until: 60, presses: [(30, .short)], commands: [(40, .start)])
+        #expect(rig.cues(.planExpired) == [3, 3, 30, 40])  // boot, ready, the press, ctl start
+        #expect(rig.cues(.started).isEmpty)
+        #expect(try rig.store.activities().isEmpty)
+        let refusals = rig.events.value.filter { if case .refused = $0 { true } else { false } }
+        #expect(refusals.count == 2)
+    }
+
+    @Test func aMissingGPSIsAFaultAtPowerOn() throws {
+        let rig = try DeviceRig(nil, plan: twoWorkouts(), gps: MissingSource())
+        rig.run(until: 30)
+        #expect(rig.cues(.fault) == [3])
+        #expect(rig.cues(.powerOn).isEmpty)
+        let faults = rig.events.value.compactMap { if case .fault(let f) = $0 { f } else { nil } }
+        #expect(faults == ["GPS missing: missing: no such device"])
+        #expect(rig.cues(.searching) == [23])
+    }
+
+    /// SIGTERM (`systemctl stop`) while running: the workout is stopped and stored, then the
+    /// device switches off.
+    @Test func switchingOffStopsAndStoresTheWorkout() throws {
+        let rig = try DeviceRig(recording(seconds: 200) { _ in 3.0 }, plan: twoWorkouts())
+        rig.run(until: 200, presses: [(10, .short)], commands: [(40, .waypoint("Gate")), (50, .shutdown)])
+        #expect(rig.off.value)
+        #expect(rig.controller.phase == .off)
+        #expect(rig.cues(.stopped) == [50])
+        let detail = try rig.store.activity(try #require(rig.store.activities().first).id)
+        #expect(detail.summary.state == .stopped)
+        #expect(detail.waypoints.map(\.name) == ["Gate"])
+        #expect(abs(detail.summary.distance - 120) < 1, "\(detail.summary.distance)")
+    }
+}
+
+/// A receiver that is not there: the device is told so with a reason.
+final class MissingSource: GPSSource {
+    var name: String { "missing" }
+    func start(_ sink: GPSEventSink) { sink.closed("no such device") }
+    func stop() {}
+}
+
+/// A value shared with the device's closures.
+final class Locked<T: Sendable>: Sendable {
+    private let mutex: Mutex<T>
+    init(_ value: T) { mutex = Mutex(value) }
+    var value: T { mutex.withLock { $0 } }
+    func update(_ change: (inout T) -> Void) { mutex.withLock { change(&$0) } }
+}
