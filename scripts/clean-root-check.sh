@@ -42,14 +42,8 @@ SWIFT_PREREQUISITES=(binutils-gold gcc git gnupg2 libc6-dev libcurl4-openssl-dev
     libgcc-12-dev libpython3-dev libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev
     libz3-dev pkg-config tzdata zlib1g-dev unzip)
 
-say() { echo "clean-root-check: $*" >&2; }
-
-[ "$(id -u)" -eq 0 ] || { say "needs root (debootstrap, chroot and mount)"; exit 77; }
-
-swift_bin=$(command -v swift) || { say "no swift on the PATH: the toolchain is bind-mounted from there"; exit 69; }
-swift_bin=$(readlink -f "$swift_bin")
-toolchain=$(dirname "$(dirname "$(dirname "$swift_bin")")")   # …/usr/bin/swift -> …
-[ -x "$toolchain/usr/bin/swift" ] || { say "cannot tell the toolchain's folder from $swift_bin"; exit 69; }
+name=clean-root-check
+source "$repo/scripts/lib/debian-root.sh"
 
 # Local package copies: every `url.<local folder>.insteadOf` in git's configuration.
 package_dirs=()
@@ -58,70 +52,6 @@ while read -r key _; do
     case "$dir" in /*) [ -d "$dir" ] && package_dirs+=("${dir%/}") ;; esac
 done < <(git config --get-regexp '^url\..*\.insteadof$' 2>/dev/null || true)
 mapfile -t package_dirs < <(printf '%s\n' "${package_dirs[@]}" | sort -u | sed '/^$/d')
-
-if ! command -v debootstrap >/dev/null; then
-    say "installing debootstrap"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-fi
-
-if [ -z "$root" ]; then
-    root=$(mktemp -d "${TMPDIR:-/var/tmp}/pacer-clean-root.XXXXXX")
-fi
-mkdir -p "$root"
-# A Debian's / is 0755; mktemp's 0700 would lock every user but root out of the whole root.
-chmod 0755 "$root"
-root=$(cd "$root" && pwd)
-log="$root.log"
-: >"$log"
-
-mounts=()
-cleanup() {
-    local i
-    for (( i=${#mounts[@]}-1; i>=0; i-- )); do
-        umount -R -l "${mounts[$i]}" 2>/dev/null || true
-    done
-    if [ "$keep" -eq 1 ]; then
-        say "kept the root at $root (log: $log)"
-        return
-    fi
-    # Never delete through a mount: refuse while anything is still mounted below the root.
-    if grep -q " $root/" /proc/mounts; then
-        say "something is still mounted below $root; not deleting it"
-        return
-    fi
-    rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
-
-bind() {   # bind SOURCE TARGET [ro]
-    mkdir -p "$2"
-    mount --bind "$1" "$2"
-    mounts+=("$2")
-    if [ "${3:-}" = ro ]; then
-        mount -o remount,bind,ro "$2"
-    fi
-}
-
-in_root() {
-    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-        PATH="$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-        bash -c "$1"
-}
-
-now() { date +%s; }
-figures=()
-phase() {   # phase NAME COMMAND...: runs the command, logs its output, times it
-    local name=$1; shift
-    local t0; t0=$(now)
-    say "$name…"
-    if "$@" >>"$log" 2>&1; then
-        figures+=("$(printf '%-28s %5d s' "$name" $(( $(now) - t0 )))")
-        return 0
-    fi
-    figures+=("$(printf '%-28s %5d s  FAILED' "$name" $(( $(now) - t0 )))")
-    return 1
-}
 
 # Names the Debian packages the log shows to be missing: each header, program, shared
 # library or Python module that was not found is looked up among this machine's
@@ -160,33 +90,13 @@ fail() {
     exit 1
 }
 
-make_root() {
-    debootstrap --variant=minbase "$suite" "$root" "$mirror"
-}
-phase "root (debootstrap minbase)" make_root || { say "debootstrap failed (log: $log)"; tail -n 20 "$log" >&2; exit 69; }
+root_create
 
-# A fresh Debian as a user has it: main with updates and security, and name resolution.
-cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror $suite main
-deb $mirror $suite-updates main
-deb ${mirror%/debian}/debian-security $suite-security main
-EOF
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+phase "toolchain prerequisites" root_apt "${SWIFT_PREREQUISITES[*]}" || fail "installing the Swift toolchain's prerequisites"
 
-mkdir -p "$root/proc" "$root/sys" "$root/dev"
-mount -t proc proc "$root/proc"; mounts+=("$root/proc")
-mount -t sysfs sysfs "$root/sys"; mounts+=("$root/sys")
-mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"; mounts+=("$root/dev")
-
-install_prerequisites() {
-    in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends ${SWIFT_PREREQUISITES[*]}"
-}
-phase "toolchain prerequisites" install_prerequisites || fail "installing the Swift toolchain's prerequisites"
-
-bind "$toolchain" "$root$toolchain" ro
+root_bind "$toolchain" "$root$toolchain" ro
 for dir in "${package_dirs[@]}"; do
-    bind "$dir" "$root$dir" ro
+    root_bind "$dir" "$root$dir" ro
     git config --file "$root/root/.gitconfig" --add "url.$dir/.insteadOf" "https://github.com/"
 done
 git config --file "$root/root/.gitconfig" user.name "clean root"
@@ -198,7 +108,7 @@ git config --file "$root/root/.gitconfig" core.excludesfile /root/.gitignore_glo
 
 git clone -q "$repo" "$root/root/pacer"
 if [ -d "$repo/../shared" ]; then
-    bind "$(cd "$repo/../shared" && pwd)" "$root/root/shared" ro
+    root_bind "$(cd "$repo/../shared" && pwd)" "$root/root/shared" ro
 fi
 
 phase "scripts/demo.sh (main job)" in_root "cd /root/pacer && scripts/demo.sh" \

@@ -35,6 +35,9 @@ public struct Device: Sendable {
     public let power: (any PowerMonitor)?
     /// The profiles the profile steps down to, by name (the whole chain).
     public let profiles: [String: PowerProfile]
+    /// Parts that could not be had and were left out (`makeDevice(…, tolerant: true)`):
+    /// what the device's boot check tells.
+    public var faults: [String] = []
 }
 
 /// A configuration that cannot be built, with the reason a person can act on.
@@ -52,9 +55,13 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 public enum Configurator {
     /// Builds the device described by `settings`. `alsoBuzzers` sound every cue as well
     /// (a scenario renders its recording buzzer's cues to a WAV file).
+    ///
+    /// `tolerant`: a part that is missing rather than misconfigured (no battery gauge under
+    /// sysfs) is left out and named in `faults` instead of failing the whole device: a
+    /// device at power-on reports it and coaches without it.
     public static func makeDevice(
         settings: Settings, timing: Timing = .realTime, alsoBuzzers: [DeviceURI] = [],
-        logger: Logger = Logger(label: "pacer")
+        tolerant: Bool = false, logger: Logger = Logger(label: "pacer")
     ) throws(ConfigurationError) -> Device {
         let profile: PowerProfile
         let cues: CueBook
@@ -80,19 +87,28 @@ public enum Configurator {
             for uri in alsoBuzzers { parts.append(try makeBuzzer(uri, clock: clock, logger: logger)) }
             buzzer = TeeBuzzer(parts)
         }
-        let battery = try makeBattery(settings.battery, hardware: hardware)
+        var faults: [String] = []
+        let battery: any BatteryGauge
+        do {
+            battery = try makeBattery(settings.battery, hardware: hardware)
+        } catch where tolerant && settings.battery.scheme == "sysfs" {
+            faults.append("\(error)")
+            battery = MissingBattery(name: "\(settings.battery)")
+        }
         // A simulated battery (the simulator's, or the estimate of a board without a gauge)
         // drains by the energy model of the build.
         var power: (any PowerMonitor)?
         if let hardware, let simulated = battery as? SimulatedBattery {
             power = SimulatedPowerSupply(model: hardware, battery: simulated, start: clock.now)
         }
-        return Device(
+        var device = Device(
             settings: settings, profile: profile, cues: cues, clock: clock,
             gps: try makeGPSSource(
                 settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
                 powerSavePeriod: profile.positionInterval),
             buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
+        device.faults = faults
+        return device
     }
 
     /// The activity store in the settings' data folder (SQLite, created when missing). A
@@ -298,4 +314,15 @@ public enum Configurator {
             throw ConfigurationError("\(error)")
         }
     }
+}
+
+/// A battery gauge that is not there: no readings (the device runs without a level).
+public final class MissingBattery: BatteryGauge {
+    public let name: String
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public func read() -> BatteryReading? { nil }
 }

@@ -35,6 +35,9 @@ struct DeviceCommand: ParsableCommand {
     @Option(name: .long, help: "GPS source (default: the settings' gps): gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?…], none.")
     var source: String?
 
+    @Option(name: .long, help: "Buttons (default: the settings' buttons): evdev:/dev/input/eventN[?keys=CODE,…], none.")
+    var buttons: String?
+
     @Option(name: .long, help: "Data folder (default: the settings' data_dir).")
     var dataDir: String?
 
@@ -51,6 +54,14 @@ struct DeviceCommand: ParsableCommand {
         signal(SIGINT, SIG_DFL)
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
+        if let buttons {
+            do {
+                let uri = try DeviceURI(parsing: buttons)
+                settings.buttons = uri.scheme == "none" ? nil : uri
+            } catch {
+                throw ValidationError("--buttons: \(error)")
+            }
+        }
         let logger = Logger(label: "pacer")
         let given = try today.map(RunCommand.parseDate)
 
@@ -58,14 +69,14 @@ struct DeviceCommand: ParsableCommand {
         let built: Device
         do {
             store = try Configurator.makeActivityStore(settings)
-            built = try Configurator.makeDevice(settings: settings, timing: .realTime, logger: logger)
+            built = try Configurator.makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
         } catch {
             throw ValidationError("\(error)")
         }
         for id in try store.recoverUnfinished() {
             logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
-        var faults: [String] = []
+        var faults = built.faults
         if let alsa = built.buzzer as? ALSABuzzer, let reason = alsa.unavailableReason {
             faults.append("sound: \(reason)")
         }
@@ -82,13 +93,13 @@ struct DeviceCommand: ParsableCommand {
             onOff: { clock.stop() })
 
         let controls: [any ControlInput]
-        var buttons: (any ButtonSource)?
+        var buttonSource: (any ButtonSource)?
         do {
             controls = try Configurator.makeControls(
                 socketPath: socket, keys: false, isPaused: { controller.runtime?.status.coach.paused ?? false },
                 logger: logger)
             if let uri = settings.buttons {
-                buttons = try Configurator.makeButtonSource(uri, clock: clock, logger: logger)
+                buttonSource = try Configurator.makeButtonSource(uri, clock: clock, logger: logger)
             }
         } catch {
             throw ValidationError("\(error)")
@@ -98,7 +109,7 @@ struct DeviceCommand: ParsableCommand {
         for control in controls {
             control.start { command, reply in controller.handle(command, reply: reply) }
         }
-        buttons?.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
+        buttonSource?.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
             switch event {
             case .pressed(let pattern, _): controller.press(pattern)
             case .connected(let detail): logger.info("buttons: \(detail) open")
@@ -106,7 +117,7 @@ struct DeviceCommand: ParsableCommand {
             }
         })
         clock.run()
-        buttons?.stop()
+        buttonSource?.stop()
         for control in controls { control.stop() }
     }
 

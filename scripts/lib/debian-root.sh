@@ -1,0 +1,107 @@
+# A scratch Debian root for the checks that prove an installation on a clean system
+# (scripts/clean-root-check.sh, scripts/install-check.sh). Sourced, not run. The caller
+# sets `name` (for messages) and may set `root`, `keep`, `mirror`, `suite` before calling
+# `root_create`; it then has `root`, `log`, `toolchain`, `figures` and the functions below.
+#
+#   root_create        debootstrap --variant=minbase into $root (a fresh temporary folder
+#                      when unset), with main, updates and security, name resolution, and
+#                      proc, sys and dev (ptys included) mounted; removed at exit unless
+#                      keep=1. Exits 69 when the root cannot be made, 77 when not root.
+#   root_bind SRC DST [ro]   a bind mount, undone at exit
+#   in_root COMMAND    bash -c COMMAND in the root as root, with the toolchain on the PATH
+#   phase NAME CMD...  runs CMD with its output in $log, timed into $figures
+#   root_apt PKG...    apt-get install in the root
+
+: "${keep:=0}" "${root:=}" "${mirror:=http://deb.debian.org/debian}" "${suite:=bookworm}"
+figures=()
+mounts=()
+
+say() { echo "$name: $*" >&2; }
+
+[ "$(id -u)" -eq 0 ] || { say "needs root (debootstrap, chroot and mount)"; exit 77; }
+
+swift_bin=$(command -v swift) || { say "no swift on the PATH: the toolchain is bind-mounted from there"; exit 69; }
+swift_bin=$(readlink -f "$swift_bin")
+toolchain=$(dirname "$(dirname "$(dirname "$swift_bin")")")   # …/usr/bin/swift -> …
+[ -x "$toolchain/usr/bin/swift" ] || { say "cannot tell the toolchain's folder from $swift_bin"; exit 69; }
+
+root_cleanup() {
+    local i
+    for (( i=${#mounts[@]}-1; i>=0; i-- )); do
+        umount -R -l "${mounts[$i]}" 2>/dev/null || true
+    done
+    if [ "$keep" -eq 1 ]; then
+        say "kept the root at $root (log: $log)"
+        return
+    fi
+    # Never delete through a mount: refuse while anything is still mounted below the root.
+    if grep -q " $root/" /proc/mounts; then
+        say "something is still mounted below $root; not deleting it"
+        return
+    fi
+    rm -rf --one-file-system "$root"
+}
+
+root_bind() {   # root_bind SOURCE TARGET [ro]
+    mkdir -p "$2"
+    mount --bind "$1" "$2"
+    mounts+=("$2")
+    if [ "${3:-}" = ro ]; then
+        mount -o remount,bind,ro "$2"
+    fi
+}
+
+in_root() {
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        PATH="$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+        bash -c "$1"
+}
+
+root_apt() {
+    in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $*"
+}
+
+now() { date +%s; }
+phase() {   # phase NAME COMMAND...: runs the command, logs its output, times it
+    local label=$1; shift
+    local t0; t0=$(now)
+    say "$label…"
+    if "$@" >>"$log" 2>&1; then
+        figures+=("$(printf '%-36s %5d s' "$label" $(( $(now) - t0 )))")
+        return 0
+    fi
+    figures+=("$(printf '%-36s %5d s  FAILED' "$label" $(( $(now) - t0 )))")
+    return 1
+}
+
+root_create() {
+    if ! command -v debootstrap >/dev/null; then
+        say "installing debootstrap"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+    fi
+    if [ -z "$root" ]; then
+        root=$(mktemp -d "${TMPDIR:-/var/tmp}/pacer-$name.XXXXXX")
+    fi
+    mkdir -p "$root"
+    # A Debian's / is 0755; mktemp's 0700 would lock every user but root out of the whole root.
+    chmod 0755 "$root"
+    root=$(cd "$root" && pwd)
+    log="$root.log"
+    : >"$log"
+    trap root_cleanup EXIT
+
+    phase "root (debootstrap minbase)" debootstrap --variant=minbase "$suite" "$root" "$mirror" \
+        || { say "debootstrap failed (log: $log)"; tail -n 20 "$log" >&2; exit 69; }
+    # A fresh Debian as a user has it: main with updates and security, and name resolution.
+    cat >"$root/etc/apt/sources.list" <<SOURCES
+deb $mirror $suite main
+deb $mirror $suite-updates main
+deb ${mirror%/debian}/debian-security $suite-security main
+SOURCES
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    mkdir -p "$root/proc" "$root/sys" "$root/dev"
+    mount -t proc proc "$root/proc"; mounts+=("$root/proc")
+    mount -t sysfs sysfs "$root/sys"; mounts+=("$root/sys")
+    mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"; mounts+=("$root/dev")
+}
