@@ -69,6 +69,19 @@ extension Configurator {
         }
     }
 
+    /// Watches the running device (`pacer ctl watch`): hands `onLine` each line it sends
+    /// (the first is its state now, or `error: …`) until the device ends the stream or
+    /// `onLine` returns false. `timeout` bounds connecting and the first line.
+    public static func watchControl(
+        socketPath: String? = nil, timeout: Duration, _ onLine: (String) -> Bool
+    ) throws(ConfigurationError) {
+        do {
+            try ControlClient.watch(socketPath: socketPath ?? defaultControlSocket, timeout: timeout, onLine)
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+    }
+
     /// Sends one command line to the running device and returns its reply (`pacer ctl`).
     public static func sendControl(
         _ line: String, socketPath: String? = nil, timeout: Duration

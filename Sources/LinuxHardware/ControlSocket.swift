@@ -17,6 +17,23 @@ import Synchronization
 // a line that is too long, not UTF-8, or does not arrive in time. What the device answers
 // to a good command is the runtime's business; by convention a refusal begins `error:` too,
 // and `pacer ctl` exits 1 on it.
+//
+// `watch` (`pacer ctl watch`: a phone over SSH) is the one line that keeps its connection:
+// the server answers with the device's state now (the greeting: `{"event":"status",…}` from
+// `pacer run`, or `{"event":"watching"}` when no producer gave one), then sends every line
+// published after it (`publish`), one JSON object a line, until the device stops — the
+// server then closes, and the watcher reads the end of the stream — or the watcher hangs up.
+// The server reads nothing more from a watcher; what it sends is read away.
+//
+//     client → server   watch\n
+//     server → client   {"event":"status",…,"status":{"elapsed_s":0.0,…}}\n
+//                       {"event":"cue","cue":"started",…}\n   … for as long as the device runs
+//
+// A watcher that falls behind by more than `watcherBacklog` lines (256: minutes of events even
+// in a burst, on top of what its socket's buffer holds) is told so in a last line,
+// `{"event":"error","error":"…"}`, and closed: the lines it missed are not sent, so a watcher
+// either sees every event in order, or is told it did not. At most `maximumWatchers` (4)
+// watch at once; one more is answered `error: …` and closed.
 
 // MARK: - Errors
 
@@ -82,8 +99,18 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 /// command whose reply has not come within `replyTimeout` (5 s) is answered
 /// `error: the device did not answer in time`.
 ///
+/// Watchers (`watch`, see above) have their own limit, `maximumWatchers`, and do not count
+/// against `maximumClients`: four phones watching never lock out `pacer ctl status`. A
+/// watcher never times out while it keeps up (a quiet device sends nothing for minutes);
+/// one that hangs up is dropped as soon as the server thread sees it (its `poll` reports the
+/// hang-up), one that stops reading once `watcherBacklog` lines wait for it. `publish` may be
+/// called from any thread and never blocks: it appends to each watcher's queue under the
+/// lock and wakes the server thread, which does the writing.
+///
 /// `stop()` ends the thread (woken through its pipe), writes the replies already given (so
-/// `pacer ctl stop` hears its answer when the device then stops), closes every connection,
+/// `pacer ctl stop` hears its answer when the device then stops) and the lines already
+/// published (at once, without waiting: a watcher that is behind misses the rest), closes
+/// every connection,
 /// closes the socket and unlinks its file (unless another server has replaced it
 /// meanwhile). A server that is never started must still be stopped to release the path.
 /// `stop` may be called from the handler, on the server thread: the thread then cleans up
@@ -91,7 +118,7 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 ///
 /// Threading: the descriptors, flags and pending replies are guarded by `state` (a
 /// `Mutex`); connections and their buffers belong to the server thread alone.
-public final class ControlSocketServer: ControlInput {
+public final class ControlSocketServer: ControlInput, EventPublisher {
     public typealias Handler = @Sendable (ControlCommand, _ reply: @escaping @Sendable (String) -> Void) -> Void
 
     public let path: String
@@ -101,8 +128,13 @@ public final class ControlSocketServer: ControlInput {
     public let clientTimeout: Duration
     /// How long the handler has to reply.
     public let replyTimeout: Duration
-    /// Connections served at once.
+    /// Connections served at once, watchers not counted.
     public let maximumClients: Int
+    /// Watchers served at once.
+    public let maximumWatchers: Int
+    /// Lines that may wait in the server for one watcher (beyond what its socket's buffer
+    /// holds) before it is dropped as too slow.
+    public let watcherBacklog: Int
 
     private let logger: Logger?
     private let state: Mutex<State>
@@ -119,7 +151,22 @@ public final class ControlSocketServer: ControlInput {
         var awaiting: Set<UInt64> = []
         var replies: [(UInt64, String)] = []
         var served = 0
+        /// The watchers, with the lines published for them that the server thread has not
+        /// taken yet.
+        var watchers: [WatchQueue] = []
+        var greeting: (@Sendable () -> String?)?
     }
+
+    private struct WatchQueue {
+        let id: UInt64
+        /// Each with its `\n`.
+        var lines: [[UInt8]] = []
+        /// More than `watcherBacklog` lines were waiting: the watcher is to be dropped.
+        var overflowed = false
+    }
+
+    /// The first line a watcher gets when no producer set a greeting.
+    static let defaultGreeting = #"{"event":"watching"}"#
 
     /// Where the service keeps its socket: systemd's `RuntimeDirectory=pacer`.
     public static let serviceDirectory = "/run/pacer"
@@ -166,13 +213,17 @@ public final class ControlSocketServer: ControlInput {
     /// `ControlSocketError` when it cannot.
     public init(
         path: String = ControlSocketServer.defaultPath(), clientTimeout: Duration = .seconds(2),
-        replyTimeout: Duration = .seconds(5), maximumClients: Int = 16, logger: Logger? = nil
+        replyTimeout: Duration = .seconds(5), maximumClients: Int = 16, maximumWatchers: Int = 4,
+        watcherBacklog: Int = 256, logger: Logger? = nil
     ) throws(ControlSocketError) {
-        precondition(clientTimeout > .zero && replyTimeout > .zero && maximumClients > 0, "bad limits")
+        precondition(clientTimeout > .zero && replyTimeout > .zero && maximumClients > 0 && maximumWatchers > 0
+                     && watcherBacklog > 0, "bad limits")
         self.path = path
         self.clientTimeout = clientTimeout
         self.replyTimeout = replyTimeout
         self.maximumClients = maximumClients
+        self.maximumWatchers = maximumWatchers
+        self.watcherBacklog = watcherBacklog
         self.logger = logger
         name = "control socket \(path)"
         func failure(_ reason: String) -> ControlSocketError { ControlSocketError(path: path, reason: reason) }
@@ -256,6 +307,52 @@ public final class ControlSocketServer: ControlInput {
     /// How many commands have been handed to the handler.
     public var commandsServed: Int { state.withLock { $0.served } }
 
+    // MARK: EventPublisher
+
+    public var watcherCount: Int { state.withLock { $0.watchers.count } }
+
+    public func setWatchGreeting(_ greeting: @escaping @Sendable () -> String?) {
+        state.withLock { $0.greeting = greeting }
+    }
+
+    /// Queues `line` for every watcher and wakes the server thread; a watcher with
+    /// `watcherBacklog` lines already queued is marked to be dropped instead. A line with a
+    /// line break inside would break the stream's framing: it is not published (logged).
+    public func publish(_ line: String) {
+        guard state.withLock({ !$0.watchers.isEmpty }) else { return }  // nobody to tell: no copy made
+        guard let bytes = Self.lineBytes(line) else {
+            logger?.error("\(name): not published: a line with a line break inside")
+            return
+        }
+        state.withLock { s in
+            guard !s.stopping, !s.watchers.isEmpty else { return }
+            var poke = false
+            for i in s.watchers.indices where !s.watchers[i].overflowed {
+                // The server thread takes every queue at once: one wake-up per batch is enough.
+                if s.watchers[i].lines.isEmpty { poke = true }
+                if s.watchers[i].lines.count >= watcherBacklog {
+                    s.watchers[i].overflowed = true
+                    s.watchers[i].lines.removeAll()
+                    poke = true
+                } else {
+                    s.watchers[i].lines.append(bytes)
+                }
+            }
+            // Poked under the lock, as replies are: never a closed pipe.
+            if poke { s.wake?.poke() }
+        }
+    }
+
+    /// `line` with its `\n`, a final line ending dropped first; nil when it holds another.
+    static func lineBytes(_ line: String) -> [UInt8]? {
+        var bytes = Array(line.utf8)
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.contains(UInt8(ascii: "\n")), !bytes.contains(UInt8(ascii: "\r")) else { return nil }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
     // MARK: ControlInput
 
     public func start(_ handler: @escaping Handler) {
@@ -299,6 +396,7 @@ public final class ControlSocketServer: ControlInput {
         let (thread, listener): (ControlThread?, Int32) = state.withLock { s in
             s.stopping = true
             s.awaiting.removeAll()
+            // Lines already queued stay: the thread writes them as it ends.
             defer {
                 s.thread = nil
                 s.wake = nil
@@ -329,6 +427,8 @@ public final class ControlSocketServer: ControlInput {
         case reading
         case awaitingReply
         case writing
+        /// A watcher: sent `watch`, gets the published lines.
+        case watching
         case closed
     }
 
@@ -339,7 +439,16 @@ public final class ControlSocketServer: ControlInput {
         var deadline: ContinuousClock.Instant
         var input: [UInt8] = []
         var output: [UInt8] = []
+        /// Of `output`, or of a watcher's first line.
         var written = 0
+        /// A watcher's lines not sent yet, oldest first, each with its `\n`: the first may be
+        /// partly sent (`written`).
+        var lines: [[UInt8]] = []
+        /// The watcher is being dropped: closed once its last line is out, or at `deadline`.
+        var ending = false
+        /// The watcher shut its sending side (`nc -N`): it may still read, but its input is
+        /// no longer polled.
+        var inputDone = false
     }
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
@@ -361,11 +470,19 @@ public final class ControlSocketServer: ControlInput {
             fds.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             for c in connections {
-                let events: Int32 = c.phase == .reading ? POLLIN : c.phase == .writing ? POLLOUT : 0
+                let events: Int32 = switch c.phase {
+                case .reading: POLLIN
+                case .writing: POLLOUT
+                case .watching: (c.inputDone ? 0 : POLLIN) | (c.lines.isEmpty ? 0 : POLLOUT)
+                case .awaitingReply, .closed: 0
+                }
                 // A connection waiting for the handler is not polled: its peer's hang-up
-                // would report at once, again and again.
-                fds.append(pollfd(fd: events == 0 ? -1 : c.fd, events: Int16(events), revents: 0))
-                timeout = ControlIO.earliest(timeout, c.deadline - now)
+                // would report at once, again and again. A watcher always is: its hang-up
+                // (reported whatever is asked) is how it leaves.
+                let polled = events != 0 || c.phase == .watching
+                fds.append(pollfd(fd: polled ? c.fd : -1, events: Int16(events), revents: 0))
+                // A watcher has no deadline while it keeps up: the device may be quiet for long.
+                if c.phase != .watching || c.ending { timeout = ControlIO.earliest(timeout, c.deadline - now) }
             }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 {
                 let code = errno
@@ -378,15 +495,38 @@ public final class ControlSocketServer: ControlInput {
             // Replies: they turn waiting connections into writing ones. Replies given before
             // `stop` are still written (at once, without waiting: a line fits in the socket's
             // buffer), so `pacer ctl stop` hears its answer when the device stops right after.
-            let (replies, stopping) = state.withLock { s in
+            let (replies, stopping, published) = state.withLock { s in
                 defer { s.replies.removeAll() }
-                return (s.replies, s.stopping)
+                var published: [WatchQueue] = []
+                for i in s.watchers.indices where !s.watchers[i].lines.isEmpty || s.watchers[i].overflowed {
+                    published.append(s.watchers[i])
+                    s.watchers[i].lines.removeAll()
+                }
+                return (s.replies, s.stopping, published)
             }
             for (id, text) in replies {
                 guard let i = connections.firstIndex(where: { $0.id == id && $0.phase == .awaitingReply }) else { continue }
                 respond(&connections[i], text, now: clock.now)
             }
-            if stopping { return }
+            // Published lines: to their watchers, in order; a watcher too far behind is dropped.
+            for queue in published {
+                guard let i = connections.firstIndex(where: { $0.id == queue.id && $0.phase == .watching }),
+                      !connections[i].ending else { continue }
+                if queue.overflowed || connections[i].lines.count + queue.lines.count > watcherBacklog {
+                    dropSlowWatcher(&connections[i], now: clock.now)
+                } else {
+                    connections[i].lines.append(contentsOf: queue.lines)
+                    flushWatcher(&connections[i])
+                }
+            }
+            if stopping {
+                // What is published is written now, at once; then the watchers read the end.
+                for i in connections.indices where connections[i].phase == .watching {
+                    flushWatcher(&connections[i])
+                    finish(&connections[i])
+                }
+                return
+            }
 
             // Traffic on the connections polled.
             for i in connections.indices {
@@ -397,6 +537,8 @@ public final class ControlSocketServer: ControlInput {
                     read(&connections[i], buffer: &buffer, handler: handler, clock: clock)
                 case .writing:
                     flush(&connections[i])
+                case .watching:
+                    serveWatcher(&connections[i], revents: revents)
                 case .awaitingReply, .closed:
                     break
                 }
@@ -422,7 +564,7 @@ public final class ControlSocketServer: ControlInput {
                     // inherit this descriptor, which is harmless.)
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-                    let open = connections.reduce(0) { $0 + ($1.phase == .closed ? 0 : 1) }
+                    let open = connections.reduce(0) { $0 + ($1.phase == .closed || $1.phase == .watching ? 0 : 1) }
                     if open >= maximumClients {
                         ControlIO.sendOnce(fd, "error: busy, try again\n")
                         close(fd)
@@ -450,6 +592,9 @@ public final class ControlSocketServer: ControlInput {
                 case .writing:
                     logger?.debug("\(name): a client did not take its reply in time")
                     finish(&connections[i])
+                case .watching:
+                    // Only a watcher being dropped has a deadline: it did not take its last line.
+                    if connections[i].ending { finish(&connections[i]) }
                 case .closed:
                     break
                 }
@@ -490,6 +635,15 @@ public final class ControlSocketServer: ControlInput {
             respond(&c, "error: the command is not UTF-8 text", now: clock.now)
             return
         }
+        // `watch` is the server's own: the connection stays open for the published lines.
+        if let argument = Self.watchArgument(text) {
+            guard argument.isEmpty else {
+                respond(&c, "error: 'watch' takes no argument", now: clock.now)
+                return
+            }
+            watch(&c, inputDone: n == 0, now: clock.now)
+            return
+        }
         let command: ControlCommand
         do {
             command = try ControlCommand(parsing: text)
@@ -507,6 +661,116 @@ public final class ControlSocketServer: ControlInput {
         }
         logger?.debug("\(name): \(command.line)")
         handler(command) { [weak self] reply in self?.deliver(reply, to: id) }
+    }
+
+    /// The rest of the line after a `watch` verb (any case; spaces and tabs around it), or
+    /// nil when the line is not a `watch`.
+    static func watchArgument(_ line: String) -> Substring? {
+        let isSpace = { (c: Character) in c == " " || c == "\t" }
+        var text = Substring(line)
+        while let c = text.first, isSpace(c) { text = text.dropFirst() }
+        while let c = text.last, isSpace(c) { text = text.dropLast() }
+        let verbEnd = text.firstIndex(where: isSpace) ?? text.endIndex
+        guard text[..<verbEnd].lowercased() == "watch" else { return nil }
+        var rest = text[verbEnd...]
+        while let c = rest.first, isSpace(c) { rest = rest.dropFirst() }
+        return rest
+    }
+
+    /// Turns a connection that sent `watch` into a watcher, or refuses it when
+    /// `maximumWatchers` watch already. Registered before the greeting is made: a line
+    /// published meanwhile follows the greeting (which may already count it) rather than
+    /// being lost.
+    private func watch(_ c: inout Connection, inputDone: Bool, now: ContinuousClock.Instant) {
+        let id = c.id
+        let (admitted, greeting) = state.withLock { s -> (Bool, (@Sendable () -> String?)?) in
+            guard !s.stopping, s.watchers.count < maximumWatchers else { return (false, nil) }
+            s.watchers.append(WatchQueue(id: id))
+            return (true, s.greeting)
+        }
+        guard admitted else {
+            logger?.warning("\(name): \(maximumWatchers) watchers already; refused one")
+            respond(&c, "error: \(maximumWatchers) watchers already, the most at once; try again later", now: now)
+            return
+        }
+        var first = greeting?().flatMap(Self.lineBytes)
+        if first == nil {
+            if greeting != nil { logger?.error("\(name): the watch greeting is not one line; sent the default") }
+            first = Self.lineBytes(Self.defaultGreeting)
+        }
+        c.phase = .watching
+        c.input = []
+        c.inputDone = inputDone
+        c.lines = [first!]
+        c.written = 0
+        logger?.debug("\(name): a watcher connected")
+        flushWatcher(&c)
+    }
+
+    /// Traffic on a watcher: its hang-up ends it; what it sends is read away; room in its
+    /// socket takes more of its lines.
+    private func serveWatcher(_ c: inout Connection, revents: Int32) {
+        if revents & (POLLHUP | POLLERR) != 0 {
+            logger?.debug("\(name): a watcher left")
+            finish(&c)
+            return
+        }
+        if revents & POLLIN != 0 {
+            // A bounded amount each time: a watcher that sends without end cannot hold the thread.
+            var scrap = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<16 {
+                let n = scrap.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n > 0 { continue }
+                if n == 0 {
+                    c.inputDone = true  // it shut its sending side; it may still read
+                    break
+                }
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { break }
+                finish(&c)
+                return
+            }
+        }
+        if revents & POLLOUT != 0 { flushWatcher(&c) }
+    }
+
+    /// Writes what it can of a watcher's lines without waiting; closes a watcher being
+    /// dropped once its last line is out, and one that left.
+    private func flushWatcher(_ c: inout Connection) {
+        guard c.phase == .watching else { return }
+        while let line = c.lines.first {
+            let n = line[c.written...].withUnsafeBytes { send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                c.written += n
+                if c.written == line.count {
+                    c.lines.removeFirst()
+                    c.written = 0
+                }
+                continue
+            }
+            let code = errno
+            if n < 0 && code == EINTR { continue }
+            if n < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return }
+            finish(&c)  // EPIPE, ECONNRESET: the watcher left
+            return
+        }
+        if c.ending { finish(&c) }
+    }
+
+    /// A watcher more than `watcherBacklog` lines behind: the lines waiting are dropped (but
+    /// the one partly sent, so that no half line comes before it) and it gets one last line
+    /// that says so, with `clientTimeout` to take it.
+    private func dropSlowWatcher(_ c: inout Connection, now: ContinuousClock.Instant) {
+        let id = c.id
+        state.withLock { s in s.watchers.removeAll { $0.id == id } }
+        c.lines.removeSubrange((c.written > 0 ? 1 : 0)...)
+        let reason = "too slow: more than \(watcherBacklog) lines were waiting for this watcher; it missed them and is disconnected"
+        c.lines.append(Self.lineBytes(#"{"event":"error","error":""# + reason + #""}"#)!)
+        c.ending = true
+        c.deadline = now + clientTimeout
+        logger?.warning("\(name): dropped a watcher more than \(watcherBacklog) lines behind")
+        flushWatcher(&c)
     }
 
     /// A reply from the handler, on any thread: the first one for a command counts.
@@ -548,6 +812,10 @@ public final class ControlSocketServer: ControlInput {
     /// that closing does not turn into a reset the client sees instead of the reply.
     private func finish(_ c: inout Connection) {
         guard c.phase != .closed else { return }
+        if c.phase == .watching {
+            let id = c.id
+            state.withLock { s in s.watchers.removeAll { $0.id == id } }
+        }
         var scrap = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<16 {
             let n = scrap.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
@@ -580,71 +848,17 @@ public enum ControlClient {
         guard line.utf8.count <= ControlCommand.maximumLineLength else {
             throw .invalidCommand("command too long (\(line.utf8.count) bytes; at most \(ControlCommand.maximumLineLength))")
         }
-        guard var address = ControlIO.address(path) else {
-            throw .failed(path: path, reason: "path too long for a UNIX socket")
-        }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .failed(path: path, reason: "cannot create a socket: \(ControlIO.describe(errno))") }
+        let fd = try connect(path, deadline: deadline, timeout: timeout)
         defer { close(fd) }
 
-        // Connect. A UNIX socket connects at once or says EAGAIN (the server's backlog is full).
-        while true {
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            if result == 0 { break }
-            let code = errno
-            switch code {
-            case EINTR:
-                continue
-            case EAGAIN, EINPROGRESS:
-                guard clock.now < deadline else { throw .timedOut(path: path, timeout: timeout) }
-                _ = poll(nil, 0, 10)
-            case ENOENT, ECONNREFUSED, ENOTDIR:
-                throw .noServer(path: path)
-            case EACCES, EPERM:
-                throw .permissionDenied(path: path)
-            default:
-                throw .failed(path: path, reason: "cannot connect: \(ControlIO.describe(code))")
-            }
-        }
-
         func wait(_ events: Int32) throws(ControlClientError) {
-            while true {
-                let left = deadline - clock.now
-                guard left > .zero else { throw .timedOut(path: path, timeout: timeout) }
-                var p = pollfd(fd: fd, events: Int16(events), revents: 0)
-                let r = poll(&p, 1, ControlIO.earliest(-1, left))
-                if r > 0 { return }
-                if r < 0 && errno != EINTR {
-                    throw .failed(path: path, reason: "poll failed: \(ControlIO.describe(errno))")
-                }
-            }
+            try ControlClient.wait(fd, events, path: path, deadline: deadline, timeout: timeout)
         }
 
         // Send the line.
-        let bytes = Array((line + "\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n > 0 {
-                sent += n
-                continue
-            }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK {
-                try wait(POLLOUT)
-                continue
-            }
-            // The server closed early (it refused the command): its reply may be waiting.
-            break
-        }
+        try sendLine(line, fd: fd, wait: wait)
 
         // Read the reply, to the end.
         var reply: [UInt8] = []
@@ -670,6 +884,148 @@ public enum ControlClient {
             throw .failed(path: path, reason: "closed the connection without answering")
         }
         return String(decoding: reply, as: UTF8.self)
+    }
+
+    /// Watches the device listening on `socketPath` (`pacer ctl watch`): sends `watch` and
+    /// hands `onLine` each line the device sends, without its newline, as it arrives, until
+    /// the device ends the stream (it stopped: `watch` returns) or `onLine` returns false.
+    /// The first line is the device's state now, or `error: …` when it refuses (too many
+    /// watchers, or a device that does not know `watch`); `timeout` bounds connecting and
+    /// that first line. After it the stream may be quiet for any time.
+    public static func watch(
+        socketPath: String = ControlSocketServer.defaultPath(), timeout: Duration = .seconds(5),
+        _ onLine: (String) -> Bool
+    ) throws(ControlClientError) {
+        let path = socketPath
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        let fd = try connect(path, deadline: deadline, timeout: timeout)
+        defer { close(fd) }
+        try sendLine("watch", fd: fd) { (events: Int32) throws(ControlClientError) in
+            try ControlClient.wait(fd, events, path: path, deadline: deadline, timeout: timeout)
+        }
+
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var lines = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                pending.append(contentsOf: buffer[0..<n])
+                var start = 0
+                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    var end = newline
+                    if end > start, pending[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    lines += 1
+                    guard onLine(String(decoding: pending[start..<end], as: UTF8.self)) else { return }
+                    start = newline + 1
+                }
+                pending.removeSubrange(0..<start)
+                guard pending.count <= maximumReply else {
+                    throw .failed(path: path, reason: "sent a line longer than \(maximumReply / 1024) KiB")
+                }
+                continue
+            }
+            // The end of the stream; an unfinished last line is not a line.
+            if n == 0 { break }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                if lines == 0 {
+                    try wait(fd, POLLIN, path: path, deadline: deadline, timeout: timeout)
+                } else {
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&p, 1, -1) < 0 && errno != EINTR {
+                        throw .failed(path: path, reason: "poll failed: \(ControlIO.describe(errno))")
+                    }
+                }
+                continue
+            }
+            if code == ECONNRESET && lines > 0 { break }
+            throw .failed(path: path, reason: "cannot read the stream: \(ControlIO.describe(code))")
+        }
+        guard lines > 0 else {
+            throw .failed(path: path, reason: "closed the connection without answering")
+        }
+    }
+
+    /// A connected non-blocking socket to the server on `path`. A UNIX socket connects at
+    /// once or says EAGAIN (the server's backlog is full): then it tries again until `deadline`.
+    private static func connect(
+        _ path: String, deadline: ContinuousClock.Instant, timeout: Duration
+    ) throws(ControlClientError) -> Int32 {
+        guard var address = ControlIO.address(path) else {
+            throw .failed(path: path, reason: "path too long for a UNIX socket")
+        }
+        let clock = ContinuousClock()
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .failed(path: path, reason: "cannot create a socket: \(ControlIO.describe(errno))") }
+        var connected = false
+        defer { if !connected { close(fd) } }
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if result == 0 { break }
+            let code = errno
+            switch code {
+            case EINTR:
+                continue
+            case EAGAIN, EINPROGRESS:
+                guard clock.now < deadline else { throw .timedOut(path: path, timeout: timeout) }
+                _ = poll(nil, 0, 10)
+            case ENOENT, ECONNREFUSED, ENOTDIR:
+                throw .noServer(path: path)
+            case EACCES, EPERM:
+                throw .permissionDenied(path: path)
+            default:
+                throw .failed(path: path, reason: "cannot connect: \(ControlIO.describe(code))")
+            }
+        }
+        connected = true
+        return fd
+    }
+
+    /// Waits until `fd` is ready for `events`, at most until `deadline`.
+    private static func wait(
+        _ fd: Int32, _ events: Int32, path: String, deadline: ContinuousClock.Instant, timeout: Duration
+    ) throws(ControlClientError) {
+        let clock = ContinuousClock()
+        while true {
+            let left = deadline - clock.now
+            guard left > .zero else { throw .timedOut(path: path, timeout: timeout) }
+            var p = pollfd(fd: fd, events: Int16(events), revents: 0)
+            let r = poll(&p, 1, ControlIO.earliest(-1, left))
+            if r > 0 { return }
+            if r < 0 && errno != EINTR {
+                throw .failed(path: path, reason: "poll failed: \(ControlIO.describe(errno))")
+            }
+        }
+    }
+
+    /// Sends `line` and its newline; stops early, quietly, when the server closed (it refused
+    /// the command: its reply may be waiting).
+    private static func sendLine(
+        _ line: String, fd: Int32, wait: (Int32) throws(ControlClientError) -> Void
+    ) throws(ControlClientError) {
+        let bytes = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                try wait(POLLOUT)
+                continue
+            }
+            break
+        }
     }
 }
 

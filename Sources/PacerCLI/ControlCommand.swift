@@ -13,16 +13,19 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Talks to `pacer run` or `pacer device` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
             else /tmp/pacer-UID/control.sock, or --socket. Prints the device's reply; exits 1 when \
-            no device is running, when it does not answer, or when its reply is an error.
+            no device is running, when it does not answer, or when its reply is an error. \
+            `pacer ctl watch` prints the device's events as they happen instead.
             """,
-        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self])
+        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Watch.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
         var socket: String?
 
-        @Option(name: .long, help: "Seconds to wait for the reply.")
+        @Option(name: .long, help: "Seconds to wait for the reply (watch: for the first line).")
         var timeout: Double = 5
+
+        var duration: Duration { .milliseconds(Int64(timeout * 1000)) }
 
         func validate() throws {
             guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
@@ -33,7 +36,7 @@ struct CtlCommand: ParsableCommand {
         func send(_ command: ControlCommand) throws {
             // A ConfigurationError prints as `Error: no Pacer running: …` with exit status 1.
             let reply = try Configurator.sendControl(
-                command.line, socketPath: socket, timeout: .milliseconds(Int64(timeout * 1000)))
+                command.line, socketPath: socket, timeout: duration)
             if reply.hasPrefix("error:") {
                 var standardError = StandardError()
                 print(reply, to: &standardError)
@@ -101,6 +104,54 @@ struct CtlCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the device's status line.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.status) }
+    }
+
+    /// `pacer ctl watch`: the device's events as JSON lines, for a phone over SSH or `jq`.
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the device's events as they happen, one JSON object a line.",
+            discussion: """
+                The first line is where things stand ({"event":"status",…}); then every event \
+                (cues, phases, GPS, waypoints, pauses, battery, the end) as it happens, each with \
+                the status right after it. Each line is written as it arrives, for `| jq` or a \
+                phone over SSH (ssh pi@pacer pacer ctl watch). Exits 0 when the device ends the \
+                stream (the activity finished, or pacer run exited); 1 when no device runs, when \
+                it refuses (4 watchers already), or when it drops this watcher for reading too \
+                slowly (its last line is then {"event":"error",…}).
+                """)
+
+        @OptionGroup var options: Options
+
+        @Option(name: .long, help: "Stop after this many lines, the status line included.")
+        var count: Int?
+
+        func validate() throws {
+            if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        }
+
+        func run() throws {
+            var printed = 0
+            var failure: String?
+            try Configurator.watchControl(socketPath: options.socket, timeout: options.duration) { line in
+                if printed == 0, line.hasPrefix("error:") {
+                    failure = line
+                    return false
+                }
+                // Each line at once, unbuffered: whoever reads the pipe sees events as they happen.
+                FileDescriptorOutput.write(Array((line + "\n").utf8), to: STDOUT_FILENO)
+                printed += 1
+                if line.hasPrefix(#"{"event":"error""#) {
+                    failure = "error: the device dropped this watcher: it read its events too slowly"
+                    return false
+                }
+                return count.map { printed < $0 } ?? true
+            }
+            if let failure {
+                var standardError = StandardError()
+                print(failure, to: &standardError)
+                throw ExitCode.failure
+            }
+        }
     }
 }
 

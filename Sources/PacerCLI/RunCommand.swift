@@ -125,6 +125,7 @@ struct RunCommand: ParsableCommand {
 
         let display = RunDisplay(interactive: !fast && isatty(1) == 1)
         let clock = built.clock
+        let watchers = WatchFeed()
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
                          profile: built.profile, cues: built.cues, log: store, power: built.power,
@@ -132,6 +133,7 @@ struct RunCommand: ParsableCommand {
             plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil, logger: logger,
             onEvent: { event, status in
                 if case .cue(let cue, _) = event { display.cue(cue, status) }
+                watchers.publish { event.jsonLine(status: status, time: WallClock.now) }
             },
             onFinish: { _ in clock.stop() })
         display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: built.profile, settings: settings)
@@ -144,6 +146,11 @@ struct RunCommand: ParsableCommand {
                 logger: logger)
         } catch {
             throw ValidationError("\(error)")
+        }
+        // `pacer ctl watch`: every event as a JSON line, after the status at connection.
+        if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {
+            publisher.setWatchGreeting { runtime.status.jsonLine(time: WallClock.now) }
+            watchers.connect(publisher)
         }
         if display.interactive {
             clock.scheduleRepeating(every: .seconds(1)) { display.refresh(runtime.status) }
@@ -175,6 +182,22 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--today '\(text)' is not a date (YYYY-MM-DD)")
         }
         return d
+    }
+}
+
+/// Where `pacer run` publishes its events for `pacer ctl watch`: the control socket, once the
+/// controls exist (the runtime, which reports the events, is made before them). A line is
+/// made only when someone watches.
+final class WatchFeed: Sendable {
+    private let publisher = Mutex<(any EventPublisher)?>(nil)
+
+    func connect(_ publisher: any EventPublisher) {
+        self.publisher.withLock { $0 = publisher }
+    }
+
+    func publish(_ line: () -> String) {
+        guard let publisher = publisher.withLock({ $0 }), publisher.watcherCount > 0 else { return }
+        publisher.publish(line())
     }
 }
 

@@ -1,0 +1,193 @@
+import Coaching
+import HAL
+import PacerCore
+
+/// The device's events as JSON lines, for whoever watches the running device (`pacer ctl
+/// watch`: a phone over SSH, `jq`, a script). One object a line, keys in a fixed order:
+///
+///     {"event":"cue","time":"2026-05-02T07:12:31.250Z","cue":"slow-down","phase":2,
+///      "status":{"elapsed_s":751.25,"distance_m":2310.4,"phase":2,"phases":5,…,"state":"running"}}
+///
+/// `event` comes first (its kind: `RuntimeEvent.kind`, or `status` for the status a watcher
+/// hears first), then `time` when the producer knows the wall clock (the runtime never reads
+/// it: `pacer run` passes it), then the event's own fields, named as in a scenario's
+/// `events.jsonl` (`phase` counts from 1, durations `_s`, distances `_m`, speeds `_kmh`),
+/// then the device's status right after the event under `status`: nested, so that its
+/// `phase` or `gps` never collides with the event's own.
+///
+/// Strings are escaped for any JSON reader (quotes, backslashes, every control character,
+/// and U+2028/U+2029, which some JavaScript readers take for line ends); other non-ASCII text
+/// stays UTF-8. Numbers are written with fixed places and are always finite: a value that is
+/// not (or is beyond ±9e9) is written `null`. A line never holds a newline of its own.
+public enum EventJSON {
+    /// A value in an event line.
+    public enum Value: Sendable {
+        case text(String)
+        case int(Int)
+        /// Rounded to `places` fraction digits (1…9), trailing zeros trimmed; not finite: `null`.
+        case number(Double, places: Int)
+        case bool(Bool)
+        case null
+        case array([Value])
+        /// Keys in the order given.
+        case object([(String, Value)])
+    }
+
+    /// One event line (without its newline) for any producer: `{"event":KIND[,"time":…],FIELDS…}`.
+    /// The device's other modes publish theirs through this too:
+    /// `EventJSON.line(kind: "state", fields: [("state", .text("ready"))])` is
+    /// `{"event":"state","state":"ready"}`. `fields` must not use the keys `event` or `time`.
+    public static func line(kind: String, time: UTCTimestamp? = nil, fields: [(String, Value)]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        out.append(contentsOf: #"{"event":"#.utf8)
+        appendString(kind, to: &out)
+        if let time {
+            out.append(contentsOf: #","time":""#.utf8)
+            time.appendISO8601(to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        for (key, value) in fields {
+            out.append(UInt8(ascii: ","))
+            appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            append(value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `value` as JSON.
+    public static func append(_ value: Value, to out: inout [UInt8]) {
+        switch value {
+        case .text(let s): appendString(s, to: &out)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .number(let v, let places): out.appendDecimal(v, places: places)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                append(item, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            out.append(UInt8(ascii: "{"))
+            for (i, (key, item)) in fields.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                append(item, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `s` as a JSON string (see the type's documentation for what is escaped).
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for scalar in s.unicodeScalars {
+            switch scalar.value {
+            case 0x22: out.append(contentsOf: #"\""#.utf8)
+            case 0x5C: out.append(contentsOf: #"\\"#.utf8)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0x00..<0x20, 0x7F, 0x2028, 0x2029:
+                out.append(contentsOf: #"\u"#.utf8)
+                for shift in [12, 8, 4, 0] { out.append(hex[Int(scalar.value >> UInt32(shift)) & 0xF]) }
+            case 0x20..<0x80:
+                out.append(UInt8(scalar.value))
+            default:
+                UTF8.encode(scalar) { out.append($0) }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+extension RuntimeEvent {
+    /// The event as one JSON line (without its newline), with the status right after it:
+    /// what `pacer run` publishes to `pacer ctl watch`. `time`: the wall clock when the caller
+    /// knows it.
+    public func jsonLine(status: RuntimeStatus, time: UTCTimestamp? = nil) -> String {
+        var fields = jsonFields(status: status)
+        fields.append(("status", status.jsonObject))
+        return EventJSON.line(kind: kind, time: time, fields: fields)
+    }
+
+    /// The event's own fields, named as in a scenario's `events.jsonl`.
+    public func jsonFields(status: RuntimeStatus) -> [(String, EventJSON.Value)] {
+        switch self {
+        case .started(let activity):
+            return [("activity", .int(Int(activity))), ("plan", .text(status.plan)), ("workout", .text(status.workout)),
+                    ("profile", .text(status.profile))]
+        case .phaseStarted(let index):
+            let phase = status.coach.phase
+            return [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
+                    ("band_kmh", .array([.number(phase.minimumSpeed * 3.6, places: 2),
+                                         .number(phase.maximumSpeed * 3.6, places: 2)]))]
+        case .phaseFinished(let r), .phaseRevised(let r):
+            return [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, places: 3)),
+                    ("in_band_s", .number(r.timeInBand.inSeconds, places: 3)), ("phase_distance_m", .number(r.distance, places: 1))]
+        case .cue(let cue, let phase):
+            return [("cue", .text(cue.rawValue))] + (phase.map { [("phase", .int($0 + 1))] } ?? [])
+        case .gps(let gps, let detail):
+            return [("gps", .text(gps.rawValue))] + (detail.map { [("detail", .text($0))] } ?? [])
+        case .waypoint(let name, let outcome):
+            switch outcome {
+            case .stored(let w), .storedAtLastKnownPosition(let w):
+                let last = if case .storedAtLastKnownPosition = outcome { true } else { false }
+                return [("name", .text(name)), ("outcome", .text(last ? "stored-at-last-known-position" : "stored")),
+                        ("lat", .number(w.position.latitude, places: 7)), ("lon", .number(w.position.longitude, places: 7))]
+            case .duplicate: return [("name", .text(name)), ("outcome", .text("duplicate"))]
+            case .noPositionYet: return [("name", .text(name)), ("outcome", .text("no-position-yet"))]
+            case .notRecording: return [("name", .text(name)), ("outcome", .text("not-recording"))]
+            }
+        case .paused, .resumed:
+            return []
+        case .battery(let percent):
+            return [("percent", .number(percent, places: 1))]
+        case .profileChanged(let from, let to, let percent):
+            return [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, places: 1))]
+        case .finished(let end):
+            return [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, places: 3))]
+        }
+    }
+}
+
+extension RuntimeStatus {
+    /// `{"event":"status",…}`: where things stand, with the plan, workout and profile. What a
+    /// watcher hears first, so that a phone connecting mid-run need not wait for an event.
+    public func jsonLine(time: UTCTimestamp? = nil) -> String {
+        EventJSON.line(kind: "status", time: time, fields: [
+            ("plan", .text(plan)), ("workout", .text(workout)), ("profile", .text(profile)), ("status", jsonObject),
+        ])
+    }
+
+    /// The compact status every runtime line carries: `elapsed_s` (active time), `distance_m`,
+    /// `phase` (from 1) of `phases`, `phase_name`, `phase_left_s`, `speed_kmh` (smoothed; when
+    /// known), `pace` (`slow`, `on-pace`, `fast`, `unknown`), `gps` (its status, or `off`
+    /// without positioning), `activity` (its id; null before the start), `state` (`starting`,
+    /// `running`, `paused`, `finished`) and `battery_pct` when read.
+    public var jsonObject: EventJSON.Value {
+        let state = coach.finished ? "finished" : coach.paused ? "paused" : activityID == nil ? "starting" : "running"
+        var fields: [(String, EventJSON.Value)] = [
+            ("elapsed_s", .number(coach.elapsed.inSeconds, places: 3)),
+            ("distance_m", .number(coach.distance, places: 1)),
+            ("phase", .int(coach.phaseIndex + 1)),
+            ("phases", .int(coach.phaseCount)),
+            ("phase_name", .text(coach.phaseName)),
+            ("phase_left_s", .number(coach.phaseTimeLeft.inSeconds, places: 3)),
+        ]
+        if positioning, let speed = coach.smoothedSpeed { fields.append(("speed_kmh", .number(speed * 3.6, places: 2))) }
+        fields.append(("pace", .text(coach.pace.rawValue)))
+        fields.append(("gps", .text(positioning ? gps.rawValue : "off")))
+        fields.append(("activity", activityID.map { .int(Int($0)) } ?? .null))
+        fields.append(("state", .text(state)))
+        if let battery { fields.append(("battery_pct", .number(battery.percent, places: 1))) }
+        return .object(fields)
+    }
+}
