@@ -50,8 +50,7 @@ struct DeviceCommand: ParsableCommand {
     @OptionGroup var device: DeviceOptions
 
     func run() throws {
-        signal(SIGTERM, SIG_DFL)
-        signal(SIGINT, SIG_DFL)
+        StopSignals.reset()
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
         if let buttons {
@@ -81,6 +80,7 @@ struct DeviceCommand: ParsableCommand {
             faults.append("sound: \(reason)")
         }
         let clock = built.clock
+        let watchers = WatchFeed()
         let controller = DeviceController(
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
                          profile: built.profile, cues: built.cues, log: store, power: built.power,
@@ -89,7 +89,10 @@ struct DeviceCommand: ParsableCommand {
             settings: .init(actions: settings.buttonActions, knownFaults: faults),
             today: { time in given ?? time?.date ?? WallClock.today },
             logger: logger,
-            onEvent: { event in DeviceCommand.log(event, logger) },
+            onEvent: { event in
+                DeviceCommand.log(event, logger)
+                watchers.publish { event.jsonLine(time: WallClock.now) }
+            },
             onOff: { clock.stop() })
 
         let controls: [any ControlInput]
@@ -103,6 +106,10 @@ struct DeviceCommand: ParsableCommand {
             }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {
+            publisher.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }
+            watchers.connect(publisher)
         }
         FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
         controller.powerOn()

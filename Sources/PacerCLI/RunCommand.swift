@@ -54,10 +54,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        // A parent may have left SIGTERM or SIGINT ignored (the disposition survives exec):
-        // until the signal controls take them over, they must still end the process.
-        signal(SIGTERM, SIG_DFL)
-        signal(SIGINT, SIG_DFL)
+        StopSignals.reset()
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
         let logger = Logger(label: "pacer")
@@ -231,5 +228,21 @@ final class RunDisplay: Sendable {
 
     private func write(_ text: String) {
         FileDescriptorOutput.write(Array(text.utf8), to: 1)
+    }
+}
+
+/// The stop signals as a service expects them, whatever the parent left: a parent may have
+/// left SIGTERM or SIGINT ignored (the disposition survives exec) or blocked (the signal
+/// mask does too: a test runner's thread, a shell's job control), and then `systemctl stop`
+/// would never reach the device. Called first, on the main thread, so every thread made
+/// after it inherits the mask.
+enum StopSignals {
+    static func reset() {
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for s in [SIGTERM, SIGINT, SIGUSR1, SIGHUP] { sigaddset(&unblock, s) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 }

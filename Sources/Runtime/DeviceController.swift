@@ -559,3 +559,37 @@ public final class DeviceController: Sendable {
         onEvent(event)
     }
 }
+
+extension DeviceEvent {
+    /// The event as a JSON line for `pacer ctl watch`: the workout's own as `RuntimeEvent`
+    /// writes them; the device's as `{"event":"state","state":"ready"}`, `{"event":"cue",
+    /// "cue":"ready"}`, `{"event":"offered","plan":…,"workout":2,"of":8,"name":…}`, ….
+    public func jsonLine(time: UTCTimestamp? = nil) -> String {
+        let fields: [(String, EventJSON.Value)]
+        switch self {
+        case .workout(let event, let status): return event.jsonLine(status: status, time: time)
+        case .state(let state, let detail):
+            fields = [("state", .text(state.rawValue))] + (detail.map { [("detail", .text($0))] } ?? [])
+        case .cue(let cue): fields = [("cue", .text(cue.rawValue))]
+        case .counted(let n): fields = [("cue", .text(n % 5 == 0 ? Cue.countFive.rawValue : Cue.count.rawValue)), ("count", .int(n))]
+        case .fault(let text): fields = [("detail", .text(text))]
+        case .offered(let plan, let workout, let of, let name, let again):
+            fields = [("plan", .text(plan)), ("workout", .int(workout)), ("of", .int(of)), ("name", .text(name)),
+                      ("again", .bool(again))]
+        case .refused(let reason): fields = [("reason", .text(reason))]
+        case .pressed(let pattern, let action): fields = [("press", .text(pattern.rawValue)), ("action", .text(action))]
+        case .gps(let status, let detail):
+            fields = [("gps", .text(status.rawValue))] + (detail.map { [("detail", .text($0))] } ?? [])
+        }
+        return EventJSON.line(kind: kind, time: time, fields: fields)
+    }
+}
+
+extension DeviceController {
+    /// Where the device stands, as the first line a watcher gets: the running workout's
+    /// status, or `{"event":"status","state":"ready","line":"ready  Plan: workout 2/8 …"}`.
+    public func statusJSONLine(time: UTCTimestamp? = nil) -> String {
+        if phase == .running, let runtime { return runtime.status.jsonLine(time: time) }
+        return EventJSON.line(kind: "status", time: time, fields: [("state", .text(phase.rawValue)), ("line", .text(statusLine))])
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `pacer device` as the unit runs it, on the bundled recording in real time: it waits (no
+/// activity until a start), answers `pacer ctl`, streams its states to `pacer ctl watch`,
+/// and SIGTERM switches it off after storing the workout.
+@Suite("pacer device, end to end", .serialized)
+struct DeviceEndToEndTests {
+    @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {
+        let dir = try Pacer.temporaryDirectory()
+        let data = "\(dir)/data"
+        // A socket's path has at most 107 bytes: not under the test's long folder name.
+        let socket = "/tmp/pacer-device-\(UUID().uuidString.prefix(8)).sock"
+        defer { unlink(socket) }
+        let activate = try Pacer.run(["plan", "activate", "easy-run", "--data-dir", data])
+        #expect(activate.status == 0, "\(activate.stderr)")
+
+        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
+        let watchdog = DispatchWorkItem { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+
+        // Ready within the boot check's 3 s and the first fix.
+        var status = ""
+        for _ in 0..<200 where !status.hasPrefix("ready") {
+            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+            if !status.hasPrefix("ready") { usleep(50_000) }
+        }
+        #expect(status.hasPrefix("ready  Easy run: workout 1/1 Easy 40  gps fix"), "\(status)")
+        let before = try Pacer.run(["activities", "list", "--data-dir", data])
+        #expect(!before.stdout.contains("Easy run"), "nothing is recorded before a start: \(before.stdout)")
+        let refused = try Pacer.run(["ctl", "waypoint", "Gate", "--socket", socket])
+        #expect(refused.status == 1 && refused.stderr.contains("no workout is running"), "\(refused.stderr)")
+
+        let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
+        usleep(300_000)
+        let start = try Pacer.run(["ctl", "start", "--socket", socket])
+        #expect(start.stdout.hasPrefix("started: Easy run: workout 1 Easy 40"), "\(start.stdout) \(start.stderr)")
+        usleep(2_500_000)
+        let waypoint = try Pacer.run(["ctl", "waypoint", "Gate", "--socket", socket])
+        #expect(waypoint.status == 0, "\(waypoint.stderr)")
+        kill(device.process.processIdentifier, SIGTERM)
+        let out = device.standardOutputData()
+        device.process.waitUntilExit()
+        #expect(device.process.terminationStatus == 0, "\(String(decoding: out.0 + out.1, as: UTF8.self))")
+        let watched = watch.standardOutputData()
+        watch.process.waitUntilExit()
+
+        let objects = try String(decoding: watched.0, as: UTF8.self).split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        let states = objects.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+        #expect(states == ["running", "off"], "\(states)")
+        #expect(objects.first?["event"] as? String == "status" && objects.first?["state"] as? String == "ready")
+        let cues = objects.filter { $0["event"] as? String == "cue" }.compactMap { $0["cue"] as? String }
+        #expect(cues == ["started", "waypoint-saved", "stopped"], "\(cues)")
+        #expect(objects.contains { $0["event"] as? String == "finished" && $0["end"] as? String == "stopped" })
+
+        let list = try Pacer.run(["activities", "list", "--data-dir", data])
+        #expect(list.stdout.contains("Easy run: Easy 40") && list.stdout.contains("stopped"), "\(list.stdout)")
+        let journal = String(decoding: out.0, as: UTF8.self)
+        for line in ["state starting", "cue power-on", "state ready", "cue count 1", "state running", "state off"] {
+            #expect(journal.contains(line), "the device's output lacks '\(line)': \(journal)")
+        }
+    }
+}
