@@ -32,6 +32,7 @@ import Yams
 ///   - {cue: on-pace, min: 3, from: "4:00", to: "8:00"}
 ///   - {gps: fix-lost, at: "3:05", within: 10}
 ///   - {event: paused, count: 1}
+///   - {event: auto-paused, count: 1}          # the profile's auto-pause (also auto-resumed)
 ///   - {distance_km: 2.4, within: 0.05}         # the last activity; `activity: N` for another
 ///   - {end: recovered, activity: 1}
 ///   - {activities: 2}
@@ -217,6 +218,7 @@ public enum ScenarioLoader {
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
+                         "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
                          "press"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
