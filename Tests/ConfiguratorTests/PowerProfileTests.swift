@@ -71,6 +71,17 @@ struct PowerProfileTests {
         #expect(absent.autoPause == nil && absent.splitDistance == nil)
     }
 
+    /// Low and medium leave both out of the runner's way; high, the profile that tracks every
+    /// second, has both.
+    @Test func theBundledProfilesAutoPauseAndSplitOnlyOnHigh() throws {
+        let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }
+        for name in ["low", "medium"] {
+            #expect(try load(name).autoPause == nil && load(name).splitDistance == nil)
+        }
+        let high = try load("high")
+        #expect(high.autoPause != nil && high.splitDistance == 1000)
+    }
+
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
