@@ -34,6 +34,7 @@ import Yams
 ///   - {event: paused, count: 1}
 ///   - {event: auto-paused, count: 1}          # the profile's auto-pause (also auto-resumed)
 ///   - {distance_km: 2.4, within: 0.05}         # the last activity; `activity: N` for another
+///   - {timer: "12:00", elapsed: "13:30", moving: "11:58", within: 1}   # elapsed, moving optional
 ///   - {end: recovered, activity: 1}
 ///   - {activities: 2}
 ///   - {waypoints: 1}
@@ -229,6 +230,11 @@ public enum ScenarioLoader {
             let tolerance = try item.optionalNumber("within") ?? 0.01
             guard km >= 0, tolerance >= 0 else { throw item.error("distance_km", "distance and tolerance must not be negative") }
             check = .distance(activity: try activity(), km: km, tolerance: tolerance)
+        } else if let timer = try optionalDuration(&item, "timer") {
+            let elapsed = try optionalDuration(&item, "elapsed")
+            let moving = try optionalDuration(&item, "moving")
+            let tolerance = try optionalDuration(&item, "within") ?? .seconds(1)
+            check = .times(activity: try activity(), timer: timer, elapsed: elapsed, moving: moving, tolerance: tolerance)
         } else if let end = try item.optionalString("end") {
             let states = ["completed", "stopped", "recovered"]
             guard states.contains(end) else { throw item.error("end", "'\(end)' is not one of \(states.joined(separator: ", "))") }
@@ -242,7 +248,7 @@ public enum ScenarioLoader {
         } else if let n = try integer(&item, "phases") {
             check = .phases(activity: try activity(), count: n)
         } else {
-            throw item.error(nil, "expected one of cue, gps, event, distance_km, end, activities, waypoints, segments, phases")
+            throw item.error(nil, "expected one of cue, gps, event, distance_km, timer, end, activities, waypoints, segments, phases")
         }
         return Expectation(check, line: item.line)
     }
