@@ -38,6 +38,9 @@ public struct CoachSettings: Hashable, Sendable {
     /// update at least this long after it, on the speeds since: the runner gets time to find
     /// the new pace before a correction, and is never judged on the previous phase's speed.
     public var settleTime: Duration
+    /// A split cue sounds each time the distance passes a multiple of this many metres; nil:
+    /// none (the profile's `split_cue_km`).
+    public var splitDistance: Double?
     /// The needed speed is shown only while at least this much of the phase is left: in the
     /// last seconds it would swing wildly.
     public static let neededSpeedMinimumTimeLeft = Duration.seconds(30)
@@ -47,11 +50,12 @@ public struct CoachSettings: Hashable, Sendable {
     public static let reminderGrace = Duration.seconds(2)
 
     public init(alertInterval: Duration, smoothingWindow: Duration, hysteresis: Double = 0.1,
-                settleTime: Duration = .seconds(10)) {
+                settleTime: Duration = .seconds(10), splitDistance: Double? = nil) {
         self.alertInterval = alertInterval
         self.smoothingWindow = smoothingWindow
         self.hysteresis = hysteresis
         self.settleTime = settleTime
+        self.splitDistance = splitDistance
     }
 }
 
@@ -107,7 +111,11 @@ public struct CoachStatus: Hashable, Sendable {
 ///   gps-back cue on recovery; no pace cues until a fresh speed arrives. Nothing is carried
 ///   on from the last fix across a loss. Positioning off: phases run on time alone, no pace
 ///   cues.
-/// - Paused: nothing sounds and phase time stands still.
+/// - Paused: nothing sounds and phase time stands still. A pause may be dated back (auto-pause:
+///   to when the runner stopped), never before the run resumed or the current phase began.
+/// - Splits (when the settings give a split distance): a split cue each time the distance
+///   handed out passes a multiple of it, at the fix (or the pause) that takes it past; once,
+///   however many multiples one leg passes (a leg across an outage), and never while paused.
 public struct PaceCoach: Sendable {
     public let workout: Workout
     public private(set) var settings: CoachSettings
@@ -128,6 +136,8 @@ public struct PaceCoach: Sendable {
     private var lastLostCue: Instant?
     /// No pace judgement before this (the settle time after a start, phase change, resume).
     private var judgeFrom: Instant?
+    /// The multiple of the split distance the last split cue announced, in metres.
+    private var lastSplit = 0.0
 
     /// The distance from every fix.
     public private(set) var odometer = Odometer()
@@ -173,6 +183,9 @@ public struct PaceCoach: Sendable {
         smoother.window = new.smoothingWindow
     }
 
+    /// The phase under way (the last one once the workout is over).
+    public var currentPhase: Phase { workout.phases[min(phaseIndex, workout.phases.count - 1)] }
+
     public mutating func start(at t: Instant) -> [CoachOutput] {
         guard !started else { return [] }
         started = true
@@ -191,6 +204,7 @@ public struct PaceCoach: Sendable {
         guard !finished else { return out }
         // A phase that ended since the last fix is where the runner was told to change pace.
         if let leg = odometer.add(position, speed: speed, at: t, paceChangeAt: open.last?.end) { out += close(leg) }
+        out += split(at: t)
         if gpsLost {
             gpsLost = false
             lastLostCue = nil
@@ -240,21 +254,26 @@ public struct PaceCoach: Sendable {
         return out
     }
 
-    public mutating func pause(at t: Instant) -> [CoachOutput] {
+    /// Pauses at `t`; the timer stops at `stoppedAt` when given (an auto-pause: the runner
+    /// stopped then, and was only seen to stand still until `t`), but never before the run
+    /// resumed or the current phase began: a phase change that has sounded stands.
+    public mutating func pause(at t: Instant, stoppedAt: Instant? = nil) -> [CoachOutput] {
         guard isRunning else { return [] }
-        let out = advance(to: t)
+        var out = advance(to: t)
         guard !finished, let since = runningSince else { return out }
+        let at = max(min(stoppedAt ?? t, t), since, phaseStartInstant ?? since)
         // No leg runs across a pause: what ran on from the last fix stands.
-        timeInBand += bandTail(to: t)
+        timeInBand += bandTail(to: at)
         open.removeAll()
         lastLeg = nil
-        accumulated += t - since
+        accumulated += at - since
         runningSince = nil
         pace = .unknown
         lastPaceCue = nil
         smoother.reset()
         // Distance runs up to the pause, and not across it.
-        if !gpsLost { odometer.settle(at: t) }
+        if !gpsLost { odometer.settle(at: at) }
+        out += split(at: at)
         odometer.breakPath()
         return out
     }
@@ -406,6 +425,17 @@ public struct PaceCoach: Sendable {
         default: .onPace
         }
         return [.cue(cue, phase: phaseIndex)]
+    }
+
+    /// A split cue when the distance handed out has passed the next multiple of the split
+    /// distance since the last one. A new split distance (a step-down) counts on from the
+    /// multiple last announced, so a kilometre is never announced twice.
+    private mutating func split(at t: Instant) -> [CoachOutput] {
+        guard let every = settings.splitDistance, every > 0 else { return [] }
+        let reached = (odometer.settledReading / every).rounded(.down) * every
+        guard reached > lastSplit else { return [] }
+        lastSplit = reached
+        return [.cue(.split, phase: phaseIndex)]
     }
 
     private mutating func setPace(_ next: PaceState, at t: Instant) {

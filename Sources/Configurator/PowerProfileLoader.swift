@@ -1,6 +1,7 @@
-import PacerCore
+import Coaching
 import Foundation
 import HAL
+import PacerCore
 
 /// Reads power profiles from `<hardware_dir>/profiles/NAME.yaml`.
 public enum PowerProfileLoader {
@@ -53,11 +54,73 @@ public enum PowerProfileLoader {
             try step.finish()
             stepDown = .init(percent: percent, to: to)
         }
+        let autoPause = try autoPause(&map)
+        let split = try splitDistance(&map)
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
-            boardSuspend: suspend, stepDown: stepDown)
+            boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split)
+    }
+
+    /// The words that turn an optional feature off (`auto_pause: off`).
+    static let offWords: Set<String> = ["off", "false", "no"]
+    /// The highest pause threshold, km/h: a walk. Above it a runner's timer would stop while
+    /// they move.
+    static let autoPauseMaximumKmh = 6.0
+    /// The highest resume threshold, km/h: a slow jog. Above it a runner setting off slowly
+    /// would run on paused.
+    static let autoPauseResumeMaximumKmh = 8.0
+    /// Longer than this, and a stop at a crossing would end before it paused.
+    static let autoPauseMaximumDelay = 60.0
+    /// A split shorter than this would sound every minute or so; longer than this, never in a run.
+    static let splitKm = 0.1...50.0
+
+    /// `auto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 4}`, or `off` (or absent).
+    static func autoPause(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.AutoPause? {
+        guard let node = map.optionalNode("auto_pause") else { return nil }
+        if let text = node.scalar?.string {
+            guard offWords.contains(text) else {
+                throw map.error("auto_pause", "expected off or {below_kmh, after_s, resume_above_kmh}, got '\(text)'")
+            }
+            return nil
+        }
+        var a = try map.mapping("auto_pause")
+        let below = try a.number("below_kmh")
+        guard below > 0, below <= autoPauseMaximumKmh else {
+            throw a.error("below_kmh", "must be above 0 and at most \(YAMLMapping.format(autoPauseMaximumKmh)) km/h "
+                + "(a walk: faster, and a runner's timer would stop while they move), got \(YAMLMapping.format(below))")
+        }
+        let after = try a.number("after_s")
+        guard after >= 0, after <= autoPauseMaximumDelay else {
+            throw a.error("after_s", "must be 0 to \(YAMLMapping.format(autoPauseMaximumDelay)) s "
+                + "(longer, and a stop at a crossing would be over before it paused), got \(YAMLMapping.format(after))")
+        }
+        let resume = try a.number("resume_above_kmh")
+        guard resume > below else {
+            throw a.error("resume_above_kmh", "must be above below_kmh (\(YAMLMapping.format(below)) km/h): at one threshold "
+                + "a runner moving at that speed would pause and resume at every fix, got \(YAMLMapping.format(resume))")
+        }
+        guard resume <= autoPauseResumeMaximumKmh else {
+            throw a.error("resume_above_kmh", "must be at most \(YAMLMapping.format(autoPauseResumeMaximumKmh)) km/h "
+                + "(a slow jog: a runner setting off slower would stay paused), got \(YAMLMapping.format(resume))")
+        }
+        try a.finish()
+        return .init(below: Pace.metresPerSecond(kilometresPerHour: below), after: .milliseconds(Int64((after * 1000).rounded())),
+                     resumeAbove: Pace.metresPerSecond(kilometresPerHour: resume))
+    }
+
+    /// `split_cue_km: 1` (metres out), or `off` (or absent).
+    static func splitDistance(_ map: inout YAMLMapping) throws(DataFileError) -> Double? {
+        guard let node = map.optionalNode("split_cue_km") else { return nil }
+        if let text = node.scalar?.string, offWords.contains(text) { return nil }
+        guard let text = node.scalar?.string, let km = Double(text), km.isFinite else {
+            throw map.error("split_cue_km", "expected a number of km or off, got '\(node.scalar?.string ?? "a \(YAMLMapping.kind(node))")'")
+        }
+        guard splitKm.contains(km) else {
+            throw map.error("split_cue_km", "must be \(YAMLMapping.format(splitKm.lowerBound)) to \(YAMLMapping.format(splitKm.upperBound)) km, got \(YAMLMapping.format(km))")
+        }
+        return km * 1000
     }
 
     /// The profile called `name` in `hardwareDir/profiles`.

@@ -25,6 +25,12 @@ public struct PowerProfile: Hashable, Sendable {
     public var boardSuspend: Bool
     /// A lower profile the device steps down to when the battery falls to a level.
     public var stepDown: StepDown?
+    /// The timer stops while the runner stands still and runs again when they move on; nil:
+    /// only a press pauses.
+    public var autoPause: AutoPause?
+    /// A split cue sounds each time the distance passes a multiple of this many metres; nil:
+    /// no split cue.
+    public var splitDistance: Double?
 
     /// "At `percent` % switch to profile `to`".
     public struct StepDown: Hashable, Sendable {
@@ -37,12 +43,28 @@ public struct PowerProfile: Hashable, Sendable {
         }
     }
 
+    /// "Pause once the speed has stayed below `below` for `after`; resume above `resumeAbove`"
+    /// (speeds in m/s).
+    public struct AutoPause: Hashable, Sendable {
+        public var below: Double
+        public var after: Duration
+        public var resumeAbove: Double
+
+        public init(below: Double, after: Duration, resumeAbove: Double) {
+            self.below = below
+            self.after = after
+            self.resumeAbove = resumeAbove
+        }
+    }
+
     public init(
         name: String, summary: String, positionInterval: Duration, alertInterval: Duration,
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
         trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
-        stepDown: StepDown? = nil
+        stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil
     ) {
+        self.autoPause = autoPause
+        self.splitDistance = splitDistance
         self.gpsMode = gpsMode
         self.boardSuspend = boardSuspend
         self.stepDown = stepDown

@@ -67,6 +67,8 @@ public final class DeviceRuntime: Sendable {
 
     private struct State {
         var coach: PaceCoach
+        /// Stops the timer while the runner stands still, when the profile asks for it.
+        var autoPause: AutoPause
         var activity: Int64?
         var segment = 0
         var newSegmentPending = false
@@ -135,11 +137,11 @@ public final class DeviceRuntime: Sendable {
         self.onFinish = onFinish
         self.onEvent = onEvent
         let coach = PaceCoach(
-            workout: plan.workouts[workoutIndex],
-            settings: CoachSettings(
-                alertInterval: parts.profile.alertInterval, smoothingWindow: parts.profile.smoothingWindow),
+            workout: plan.workouts[workoutIndex], settings: DeviceRuntime.coachSettings(parts.profile),
             positioning: positioning && parts.gps != nil)
-        state = Mutex(State(coach: coach, profile: parts.profile))
+        state = Mutex(State(
+            coach: coach, autoPause: AutoPause(settings: DeviceRuntime.autoPauseSettings(parts.profile)),
+            profile: parts.profile))
     }
 
     // MARK: Commands (any thread)
@@ -200,19 +202,27 @@ public final class DeviceRuntime: Sendable {
     public func pause() {
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let (out, wasRunning, point) = state.withLock { s -> ([CoachOutput], Bool, (TrackPoint, Int64)?) in
-                guard s.coach.isRunning else { return ([], false, nil) }
+            let (out, wasRunning, point, takenOver) = state.withLock {
+                s -> ([CoachOutput], Bool, (TrackPoint, Int64)?, Bool) in
+                if s.coach.isPaused, s.autoPause.isPaused {
+                    // A press while auto-paused makes the pause the runner's: moving on will
+                    // not end it, they resume by hand.
+                    s.autoPause.handOver()
+                    return ([], false, nil, true)
+                }
+                guard s.coach.isRunning else { return ([], false, nil, false) }
+                s.autoPause.handOver()
                 // The track ends where the runner paused, not at the last position update.
                 let point = latestPoint(&s)
                 s.newSegmentPending = true
-                return (s.coach.pause(at: now), true, point)
+                return (s.coach.pause(at: now), true, point, false)
             }
             store(point)
             handle(out)
             // A phase boundary on the way may have finished the workout: then nothing pauses.
-            if wasRunning, state.withLock({ $0.coach.isPaused }) {
+            if takenOver || wasRunning && state.withLock({ $0.coach.isPaused }) {
                 report(.paused)
-                logger.info("paused")
+                logger.info(takenOver ? "paused by hand (was auto-paused)" : "paused")
                 sound(.paused, phase: nil)
             }
             rescheduleTick()
@@ -224,6 +234,7 @@ public final class DeviceRuntime: Sendable {
             let now = parts.clock.now
             let (out, wasPaused) = state.withLock { s in
                 let wasPaused = s.coach.isPaused
+                if wasPaused { s.autoPause.handOver() }
                 return (s.coach.resume(at: now), wasPaused)
             }
             if wasPaused {
@@ -320,6 +331,10 @@ public final class DeviceRuntime: Sendable {
         var ignored = false
         var sleepNow = false
         var power: GPSPowerState?
+        // Auto-pause: the coach's outputs at a pause, and what to report.
+        var pauseOut: [CoachOutput] = []
+        var autoPaused: Duration?
+        var autoResumed: Double?
         state.withLock { s in
             guard !s.finished else { return }
             switch event {
@@ -341,34 +356,81 @@ public final class DeviceRuntime: Sendable {
                 case .fixLost, .disconnected, .acquiring:
                     if s.hasFixNow { s.newSegmentPending = true }
                     s.hasFixNow = false
+                    // No speed is not zero speed: a loss never counts toward an auto-pause.
+                    s.autoPause.fixLost()
                     out = s.coach.fixLost(at: now)
                 case .connected:
                     break
                 }
-            case .fix(let fix):
+            case .fix(let fix), .reading(let fix):
+                let update = if case .fix = event { true } else { false }
                 s.hasFixNow = true
                 s.lastFix = fix
+                let decision = s.autoPause.observe(
+                    speed: fix.speed, at: now, running: s.coach.isRunning && s.activity != nil,
+                    phaseMinimumSpeed: s.coach.currentPhase.minimumSpeed)
+                if case .resume(let speed) = decision {
+                    // This fix is the first of the new segment and of the new stretch of distance.
+                    _ = s.coach.resume(at: now)
+                    autoResumed = speed
+                }
                 guard s.coach.isRunning, s.activity != nil else { return }
                 if s.anchor == nil { s.anchor = (now, fix.time) }
-                point = trackPoint(fix, &s)
-                out = s.coach.fix(fix.position, speed: fix.speed, at: now)
-                sleepNow = s.profile.gpsMode == .backup
-            case .reading(let fix):
-                // Between position updates: counted for distance, not stored, not judged.
-                s.hasFixNow = true
-                s.lastFix = fix
-                guard s.coach.isRunning, s.activity != nil else { return }
-                if s.anchor == nil { s.anchor = (now, fix.time) }
-                out = s.coach.track(fix.position, speed: fix.speed, at: now)
+                if update {
+                    point = trackPoint(fix, &s)
+                    sleepNow = s.profile.gpsMode == .backup
+                }
+                // Between position updates: counted for distance, not stored, not judged. A
+                // runner standing while auto-pause makes sure is not judged either: they are
+                // about to be paused, not to be told to speed up.
+                let pausing = if case .pause = decision { true } else { false }
+                let standing = s.autoPause.isPending || pausing
+                out = update && !standing
+                    ? s.coach.fix(fix.position, speed: fix.speed, at: now)
+                    : s.coach.track(fix.position, speed: fix.speed, at: now)
+                if case .pause(let since) = decision {
+                    // The track ends where the runner stands, as at a press.
+                    if !update { point = latestPoint(&s) }
+                    s.newSegmentPending = true
+                    pauseOut = s.coach.pause(at: now, stoppedAt: since)
+                    if s.coach.isPaused {
+                        autoPaused = now - since
+                    } else {
+                        // The workout ended on the way: nothing is paused.
+                        s.autoPause.handOver()
+                    }
+                }
             }
         }
         if ignored { return }
         if let power { setGPSPower(power) }
+        if let speed = autoResumed {
+            report(.autoResumed(speed: speed))
+            logger.info("auto-resumed: moving at \(RuntimeStatus.kmh(speed)) km/h")
+            sound(.resumed, phase: nil)
+        }
         store(point)
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
+        handle(pauseOut)
+        if let standing = autoPaused {
+            report(.autoPaused(standing: standing))
+            logger.info("auto-paused: standing still for \(RuntimeStatus.clock(standing))")
+            sound(.paused, phase: nil)
+        }
         rescheduleTick()
         if sleepNow { sleepReceiver() }
+    }
+
+    /// The coach's settings under `profile`.
+    static func coachSettings(_ profile: PowerProfile) -> CoachSettings {
+        CoachSettings(alertInterval: profile.alertInterval, smoothingWindow: profile.smoothingWindow,
+                      splitDistance: profile.splitDistance)
+    }
+
+    /// Auto-pause's thresholds under `profile`; nil when it has none.
+    static func autoPauseSettings(_ profile: PowerProfile) -> AutoPause.Settings? {
+        profile.autoPause.map { AutoPause.Settings(below: $0.below, after: $0.after, resumeAbove: $0.resumeAbove) }
     }
 
     /// A fix as the next track point (in a new segment after a pause or a loss of fix).
@@ -619,7 +681,8 @@ public final class DeviceRuntime: Sendable {
                   let next = parts.profiles[step.to] else { return nil }
             let previous = s.profile
             s.profile = next
-            s.coach.change(settings: CoachSettings(alertInterval: next.alertInterval, smoothingWindow: next.smoothingWindow))
+            s.coach.change(settings: DeviceRuntime.coachSettings(next))
+            s.autoPause.change(settings: DeviceRuntime.autoPauseSettings(next))
             s.flushTimer?.cancel()
             return (previous, next)
         }

@@ -148,6 +148,11 @@ extension RuntimeEvent {
             }
         case .paused, .resumed:
             return []
+        case .autoPaused(let standing):
+            return [("standing_s", .number(standing.inSeconds, places: 3)),
+                    ("timer_s", .number(status.coach.elapsed.inSeconds, places: 3))]
+        case .autoResumed(let speed):
+            return [("moving_kmh", .number(speed * 3.6, places: 2))]
         case .battery(let percent):
             return [("percent", .number(percent, places: 1))]
         case .profileChanged(let from, let to, let percent):

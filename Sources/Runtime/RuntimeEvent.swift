@@ -21,6 +21,11 @@ public enum RuntimeEvent: Hashable, Sendable {
     case waypoint(name: String, outcome: DeviceRuntime.WaypointOutcome)
     case paused
     case resumed
+    /// Auto-pause stopped the timer: the runner had stood still for `standing`, and the timer
+    /// stopped at the start of it.
+    case autoPaused(standing: Duration)
+    /// Auto-pause let the timer run again: the runner moves at `speed` (m/s).
+    case autoResumed(speed: Double)
     /// The battery gauge's reading: the first, then each time it enters another 5 % step.
     case battery(percent: Double)
     /// The battery fell to a profile's step-down level: the device switched profile.
@@ -40,6 +45,8 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .waypoint: "waypoint"
         case .paused: "paused"
         case .resumed: "resumed"
+        case .autoPaused: "auto-paused"
+        case .autoResumed: "auto-resumed"
         case .battery: "battery"
         case .profileChanged: "profile-changed"
         case .finished: "finished"

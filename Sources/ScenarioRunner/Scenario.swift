@@ -146,6 +146,9 @@ public struct Expectation: Hashable, Sendable {
         case event(String, near: Near?, count: CountBound?)
         /// An activity's distance in km, within a tolerance.
         case distance(activity: Int?, km: Double, tolerance: Double)
+        /// An activity's timer (its active time, pauses left out), and optionally its elapsed
+        /// and moving times, each within a tolerance: what a pause did to the runner's figures.
+        case times(activity: Int?, timer: Duration, elapsed: Duration?, moving: Duration?, tolerance: Duration)
         /// How an activity ended: completed, stopped, recovered.
         case end(activity: Int?, state: String)
         case activities(Int)

@@ -104,6 +104,19 @@ public enum ScenarioCheck {
             let got = a.summary.distance / 1000
             return abs(got - km) <= tolerance ? nil
                 : "\(place): expected activity \(a.summary.id) to cover \(km) ± \(tolerance) km; it covered \(fixed(got)) km"
+        case .times(let n, let timer, let elapsed, let moving, let tolerance):
+            guard let a = activity(n) else { return missing(n) }
+            let clock = ScenarioLoader.clock
+            guard let active = a.summary.activeTime else {
+                return "\(place): expected activity \(a.summary.id)'s timer at \(clock(timer)); it has no timer"
+            }
+            for (what, want, got) in [("timer", timer, active), ("elapsed time", elapsed, a.summary.elapsedTime),
+                                      ("moving time", moving, a.summary.movingTime)] {
+                guard let want, abs((got - want).inSeconds) > tolerance.inSeconds else { continue }
+                return "\(place): expected activity \(a.summary.id)'s \(what) at \(clock(want)) ± \(clock(tolerance)); "
+                    + "it is \(clock(got))"
+            }
+            return nil
         case .end(let n, let state):
             guard let a = activity(n) else { return missing(n) }
             return a.summary.state.rawValue == state ? nil

@@ -35,7 +35,9 @@ import Yams
 ///   - {cue: on-pace, min: 3, from: "4:00", to: "8:00"}
 ///   - {gps: fix-lost, at: "3:05", within: 10}
 ///   - {event: paused, count: 1}
+///   - {event: auto-paused, count: 1}          # the profile's auto-pause (also auto-resumed)
 ///   - {distance_km: 2.4, within: 0.05}         # the last activity; `activity: N` for another
+///   - {timer: "12:00", elapsed: "13:30", moving: "11:58", within: 1}   # elapsed, moving optional
 ///   - {end: recovered, activity: 1}
 ///   - {activities: 2}
 ///   - {waypoints: 1}
@@ -240,6 +242,7 @@ public enum ScenarioLoader {
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
+                         "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
@@ -250,6 +253,11 @@ public enum ScenarioLoader {
             let tolerance = try item.optionalNumber("within") ?? 0.01
             guard km >= 0, tolerance >= 0 else { throw item.error("distance_km", "distance and tolerance must not be negative") }
             check = .distance(activity: try activity(), km: km, tolerance: tolerance)
+        } else if let timer = try optionalDuration(&item, "timer") {
+            let elapsed = try optionalDuration(&item, "elapsed")
+            let moving = try optionalDuration(&item, "moving")
+            let tolerance = try optionalDuration(&item, "within") ?? .seconds(1)
+            check = .times(activity: try activity(), timer: timer, elapsed: elapsed, moving: moving, tolerance: tolerance)
         } else if let end = try item.optionalString("end") {
             let states = ["completed", "stopped", "recovered"]
             guard states.contains(end) else { throw item.error("end", "'\(end)' is not one of \(states.joined(separator: ", "))") }
@@ -263,7 +271,7 @@ public enum ScenarioLoader {
         } else if let n = try integer(&item, "phases") {
             check = .phases(activity: try activity(), count: n)
         } else {
-            throw item.error(nil, "expected one of cue, gps, event, distance_km, end, activities, waypoints, segments, phases")
+            throw item.error(nil, "expected one of cue, gps, event, distance_km, timer, end, activities, waypoints, segments, phases")
         }
         return Expectation(check, line: item.line)
     }

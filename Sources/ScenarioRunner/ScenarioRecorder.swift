@@ -111,6 +111,13 @@ final class ScenarioRecorder: Sendable {
             text = "PAUSED"
         case .resumed:
             text = "resumed"
+        case .autoPaused(let standing):
+            text = "AUTO-PAUSED after \(RuntimeStatus.clock(standing)) standing still, the timer held at "
+                + RuntimeStatus.clock(status.coach.elapsed)
+            fields = [("standing_s", .number(standing.inSeconds, 3)), ("timer_s", .number(status.coach.elapsed.inSeconds, 3))]
+        case .autoResumed(let speed):
+            text = "auto-resumed: moving at \(kmh(speed)) km/h"
+            fields = [("moving_kmh", .number(speed * 3.6, 2))]
         case .battery(let percent):
             text = "battery \(Int(percent.rounded())) %"
             fields = [("percent", .number(percent, 1))]

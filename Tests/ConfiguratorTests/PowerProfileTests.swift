@@ -55,6 +55,33 @@ struct PowerProfileTests {
             trackFlushInterval: .seconds(5)))
     }
 
+    /// Auto-pause and the split cue, in km/h and km in the file, in m/s and metres loaded;
+    /// `off`, like leaving them out, is none.
+    @Test func autoPauseAndSplitsLoadOrAreOff() throws {
+        let dir = try makeTemporaryDirectory()
+        let on = try PowerProfileLoader.load(path: write(
+            Self.valid + "\nauto_pause: {below_kmh: 1.8, after_s: 4.5, resume_above_kmh: 3.6}\nsplit_cue_km: 0.4\n",
+            to: "custom.yaml", in: dir))
+        #expect(on.autoPause == .init(below: 0.5, after: .milliseconds(4500), resumeAbove: 1.0))
+        #expect(on.splitDistance == 400)
+        let off = try PowerProfileLoader.load(path: write(
+            Self.valid + "\nauto_pause: off\nsplit_cue_km: off\n", to: "custom.yaml", in: dir))
+        #expect(off.autoPause == nil && off.splitDistance == nil)
+        let absent = try PowerProfileLoader.load(path: write(Self.valid, to: "custom.yaml", in: dir))
+        #expect(absent.autoPause == nil && absent.splitDistance == nil)
+    }
+
+    /// Low and medium leave both out of the runner's way; high, the profile that tracks every
+    /// second, has both.
+    @Test func theBundledProfilesAutoPauseAndSplitOnlyOnHigh() throws {
+        let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }
+        for name in ["low", "medium"] {
+            #expect(try load(name).autoPause == nil && load(name).splitDistance == nil)
+        }
+        let high = try load("high")
+        #expect(high.autoPause != nil && high.splitDistance == 1000)
+    }
+
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
@@ -72,6 +99,19 @@ struct PowerProfileTests {
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 120, to: low}", "step_down.at_percent", "between 0 and 100"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20, to: custom}", "step_down.to", "steps down to itself"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20}", nil, "missing key 'step_down.to'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 0, after_s: 5, resume_above_kmh: 4}", "auto_pause.below_kmh", "must be above 0 and at most 6 km/h"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 7, after_s: 5, resume_above_kmh: 8}", "auto_pause.below_kmh", "got 7"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: -1, resume_above_kmh: 4}", "auto_pause.after_s", "must be 0 to 60 s"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 90, resume_above_kmh: 4}", "auto_pause.after_s", "got 90"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 2}", "auto_pause.resume_above_kmh", "must be above below_kmh (2 km/h)"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 12}", "auto_pause.resume_above_kmh", "must be at most 8 km/h"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5}", nil, "missing key 'auto_pause.resume_above_kmh'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 4, after_m: 3}", "auto_pause.after_m", "unknown key"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: sometimes", "auto_pause", "expected off or {below_kmh, after_s, resume_above_kmh}, got 'sometimes'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: [2, 5, 4]", "auto_pause", "expected a mapping"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: 0", "split_cue_km", "must be 0.1 to 50 km, got 0"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: 100", "split_cue_km", "got 100"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: every", "split_cue_km", "expected a number of km or off, got 'every'"),
     ] as [(String, String, String?, String)])
     func brokenProfilesAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
         let dir = try makeTemporaryDirectory()

@@ -45,10 +45,10 @@ struct PowerManagementTests {
 
     static func device(_ seconds: Int, profile: PowerProfile, profiles: [String: PowerProfile] = [:],
                        battery: any BatteryGauge = NoBattery(), power: any PowerMonitor,
-                       plan: TrainingPlan) throws -> Device {
+                       plan: TrainingPlan, speed: (Int) -> Double? = { _ in 3.0 }) throws -> Device {
         let dir = try temporaryDirectory()
         let path = dir + "/run.nmea"
-        try recording(seconds: seconds) { _ in 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
+        try recording(seconds: seconds, speed: speed).write(toFile: path, atomically: true, encoding: .utf8)
         let clock = VirtualClock()
         let source = try NMEAFileSource(path: path, clock: clock, hotStart: .seconds(1))
         let store = try ActivityStore(directory: dir)

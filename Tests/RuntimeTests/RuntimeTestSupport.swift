@@ -71,9 +71,11 @@ struct Rig {
     let store: ActivityStore
     let runtime: DeviceRuntime
     let finished = Finished()
+    /// Every event the runtime reported, with its second.
+    let events = EventLog()
 
     init(_ text: String, plan: TrainingPlan, profile: PowerProfile = profile(), battery: Double? = nil,
-         positioning: Bool = true) throws {
+         positioning: Bool = true, power: (any PowerMonitor)? = nil) throws {
         let dir = try temporaryDirectory()
         let path = dir + "/run.nmea"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -82,10 +84,12 @@ struct Rig {
         let gps: (any GPSSource)? = positioning ? try NMEAFileSource(path: path, clock: clock) : nil
         let finished = self.finished
         let clock = self.clock
+        let events = self.events
         runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
-                         cues: testCues, log: store),
+                         cues: testCues, log: store, power: power),
             plan: plan, workoutIndex: 0, positioning: positioning,
+            onEvent: { event, _ in events.add(clock.now.seconds, event) },
             onFinish: { end in
                 finished.set(end)
                 clock.stop()
@@ -106,6 +110,14 @@ func plan(_ phases: (String, Int, Double, Double)...) -> TrainingPlan {
     TrainingPlan(name: "test", workouts: [Workout(name: "w", phases: phases.map {
         Phase(name: $0.0, duration: .seconds($0.1), minimumSpeed: $0.2, maximumSpeed: $0.3)
     })])
+}
+
+final class EventLog: Sendable {
+    private let log = Mutex<[(Double, RuntimeEvent)]>([])
+    func add(_ t: Double, _ e: RuntimeEvent) { log.withLock { $0.append((t, e)) } }
+    var all: [(Double, RuntimeEvent)] { log.withLock { $0 } }
+    /// The seconds at which events of `kind` were reported.
+    func times(_ kind: String) -> [Int] { all.filter { $0.1.kind == kind }.map { Int($0.0.rounded()) } }
 }
 
 final class Finished: Sendable {

@@ -39,6 +39,7 @@ struct ScenarioLoaderTests {
           - {waypoints: 1}
           - {segments: 2, activity: 2}
           - {phases: 4}
+          - {timer: "30:00", elapsed: "30:42", within: 2}
         """
 
     func scenario(_ text: String, files: [String] = ["run.nmea"]) throws(DataFileError) -> Scenario {
@@ -82,11 +83,13 @@ struct ScenarioLoaderTests {
         #expect(s.script[5].action == .press(hold: .milliseconds(1500)))
         #expect(s.powerCuts.count == 1)
         #expect(s.faults.map(\.kind) == [.silent, .invalid, .unplug])
-        #expect(s.expectations.count == 11)
+        #expect(s.expectations.count == 12)
         #expect(s.expectations[0].check == .cue(.speedUp, near: .init(at: .seconds(130), tolerance: .seconds(15)),
                                                 count: nil, window: nil))
         #expect(s.expectations[3].check == .gps("fix-lost", near: .init(at: .seconds(185), tolerance: .seconds(5)), count: nil))
         #expect(s.expectations[9].check == .segments(activity: 2, count: 2))
+        #expect(s.expectations[11].check == .times(activity: nil, timer: .seconds(1800), elapsed: .seconds(1842),
+                                                    moving: nil, tolerance: .seconds(2)))
     }
 
     @Test func aPlanFileInTheFolderComesFirst() throws {
@@ -137,6 +140,8 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {gps: lost, count: 1}\n", 5, "'lost' is not one of"),
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {end: crashed}\n", 5, "'crashed' is not one of"),
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {waypoints: -1}\n", 5, "whole number"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {timer: soon}\n", 5, "expected seconds, M:SS or H:MM:SS, got 'soon'"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {timer: 60, paused: 5}\n", 5, "unknown key"),
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {speed: 3}\n", 5, "expected one of cue"),
         ("name: x\nplan: demo\nrecording: run.nmea\ncolour: red\n", 4, "unknown key"),
         ("name: x\nplan: demo\nrecording: run.nmea\nmode: watch\n", 4, "'watch' is not one of run, device"),

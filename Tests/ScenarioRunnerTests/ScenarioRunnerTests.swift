@@ -159,10 +159,13 @@ struct ScenarioRunnerTests {
               - {segments: 1}
               - {phases: 4}
               - {waypoints: 2}
+              - {timer: "9:00", within: 0}
+              - {timer: "9:00", moving: "5:00"}
             """)
         let (outcome, _) = try run(s)
         let failed = ScenarioCheck.failedExpectations(outcome)
-        #expect(failed.count == 5, "\(failed.joined(separator: "\n"))")
+        #expect(failed.count == 6, "\(failed.joined(separator: "\n"))")
+        #expect(failed.contains { $0.contains("scenario.yaml:18: expected activity 1's moving time at 5:00 ± 0:01; it is ") })
         #expect(failed.contains { $0.hasSuffix("scenario.yaml:7: expected speed-up cue(s) at 00:08:00 ± 00:00:05; got: 00:02:00, 00:02:30, 00:03:00") })
         #expect(failed.contains { $0.contains("scenario.yaml:8: expected exactly 0 slow-down cue(s); got ") })
         #expect(failed.contains { $0.contains("scenario.yaml:10: expected activity 1 to cover 5.0 ± 0.1 km; it covered 1.") })
