@@ -253,7 +253,7 @@ public enum ScenarioRunner {
             names: { "Waypoint \(names.withLock { $0 += 1; return $0 })" }, isPaused: { runtime.status.coach.paused })
         controls.start { command, reply in runtime.handle(command, reply: reply) }
 
-        let cut = Mutex(false)
+        let cut = PowerCut()
         for action in scenario.script where action.at >= from && (until.map { action.at <= $0 } ?? true) {
             let due = origin + (action.at - from)
             clock.schedule(at: due) {
@@ -263,19 +263,8 @@ public enum ScenarioRunner {
                 case .resume: runtime.resume()
                 case .stop: runtime.stop()
                 case .start: break  // refused by the loader outside device mode
-                case .press(let hold):
-                    let ms = Int(hold.nanoseconds / 1_000_000)
-                    recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time())
-                    buttons.press(hold: hold)
-                case .battery(let level):
-                    (device.battery as? SimulatedBattery)?.set(percent: level)
-                    recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
-                                  fields: [("percent", .number(level, 1))], at: time())
-                case .powerCut:
-                    guard until == action.at else { return }
-                    cut.withLock { $0 = true }
-                    recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time())
-                    clock.stop()
+                case .press, .battery, .powerCut:
+                    hardware(action, until: until, device: device, buttons: buttons, recorder: recorder, cut: cut, at: time())
                 }
             }
         }
@@ -285,7 +274,7 @@ public enum ScenarioRunner {
             throw ScenarioError("\(scenario.file): cannot start the activity: \(error)")
         }
         clock.run()
-        let wasCut = cut.withLock { $0 }
+        let wasCut = cut.happened
         // A cut device stops dead: the GPS goes quiet, nothing more is committed.
         if wasCut { device.gps?.stop() }
         let source = device.gps as? NMEAFileSource
@@ -315,6 +304,38 @@ public enum ScenarioRunner {
         var out: [UInt8] = []
         if v == v.rounded() { out.appendDigits(Int(v), width: 1) } else { out.appendDecimal(v, places: 3) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether this life of the device ended in a power cut.
+    final class PowerCut: Sendable {
+        private let flag = Mutex(false)
+        var happened: Bool { flag.withLock { $0 } }
+        func set() { flag.withLock { $0 = true } }
+    }
+
+    /// What the scenario does to the device's hardware, the same in both modes: the button
+    /// pressed, the battery set, the power cut (only the one that ends this life, `until`).
+    static func hardware(
+        _ action: ScriptedAction, until: Duration?, device: Device, buttons: ScriptedButtons,
+        recorder: ScenarioRecorder, cut: PowerCut, at time: Duration
+    ) {
+        switch action.action {
+        case .press(let hold):
+            let ms = Int(hold.nanoseconds / 1_000_000)
+            recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time)
+            buttons.press(hold: hold)
+        case .battery(let level):
+            (device.battery as? SimulatedBattery)?.set(percent: level)
+            recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
+                          fields: [("percent", .number(level, 1))], at: time)
+        case .powerCut:
+            guard until == action.at else { return }
+            cut.set()
+            recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time)
+            device.clock.stop()
+        case .waypoint, .pause, .resume, .stop, .start:
+            break
+        }
     }
 
     static func describe(_ action: ScriptedAction.Action) -> String {
@@ -356,7 +377,7 @@ public enum ScenarioRunner {
             if case .pressed(let pattern, _) = event { controller.press(pattern) }
         })
         let end = min(until ?? scenario.until!, scenario.until!)
-        let cut = Mutex(false)
+        let cut = PowerCut()
         for action in scenario.script where action.at >= from && action.at <= end {
             clock.schedule(at: origin + (action.at - from)) {
                 let ignore: @Sendable (String) -> Void = { _ in }
@@ -368,19 +389,8 @@ public enum ScenarioRunner {
                 case .start:
                     recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
                     controller.handle(.start, reply: ignore)
-                case .press(let hold):
-                    let ms = Int(hold.nanoseconds / 1_000_000)
-                    recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time())
-                    buttons.press(hold: hold)
-                case .battery(let level):
-                    (device.battery as? SimulatedBattery)?.set(percent: level)
-                    recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
-                                  fields: [("percent", .number(level, 1))], at: time())
-                case .powerCut:
-                    guard until == action.at else { return }
-                    cut.withLock { $0 = true }
-                    recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time())
-                    clock.stop()
+                case .press, .battery, .powerCut:
+                    hardware(action, until: until, device: device, buttons: buttons, recorder: recorder, cut: cut, at: time())
                 }
             }
         }
@@ -393,7 +403,7 @@ public enum ScenarioRunner {
         }
         controller.powerOn()
         clock.run()
-        let wasCut = cut.withLock { $0 }
+        let wasCut = cut.happened
         // Off either way: the receiver goes quiet, nothing more is committed.
         device.gps?.stop()
         let source = device.gps as? NMEAFileSource
