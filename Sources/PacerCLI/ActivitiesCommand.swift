@@ -12,14 +12,16 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
     var dataDirectory: String?
 
-    func open() throws -> ActivityStore {
+    /// The store, for reading unless `writing` (a writer takes the folder's lock: refused
+    /// while a device records there).
+    func open(writing: Bool = false) throws -> ActivityStore {
         let directory: String
         if let dataDirectory {
             directory = dataDirectory
         } else {
             directory = try device.settings().dataDirectory
         }
-        return try Configurator.openActivityStore(directory: directory)
+        return try Configurator.openActivityStore(directory: directory, access: writing ? .write : .read)
     }
 }
 
@@ -166,7 +168,7 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let result = try store.open().importGPX(
+            let result = try store.open(writing: true).importGPX(
                 file: file, as: kind == .route ? .route : .activity, name: name)
             let what = result.kind == .route ? "route" : "activity"
             print("Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "

@@ -59,7 +59,7 @@ extension PlanCommand {
                 throw ValidationError(error.description)
             }
             let key = try PlanCommand.key(ofPlanFile: path)
-            let activities = try store.open()
+            let activities = try store.open(writing: true)
             try activities.setActivePlan(key, source: path, at: WallClock.now)
             print("The device's plan is now '\(loaded.name)' (\(path), \(key)).")
             print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: key), today: PlanCommand.systemToday()))
@@ -73,8 +73,7 @@ extension PlanCommand {
         @OptionGroup var store: ProfileCommand.StoreLocation
 
         func run() throws {
-            let activities = try store.open()
-            guard let active = try activities.activePlan() else {
+            guard let activities = try store.openIfPresent(), let active = try activities.activePlan() else {
                 print("No plan is the device's yet: `pacer plan activate PLAN`.")
                 return
             }

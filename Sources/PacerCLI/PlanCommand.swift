@@ -108,7 +108,7 @@ struct PlanCommand: ParsableCommand {
         func listStored() {
             guard let folder = try? ProfileCommand.StoreLocation.folder(config: config, dataDirectory: dataDirectory),
                   FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)"),
-                  let activities = try? ActivityStore(directory: folder), let stored = try? activities.plans(), !stored.isEmpty
+                  let activities = try? ActivityStore(directory: folder, access: .read), let stored = try? activities.plans(), !stored.isEmpty
             else { return }
             let today = PlanCommand.systemToday()
             print("")
@@ -228,7 +228,7 @@ extension PlanCommand {
                 print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
                     + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(out)")
             } else if save {
-                let activities = try store.open()
+                let activities = try store.open(writing: true)
                 let dataFolder = try store.folder()
                 let path = try out ?? {
                     let folder = "\(dataFolder)/plans"

@@ -22,8 +22,17 @@ struct ProfileCommand: ParsableCommand {
         @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
         var dataDirectory: String?
 
-        func open() throws -> ActivityStore {
-            try Configurator.openActivityStore(directory: folder())
+        /// The store, for reading unless `writing` (under the folder's lock).
+        func open(writing: Bool = false) throws -> ActivityStore {
+            try Configurator.openActivityStore(directory: folder(), access: writing ? .write : .read)
+        }
+
+        /// The store for reading, nil when the folder holds no database yet (nothing stored:
+        /// the caller says so in its own words).
+        func openIfPresent() throws -> ActivityStore? {
+            let folder = try folder()
+            guard FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)") else { return nil }
+            return try Configurator.openActivityStore(directory: folder, access: .read)
         }
 
         /// The data folder: --data-dir, else the settings' data_dir.
@@ -103,7 +112,7 @@ struct ProfileCommand: ParsableCommand {
         func run() throws {
             let time = try ProfileCommand.time(now)
             let given = try parse()
-            let activities = try store.open()
+            let activities = try store.open(writing: true)
             let current = try activities.athlete()
             let profile: AthleteProfile
             do {
@@ -279,8 +288,7 @@ struct ProfileCommand: ParsableCommand {
         @OptionGroup var store: StoreLocation
 
         func run() throws {
-            let activities = try store.open()
-            guard let current = try activities.athlete() else {
+            guard let activities = try store.openIfPresent(), let current = try activities.athlete() else {
                 let message = "No athlete profile yet: set one with "
                     + "`pacer profile set --weight KG --height CM --frequency DAYS` "
                     + "(and --raced, --marathon, --best-race, --best-marathon).\n"

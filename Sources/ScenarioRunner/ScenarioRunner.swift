@@ -236,7 +236,7 @@ public enum ScenarioRunner {
             profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1))
         if scenario.deviceMode {
             return try runDeviceMode(
-                scenario, parts: parts, device: device, settings: settings, recording: recording, from: from,
+                scenario, parts: parts, device: device, store: store, settings: settings, recording: recording, from: from,
                 until: until, battery: battery, recorder: recorder, logger: logger, origin: origin, time: time)
         }
         let runtime = DeviceRuntime(
@@ -354,19 +354,15 @@ public enum ScenarioRunner {
     /// One life of the device in device mode: power-on at scenario time `from`, the
     /// controller waiting for presses, until the power is cut or the scenario's `until`.
     static func runDeviceMode(
-        _ scenario: Scenario, parts: DeviceRuntime.Parts, device: Device, settings: Settings, recording: String,
+        _ scenario: Scenario, parts: DeviceRuntime.Parts, device: Device, store: ActivityStore, settings: Settings,
+        recording: String,
         from: Duration, until: Duration?, battery: Double, recorder: ScenarioRecorder, logger: Logger,
         origin: Instant, time: @escaping @Sendable () -> Duration
     ) throws -> DeviceRun {
         let clock = device.clock
         let fixedToday = scenario.date
         let firstDate = try ScenarioRecordings.firstDate(of: recording)
-        let agenda: PlanAgenda
-        do {
-            agenda = PlanAgenda(store: try Configurator.makeActivityStore(settings))
-        } catch {
-            throw ScenarioError("\(scenario.file): \(error)")
-        }
+        let agenda = PlanAgenda(store: store)
         let controller = DeviceController(
             parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions),
             today: { fix in fixedToday ?? fix?.date ?? firstDate }, logger: logger,

@@ -200,6 +200,10 @@ public struct RouteDetail: Hashable, Sendable {
 /// What went wrong in the store, said for a person (R26).
 public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
+    /// Another writer holds the data folder (`DataFolderLock`): its `PID COMMAND`.
+    case busy(directory: String, holder: String?)
+    /// A command that only reads found no database in the folder (a mistyped --data-dir).
+    case noDatabase(directory: String)
     case unknownActivity(Int64)
     case unknownRoute(Int64)
     /// Something was added to an activity that is closed.
@@ -218,6 +222,17 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
+        case .busy(let directory, let holder):
+            "\(directory) is in use by another Pacer"
+                + (holder.map { s in
+                    let parts = s.split(separator: " ", maxSplits: 1)
+                    return " (PID \(parts[0])" + (parts.count > 1 ? ", \(parts[1]))" : ")")
+                } ?? "")
+                + ": one device or command writes to a data folder at a time. Stop it first "
+                + "(sudo systemctl stop pacer, or pacer ctl stop), or use another --data-dir"
+        case .noDatabase(let directory):
+            "no activities in \(directory): it holds no \(ActivityStore.fileName) (is the data folder right? "
+                + "the device's is the settings' data_dir, /var/lib/pacer on the board)"
         case .unknownActivity(let id): "there is no activity #\(id)"
         case .unknownRoute(let id): "there is no route #\(id)"
         case .notRecording(let id, let state): "activity #\(id) is \(state.rawValue), not recording: nothing can be added to it"

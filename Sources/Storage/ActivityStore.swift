@@ -33,20 +33,52 @@ public final class ActivityStore: ActivityLog, Sendable {
     public let path: String
     let pool: DatabasePool
     private let recording = Mutex(Recording())
+    /// The data folder's lock, held for the store's life by a writer.
+    private let lock: DataFolderLock?
 
-    /// Opens (creating when needed) `<directory>/pacer.sqlite`; creates the folder too.
-    public convenience init(directory: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageError.cannotOpen(path: directory, reason: "cannot create the data folder (\(Self.reason(error)))")
+    /// How a command uses the data folder.
+    public enum Access: Sendable {
+        /// Reads only: the database must exist (a mistyped folder is an error, not a new
+        /// empty database); no lock, so it works while a device records.
+        case read
+        /// Writes: creates the folder and the database when needed and takes the folder's
+        /// lock first (`DataFolderLock`), refused while another writer holds it.
+        case write(holder: String)
+
+        /// A writer named after this process's command line (`pacer device`).
+        public static var write: Access { .write(holder: processName) }
+
+        static var processName: String {
+            let args = CommandLine.arguments
+            let name = (args.first.map { ($0 as NSString).lastPathComponent } ?? "pacer")
+            return ([name] + args.dropFirst().prefix(2)).joined(separator: " ")
         }
-        try self.init(path: (directory as NSString).appendingPathComponent(Self.fileName))
     }
 
-    /// Opens (creating when needed) the database file at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    /// Opens `<directory>/pacer.sqlite`: for writing (the default), creating the folder and
+    /// the database when needed, under the folder's lock; for reading, only when it exists.
+    public convenience init(directory: String, access: Access = .write) throws {
+        let file = (directory as NSString).appendingPathComponent(Self.fileName)
+        switch access {
+        case .read:
+            guard FileManager.default.fileExists(atPath: file) else { throw StorageError.noDatabase(directory: directory) }
+            try self.init(path: file, lock: nil)
+        case .write(let holder):
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError.cannotOpen(path: directory, reason: "cannot create the data folder (\(Self.reason(error)))")
+            }
+            let lock = try DataFolderLock(directory: directory, holder: holder)
+            try self.init(path: file, lock: lock)
+        }
+    }
+
+    /// Opens (creating when needed) the database file at `path` and brings its schema up to
+    /// date; `lock`: the folder's lock, kept as long as the store.
+    public init(path: String, lock: DataFolderLock? = nil) throws {
         self.path = path
+        self.lock = lock
         var configuration = Configuration()
         configuration.label = "pacer"
         // Another process (the runtime, a command) may hold the write lock for a moment.

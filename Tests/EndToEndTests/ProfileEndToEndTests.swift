@@ -51,7 +51,7 @@ struct ProfileEndToEndTests {
         let again = try Pacer.run(["profile", "set", "--weight", "69", "--now", "2026-05-10T08:00:00Z", "--data-dir", data])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("unchanged"))
-        let store = try ActivityStore(directory: data)
+        let store = try ActivityStore(directory: data, access: .read)
         #expect(try store.athleteHistory().count == 2)
         #expect(try store.athlete()?.profile.bestRace?.time == .seconds(2910))
     }
@@ -100,7 +100,7 @@ struct ProfileEndToEndTests {
         #expect(try Pacer.run(base + ["--raced", "yes", "--best-race", "5000m@22:10"]).status == 0)
         // Stored yes is enough for the next one.
         #expect(try Pacer.run(base + ["--best-race", "21.1km@1:45:00"]).status == 0)
-        let store = try ActivityStore(directory: data)
+        let store = try ActivityStore(directory: data, access: .read)
         #expect(try store.athlete()?.profile.bestRace?.distance == 21_100)
         // --raced no clears the best race.
         #expect(try Pacer.run(base + ["--raced", "no"]).status == 0)
@@ -167,7 +167,7 @@ struct ProfileEndToEndTests {
         // Nothing was stored.
         let show = try Pacer.run(["profile", "show", "--data-dir", data])
         #expect(show.status == 1)
-        let store = try ActivityStore(directory: data)
+        let store = try ActivityStore(directory: data, access: .read)
         #expect(try store.rowCounts()["athlete_profile"] == 0)
 
         // With a profile stored, a bad change is refused and the profile stays as it was.

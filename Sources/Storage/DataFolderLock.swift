@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// One writer per data folder: an exclusive `flock` on `pacer.lock` beside the database,
+/// held for the writer's life. A second device, or a command that writes while a device
+/// records, is refused before it touches anything (above all before the recovery of
+/// unfinished activities, which would close the live one of the device that holds it), and
+/// told who holds the folder. Readers never take it.
+///
+/// The lock is the kernel's: it goes with the process, however it ends (a SIGKILL, a power
+/// cut), so a stale lock file never blocks the next start. The file keeps the holder's PID
+/// and command for the message; its contents are not the lock.
+public final class DataFolderLock: Sendable {
+    public static let fileName = "pacer.lock"
+
+    public let path: String
+    private let key: String
+
+    /// The folders this process holds, by real path: a process may open several stores on
+    /// its own folder (a scenario reads back what its device wrote; a restart in a test); the
+    /// lock is against other processes. The descriptor is closed, and the lock released,
+    /// when the last holder goes.
+    private static let held = Mutex<[String: (fd: Int32, count: Int)]>([:])
+
+    /// Takes the folder's lock for `holder` (`pacer device`), without waiting.
+    public init(directory: String, holder: String) throws {
+        path = (directory as NSString).appendingPathComponent(Self.fileName)
+        key = URL(fileURLWithPath: directory).resolvingSymlinksInPath().standardizedFileURL.path
+        try Self.held.withLock { held throws in
+            if let entry = held[key] {
+                held[key] = (entry.fd, entry.count + 1)
+                return
+            }
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o660)
+            guard fd >= 0 else {
+                throw StorageError.cannotOpen(path: path, reason: "cannot open the lock file (\(String(cString: strerror(errno))))")
+            }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                let code = errno
+                let who = Self.holder(fd)
+                close(fd)
+                if code == EWOULDBLOCK {
+                    throw StorageError.busy(directory: directory, holder: who)
+                }
+                throw StorageError.cannotOpen(path: path, reason: "cannot lock it (\(String(cString: strerror(code))))")
+            }
+            let text = "\(getpid()) \(holder)\n"
+            _ = ftruncate(fd, 0)
+            _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+            held[key] = (fd, 1)
+        }
+    }
+
+    deinit {
+        // Closing the descriptor releases the lock; the file stays (removing it would race
+        // with a writer that just opened it).
+        Self.held.withLock { held in
+            guard let entry = held[key] else { return }
+            if entry.count > 1 {
+                held[key] = (entry.fd, entry.count - 1)
+            } else {
+                close(entry.fd)
+                held[key] = nil
+            }
+        }
+    }
+
+    /// What the holder wrote: `PID COMMAND`.
+    private static func holder(_ fd: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return nil }
+        let text = String(decoding: buffer.prefix(n), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// The reliability probe's cases (issue 14), each as it was found: with the real binary,
+/// real files, real signals.
+@Suite("Reliability, end to end", .serialized)
+struct ReliabilityEndToEndTests {
+    /// A settings file for a run on the bundled recording in real time, its data in `dir/data`.
+    static func settings(in dir: String) throws -> String {
+        let path = "\(dir)/pacer.yaml"
+        try """
+            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea
+            buzzer: "null"
+            battery: sim
+            profile: high
+            data_dir: \(dir)/data
+            hardware_dir: \(Pacer.repositoryRoot)/Hardware
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Waits (bounded) until the device answers on its socket.
+    static func waitForSocket(_ socket: String) -> Bool {
+        for _ in 0..<200 {
+            if (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    static func sql(_ database: String, _ query: String) throws -> String {
+        try Pacer.tool("/usr/bin/sqlite3", [database, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Two devices on one data folder: the second is refused before it touches anything (the
+    /// first's live activity is not "recovered"), even with a socket of its own; so is a
+    /// command that writes; a reader is not.
+    @Test func oneWriterPerDataFolder() throws {
+        let dir = try Pacer.temporaryDirectory()
+        let settings = try Self.settings(in: dir)
+        let first = try Pacer.start(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
+                                     "--socket", "/tmp/pacer-lock-\(getpid())-1.sock"])
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        try #require(Self.waitForSocket("/tmp/pacer-lock-\(getpid())-1.sock"), "the first run never answered")
+        let database = "\(dir)/data/pacer.sqlite"
+        #expect(try Self.sql(database, "SELECT state FROM activities") == "recording")
+
+        let second = try Pacer.run(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
+                                    "--socket", "/tmp/pacer-lock-\(getpid())-2.sock"])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("is in use by another Pacer (PID \(first.process.processIdentifier), pacer run"),
+                "\(second.stderr)")
+        #expect(try Self.sql(database, "SELECT state FROM activities") == "recording", "the live activity was touched")
+        #expect(try Self.sql(database, "SELECT COUNT(*) FROM activities") == "1")
+
+        let device = try Pacer.run(["device", "--config", settings, "--socket", "/tmp/pacer-lock-\(getpid())-3.sock"])
+        #expect(device.status != 0 && device.stderr.contains("in use by another Pacer"), "\(device.stderr)")
+        let activate = try Pacer.run(["plan", "activate", "tempo", "--config", settings])
+        #expect(activate.status != 0 && activate.stderr.contains("in use by another Pacer"), "\(activate.stderr)")
+        let list = try Pacer.run(["activities", "list", "--config", settings])
+        #expect(list.status == 0 && list.stdout.contains("recording"), "readers never wait: \(list.stderr)")
+
+        kill(first.process.processIdentifier, SIGTERM)
+        first.process.waitUntilExit()
+        // The lock goes with its process.
+        let after = try Pacer.run(["plan", "activate", "tempo", "--config", settings])
+        #expect(after.status == 0, "\(after.stderr)")
+    }
+
+    /// A command that only reads creates nothing: a mistyped folder is an error, not a new
+    /// empty database.
+    @Test func readersCreateNothing() throws {
+        let dir = try Pacer.temporaryDirectory()
+        for arguments in [["activities", "list"], ["stats"], ["routes", "list"], ["activities", "show", "1"]] {
+            let result = try Pacer.run(arguments + ["--data-dir", "\(dir)/nowhere/pacer"])
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains("no activities in \(dir)/nowhere/pacer"), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/nowhere"))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Storage
+import Testing
+
+@Suite("One writer per data folder")
+struct DataFolderLockTests {
+    /// Another process holding the folder's lock (as a second Pacer would hold it): a writer
+    /// is refused with the holder's PID and command, a reader is not; once the holder is
+    /// gone (killed, as a power cut ends a device), the writer gets it.
+    @Test func anotherProcessHoldingTheFolderRefusesWritersNotReaders() throws {
+        let dir = try makeTemporaryDirectory()
+        try Self.makeDatabase(in: dir)
+        // A process that takes the lock as a Pacer does, writes itself in, and waits.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import fcntl, os, sys, time
+            f = open(sys.argv[1], "r+")
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            f.truncate(0); f.write(f"{os.getpid()} pacer device\\n"); f.flush()
+            time.sleep(30)
+            """, "\(dir)/\(DataFolderLock.fileName)"]
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        // Once the holder has written itself in, it holds the lock (it locks, then writes).
+        for _ in 0..<250 where !((try? String(contentsOfFile: "\(dir)/\(DataFolderLock.fileName)", encoding: .utf8))?
+            .contains("pacer device") ?? false) {
+            usleep(20_000)
+        }
+        var refused: StorageError?
+        do {
+            try Self.makeDatabase(in: dir)
+        } catch let error as StorageError {
+            refused = error
+        }
+        let error = try #require(refused, "a second writer was let in")
+        guard case .busy(_, let who) = error else { Issue.record("\(error)"); return }
+        #expect(who == "\(holder.processIdentifier) pacer device", "\(String(describing: who))")
+        #expect(error.description.contains("is in use by another Pacer (PID "), "\(error)")
+        #expect(try ActivityStore(directory: dir, access: .read).activities().isEmpty)
+        kill(holder.processIdentifier, SIGKILL)  // as a power cut or a kill ends a device
+        holder.waitUntilExit()
+        #expect(throws: Never.self) { _ = try ActivityStore(directory: dir, access: .write(holder: "pacer run")) }
+    }
+
+    /// A database in `dir`, its store (and its lock) gone again when this returns.
+    static func makeDatabase(in dir: String) throws {
+        let store = try ActivityStore(directory: dir)
+        try store.close()
+    }
+
+    /// In one process, a second store on the folder shares the lock (a scenario reads back
+    /// what its device wrote); the lock goes with the last of them.
+    @Test func storesOfOneProcessShareTheLock() throws {
+        let dir = try makeTemporaryDirectory()
+        var first: ActivityStore? = try ActivityStore(directory: dir)
+        var second: ActivityStore? = try ActivityStore(directory: dir)
+        #expect(first != nil && second != nil)
+        first = nil
+        let probe = try Process.run(URL(fileURLWithPath: "/usr/bin/flock"), arguments: ["-n", "\(dir)/\(DataFolderLock.fileName)", "true"])
+        probe.waitUntilExit()
+        #expect(probe.terminationStatus != 0, "released while a store still held it")
+        second = nil
+        let again = try Process.run(URL(fileURLWithPath: "/usr/bin/flock"), arguments: ["-n", "\(dir)/\(DataFolderLock.fileName)", "true"])
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0, "still held after the last store went")
+    }
+
+    @Test func aReaderFindsNoDatabaseWhereNoneIs() throws {
+        let dir = try makeTemporaryDirectory()
+        #expect(throws: StorageError.noDatabase(directory: "\(dir)/typo")) {
+            _ = try ActivityStore(directory: "\(dir)/typo", access: .read)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/typo"))
+    }
+}
