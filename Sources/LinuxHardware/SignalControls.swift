@@ -6,9 +6,9 @@ import Logging
 import Synchronization
 
 /// Signals as controls (R20): SIGUSR1 marks a waypoint (`kill -USR1 $(pidof pacer)`, or a
-/// button wired to a script), named `Waypoint N` like a key press; SIGTERM and SIGINT stop
-/// the activity, so that `systemctl stop pacer` and Ctrl-C end it cleanly, stored as
-/// stopped. The signals are parameters (tests use SIGUSR2 for the stop); pass no stop
+/// button wired to a script), named `Waypoint N` like a key press; SIGTERM, SIGINT and
+/// SIGHUP stop the activity, so that `systemctl stop pacer`, Ctrl-C and a closed terminal
+/// end it cleanly, stored as stopped. The signals are parameters (tests use SIGUSR2 for the stop); pass no stop
 /// signals to keep their usual meaning. Replies are logged.
 ///
 /// A second stop signal is not caught: the first one puts the stop signals' previous
@@ -43,7 +43,7 @@ public final class SignalControls: ControlInput {
     }
 
     public init(
-        waypointSignal: Int32? = SIGUSR1, stopSignals: [Int32] = [SIGTERM, SIGINT],
+        waypointSignal: Int32? = SIGUSR1, stopSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP],
         names: WaypointNames = WaypointNames(), logger: Logger = Logger(label: "pacer.signals")
     ) {
         precondition(waypointSignal.map { !stopSignals.contains($0) } ?? true, "a signal cannot both mark and stop")

@@ -236,10 +236,19 @@ final class RunDisplay: Sendable {
 /// mask does too: a test runner's thread, a shell's job control), and then `systemctl stop`
 /// would never reach the device. Called first, on the main thread, so every thread made
 /// after it inherits the mask.
+///
+/// The others a workout must survive: SIGPIPE is ignored (`pacer run | head`: a closed
+/// output pipe makes writes fail, which the display ignores, and the workout goes on);
+/// SIGUSR2 is ignored (it means nothing here, and its default would end the process without
+/// storing the activity). SIGHUP (a closed terminal) stops and stores, with SIGTERM and
+/// SIGINT (`SignalControls`).
 enum StopSignals {
     static func reset() {
         signal(SIGTERM, SIG_DFL)
         signal(SIGINT, SIG_DFL)
+        signal(SIGHUP, SIG_DFL)
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGUSR2, SIG_IGN)
         var unblock = sigset_t()
         sigemptyset(&unblock)
         for s in [SIGTERM, SIGINT, SIGUSR1, SIGHUP] { sigaddset(&unblock, s) }

@@ -81,4 +81,45 @@ struct ReliabilityEndToEndTests {
         }
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/nowhere"))
     }
+
+    /// Stray signals (case 4): a closed terminal's SIGHUP stops and stores the workout; SIGUSR2
+    /// is ignored; a closed output pipe (`pacer run | head -c 10`) never stops it.
+    @Test(arguments: ["SIGHUP", "SIGUSR2", "SIGPIPE"])
+    func aStraySignalNeverLosesTheWorkout(signalName: String) throws {
+        let dir = try Pacer.temporaryDirectory()
+        let settings = try Self.settings(in: dir)
+        let socket = "/tmp/pacer-signal-\(getpid())-\(signalName).sock"
+        let run = try Pacer.start(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
+                                   "--socket", socket])
+        defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
+        if signalName == "SIGPIPE" {
+            // Nobody reads its output any more: its next line meets a closed pipe.
+            try run.out.fileHandleForReading.close()
+        }
+        try #require(Self.waitForSocket(socket), "the run never answered")
+        let database = "\(dir)/data/pacer.sqlite"
+        switch signalName {
+        case "SIGHUP":
+            kill(run.process.processIdentifier, SIGHUP)
+        case "SIGUSR2":
+            kill(run.process.processIdentifier, SIGUSR2)
+            usleep(500_000)
+            #expect(run.process.isRunning, "SIGUSR2 ended the run")
+            #expect(try Pacer.run(["ctl", "status", "--socket", socket]).status == 0)
+            kill(run.process.processIdentifier, SIGTERM)
+        default:
+            // Cues are printed as they sound: on the high profile the first pace cue comes
+            // 10 s in (the settle time), and every one meets the closed pipe.
+            usleep(12_000_000)
+            #expect(run.process.isRunning, "a closed output pipe ended the run")
+            #expect(try Pacer.run(["ctl", "stop", "--socket", socket]).status == 0)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while run.process.isRunning && Date() < deadline { usleep(50_000) }
+        #expect(!run.process.isRunning, "the run did not end")
+        #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0,
+                "ended by \(run.process.terminationReason) \(run.process.terminationStatus)")
+        #expect(try Self.sql(database, "SELECT state FROM activities") == "stopped")
+        #expect(try Int(Self.sql(database, "SELECT COUNT(*) FROM track_points")) ?? 0 > 0)
+    }
 }

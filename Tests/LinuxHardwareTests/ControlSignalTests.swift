@@ -98,7 +98,7 @@ struct ControlSignalTests {
     @Test("name says which signal does what")
     func name() {
         #expect(SignalControls(logger: ControlLogRecorder().logger).name
-                == "signals (SIGUSR1: waypoint; SIGTERM, SIGINT: stop)")
+                == "signals (SIGUSR1: waypoint; SIGTERM, SIGINT, SIGHUP: stop)")
         #expect(SignalControls(waypointSignal: nil, stopSignals: [], logger: ControlLogRecorder().logger).name
                 == "signals (none)")
     }
