@@ -121,9 +121,22 @@ public struct Settings: Hashable, Sendable {
         let buzzer = try uri("buzzer", overrides.buzzer)
         let battery = try uri("battery", overrides.battery)
         let profile = try value("profile", overrides.profile)
-        var data = try expand(value("data_dir", overrides.dataDirectory), environment)
+        func expanded(_ key: String, _ text: String) throws(DataFileError) -> String {
+            do {
+                return try expand(text, environment)
+            } catch {
+                throw map.error(key, error.description)
+            }
+        }
+        var data: String
+        if let given = overrides.dataDirectory {
+            _ = map.optionalNode("data_dir")  // the file's value is replaced, not unknown
+            data = given
+        } else {
+            data = try expanded("data_dir", try map.string("data_dir"))
+        }
         if overrides.dataDirectory == nil { data = Self.resolve(data, against: folder) }
-        let hardware = Self.resolve(try expand(map.string("hardware_dir"), environment), against: folder)
+        let hardware = Self.resolve(try expanded("hardware_dir", try map.string("hardware_dir")), against: folder)
         let build = try map.optionalString("hardware")
         var buttons: DeviceURI?
         if map.has("buttons") {
@@ -221,13 +234,41 @@ public struct Settings: Hashable, Sendable {
         return text
     }
 
-    /// Expands a leading `~` and `$XDG_DATA_HOME` (defaulting to `~/.local/share`, as the XDG
-    /// base directory specification says).
-    static func expand(_ path: String, _ environment: [String: String]) -> String {
+    /// An environment variable a path names that is not set.
+    struct UnsetVariable: Error, CustomStringConvertible {
+        var name: String
+        var description: String {
+            "$\(name) is not set (set it, or write the path out: a folder named '$\(name)' is never what was meant)"
+        }
+    }
+
+    /// Expands a leading `~`, `$XDG_DATA_HOME` (defaulting to `~/.local/share`, as the XDG
+    /// base directory specification says) and any other `$NAME` or `${NAME}` from the
+    /// environment. A variable that is not set is an error, not a literal folder name.
+    static func expand(_ path: String, _ environment: [String: String]) throws(UnsetVariable) -> String {
         let home = environment["HOME"] ?? "/root"
         let xdg = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.local/share"
-        var p = path.replacingOccurrences(of: "$XDG_DATA_HOME", with: xdg)
-        if p == "~" || p.hasPrefix("~/") { p = home + p.dropFirst() }
-        return p
+        var out = ""
+        var rest = Substring(path)
+        while let dollar = rest.firstIndex(of: "$") {
+            out += rest[..<dollar]
+            var after = rest[rest.index(after: dollar)...]
+            let braced = after.first == "{"
+            if braced { after = after.dropFirst() }
+            let name = after.prefix { $0 == "_" || $0.isASCII && ($0.isLetter || $0.isNumber) }
+            // A name as the shell has them: a letter or `_` first.
+            if name.isEmpty || name.first!.isNumber || (braced && after.dropFirst(name.count).first != "}") {
+                out += "$"  // not a variable: kept as written
+                rest = rest[rest.index(after: dollar)...]
+                continue
+            }
+            let value: String? = name == "XDG_DATA_HOME" ? xdg : environment[String(name)]
+            guard let value else { throw UnsetVariable(name: String(name)) }
+            out += value
+            rest = after.dropFirst(name.count + (braced ? 1 : 0))
+        }
+        out += rest
+        if out == "~" || out.hasPrefix("~/") { out = home + out.dropFirst() }
+        return out
     }
 }

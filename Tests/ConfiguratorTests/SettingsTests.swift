@@ -30,6 +30,23 @@ struct SettingsTests {
         #expect(try Settings.load(path: path, environment: custom).dataDirectory == "/data/pacer")
     }
 
+    /// Environment variables in paths are expanded; one that is not set is an error naming
+    /// it, with the file's line and key, never a folder literally named `$NOPE_UNSET`.
+    @Test func variablesInPathsAreExpandedAndAnUnsetOneIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\nhardware_dir: /h\n"
+        let env = ["HOME": "/home/runner", "PACER_DATA": "/srv/pacer", "SITE": "club"]
+        for (line, expected) in [("data_dir: $PACER_DATA/runs", "/srv/pacer/runs"), ("data_dir: ${PACER_DATA}-$SITE", "/srv/pacer-club"),
+                                 ("data_dir: ~/runs", "/home/runner/runs"), ("data_dir: /cost/$5", "/cost/$5")] {
+            try (base + line + "\n").write(toFile: "\(dir)/s.yaml", atomically: true, encoding: .utf8)
+            #expect(try Settings.load(path: "\(dir)/s.yaml", environment: env).dataDirectory == expected, "\(line)")
+        }
+        try (base + "data_dir: $NOPE_UNSET/pacer\n").write(toFile: "\(dir)/s.yaml", atomically: true, encoding: .utf8)
+        let error = #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/s.yaml", environment: env) }
+        #expect(error?.line == 6 && error?.key == "data_dir", "\(String(describing: error))")
+        #expect(error?.description.contains("$NOPE_UNSET is not set") == true, "\(String(describing: error))")
+    }
+
     /// Relative paths in a settings file are the file's folder's, whatever the working
     /// directory; flags stay the working directory's.
     @Test func relativePathsInTheFileAreTheFilesFolders() throws {
