@@ -101,6 +101,12 @@ public enum ScenarioLoader {
         if let recording, !FileManager.default.fileExists(atPath: recording) {
             throw map.error("recording", "\(recording) does not exist")
         }
+        // A recording is replayed and read through for its date: it must end. A device
+        // (/dev/zero, /dev/urandom), a FIFO or a folder would be read for ever.
+        if let recording, let type = try? FileManager.default.attributesOfItem(atPath: recording)[.type] as? FileAttributeType,
+           type != .typeRegular {
+            throw map.error("recording", "\(recording) is not a regular file (a recording is an NMEA file; a device or a pipe never ends)")
+        }
         if let recipe, !FileManager.default.fileExists(atPath: recipe) {
             throw map.error("synth", "\(recipe) does not exist")
         }

@@ -268,12 +268,24 @@ public enum ScenarioRunner {
                 }
             }
         }
+        // A workout ends on its phases' time; one that does not (its timer held by a pause
+        // that never ends) must not keep the virtual clock, and `scenario test`, going for ever.
+        let limited = PowerCut()
+        let limit = ScenarioRunner.timeLimit(plan.workouts[scenario.workoutIndex])
+        clock.schedule(at: origin + limit) {
+            limited.set()
+            clock.stop()
+        }
         do {
             try runtime.start()
         } catch {
             throw ScenarioError("\(scenario.file): cannot start the activity: \(error)")
         }
         clock.run()
+        if limited.happened {
+            throw ScenarioError("\(scenario.file): the workout had not ended after \(RuntimeStatus.clock(limit)) of scenario time "
+                + "(a pause never resumed? add a stop to the script)")
+        }
         let wasCut = cut.happened
         // A cut device stops dead: the GPS goes quiet, nothing more is committed.
         if wasCut { device.gps?.stop() }
@@ -306,7 +318,13 @@ public enum ScenarioRunner {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether this life of the device ended in a power cut.
+    /// How long one life of the device may run in a scenario: the workout's own time three
+    /// times over, and at least six hours (pauses, outages, a slow battery).
+    static func timeLimit(_ workout: Workout) -> Duration {
+        max(workout.duration * 3, .seconds(6 * 3600))
+    }
+
+    /// Whether this life of the device ended in a power cut (or reached its time limit).
     final class PowerCut: Sendable {
         private let flag = Mutex(false)
         var happened: Bool { flag.withLock { $0 } }

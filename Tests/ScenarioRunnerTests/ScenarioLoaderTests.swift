@@ -118,6 +118,8 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: nowhere\nrecording: run.nmea\n", 2, "no plan 'nowhere'"),
         ("name: x\nplan: demo\n", nil, "names no recording"),
         ("name: x\nplan: demo\nrecording: missing.nmea\n", 3, "does not exist"),
+        ("name: x\nplan: demo\nrecording: /dev/zero\n", 3, "/dev/zero is not a regular file"),
+        ("name: x\nplan: demo\nrecording: /dev/urandom\n", 3, "/dev/urandom is not a regular file"),
         ("name: x\nplan: demo\nrecording: run.nmea\nworkout: 0\n", 4, "workout number from 1"),
         ("name: x\nplan: demo\nrecording: run.nmea\ndate: 2026-13-01\n", 4, "is not a date"),
         ("name: x\nplan: demo\nrecording: run.nmea\nbattery: {level: 140}\n", 4, "must be 0 to 100"),

@@ -36,6 +36,19 @@ struct ScenarioRunnerTests {
 
     func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
+    /// A workout that never ends (paused, never resumed) ends the scenario with an error at
+    /// its time limit, on the virtual clock at once, instead of running for ever.
+    @Test func aWorkoutThatNeverEndsIsStoppedAtTheLimit() throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = #expect(throws: ScenarioError.self) {
+            _ = try run(try scenario("script:\n  - {at: 60, do: pause}\n"))
+        }
+        #expect(error?.description.contains("the workout had not ended after 06:00:00 of scenario time") == true,
+                "\(String(describing: error))")
+        #expect(clock.now - started < .seconds(30))
+    }
+
     @Test func aPlainRunFollowsTheWorkoutAndWritesTheFourFiles() throws {
         let (outcome, out) = try run(try scenario(""))
         for f in ScenarioOutcome.resultFiles { #expect(FileManager.default.fileExists(atPath: "\(out)/\(f)")) }
