@@ -170,7 +170,7 @@ public final class GPSEventSink: Sendable {
             s.latest = fix
             s.lastFixAt = now
             var out = s.tracker.fix()
-            out.append(s.throttle.admit(at: now) ? .fix(fix) : .reading(fix))
+            out.append(s.throttle.admit(time: fix.time) ? .fix(fix) : .reading(fix))
             return (out, s.restPeriod != nil)
         }
         emit(events)
@@ -243,18 +243,31 @@ public struct GPSStatusTracker: Sendable {
 }
 
 /// At most one fix per interval: how a power profile slows position updates down.
-/// Time is the clock's, not the receiver's.
+///
+/// By the fix's own time, not its arrival: a 1 Hz receiver's fixes are a second apart by
+/// their timestamps however their sentences arrive (a fix 0.98 s after the last by the
+/// clock is still the next second's), so a 1 s interval keeps every fix and a 30 s one
+/// keeps one in 30, on the receiver's grid, without drifting a second per interval. A
+/// receiver whose time jumps (back, or more than an hour ahead: a reset, a week rollover)
+/// starts the grid afresh at that fix.
 public struct FixThrottle: Sendable {
     public var interval: Duration?
-    private var last: Instant?
+    private var last: UTCTimestamp?
 
     public init(interval: Duration?) {
         self.interval = interval
     }
 
-    public mutating func admit(at now: Instant) -> Bool {
-        if let interval, let last, now - last < interval { return false }
-        last = now
+    /// Whether the fix taken at `time` (the receiver's) is the next position update.
+    public mutating func admit(time: UTCTimestamp) -> Bool {
+        guard let interval else { return true }
+        let intervalMs = interval.nanoseconds / 1_000_000
+        if let last {
+            let gap = time.millisecondsSince1970 - last.millisecondsSince1970
+            let jumped = gap < 0 || gap > 3_600_000 + intervalMs
+            if !jumped && gap < intervalMs { return false }
+        }
+        last = time
         return true
     }
 }

@@ -64,10 +64,39 @@ struct GPSEventTests {
 
     @Test func throttleAdmitsOneFixPerInterval() {
         var throttle = FixThrottle(interval: .seconds(10))
-        let admitted = (0..<35).filter { throttle.admit(at: Instant.zero + .seconds($0)) }
+        var admitted: [Int] = []
+        for s in 0..<35 where throttle.admit(time: fix(s).time) { admitted.append(s) }
         #expect(admitted == [0, 10, 20, 30])
         var open = FixThrottle(interval: nil)
-        #expect((0..<5).allSatisfy { open.admit(at: Instant.zero + .seconds($0)) })
+        var all = 0
+        for s in 0..<5 where open.admit(time: fix(s).time) { all += 1 }
+        #expect(all == 5)
+    }
+
+    /// Case 10 of the reliability probe: in real time a 1 Hz receiver's sentences arrive a
+    /// little early or late; by arrival a 1 s interval kept 0.58 fixes a second and a 30 s one
+    /// kept one every 31 s. By the fixes' own times: every fix, and exactly every 30th.
+    @Test func theThrottleFollowsTheReceiversTimeNotTheArrival() {
+        let clock = VirtualClock()
+        for (interval, expected) in [(1, 120), (30, 4)] {
+            let log = EventLog()
+            let sink = GPSEventSink(clock: clock, samplingInterval: .seconds(interval)) { log.add($0) }
+            var jitter = SeededJitter()
+            for s in 0..<120 {
+                // Each second's fix arrives 0 to 60 ms after its second, or a little before
+                // the next one's expected arrival: what a USB receiver and a loaded board do.
+                clock.advance(to: Instant.zero + .seconds(1000 * interval + s) + .milliseconds(jitter.next()))
+                sink.fix(fix(s))
+            }
+            clock.runPending()
+            let times = log.fixes.map { Int($0.time.millisecondsSince1970 / 1000) }
+            #expect(times.count == expected, "interval \(interval) s: \(times.count) of 120 kept")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == interval }, "\(times)")
+        }
+        // A receiver whose time jumps back a week (a rollover bug) starts the grid afresh.
+        var throttle = FixThrottle(interval: .seconds(30))
+        let kept = [1_000_000, 1_000_000 - 604_800, 1_000_000 - 604_790, 1_000_000 - 604_770].map { throttle.admit(time: fix($0).time) }
+        #expect(kept == [true, true, false, true])
     }
 
     @Test func sinkDeliversOnTheClockLoopInOrder() {
@@ -158,4 +187,13 @@ final class ManualSource: GPSSource {
     var stops: Int { counts.withLock { $0.stops } }
     func start(_ sink: GPSEventSink) { counts.withLock { $0.starts += 1 } }
     func stop() { counts.withLock { $0.stops += 1 } }
+}
+
+/// Arrival jitter from a fixed seed: 0 to 990 ms, a different one each second.
+struct SeededJitter {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    mutating func next() -> Int64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int64((state >> 33) % 100) * 10 - 20
+    }
 }
