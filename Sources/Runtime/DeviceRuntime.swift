@@ -74,6 +74,8 @@ public final class DeviceRuntime: Sendable {
         var newSegmentPending = false
         /// The receiver's latest fix, position update or not.
         var lastFix: Fix?
+        /// When `lastFix` arrived, on the device's clock.
+        var lastFixArrival: Instant?
         /// The time of the last stored track point.
         var lastStored: UTCTimestamp?
         /// Each phase's result as the runner was told it at the phase's end.
@@ -83,6 +85,8 @@ public final class DeviceRuntime: Sendable {
         /// GPS time at an instant of the device's clock: the first fix of the activity. The
         /// activity's UTC times are the clock's, anchored there once.
         var anchor: (at: Instant, time: UTCTimestamp)?
+        /// The receiver's time disagrees with the anchored clock (`recordTime`).
+        var timeJumped = false
         var hasFixNow = false
         var gps = GPSStatus.disconnected
         var points = 0
@@ -366,6 +370,7 @@ public final class DeviceRuntime: Sendable {
                 let update = if case .fix = event { true } else { false }
                 s.hasFixNow = true
                 s.lastFix = fix
+                s.lastFixArrival = now
                 let decision = s.autoPause.observe(
                     speed: fix.speed, at: now, running: s.coach.isRunning && s.activity != nil,
                     phaseMinimumSpeed: s.coach.currentPhase.minimumSpeed)
@@ -436,15 +441,60 @@ public final class DeviceRuntime: Sendable {
     /// A fix as the next track point (in a new segment after a pause or a loss of fix).
     private func trackPoint(_ fix: Fix, _ s: inout State) -> (TrackPoint, Int64)? {
         guard let activity = s.activity else { return nil }
-        if let last = s.lastStored, fix.time <= last { return nil }
+        let time = recordTime(of: fix, &s)
+        if let last = s.lastStored, time <= last { return nil }
         if s.newSegmentPending {
             s.segment += s.points > 0 ? 1 : 0
             s.newSegmentPending = false
         }
         s.points += 1
-        s.lastStored = fix.time
-        return (TrackPoint(segment: s.segment, time: fix.time, position: fix.position,
+        s.lastStored = time
+        return (TrackPoint(segment: s.segment, time: time, position: fix.position,
                            altitude: fix.altitude, speed: fix.speed), activity)
+    }
+
+    /// How far the receiver's time may differ from the run's clock (anchored to GPS time at
+    /// the first fix) before it is taken as the receiver's clock jumping: a reset, a week
+    /// rollover (−1024 weeks), a leap handled twice. Arrival delays are well under it.
+    static let timeJumpTolerance = Duration.seconds(5)
+
+    /// The time a fix is recorded at: the receiver's own while it agrees with the run's
+    /// clock, the clock's while it has jumped. So the record has one time line, in order,
+    /// whatever the receiver says; a jump is logged when it starts and when it ends.
+    private func recordTime(of fix: Fix, _ s: inout State) -> UTCTimestamp {
+        guard let anchor = s.anchor else { return fix.time }
+        // Compared at the fix's arrival: a fix kept since (the latest at a pause, in a
+        // profile that samples every 30 s) is old, which is no jump.
+        let now = s.lastFix == fix ? (s.lastFixArrival ?? parts.clock.now) : parts.clock.now
+        let clockTime = UTCTimestamp(millisecondsSince1970: anchor.time.millisecondsSince1970
+            + (now - anchor.at).nanoseconds / 1_000_000)
+        let offset = fix.time.millisecondsSince1970 - clockTime.millisecondsSince1970
+        let jumped = abs(offset) > DeviceRuntime.timeJumpTolerance.nanoseconds / 1_000_000
+        if jumped != s.timeJumped {
+            s.timeJumped = jumped
+            if jumped {
+                logger.warning("the GPS time jumped by \(DeviceRuntime.describeJump(offset)) (receiver \(fix.time.iso8601), run clock \(clockTime.iso8601)): recording on the run's clock")
+            } else {
+                logger.notice("the GPS time agrees with the run's clock again")
+            }
+        }
+        return jumped ? clockTime : fix.time
+    }
+
+    /// The run's clock as UTC at `now` (nil before the first fix anchors it).
+    private func clockTime(_ s: State, at now: Instant) -> UTCTimestamp? {
+        s.anchor.map { a in
+            UTCTimestamp(millisecondsSince1970: a.time.millisecondsSince1970 + (now - a.at).nanoseconds / 1_000_000)
+        }
+    }
+
+    /// `-1 h 0 min 0 s`, `+1 d 0 h`, in the largest units that matter.
+    static func describeJump(_ ms: Int64) -> String {
+        let sign = ms < 0 ? "-" : "+"
+        let s = abs(ms) / 1000
+        if s >= 86_400 { return "\(sign)\(s / 86_400) d \(s % 86_400 / 3600) h" }
+        if s >= 3600 { return "\(sign)\(s / 3600) h \(s % 3600 / 60) min" }
+        return "\(sign)\(s) s"
     }
 
     /// The receiver's latest fix as a track point, when it is live and newer than the last
@@ -632,7 +682,10 @@ public final class DeviceRuntime: Sendable {
             guard let fix = live ?? s.lastFix else { return .noPositionYet }
             s.lastWaypointAt = now
             let waypoint = Waypoint(
-                name: name, time: fix.time, position: fix.position, altitude: fix.altitude,
+                // On the run's time line: the fix's own time, or the clock's while the
+                // receiver's has jumped (track points tell; a waypoint's fix may be old).
+                name: name, time: s.timeJumped ? clockTime(s, at: now) ?? fix.time : fix.time,
+                position: fix.position, altitude: fix.altitude,
                 atLastKnownPosition: live == nil)
             do {
                 try parts.log.add(waypoint, to: activity)

@@ -19,9 +19,10 @@ import Synchronization
 /// Offsets: every cycle has an offset in the recording, its UTC time minus the first timed
 /// cycle's. Cycles without a time (`.noFix(nil)`: a receiver still searching sends
 /// `$GPRMC,,V,…`) take the offset of the cycle before them (zero before any timed cycle). A
-/// cycle whose time goes backwards (two recordings joined end to end) also takes the offset
-/// of the one before it, and later offsets are measured from it, so the replay goes on
-/// rather than stalling: offsets never decrease and the order is always the file's.
+/// cycle whose time jumps (backwards: two recordings joined end to end, a receiver's week
+/// rollover; or more than an hour ahead) comes one cycle after the one before it, and later
+/// offsets are measured from it, so the replay goes on as the receiver would, rather than
+/// stalling or waiting a day: offsets never decrease and the order is always the file's.
 ///
 /// Timing (`Pace.clock`): a cycle is released when the clock reaches the start instant plus
 /// its offset divided by `speed` (with `skip`, plus its offset minus the first replayed
@@ -344,6 +345,9 @@ private struct Replay {
     var lastTime: UTCTimestamp?
     /// The last cycle's offset.
     var lastOffset = Duration.zero
+    /// The receiver's last cycle length (1 s until known): how far a cycle after a time jump
+    /// comes after the one before it.
+    var cycle = Duration.seconds(1)
 
     // Release instants.
     /// The clock's `now` at `start`.
@@ -471,18 +475,29 @@ private struct Replay {
     private mutating func offset(of epoch: NMEAEpoch) -> Duration {
         var offset = lastOffset
         if let time = epoch.time {
-            if let base, let lastTime, time >= lastTime {
+            let step = lastTime.map { time.millisecondsSince1970 - $0.millisecondsSince1970 } ?? 0
+            if let base, lastTime != nil, step >= 0, step <= Self.largestStep {
                 let ms = time.millisecondsSince1970 - base.time.millisecondsSince1970
                 offset = max(lastOffset, base.offset + .milliseconds(ms))
-            } else {
-                // The first timed cycle, or time went backwards: measure from here.
+            } else if base == nil {
                 base = (time, lastOffset)
+            } else {
+                // The receiver's time jumped (back, or further ahead than any pause in a
+                // recording: a reset, a week rollover), not the world's: the cycle comes one
+                // cycle after the last, and later offsets are measured from it.
+                offset = lastOffset + cycle
+                base = (time, offset)
             }
+            if offset > lastOffset, offset - lastOffset <= .seconds(60) { cycle = offset - lastOffset }
             lastTime = time
         }
         lastOffset = offset
         return offset
     }
+
+    /// The longest forward step between two cycles taken as real time: a recording with a
+    /// longer gap (the receiver off for hours) is taken as a time jump.
+    static let largestStep: Int64 = 3_600_000
 
     /// The instant `offset` is released at; never before the last release.
     mutating func release(_ offset: Duration, pace: NMEAFileSource.Pace, speed: Double) -> Instant {

@@ -179,3 +179,62 @@ struct DeviceRuntimeControlTests {
         #expect(rig.finished.value == .stopped)
     }
 }
+
+/// Case 6 of the reliability probe: a receiver whose clock jumps (−1 h, +1 day, −1024 weeks:
+/// a week-rollover bug) mid-run. Coaching goes on; the record keeps one time line: the
+/// activity's start and end, every point and waypoint, in order, the receiver's times where
+/// they agree with the run's clock and the clock's where they jumped.
+@Suite("GPS time jumps")
+struct GPSTimeJumpTests {
+    /// The test recording with its RMC/GGA times shifted by `shift(s)` seconds from second `s`.
+    static func jumping(seconds: Int, shift: (Int) -> Int) -> String {
+        var lines: [String] = []
+        for (s, pair) in recordingLines(seconds: seconds).enumerated() {
+            for line in pair { lines.append(retime(line, by: shift(s))) }
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func recordingLines(seconds: Int) -> [[String]] {
+        let text = recording(seconds: seconds) { _ in 3.0 }
+        let lines = text.split(separator: "\r\n").map(String.init).filter { $0.hasPrefix("$") }
+        return stride(from: 0, to: lines.count, by: 2).map { [lines[$0], lines[$0 + 1]] }
+    }
+
+    /// A sentence with its time (and RMC date) moved by `shift` seconds, checksum redone.
+    static func retime(_ line: String, by shift: Int) -> String {
+        guard shift != 0 else { return line }
+        var fields = line.dropFirst().split(separator: "*")[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let t = fields[1]
+        let base = Int(t.prefix(2))! * 3600 + Int(t.dropFirst(2).prefix(2))! * 60 + Int(t.dropFirst(4).prefix(2))!
+        var total = base + shift
+        var days = Int((Double(total) / 86_400).rounded(.down))
+        total -= days * 86_400
+        fields[1] = String(format: "%02d%02d%02d.00", total / 3600, total / 60 % 60, total % 60)
+        if fields[0].hasSuffix("RMC") {
+            let date = CivilDate(year: 2026, month: 5, day: 2)!.adding(days: days)
+            fields[9] = String(format: "%02d%02d%02d", date.day, date.month, date.year % 100)
+            days = 0
+        }
+        return nmea(fields.joined(separator: ","))
+    }
+
+    @Test(arguments: [("-1 h", -3600), ("+1 day", 86_400), ("-1024 weeks", -1024 * 604_800)])
+    func theRecordKeepsOneTimeLine(name: String, jump: Int) throws {
+        let text = Self.jumping(seconds: 130) { s in s >= 60 ? jump : 0 }
+        let rig = try Rig(text, plan: plan(("run", 120, 2.5, 3.5)), profile: profile(position: 1, alert: 20, window: 3, flush: 5))
+        try rig.run()
+        #expect(rig.finished.value == .completed, "\(name)")
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let times = detail.points.map(\.time.millisecondsSince1970)
+        #expect(times.count >= 118, "\(name): \(times.count) points: the ones after the jump were dropped?")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 }, "\(name): time goes backwards in the track")
+        let start = try #require(detail.summary.startedAt), end = try #require(detail.summary.endedAt)
+        #expect(end.millisecondsSince1970 - start.millisecondsSince1970 == 120_000, "\(name): \(start) to \(end)")
+        #expect(times.last.map { $0 <= end.millisecondsSince1970 } == true, "\(name): a point after the end")
+        #expect(abs(detail.summary.elapsedTime.inSeconds - 120) < 1, "\(name)")
+        #expect(detail.summary.averageSpeed <= detail.summary.maximumSpeed + 0.01, "\(name)")
+        #expect(abs(detail.summary.distance - 360) < 4, "\(name): \(detail.summary.distance)")
+        #expect(Set(detail.points.map(\.segment)).count == 1, "\(name)")
+    }
+}
