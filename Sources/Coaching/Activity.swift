@@ -165,4 +165,12 @@ public protocol ActivityLog: AnyObject, Sendable {
     func commit() throws
     /// Closes the activity (commits).
     func finish(_ activity: Int64, end: ActivityEnd, endedAt: UTCTimestamp?, activeTime: Duration) throws
+    /// What failed commits left waiting (kept for the next), and the points given up at the
+    /// implementation's bound.
+    var uncommitted: (waiting: Int, dropped: Int) { get }
+}
+
+extension ActivityLog {
+    /// A log that never keeps anything waiting.
+    public var uncommitted: (waiting: Int, dropped: Int) { (0, 0) }
 }

@@ -161,6 +161,14 @@ struct RunCommand: ParsableCommand {
         for control in controls { control.stop() }
         display.finish(runtime.status)
 
+        if let loss = runtime.storageLoss {
+            // Not "completed and all is well": say what is not on disk, and fail (EX_IOERR).
+            let message = "error: the activity could not be stored: \(loss.reason). "
+                + "\(loss.waiting) items were not written\(loss.dropped > 0 ? " and \(loss.dropped) points were given up" : ""); "
+                + "what reached the disk is recovered at the next start (free space in \(settings.dataDirectory), then run Pacer again).\n"
+            FileDescriptorOutput.write(Array(message.utf8), to: 2)
+            throw ExitCode(74)
+        }
         if let id = runtime.status.activityID {
             let detail = try store.activity(id)
             for line in ActivityReport.detail(detail, mapWidth: 50, mapHeight: 14) { print(line) }

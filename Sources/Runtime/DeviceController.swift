@@ -476,6 +476,12 @@ public final class DeviceController: Sendable {
     /// The workout ended (completed, stopped): back to waiting, offering the next one.
     private func workoutEnded(_ end: ActivityEnd) {
         parts.clock.execute { [self] in
+            if let loss = state.withLock({ $0.runtime })?.storageLoss {
+                let fault = "the activity could not be stored: \(loss.reason) (\(loss.waiting) items not written); "
+                    + "what reached the disk is recovered at the next power-on"
+                logger.error("\(fault)")
+                report(.fault(fault))
+            }
             let off = state.withLock { s -> Bool in
                 s.runtime = nil
                 s.workouts += 1

@@ -87,6 +87,11 @@ public final class DeviceRuntime: Sendable {
         var anchor: (at: Instant, time: UTCTimestamp)?
         /// The receiver's time disagrees with the anchored clock (`recordTime`).
         var timeJumped = false
+        /// Why commits fail now (nil: they work); whether the runner was told.
+        var storageProblem: String?
+        var toldStorage = false
+        /// Why the activity could not be closed in storage.
+        var endProblem: String?
         var hasFixNow = false
         var gps = GPSStatus.disconnected
         var points = 0
@@ -766,9 +771,35 @@ public final class DeviceRuntime: Sendable {
             let update = state.withLock { s in s.activity.map { (totals(s, at: now), $0) } }
             if let (totals, activity) = update { try parts.log.update(totals, for: activity) }
             try parts.log.commit()
+            if state.withLock({ s in defer { s.storageProblem = nil }; return s.storageProblem != nil }) {
+                logger.notice("storage works again: what was waiting is stored")
+            }
         } catch {
-            logger.error("cannot commit the track: \(error)")
+            storageFailed(error)
         }
+    }
+
+    /// A commit failed (a full disk, a read-only or vanished folder): nothing is lost yet (the
+    /// log keeps what it could not write and tries again at the next commit); the runner
+    /// hears the storage-fault cue once, the journal hears every failure.
+    private func storageFailed(_ error: any Error) {
+        let reason = "\(error)"
+        let (first, waiting) = state.withLock { s -> (Bool, (waiting: Int, dropped: Int)) in
+            defer { s.storageProblem = reason }
+            return (!s.toldStorage, parts.log.uncommitted)
+        }
+        logger.error("cannot store the track: \(reason) (\(waiting.waiting) items waiting\(waiting.dropped > 0 ? ", \(waiting.dropped) points given up" : ""))")
+        guard first else { return }
+        state.withLock { $0.toldStorage = true }
+        report(.storageFault(reason))
+        sound(.storageFault, phase: nil)
+    }
+
+    /// What could not be stored when the activity ended, and why (nil: everything was).
+    public var storageLoss: (reason: String, waiting: Int, dropped: Int)? {
+        guard let reason = state.withLock({ $0.endProblem }) else { return nil }
+        let left = parts.log.uncommitted
+        return (reason, left.waiting, left.dropped)
     }
 
     private func finish(_ end: ActivityEnd) {
@@ -792,6 +823,7 @@ public final class DeviceRuntime: Sendable {
                 try parts.log.finish(activity, end: end, endedAt: totals.endedAt, activeTime: elapsed)
             } catch {
                 logger.error("cannot close the activity: \(error)")
+                state.withLock { $0.endProblem = "\(error)" }
             }
         }
         parts.buzzer.drain()

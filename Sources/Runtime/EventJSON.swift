@@ -159,6 +159,8 @@ extension RuntimeEvent {
             return [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, places: 1))]
         case .finished(let end):
             return [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, places: 3))]
+        case .storageFault(let reason):
+            return [("reason", .text(reason))]
         }
     }
 }

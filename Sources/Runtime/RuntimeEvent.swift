@@ -32,6 +32,9 @@ public enum RuntimeEvent: Hashable, Sendable {
     case profileChanged(from: String, to: String, percent: Double)
     /// The activity ended and was closed in storage.
     case finished(ActivityEnd)
+    /// Storage refused a commit (a full disk, a read-only or vanished folder): reported once
+    /// until it works again; what was not stored is kept and tried again at each commit.
+    case storageFault(String)
 
     /// A short name: `cue`, `phase-started`, `gps`, …
     public var kind: String {
@@ -50,6 +53,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .battery: "battery"
         case .profileChanged: "profile-changed"
         case .finished: "finished"
+        case .storageFault: "storage-fault"
         }
     }
 }

@@ -129,6 +129,9 @@ final class ScenarioRecorder: Sendable {
             name = end.rawValue
             text = "FINISHED (\(end.rawValue)) after \(RuntimeStatus.clock(status.coach.elapsed)) active, \(km(status.coach.distance)) km"
             fields = [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, 3))]
+        case .storageFault(let reason):
+            text = "STORAGE FAULT: \(reason)"
+            fields = [("reason", .text(reason))]
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
         if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }
@@ -253,6 +256,7 @@ final class ScenarioRecorder: Sendable {
         case .resumed: "RESUME"
         case .stopped: "STOPPED"
         case .split: "KM SPLIT"
+        case .storageFault: "STORAGE FAULT"
         case .powerOn: "POWER ON"
         case .fault: "FAULT"
         case .searching: "searching"

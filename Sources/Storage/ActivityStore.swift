@@ -35,6 +35,8 @@ public final class ActivityStore: ActivityLog, Sendable {
     private let recording = Mutex(Recording())
     /// The data folder's lock, held for the store's life by a writer.
     private let lock: DataFolderLock?
+    /// The database file's device and inode when opened (`checkStillThere`).
+    private let identity: (device: UInt64, inode: UInt64)
 
     /// How a command uses the data folder.
     public enum Access: Sendable {
@@ -95,6 +97,9 @@ public final class ActivityStore: ActivityLog, Sendable {
         } catch {
             throw StorageError.cannotOpen(path: path, reason: Self.reason(error))
         }
+        var info = stat()
+        _ = stat(path, &info)
+        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
     /// Closes the database; the store must not be used afterwards. Buffered items that were
@@ -269,14 +274,25 @@ public final class ActivityStore: ActivityLog, Sendable {
         var results: [(activity: Int64, result: PhaseResult)] = []
         /// The latest running totals of each activity.
         var totals: [Int64: ActivityTotals] = [:]
+        /// Points given up while commits kept failing (the bound).
+        var dropped = 0
 
         var isEmpty: Bool {
             points.isEmpty && waypoints.isEmpty && cues.isEmpty && results.isEmpty && totals.isEmpty
         }
 
-        /// Puts a batch that failed to commit back in front of what came since.
+        /// What is waiting, for messages.
+        var count: Int { points.count + waypoints.count + cues.count + results.count }
+
+        /// Puts a batch that failed to commit back in front of what came since, within the
+        /// bound: past `maximumPendingPoints` the oldest points go (counted in `dropped`).
         mutating func restore(_ earlier: Pending) {
             points = earlier.points + points
+            if points.count > ActivityStore.maximumPendingPoints {
+                let excess = points.count - ActivityStore.maximumPendingPoints
+                points.removeFirst(excess)
+                dropped += excess
+            }
             waypoints = earlier.waypoints + waypoints
             cues = earlier.cues + cues
             results = earlier.results + results
@@ -357,18 +373,43 @@ public final class ActivityStore: ActivityLog, Sendable {
         }
     }
 
+    /// Writes what is buffered in one transaction. When it fails (a full disk, a read-only
+    /// or vanished folder) nothing is lost: the batch stays buffered and the next commit
+    /// tries it again, up to `maximumPendingPoints` points.
     public func commit() throws {
         let batch = recording.withLock { r in
-            let batch = r.pending
+            var batch = r.pending
             r.pending = Pending()
+            r.pending.dropped = batch.dropped
+            batch.dropped = 0
             return batch
         }
         guard !batch.isEmpty else { return }
         do {
+            try checkStillThere()
             try write { db in try Self.insert(batch, db) }
         } catch {
             recording.withLock { $0.pending.restore(batch) }
             throw error
+        }
+    }
+
+    /// How many track points may wait in memory while commits fail: a day at 1 Hz
+    /// (about 10 MB). Past it the oldest waiting points are given up, and counted.
+    public static let maximumPendingPoints = 86_400
+
+    /// What is waiting to be committed (points, waypoints, cues, phase results), and the
+    /// points given up at the bound: what a failed end leaves unstored.
+    public var uncommitted: (waiting: Int, dropped: Int) {
+        recording.withLock { ($0.pending.count, $0.pending.dropped) }
+    }
+
+    /// The database file must still be the one opened: a data folder removed or replaced
+    /// under a running device would take every later commit into an unlinked file.
+    private func checkStillThere() throws {
+        var now = stat()
+        guard stat(path, &now) == 0, UInt64(now.st_ino) == identity.inode, UInt64(now.st_dev) == identity.device else {
+            throw StorageError.database("\(path) is gone (the data folder was removed or replaced): nothing more can be stored there")
         }
     }
 
@@ -381,6 +422,7 @@ public final class ActivityStore: ActivityLog, Sendable {
             return batch
         }
         do {
+            try checkStillThere()
             try write { db in
                 try Self.insert(batch, db)
                 guard try Self.exists(activity, db) else { throw StorageError.unknownActivity(activity) }

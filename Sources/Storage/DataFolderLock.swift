@@ -36,6 +36,11 @@ public final class DataFolderLock: Sendable {
             }
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o660)
             guard fd >= 0 else {
+                if errno == EROFS {
+                    throw StorageError.cannotOpen(
+                        path: directory, reason: "the data folder is on a read-only file system: nothing could be stored. "
+                            + "Remount it read-write, or check the card (Linux remounts a damaged file system read-only)")
+                }
                 throw StorageError.cannotOpen(path: path, reason: "cannot open the lock file (\(String(cString: strerror(errno))))")
             }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

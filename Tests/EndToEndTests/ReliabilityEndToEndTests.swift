@@ -122,4 +122,100 @@ struct ReliabilityEndToEndTests {
         #expect(try Self.sql(database, "SELECT state FROM activities") == "stopped")
         #expect(try Int(Self.sql(database, "SELECT COUNT(*) FROM track_points")) ?? 0 > 0)
     }
+
+    /// Storage faults (case 2): the disk fills up, or the data folder is removed, while a
+    /// workout records. (A mounted file system cannot be made read-only under open files; a
+    /// read-only folder is refused at the start, below.) The workout goes on (the cues sound), the runner hears
+    /// storage-fault once, and the end says what could not be stored and exits 74 (EX_IOERR)
+    /// instead of "completed"; what reached the disk stays, for the next start to recover.
+    @Test(arguments: ["full", "removed"])
+    func aStorageFaultIsLoudAndTheEndSaysWhatWasLost(fault: String) throws {
+        try #require(getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)")
+        let dir = try Pacer.temporaryDirectory()
+        let data = "\(dir)/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let mounted = fault != "removed"
+        if mounted {
+            let mount = try Pacer.tool("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
+            try #require(mount.status == 0, "\(mount.stderr)")
+        }
+        defer { if mounted { _ = try? Pacer.tool("/usr/bin/umount", ["-l", data]) } }
+        let hardware = "\(dir)/hardware"
+        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try """
+            name: quick
+            summary: Test profile that samples and commits often.
+            position_interval_s: 0.2
+            alert_interval_s: 2
+            cue_style: beeps
+            smoothing_window_s: 1
+            track_flush_interval_s: 0.5
+            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
+        try """
+            name: Short
+            workouts:
+              - name: Twenty seconds
+                phases:
+                  - {name: run, minutes: 0.34, speed_kmh: [8, 14]}
+            """.write(toFile: "\(hardware)/plans/short.yaml", atomically: true, encoding: .utf8)
+        let settings = "\(dir)/pacer.yaml"
+        try """
+            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=5
+            buzzer: "null"
+            battery: sim
+            profile: quick
+            data_dir: \(data)
+            hardware_dir: \(hardware)
+            """.write(toFile: settings, atomically: true, encoding: .utf8)
+        let run = try Pacer.start(["run", "--plan", "short", "--config", settings, "--today", "2026-05-02",
+                                   "--socket", "/tmp/pacer-storage-\(getpid())-\(fault).sock"])
+        defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
+        // Let it commit for a few seconds, then break the storage.
+        var committed = 0
+        for _ in 0..<100 where committed < 10 {
+            usleep(100_000)
+            committed = Int((try? Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
+        }
+        try #require(committed >= 10, "nothing was committed before the fault")
+        switch fault {
+        case "full":
+            _ = try Pacer.tool("/usr/bin/dd", ["if=/dev/zero", "of=\(data)/filler", "bs=4k"])
+        default:
+            try FileManager.default.removeItem(atPath: data)
+        }
+        let out = run.standardOutputData()
+        run.process.waitUntilExit()
+        let stdout = String(decoding: out.0, as: UTF8.self), stderr = String(decoding: out.1, as: UTF8.self)
+        #expect(run.process.terminationStatus == 74, "\(fault): exit \(run.process.terminationStatus): \(stderr)")
+        #expect(stderr.contains("error: the activity could not be stored"), "\(fault): \(stderr)")
+        #expect(stdout.components(separatedBy: "[storage-fault]").count == 2, "\(fault): the cue once: \(stdout)")
+        #expect(stdout.contains("[workout-complete]"), "\(fault): the workout went on to its end")
+        if fault != "removed" {
+            // What reached the disk is there, still recording: the next start recovers it.
+            #expect(try Self.sql("\(data)/pacer.sqlite", "SELECT state FROM activities") == "recording")
+            #expect(Int(try Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? 0 >= committed)
+        } else {
+            #expect(stderr.contains("is gone"), "\(stderr)")
+        }
+    }
+
+    /// A read-only data folder (a card mounted read-only after a file system error): a
+    /// device refuses to start, saying so, rather than coach a run it cannot keep.
+    @Test func aReadOnlyDataFolderIsRefusedAtTheStart() throws {
+        try #require(getuid() == 0, "mounting a read-only tmpfs needs root (CI runs as root)")
+        let dir = try Pacer.temporaryDirectory()
+        let settings = try Self.settings(in: dir)
+        let data = "\(dir)/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        #expect(try Pacer.run(["plan", "activate", "easy-run", "--config", settings]).status == 0)
+        let mount = try Pacer.tool("/usr/bin/mount", ["--bind", "-o", "ro", data, data])
+        try #require(mount.status == 0, "\(mount.stderr)")
+        defer { _ = try? Pacer.tool("/usr/bin/umount", ["-l", data]) }
+        let run = try Pacer.run(["run", "--config", settings, "--today", "2026-05-02", "--socket", "/tmp/pacer-ro-\(getpid()).sock"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("the data folder is on a read-only file system"), "\(run.stderr)")
+        #expect(!run.stdout.contains("START"), "it coached a run it could not keep")
+    }
 }
