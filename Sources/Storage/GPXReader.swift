@@ -87,25 +87,51 @@ public enum GPXReader {
         "http://www.topografix.com/GPX/1/0": "1.0",
     ]
 
-    /// Reads the file at `path`.
+    /// Reads the file at `path`, streamed to the parser in chunks: the file's text is never
+    /// in memory whole, only the points read from it.
     public static func read(path: String) throws(GPXError) -> GPXDocument {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw GPXError(file: path, line: nil, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: "is a folder, not a GPX file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
         }
-        return try parse(data, file: path)
+        // The parser takes a file of blanks for a document not started yet; say what it is.
+        var blank = true
+        while blank, let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+            blank = chunk.allSatisfy(isBlank)
+        }
+        try? handle.close()
+        guard !blank else { throw GPXError(file: path, line: nil, reason: "the file is empty: not a GPX file") }
+        guard let stream = InputStream(fileAtPath: path) else {
+            throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
+        }
+        return try parse(stream, file: path)
     }
 
     /// Reads a document; `file` names it in errors.
     public static func parse(_ data: Data, file: String) throws(GPXError) -> GPXDocument {
-        guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
+        guard !data.allSatisfy(isBlank) else {
             throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file")
         }
-        let parser = XMLParser(data: data)
+        return try parse(InputStream(data: data), file: file)
+    }
+
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// Parses from a stream, which `XMLParser` feeds to libxml2's push parser in chunks
+    /// (128 KiB). `XMLParser(data:)` hands libxml2 the whole document as one chunk, and
+    /// libxml2 refuses a chunk with more than 10,000,000 bytes left to parse unless
+    /// XML_PARSE_HUGE is set, which Foundation gives no way to set: that was the "XML parser
+    /// error 1" (XML_ERR_INTERNAL_ERROR, "Huge input lookup") at the last line of any GPX
+    /// over 10 MB. Fed in chunks, the parser never holds more than a chunk and what is not
+    /// parsed yet of the one before.
+    static func parse(_ stream: InputStream, file: String) throws(GPXError) -> GPXDocument {
+        let parser = XMLParser(stream: stream)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
