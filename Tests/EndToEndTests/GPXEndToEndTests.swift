@@ -9,7 +9,7 @@ struct GPXEndToEndTests {
     /// A GPX 1.1 track as another device writes it: one point a second, a runner at about
     /// 3 m/s round a 2 km circle, with elevations; `points` of them, about 110 bytes each.
     static func writeTrack(_ path: String, points: Int) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let file = try #require(FileHandle(forWritingAtPath: path))
         defer { try? file.close() }
         var out: [UInt8] = []
