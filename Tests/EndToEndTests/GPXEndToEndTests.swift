@@ -83,4 +83,66 @@ struct GPXEndToEndTests {
         let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--stream", exported])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
     }
+
+    /// Issue 14: a 2-point track of 19,967 km in 1 s became an activity, and `pacer stats`
+    /// reported an average of 144,971 km/h. Refused now, with the line and why; the same jump
+    /// as one point of a run is dropped and said, and the statistics are the run's.
+    @Test func anImpossibleTrackNeverReachesTheStatistics() throws {
+        let dir = try Pacer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let data = "\(dir)/data"
+        let far = "\(dir)/far.gpx"
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="a probe" xmlns="http://www.topografix.com/GPX/1/1">
+            <trk><trkseg>
+            <trkpt lat="0" lon="0"><time>2024-05-01T08:00:00Z</time></trkpt>
+            <trkpt lat="0" lon="179.568"><time>2024-05-01T08:00:01Z</time></trkpt>
+            </trkseg></trk>
+            </gpx>
+
+            """.write(toFile: far, atomically: true, encoding: .utf8)
+        let refused = try Pacer.run(["activities", "import", far, "--as", "activity", "--data-dir", data])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("\(far):5: <trkpt> is 19967 km from the point at line 4, 1 s earlier"), "\(refused.stderr)")
+        let none = try Pacer.run(["stats", "--data-dir", data])
+        #expect(none.stdout.contains("No activities yet"), "\(none.stdout)")
+
+        // A run of 10 minutes at 3 m/s, with the same jump at 5 minutes.
+        let run = "\(dir)/run.gpx"
+        try Self.writeTrack(run, points: 600)
+        var text = try String(contentsOfFile: run, encoding: .utf8).components(separatedBy: "\n")
+        let spike = 3 + 300  // the 301st point's line, 0-based
+        let point = text[spike]
+        let lat = try #require(point.range(of: #"lat="[^"]*" lon="[^"]*""#, options: .regularExpression))
+        text[spike] = point.replacingCharacters(in: lat, with: #"lat="-45" lon="-173.568""#)
+        try text.joined(separator: "\n").write(toFile: run, atomically: true, encoding: .utf8)
+        let imported = try Pacer.run(["activities", "import", run, "--as", "activity", "--data-dir", data])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("599 points"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("Dropped 1 of the file's 600 points as GPS glitches"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("\(run):\(spike + 1): <trkpt> dropped as a GPS glitch: is "), "\(imported.stdout)")
+        let stats = try Pacer.run(["stats", "--data-dir", data])
+        #expect(stats.status == 0)
+        // 599 s at 3 m/s round the circle: 1.80 km, at 10.8 km/h.
+        #expect(stats.stdout.contains("Longest run: 1.80 km"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("Average speed over all activities: 10.8 km/h"), "\(stats.stdout)")
+    }
+
+    /// A real run (a Garmin Fenix 2 on a trail, 1 Hz, hilly, under trees), as gpsbabel writes
+    /// it to GPX: none of its points is taken for a glitch.
+    @Test func aRealRunImportsWhole() throws {
+        let dir = try Pacer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gpx = "\(dir)/fenix.gpx"
+        let babel = try Pacer.tool("/usr/bin/gpsbabel", [
+            "-i", "nmea", "-f", Pacer.repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
+        ])
+        try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
+        let imported = try Pacer.run(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("2984 points"), "\(imported.stdout)")
+        #expect(!imported.stdout.contains("Dropped"), "\(imported.stdout)")
+        #expect(!imported.stdout.contains("Left out"), "\(imported.stdout)")
+    }
 }
