@@ -131,7 +131,7 @@ struct ActivitiesCommand: ParsableCommand {
         func run() throws {
             let activities = try store.open()
             if export.gpx == "-" {
-                FileDescriptorOutput.write(try activities.gpx(activity: id, options: export.options), to: 1)
+                try activities.exportGPX(activity: id, options: export.options) { FileDescriptorOutput.write($0, to: 1) }
             } else {
                 try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
                 print("Activity #\(id) written to \(export.gpx)")

@@ -64,41 +64,109 @@ extension ActivityStore {
     /// track with a segment per recorded segment.
     public func gpx(activity id: Int64, options: GPXExportOptions = .all) throws -> [UInt8] {
         var out: [UInt8] = []
-        try Self.writeGPX(try activity(id), options: options) { out.append(contentsOf: $0) }
+        try exportGPX(activity: id, options: options) { out.append(contentsOf: $0) }
         return out
     }
 
     /// Writes the activity as GPX 1.1 to `path`, through a temporary file renamed into place:
     /// the file is never seen half-written.
     public func exportGPX(activity id: Int64, to path: String, options: GPXExportOptions = .all) throws {
-        let detail = try activity(id)
-        try Self.writeAtomically(path) { write in try Self.writeGPX(detail, options: options, to: write) }
-    }
-
-    /// Writes the route as GPX 1.1 (`<wpt>`s and one `<rte>`) to `path`.
-    public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
-        let detail = try route(id)
-        try Self.writeAtomically(path) { write in
-            var writer = GPXWriter(name: detail.summary.name)
-            if options.waypoints {
-                for w in detail.waypoints {
-                    writer.waypoint(w.position, altitude: options.elevations ? w.altitude : nil,
-                                    time: options.times ? w.time : nil, name: w.name, description: w.description)
-                }
-            }
-            writer.beginRoute(name: detail.summary.name)
-            for p in detail.points {
-                writer.routePoint(p.position, altitude: options.elevations ? p.altitude : nil,
-                                  time: options.times ? p.time : nil)
-                if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
-            }
-            try write(writer.finish())
+        try read { db in
+            try Self.activityExists(id, db)
+            try Self.writeAtomically(path) { write in try Self.writeGPX(activity: id, options: options, db, to: write) }
         }
     }
 
-    static func writeGPX(_ detail: ActivityDetail, options: GPXExportOptions,
+    /// Writes the activity as GPX 1.1 to `write`, 64 KiB at a time.
+    public func exportGPX(activity id: Int64, options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+        try read { db in
+            try Self.activityExists(id, db)
+            try Self.writeGPX(activity: id, options: options, db, to: write)
+        }
+    }
+
+    static func activityExists(_ id: Int64, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM activities WHERE id = ?", arguments: [id]) == true else {
+            throw StorageError.unknownActivity(id)
+        }
+    }
+
+    /// Streams a stored activity from the database to GPX: its points are read with a cursor
+    /// and written as they come, so neither the points nor the text are ever in memory whole
+    /// (an export of a 24-hour track holds what a short run's does). The same document
+    /// `writeGPX(_:name:time:options:to:)` writes from `ActivityDetail`s.
+    static func writeGPX(activity id: Int64, options: GPXExportOptions, _ db: Database,
                          to write: ([UInt8]) throws -> Void) throws {
-        try writeGPX([detail], name: detail.summary.name, time: detail.summary.startedAt, options: options, to: write)
+        let row = try Row.fetchOne(db, sql: "SELECT name, started_at FROM activities WHERE id = ?", arguments: [id])
+        let name: String? = row?["name"]
+        var startedAt = (row?["started_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))
+        if startedAt == nil {
+            startedAt = try Int64.fetchOne(
+                db, sql: "SELECT time FROM track_points WHERE activity_id = ? ORDER BY seq LIMIT 1", arguments: [id]
+            ).map(UTCTimestamp.init(millisecondsSince1970:))
+        }
+        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil)
+        if options.waypoints {
+            let waypoints = try Row.fetchCursor(
+                db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
+                arguments: [id])
+            while let w = try waypoints.next() {
+                let atLastKnown: Bool = w[5]
+                writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                                time: options.times ? UTCTimestamp(millisecondsSince1970: w[1]) : nil, name: w[0],
+                                type: atLastKnown ? lastKnownPositionType : nil)
+            }
+        }
+        writer.beginTrack(name: name, type: "running")
+        let points = try Row.fetchCursor(
+            db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
+            arguments: [id])
+        var segment: Int?
+        while let p = try points.next() {
+            let number: Int = p[0]
+            if number != segment {
+                writer.beginSegment()
+                segment = number
+            }
+            writer.trackPoint(GeoPoint(latitude: p[2], longitude: p[3]), altitude: options.elevations ? p[4] : nil,
+                              time: options.times ? UTCTimestamp(millisecondsSince1970: p[1]) : nil,
+                              speed: options.speeds ? p[5] : nil)
+            if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+        }
+        try write(writer.finish())
+    }
+
+    /// Writes the route as GPX 1.1 (`<wpt>`s and one `<rte>`) to `path`, its points read with
+    /// a cursor and written as they come.
+    public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
+        try read { db in
+            guard let name = try String.fetchOne(db, sql: "SELECT name FROM routes WHERE id = ?", arguments: [id]) else {
+                throw StorageError.unknownRoute(id)
+            }
+            try Self.writeAtomically(path) { write in
+                var writer = GPXWriter(name: name)
+                if options.waypoints {
+                    let waypoints = try Row.fetchCursor(
+                        db, sql: """
+                            SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq
+                            """, arguments: [id])
+                    while let w = try waypoints.next() {
+                        writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                                        time: options.times ? (w[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil,
+                                        name: w[0], description: w[1])
+                    }
+                }
+                writer.beginRoute(name: name)
+                let points = try Row.fetchCursor(
+                    db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
+                while let p = try points.next() {
+                    writer.routePoint(GeoPoint(latitude: p[0], longitude: p[1]), altitude: options.elevations ? p[2] : nil,
+                                      time: options.times ? (p[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil)
+                    if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+                }
+                try write(writer.finish())
+            }
+        }
     }
 
     /// Several activities in one document (a scenario's run, a power cut and the run after

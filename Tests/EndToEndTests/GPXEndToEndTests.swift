@@ -82,6 +82,10 @@ struct GPXEndToEndTests {
         // Well-formed to an independent parser (libxml2 reading it as a stream).
         let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--stream", exported])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
+        // To standard output, streamed the same way: the same document.
+        let piped = try Pacer.run(["activities", "export", "1", "--gpx", "-", "--data-dir", data])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == (try String(contentsOfFile: exported, encoding: .utf8)))
     }
 
     /// Issue 14: a 2-point track of 19,967 km in 1 s became an activity, and `pacer stats`
