@@ -133,7 +133,7 @@ struct ActivitiesCommand: ParsableCommand {
         func run() throws {
             let activities = try store.open()
             if export.gpx == "-" {
-                FileDescriptorOutput.write(try activities.gpx(activity: id, options: export.options), to: 1)
+                try activities.exportGPX(activity: id, options: export.options) { FileDescriptorOutput.write($0, to: 1) }
             } else {
                 try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
                 print("Activity #\(id) written to \(export.gpx)")
@@ -150,10 +150,17 @@ struct ActivitiesCommand: ParsableCommand {
             abstract: "Import a GPX file as a route to follow, or as a past activity.",
             discussion: """
                 A file that is not GPX 1.1 or 1.0, or that is broken (a point without lat or lon, \
-                a coordinate out of range, a bad time, a truncated file), is refused with the line \
-                and the reason, and nothing is stored. As a route: the file's <rte> points, or its \
-                track points when it has no route, and its waypoints. As an activity: its track, \
-                which needs a time at every point.
+                a coordinate out of range, a bad time, a truncated file, entities declared in a \
+                DTD), is refused with the line and the reason, and nothing is stored. As a route: \
+                the file's <rte> points, or its track points when it has no route, and its \
+                waypoints. As an activity: its track, which needs a time at every point, times \
+                that advance. Files of any size are read as a stream.
+
+                What no runner could have recorded is refused with the point's line and the \
+                reason: a jump faster than 50 km/h (give or take 50 m of GPS error) that the \
+                track does not come back from, times that go back or are all the same (an \
+                activity's), elevations outside -500 to 9000 m. A few such points (1 in 100; none \
+                in a file of under 10 points) are dropped as GPS glitches instead, and said.
                 """)
 
         @Argument(help: "The GPX file.")
@@ -171,8 +178,22 @@ struct ActivitiesCommand: ParsableCommand {
             let result = try store.open(writing: true).importGPX(
                 file: file, as: kind == .route ? .route : .activity, name: name)
             let what = result.kind == .route ? "route" : "activity"
-            print("Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
-                  + "\(result.pointCount) points, \(result.waypointCount) waypoints")
+            var lines = ["Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
+                         + "\(result.pointCount) points, \(result.waypointCount) waypoints"]
+            if result.droppedPoints > 0 {
+                lines.append("Dropped \(result.droppedPoints) of the file's \(result.pointsRead) points as GPS glitches "
+                             + "(out of line with the track, and it comes back).")
+            }
+            if result.droppedElevations > 0 {
+                lines.append("Left out \(result.droppedElevations) elevations no runner meets (their points are kept).")
+            }
+            let shown = result.notes.count
+            if shown > 0 {
+                lines.append(contentsOf: result.notes.map { "  \($0)" })
+                let more = result.droppedPoints + result.droppedElevations + (result.timesLeftOut ? 1 : 0) - shown
+                if more > 0 { lines.append("  and \(more) more like these") }
+            }
+            printLines(lines)
         }
     }
 }

@@ -33,15 +33,25 @@ public enum GPXImportKind: String, Hashable, Sendable, CaseIterable {
     case activity
 }
 
-/// What an import stored.
+/// What an import stored, and what it left out of the file and why.
 public struct GPXImportResult: Hashable, Sendable {
     public var kind: GPXImportKind
     public var id: Int64
     public var name: String
+    /// Points stored.
     public var pointCount: Int
     public var waypointCount: Int
     /// Metres.
     public var distance: Double
+    /// Points read from the file: `pointCount` plus those dropped.
+    public var pointsRead: Int = 0
+    /// Points dropped as GPS glitches, and elevations left out of their point (`GPXPlausibility`).
+    public var droppedPoints: Int = 0
+    public var droppedElevations: Int = 0
+    /// A route's times, left out because they went back or were all the same.
+    public var timesLeftOut = false
+    /// Where and why, for the first few of each.
+    public var notes: [GPXImportNote] = []
 }
 
 extension ActivityStore {
@@ -54,41 +64,109 @@ extension ActivityStore {
     /// track with a segment per recorded segment.
     public func gpx(activity id: Int64, options: GPXExportOptions = .all) throws -> [UInt8] {
         var out: [UInt8] = []
-        try Self.writeGPX(try activity(id), options: options) { out.append(contentsOf: $0) }
+        try exportGPX(activity: id, options: options) { out.append(contentsOf: $0) }
         return out
     }
 
     /// Writes the activity as GPX 1.1 to `path`, through a temporary file renamed into place:
     /// the file is never seen half-written.
     public func exportGPX(activity id: Int64, to path: String, options: GPXExportOptions = .all) throws {
-        let detail = try activity(id)
-        try Self.writeAtomically(path) { write in try Self.writeGPX(detail, options: options, to: write) }
-    }
-
-    /// Writes the route as GPX 1.1 (`<wpt>`s and one `<rte>`) to `path`.
-    public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
-        let detail = try route(id)
-        try Self.writeAtomically(path) { write in
-            var writer = GPXWriter(name: detail.summary.name)
-            if options.waypoints {
-                for w in detail.waypoints {
-                    writer.waypoint(w.position, altitude: options.elevations ? w.altitude : nil,
-                                    time: options.times ? w.time : nil, name: w.name, description: w.description)
-                }
-            }
-            writer.beginRoute(name: detail.summary.name)
-            for p in detail.points {
-                writer.routePoint(p.position, altitude: options.elevations ? p.altitude : nil,
-                                  time: options.times ? p.time : nil)
-                if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
-            }
-            try write(writer.finish())
+        try read { db in
+            try Self.activityExists(id, db)
+            try Self.writeAtomically(path) { write in try Self.writeGPX(activity: id, options: options, db, to: write) }
         }
     }
 
-    static func writeGPX(_ detail: ActivityDetail, options: GPXExportOptions,
+    /// Writes the activity as GPX 1.1 to `write`, 64 KiB at a time.
+    public func exportGPX(activity id: Int64, options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+        try read { db in
+            try Self.activityExists(id, db)
+            try Self.writeGPX(activity: id, options: options, db, to: write)
+        }
+    }
+
+    static func activityExists(_ id: Int64, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM activities WHERE id = ?", arguments: [id]) == true else {
+            throw StorageError.unknownActivity(id)
+        }
+    }
+
+    /// Streams a stored activity from the database to GPX: its points are read with a cursor
+    /// and written as they come, so neither the points nor the text are ever in memory whole
+    /// (an export of a 24-hour track holds what a short run's does). The same document
+    /// `writeGPX(_:name:time:options:to:)` writes from `ActivityDetail`s.
+    static func writeGPX(activity id: Int64, options: GPXExportOptions, _ db: Database,
                          to write: ([UInt8]) throws -> Void) throws {
-        try writeGPX([detail], name: detail.summary.name, time: detail.summary.startedAt, options: options, to: write)
+        let row = try Row.fetchOne(db, sql: "SELECT name, started_at FROM activities WHERE id = ?", arguments: [id])
+        let name: String? = row?["name"]
+        var startedAt = (row?["started_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))
+        if startedAt == nil {
+            startedAt = try Int64.fetchOne(
+                db, sql: "SELECT time FROM track_points WHERE activity_id = ? ORDER BY seq LIMIT 1", arguments: [id]
+            ).map(UTCTimestamp.init(millisecondsSince1970:))
+        }
+        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil)
+        if options.waypoints {
+            let waypoints = try Row.fetchCursor(
+                db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
+                arguments: [id])
+            while let w = try waypoints.next() {
+                let atLastKnown: Bool = w[5]
+                writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                                time: options.times ? UTCTimestamp(millisecondsSince1970: w[1]) : nil, name: w[0],
+                                type: atLastKnown ? lastKnownPositionType : nil)
+            }
+        }
+        writer.beginTrack(name: name, type: "running")
+        let points = try Row.fetchCursor(
+            db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
+            arguments: [id])
+        var segment: Int?
+        while let p = try points.next() {
+            let number: Int = p[0]
+            if number != segment {
+                writer.beginSegment()
+                segment = number
+            }
+            writer.trackPoint(GeoPoint(latitude: p[2], longitude: p[3]), altitude: options.elevations ? p[4] : nil,
+                              time: options.times ? UTCTimestamp(millisecondsSince1970: p[1]) : nil,
+                              speed: options.speeds ? p[5] : nil)
+            if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+        }
+        try write(writer.finish())
+    }
+
+    /// Writes the route as GPX 1.1 (`<wpt>`s and one `<rte>`) to `path`, its points read with
+    /// a cursor and written as they come.
+    public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
+        try read { db in
+            guard let name = try String.fetchOne(db, sql: "SELECT name FROM routes WHERE id = ?", arguments: [id]) else {
+                throw StorageError.unknownRoute(id)
+            }
+            try Self.writeAtomically(path) { write in
+                var writer = GPXWriter(name: name)
+                if options.waypoints {
+                    let waypoints = try Row.fetchCursor(
+                        db, sql: """
+                            SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq
+                            """, arguments: [id])
+                    while let w = try waypoints.next() {
+                        writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                                        time: options.times ? (w[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil,
+                                        name: w[0], description: w[1])
+                    }
+                }
+                writer.beginRoute(name: name)
+                let points = try Row.fetchCursor(
+                    db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
+                while let p = try points.next() {
+                    writer.routePoint(GeoPoint(latitude: p[0], longitude: p[1]), altitude: options.elevations ? p[2] : nil,
+                                      time: options.times ? (p[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil)
+                    if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+                }
+                try write(writer.finish())
+            }
+        }
     }
 
     /// Several activities in one document (a scenario's run, a power cut and the run after
@@ -160,148 +238,201 @@ extension ActivityStore {
 
     // MARK: - Import
 
-    /// Imports a GPX file as a route or as a past activity. A file that is not GPX, or is
-    /// broken anywhere, is refused with the line and the reason (`GPXError`) and nothing is
-    /// stored: the whole file is read and checked before one transaction writes it.
-    public func importGPX(file path: String, as kind: GPXImportKind, name: String? = nil) throws -> GPXImportResult {
-        let document = try GPXReader.read(path: path)
-        return try importGPX(document, file: path, as: kind, name: name)
-    }
-
-    public func importGPX(_ document: GPXDocument, file: String, as kind: GPXImportKind,
-                          name: String? = nil) throws -> GPXImportResult {
-        let fallback = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+    /// Imports a GPX file as a route or as a past activity, streamed: points go into the
+    /// database as they are read and judged (`GPXPlausibility`), within one transaction, so
+    /// memory holds a few points, not the file, and a file refused anywhere (not GPX, broken,
+    /// or not a run: `GPXError`, with the line and the reason) stores nothing.
+    public func importGPX(file path: String, as kind: GPXImportKind, name: String? = nil,
+                          rules: GPXPlausibility = .standard) throws -> GPXImportResult {
+        let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         switch kind {
-        case .route:
-            let (points, title) = try Self.routePoints(document, file: file)
-            let routeName = name ?? document.name ?? title ?? fallback
-            return try storeRoute(document, points: points, name: routeName, file: file)
-        case .activity:
-            let segments = try Self.activitySegments(document, file: file)
-            let activityName = name ?? document.name ?? document.tracks.first(where: { $0.name != nil })?.name ?? fallback
-            return try storeActivity(document, segments: segments, name: activityName, file: file)
+        case .route: return try write { db in try Self.importRoute(path, name: name, fallback: fallback, rules: rules, db) }
+        case .activity: return try write { db in try Self.importActivity(path, name: name, fallback: fallback, rules: rules, db) }
         }
     }
 
-    /// A route's points: its `<rte>`s' points when it has any, else its tracks' points as one line.
-    static func routePoints(_ document: GPXDocument, file: String) throws(GPXError) -> ([GPXPoint], String?) {
-        if document.routePointCount > 0 {
-            return (document.routes.flatMap(\.points), document.routes.first(where: { $0.name != nil })?.name)
+    /// An activity: every non-empty track segment, in order; every point needs a time.
+    static func importActivity(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
+                               _ db: Database) throws -> GPXImportResult {
+        try db.execute(sql: "INSERT INTO activities (name, profile, state, source) VALUES (?, NULL, 'completed', ?)",
+                       arguments: [fallback, path])
+        let id = db.lastInsertedRowID
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var seq = 0
+        let filter = GPXPointFilter(rules: rules, file: path, timed: true) { p, segment in
+            // The filter refuses an activity's point without a time before handing it on.
+            try statement.execute(arguments: [id, seq, segment, p.time?.millisecondsSince1970 ?? 0, p.position.latitude,
+                                           p.position.longitude, p.altitude, p.speed])
+            seq += 1
         }
-        if document.trackPointCount > 0 {
-            return (document.tracks.flatMap { $0.segments.flatMap { $0 } },
-                    document.tracks.first(where: { $0.name != nil })?.name)
+        var place: GPXPlace?
+        let document = try GPXReader.read(path: path) { point, at in
+            guard case .track = at else { return }
+            if at != place {
+                place = at
+                try filter.beginSegment()
+            }
+            try filter.add(point, tag: "trkpt")
         }
-        throw GPXError(file: file, line: document.line, reason: "no route (<rte>) or track (<trk>) points to import")
-    }
-
-    /// An activity's segments: every non-empty track segment, each point with a time, times
-    /// never going backwards within a segment.
-    static func activitySegments(_ document: GPXDocument, file: String) throws(GPXError) -> [[GPXPoint]] {
-        let segments = document.tracks.flatMap(\.segments).filter { !$0.isEmpty }
-        guard !segments.isEmpty else {
+        guard document.trackPointCount > 0 else {
             let reason = document.routePointCount > 0
                 ? "no track (<trk>) points: the file holds a route; import it as a route"
                 : "no track (<trk>) points to import as an activity"
-            throw GPXError(file: file, line: document.line, reason: reason)
+            throw GPXError(file: path, line: document.line, reason: reason)
         }
-        for segment in segments {
-            var previous: UTCTimestamp?
-            for point in segment {
-                guard let time = point.time else {
-                    throw GPXError(file: file, line: point.line,
-                                   reason: "<trkpt> without <time>: an activity needs a time at every point (import the file as a route)")
-                }
-                if let previous, time < previous {
-                    throw GPXError(file: file, line: point.line,
-                                   reason: "<trkpt> time \(time) is before the previous point's \(previous)")
-                }
-                previous = time
-            }
-        }
-        return segments
+        try filter.finish()
+
+        var notes = filter.pointNotes + filter.elevationNotes
+        let waypoints = try timedWaypoints(document.waypoints, activity: id, file: path, rules: rules, notes: &notes, db)
+        var batch = Pending()
+        batch.waypoints = waypoints.enumerated().map { (id, $0, $1) }
+        try insert(batch, db)
+        let activityName = name ?? document.name ?? document.tracks.first(where: { $0.name != nil })?.name ?? fallback
+        try db.execute(sql: "UPDATE activities SET name = ? WHERE id = ?", arguments: [activityName, id])
+        try close(id, state: .completed, endedAt: nil, activeTime: nil, db)
+        let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
+        return GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
+                               waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
+                               droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
+                               notes: notes)
     }
 
-    func storeRoute(_ document: GPXDocument, points: [GPXPoint], name: String, file: String) throws -> GPXImportResult {
-        let stats = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) }])
+    /// A route: the file's `<rte>` points when it has any, else its track points as one line.
+    static func importRoute(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
+                            _ db: Database) throws -> GPXImportResult {
+        try db.execute(sql: """
+            INSERT INTO routes (name, source, distance_m, elevation_gain, elevation_loss, point_count, waypoint_count)
+            VALUES (?, ?, 0, 0, 0, 0, 0)
+            """, arguments: [fallback, path])
+        let id = db.lastInsertedRowID
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO route_points (route_id, seq, lat, lon, alt, time) VALUES (?, ?, ?, ?, ?, ?)")
+        var seq = 0
+        func makeFilter() -> GPXPointFilter {
+            GPXPointFilter(rules: rules, file: path, timed: false) { p, _ in
+                try insert.execute(arguments: [id, seq, p.position.latitude, p.position.longitude, p.altitude,
+                                               p.time?.millisecondsSince1970])
+                seq += 1
+            }
+        }
+        var filter = makeFilter()
+        var fromRoutes = false
+        var place: GPXPlace?
+        let document = try GPXReader.read(path: path) { point, at in
+            switch at {
+            case .route:
+                if !fromRoutes {
+                    // Route points win over track points, wherever they are in the file.
+                    fromRoutes = true
+                    if seq > 0 || filter.count > 0 {
+                        try db.execute(sql: "DELETE FROM route_points WHERE route_id = ?", arguments: [id])
+                        seq = 0
+                        filter = makeFilter()
+                    }
+                }
+            case .track:
+                if fromRoutes { return }
+            }
+            if at != place {
+                place = at
+                try filter.beginSegment()
+            }
+            try filter.add(point, tag: fromRoutes ? "rtept" : "trkpt")
+        }
+        guard document.routePointCount + document.trackPointCount > 0 else {
+            throw GPXError(file: path, line: document.line, reason: "no route (<rte>) or track (<trk>) points to import")
+        }
+        try filter.finish()
+        var notes = filter.pointNotes + filter.elevationNotes
+        if filter.timesUnusable {
+            try db.execute(sql: "UPDATE route_points SET time = NULL WHERE route_id = ?", arguments: [id])
+            notes.append(GPXImportNote(
+                file: path, line: document.line,
+                reason: "the points' times \(filter.timesGoBack ? "go back" : "are all the same"): left out, "
+                    + "the route is its points in order"))
+        }
+
+        let points = try Row.fetchCursor(
+            db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
+        var line = [PathPoint]()
+        line.reserveCapacity(filter.keptCount)
+        while let row = try points.next() {
+            line.append(PathPoint(position: GeoPoint(latitude: row[0], longitude: row[1]), altitude: row[2],
+                                  time: (row[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))))
+        }
+        let stats = PathStatistics(segments: [line])
         var duration: Int64?
-        if let first = points.first?.time, let last = points.last?.time, last >= first {
+        if let first = line.first?.time, let last = line.last?.time, last >= first {
             duration = last.millisecondsSince1970 - first.millisecondsSince1970
         }
-        let id = try write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO routes (name, source, distance_m, duration_ms, elevation_gain, elevation_loss,
-                                        min_elevation, max_elevation, point_count, waypoint_count, start_lat, start_lon)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [name, file, stats.distance, duration, stats.elevationGain, stats.elevationLoss,
-                            stats.minimumElevation, stats.maximumElevation, points.count, document.waypoints.count,
-                            stats.start?.latitude, stats.start?.longitude])
-            let id = db.lastInsertedRowID
-            let point = try db.cachedStatement(
-                sql: "INSERT INTO route_points (route_id, seq, lat, lon, alt, time) VALUES (?, ?, ?, ?, ?, ?)")
-            for (seq, p) in points.enumerated() {
-                try point.execute(arguments: [id, seq, p.position.latitude, p.position.longitude, p.altitude,
-                                              p.time?.millisecondsSince1970])
-            }
-            let waypoint = try db.cachedStatement(sql: """
-                INSERT INTO route_waypoints (route_id, seq, name, description, lat, lon, alt, time)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for (seq, w) in document.waypoints.enumerated() {
-                try waypoint.execute(arguments: [id, seq, w.name, w.description, w.position.latitude,
-                                                 w.position.longitude, w.altitude, w.time?.millisecondsSince1970])
-            }
-            return id
+        var waypoints = document.waypoints
+        checkElevations(&waypoints, rules: rules, notes: &notes, file: path)
+        let title = document.routes.first(where: { $0.name != nil })?.name
+            ?? (fromRoutes ? nil : document.tracks.first(where: { $0.name != nil })?.name)
+        let routeName = name ?? document.name ?? title ?? fallback
+        try db.execute(
+            sql: """
+                UPDATE routes SET name = ?, distance_m = ?, duration_ms = ?, elevation_gain = ?, elevation_loss = ?,
+                    min_elevation = ?, max_elevation = ?, point_count = ?, waypoint_count = ?, start_lat = ?, start_lon = ?
+                WHERE id = ?
+                """,
+            arguments: [routeName, stats.distance, duration, stats.elevationGain, stats.elevationLoss,
+                        stats.minimumElevation, stats.maximumElevation, line.count, waypoints.count,
+                        stats.start?.latitude, stats.start?.longitude, id])
+        let waypoint = try db.cachedStatement(sql: """
+            INSERT INTO route_waypoints (route_id, seq, name, description, lat, lon, alt, time)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (seq, w) in waypoints.enumerated() {
+            try waypoint.execute(arguments: [id, seq, w.name, w.description, w.position.latitude,
+                                             w.position.longitude, w.altitude, w.time?.millisecondsSince1970])
         }
-        return GPXImportResult(kind: .route, id: id, name: name, pointCount: points.count,
-                               waypointCount: document.waypoints.count, distance: stats.distance)
+        return GPXImportResult(kind: .route, id: id, name: routeName, pointCount: line.count,
+                               waypointCount: waypoints.count, distance: stats.distance, pointsRead: filter.count,
+                               droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
+                               timesLeftOut: filter.timesUnusable, notes: notes)
     }
 
-    func storeActivity(_ document: GPXDocument, segments: [[GPXPoint]], name: String,
-                       file: String) throws -> GPXImportResult {
-        var points: [TrackPoint] = []
-        for (index, segment) in segments.enumerated() {
-            for p in segment {
-                // activitySegments checked that every point has a time.
-                points.append(TrackPoint(segment: index, time: p.time ?? UTCTimestamp(millisecondsSince1970: 0),
-                                         position: p.position, altitude: p.altitude, speed: p.speed))
+    /// Waypoints' elevations outside `rules.elevations` are left out (and said), as a point's are.
+    static func checkElevations(_ waypoints: inout [GPXPoint], rules: GPXPlausibility, notes: inout [GPXImportNote],
+                                file: String) {
+        for i in waypoints.indices {
+            if let altitude = waypoints[i].altitude, !rules.elevations.contains(altitude) {
+                waypoints[i].altitude = nil
+                notes.append(GPXImportNote(file: file, line: waypoints[i].line, reason: "<ele> \(altitude) m left out "
+                    + "(the waypoint is kept): outside the elevations a runner meets "
+                    + "(\(Int(rules.elevations.lowerBound)) to \(Int(rules.elevations.upperBound)) m)"))
             }
         }
-        let waypoints = document.waypoints.enumerated().map { index, w in
-            Waypoint(name: w.name ?? "Waypoint \(index + 1)", time: w.time ?? Self.nearestTime(w.position, points),
+    }
+
+    /// An activity's waypoints, each with a time: its own, or that of the track point nearest
+    /// to it (found in one pass over the stored points, not by holding them).
+    static func timedWaypoints(_ read: [GPXPoint], activity: Int64, file: String, rules: GPXPlausibility,
+                               notes: inout [GPXImportNote], _ db: Database) throws -> [Waypoint] {
+        var waypoints = read
+        checkElevations(&waypoints, rules: rules, notes: &notes, file: file)
+        var nearest = [(distance: Double, time: Int64)](repeating: (.infinity, 0), count: waypoints.count)
+        if waypoints.contains(where: { $0.time == nil }) {
+            let points = try Row.fetchCursor(
+                db, sql: "SELECT time, lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq", arguments: [activity])
+            var first = true
+            while let row = try points.next() {
+                let position = GeoPoint(latitude: row[1], longitude: row[2])
+                for (i, w) in waypoints.enumerated() where w.time == nil {
+                    let d = Geodesy.distance(w.position, position)
+                    if d < nearest[i].distance || first { nearest[i] = (d, row[0]) }
+                }
+                first = false
+            }
+        }
+        return waypoints.enumerated().map { index, w in
+            Waypoint(name: w.name ?? "Waypoint \(index + 1)",
+                     time: w.time ?? UTCTimestamp(millisecondsSince1970: nearest[index].time),
                      position: w.position, altitude: w.altitude,
                      atLastKnownPosition: w.type == Self.lastKnownPositionType)
         }
-        var batch = Pending()
-        let stats = ActivityStatistics(points: points)
-        let id = try write { db in
-            try db.execute(
-                sql: "INSERT INTO activities (name, profile, started_at, state, source) VALUES (?, NULL, ?, 'completed', ?)",
-                arguments: [name, points.first?.time.millisecondsSince1970, file])
-            let id = db.lastInsertedRowID
-            batch.points = points.enumerated().map { (id, $0, $1) }
-            batch.waypoints = waypoints.enumerated().map { (id, $0, $1) }
-            try Self.insert(batch, db)
-            try Self.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
-            return id
-        }
-        return GPXImportResult(kind: .activity, id: id, name: name, pointCount: points.count,
-                               waypointCount: waypoints.count, distance: stats.distance)
-    }
-
-    /// The time of the track point nearest to a waypoint that has none.
-    static func nearestTime(_ position: GeoPoint, _ points: [TrackPoint]) -> UTCTimestamp {
-        var best = points.first?.time ?? UTCTimestamp(millisecondsSince1970: 0)
-        var bestDistance = Double.infinity
-        for p in points {
-            let d = Geodesy.distance(position, p.position)
-            if d < bestDistance {
-                bestDistance = d
-                best = p.time
-            }
-        }
-        return best
     }
 }

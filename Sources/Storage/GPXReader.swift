@@ -59,60 +59,111 @@ public struct GPXTrack: Hashable, Sendable {
     public var segments: [[GPXPoint]]
 }
 
+/// Where a route or track point read from a GPX file belongs.
+public enum GPXPlace: Hashable, Sendable {
+    /// In the file's `<rte>` number `route` (from 0).
+    case route(Int)
+    /// In the file's `<trk>` number `track`, its `<trkseg>` number `segment` (from 0).
+    case track(Int, segment: Int)
+}
+
 /// A GPX document as read: what the runner needs of it (names, times, points), nothing more.
 public struct GPXDocument: Hashable, Sendable {
-    /// "1.1" or "1.0", from the namespace.
+    /// "1.1" or "1.0", from the namespace (and the `version` attribute, which must agree).
     public var version: String
     public var name: String?
     public var time: UTCTimestamp?
     public var waypoints: [GPXPoint] = []
+    /// Routes and tracks with their names; their points are here unless they were handed to
+    /// a reader's `points` function as they were read.
     public var routes: [GPXRoute] = []
     public var tracks: [GPXTrack] = []
     /// The line of the `<gpx>` element.
     public var line: Int
+    /// The points read, wherever they went.
+    public var trackPointCount = 0
+    public var routePointCount = 0
 
-    public var trackPointCount: Int { tracks.reduce(0) { $0 + $1.segments.reduce(0) { $0 + $1.count } } }
-    public var routePointCount: Int { routes.reduce(0) { $0 + $1.points.count } }
+    public init(version: String, line: Int) {
+        self.version = version
+        self.line = line
+    }
 }
 
-/// Reads GPX 1.1 and 1.0 with Foundation's XMLParser (a SAX parser: no tree in memory).
+/// Reads GPX 1.1 and 1.0 with Foundation's XMLParser (a SAX parser: no tree in memory),
+/// streaming the file to it in chunks; a caller that stores points as they come (an import)
+/// holds none of them.
 ///
 /// Refused, with the line and the reason: a file that is not well-formed XML (truncated
-/// included), one whose root element is not `gpx` in the GPX 1.1 or 1.0 namespace, a point
-/// without `lat` or `lon` or with one that is not a number or out of range, an `ele` or
-/// `speed` that is not a number, a `time` that is not an ISO 8601 date and time.
+/// included), one whose root element is not `gpx` in the GPX 1.1 or 1.0 namespace, or whose
+/// `version` attribute is missing, another version or not the namespace's; a file that
+/// declares entities in a DTD (see `Input`); a point without `lat` or `lon` or with one that
+/// is not a number or out of range, an `ele` or `speed` that is not a finite number, a `time`
+/// that is not an ISO 8601 date and time. Whether the points make sense together (speeds,
+/// times, elevations) is `GPXPlausibility`'s to judge, not the format's.
 public enum GPXReader {
     public static let namespaces = [
         "http://www.topografix.com/GPX/1/1": "1.1",
         "http://www.topografix.com/GPX/1/0": "1.0",
     ]
 
-    /// Reads the file at `path`.
+    /// Reads the file at `path`, with every point.
     public static func read(path: String) throws(GPXError) -> GPXDocument {
+        do {
+            return try read(path: path, points: nil)
+        } catch let error as GPXError {
+            throw error
+        } catch {
+            throw GPXError(file: path, line: nil, reason: "\(error)")
+        }
+    }
+
+    /// Reads the file at `path`, handing each route and track point to `points` as soon as it
+    /// is read, in the file's order, instead of keeping it: the returned document has the
+    /// waypoints, the names and the counts. An error `points` throws stops the reading and is
+    /// rethrown as it is.
+    public static func read(path: String, points: ((GPXPoint, GPXPlace) throws -> Void)?) throws -> GPXDocument {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw GPXError(file: path, line: nil, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: "is a folder, not a GPX file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let base = InputStream(fileAtPath: path), access(path, R_OK) == 0 else {
             throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
         }
-        return try parse(data, file: path)
+        return try parse(Input(base), file: path, points: points)
     }
 
     /// Reads a document; `file` names it in errors.
     public static func parse(_ data: Data, file: String) throws(GPXError) -> GPXDocument {
-        guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
-            throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file")
+        do {
+            return try parse(Input(InputStream(data: data)), file: file, points: nil)
+        } catch let error as GPXError {
+            throw error
+        } catch {
+            throw GPXError(file: file, line: nil, reason: "\(error)")
         }
-        let parser = XMLParser(data: data)
+    }
+
+    /// Parses from a stream, which `XMLParser` feeds to libxml2's push parser in chunks
+    /// (128 KiB). `XMLParser(data:)` hands libxml2 the whole document as one chunk, and
+    /// libxml2 refuses a chunk with more than 10,000,000 bytes left to parse unless
+    /// XML_PARSE_HUGE is set, which Foundation gives no way to set: that was the "XML parser
+    /// error 1" (XML_ERR_INTERNAL_ERROR, "Huge input lookup") at the last line of any GPX
+    /// over 10 MB. Fed in chunks, the parser never holds more than a chunk and what is not
+    /// parsed yet of the one before.
+    static func parse(_ input: Input, file: String, points: ((GPXPoint, GPXPlace) throws -> Void)?) throws -> GPXDocument {
+        let parser = XMLParser(stream: input)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
-        let handler = Handler(file: file, parser: parser)
+        let handler = Handler(file: file, parser: parser, input: input, points: points)
         parser.delegate = handler
         let ok = parser.parse()
+        if let error = handler.pointsError { throw error }
         if let error = handler.error { throw error }
+        if let error = input.error { throw GPXError(file: file, line: nil, reason: "cannot read the file: \(error)") }
+        guard !input.blank else { throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file") }
         if !ok || handler.xmlError != nil {
             let code = handler.xmlError?.code ?? (parser.parserError as NSError?)?.code ?? 0
             let line = handler.xmlError?.line ?? parser.lineNumber
@@ -122,6 +173,61 @@ public enum GPXReader {
             throw GPXError(file: file, line: nil, reason: "no XML element: not a GPX file")
         }
         return document
+    }
+
+    /// The bytes on their way to the parser, looked at for what the parser does not report.
+    ///
+    /// - Whether there was anything but blanks: the parser takes a file of blanks for a
+    ///   document not begun, not for an empty file.
+    /// - Entity declarations (`<!ENTITY`) before the root element, in the DTD. Foundation's
+    ///   parser on Linux expands a DTD's entities in attribute values but drops them from
+    ///   text without a word ("Run at &place; today" read as "Run at  today"), and reports
+    ///   neither the declarations nor the drop to its delegate. GPX has no DTD and needs no
+    ///   entities beyond XML's own five (`&amp;` and the like, which are not declared), so a
+    ///   file that declares any is refused, at the line of the first declaration, rather than
+    ///   imported with text missing. Only declarations before the root element count (the
+    ///   handler compares lines): "<!ENTITY" inside the document can only be a comment's or
+    ///   a CDATA section's text.
+    final class Input: InputStream {
+        let base: InputStream
+        private(set) var blank = true
+        /// The line of the first "<!ENTITY" seen, while the root element was not reached.
+        private(set) var entityDeclarationLine: Int?
+        /// Set when the root element starts: what follows is the document, not the DTD.
+        var scanning = true
+        private(set) var error: (any Error)?
+        private var line = 1
+        private var matched = 0
+        private static let declaration = Array("<!ENTITY".utf8)
+
+        init(_ base: InputStream) {
+            self.base = base
+            super.init(data: Data())
+        }
+
+        override func open() { base.open() }
+        override func close() { base.close() }
+        override var hasBytesAvailable: Bool { base.hasBytesAvailable }
+        override var streamStatus: Stream.Status { base.streamStatus }
+        override var streamError: (any Error)? { base.streamError }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+            let count = base.read(buffer, maxLength: length)
+            if count < 0 { error = base.streamError ?? POSIXError(.EIO) }
+            guard count > 0, blank || (scanning && entityDeclarationLine == nil) else { return count }
+            for byte in UnsafeBufferPointer(start: buffer, count: count) {
+                if blank, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) { blank = false }
+                guard scanning, entityDeclarationLine == nil else { break }
+                if byte == 0x0A { line += 1 }
+                if byte == Self.declaration[matched] {
+                    matched += 1
+                    if matched == Self.declaration.count { entityDeclarationLine = line }
+                } else {
+                    matched = byte == Self.declaration[0] ? 1 : 0
+                }
+            }
+            return count
+        }
     }
 
     /// The XML parser's first error in words. The codes are libxml2's (`xmlParserErrors`),
@@ -234,10 +340,31 @@ public enum GPXReader {
         var route: GPXRoute?
         var track: GPXTrack?
         var segment: [GPXPoint]?
+        unowned let input: Input
+        /// Where route and track points go as they are read; nil to keep them in the document.
+        let points: ((GPXPoint, GPXPlace) throws -> Void)?
+        /// What `points` threw; the reading stopped there.
+        var pointsError: (any Error)?
 
-        init(file: String, parser: XMLParser) {
+        init(file: String, parser: XMLParser, input: Input, points: ((GPXPoint, GPXPlace) throws -> Void)?) {
             self.file = file
             self.parser = parser
+            self.input = input
+            self.points = points
+        }
+
+        /// Hands a point to `points`, or says whether to keep it in the document.
+        func handOver(_ point: GPXPoint, _ place: GPXPlace) -> Bool {
+            guard let points else { return true }
+            do {
+                try points(point, place)
+            } catch {
+                if pointsError == nil, self.error == nil {
+                    pointsError = error
+                    parser.abortParsing()
+                }
+            }
+            return false
         }
 
         func fail(_ reason: String, line: Int? = nil) {
@@ -250,9 +377,16 @@ public enum GPXReader {
 
         func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?, attributes: [String: String] = [:]) {
-            guard error == nil else { return }
+            guard error == nil, pointsError == nil else { return }
             let line = parser.lineNumber
             guard document != nil else {
+                input.scanning = false
+                if let declaration = input.entityDeclarationLine, declaration <= line {
+                    fail("the file declares entities (<!ENTITY ...>) in a DTD: GPX needs none, and they are not "
+                         + "expanded here, so the file is refused rather than imported with their text missing",
+                         line: declaration)
+                    return
+                }
                 // The root element decides whether this is GPX at all.
                 let ns = namespaceURI ?? ""
                 guard elementName == "gpx", let version = GPXReader.namespaces[ns] else {
@@ -264,6 +398,18 @@ public enum GPXReader {
                     } else {
                         fail("not a GPX file: the root element is <\(shown)>, not <gpx>", line: line)
                     }
+                    return
+                }
+                // The schema fixes version="1.1" (GPX 1.0's, "1.0"); a file that says another, or
+                // none, or contradicts its namespace, was not written to either schema.
+                guard let stated = attributes["version"] else {
+                    fail("<gpx> has no version attribute: GPX \(version) files say version=\"\(version)\"", line: line)
+                    return
+                }
+                guard stated == version else {
+                    fail(GPXReader.namespaces.values.contains(stated)
+                         ? "<gpx> version=\"\(stated)\" but its namespace is GPX \(version)'s (\(ns)): which is it?"
+                         : "<gpx> version=\"\(stated)\" is not a GPX version this reads (1.1 or 1.0)", line: line)
                     return
                 }
                 namespace = ns
@@ -336,7 +482,7 @@ public enum GPXReader {
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?) {
-            guard error == nil, let (name, inGPX, line) = stack.popLast() else { return }
+            guard error == nil, pointsError == nil, let (name, inGPX, line) = stack.popLast() else { return }
             let parent = stack.last?.name
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let wasCapturing = capturing
@@ -384,10 +530,16 @@ public enum GPXReader {
                 if let point { document?.waypoints.append(point) }
                 point = nil
             case "rtept":
-                if let point { route?.points.append(point) }
+                if let point, route != nil, let index = document?.routes.count {
+                    document?.routePointCount += 1
+                    if handOver(point, .route(index)) { route?.points.append(point) }
+                }
                 point = nil
             case "trkpt":
-                if let point { segment?.append(point) }
+                if let point, segment != nil, let index = document?.tracks.count, let segmentIndex = track?.segments.count {
+                    document?.trackPointCount += 1
+                    if handOver(point, .track(index, segment: segmentIndex)) { segment?.append(point) }
+                }
                 point = nil
             case "rte":
                 if let route { document?.routes.append(route) }

@@ -235,6 +235,20 @@ struct GPXImportTests {
         #expect(try store.importGPX(file: path, as: .route).pointCount == 2)
     }
 
+    /// Only a DTD's entity declarations are refused: the five XML defines need none, and
+    /// "<!ENTITY" in the document's text (a comment here) declares nothing.
+    @Test func xmlsOwnEntitiesAndTheWordsInACommentAreRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let path = try writeFile(gpxDocument("""
+            <!-- no <!ENTITY here -->
+            <metadata><name>Hill &amp; dale &lt;3 &#x263A;</name></metadata>
+            <rte><rtept lat="45" lon="6"/><rtept lat="45.001" lon="6"/></rte>
+            """), "hill.gpx", in: dir)
+        #expect(try store.importGPX(file: path, as: .route).name == "Hill & dale <3 \u{263A}")
+    }
+
     @Test func parsesTimes() {
         func t(_ s: String) -> Int64? { GPXReader.parseTime(Substring(s))?.millisecondsSince1970 }
         #expect(t("2024-05-01T08:00:00Z") == 1_714_550_400_000)
@@ -286,6 +300,26 @@ struct GPXRefusalTests {
              line: 2, reason: "<gpx> has no namespace"),
         Case(name: "gpx in another namespace", content: gpxDocument("", namespace: "http://example.com/gpx"),
              line: 2, reason: "<gpx> is in namespace http://example.com/gpx, not GPX 1.1 or 1.0"),
+        // Issue 14: a version no schema has, or none, or one its namespace contradicts.
+        Case(name: "version 2.0", content: gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/></rte>", version: "2.0"),
+             line: 2, reason: "<gpx> version=\"2.0\" is not a GPX version this reads (1.1 or 1.0)"),
+        Case(name: "no version",
+             content: "<?xml version=\"1.0\"?>\n<gpx creator=\"x\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n</gpx>\n",
+             line: 2, reason: "<gpx> has no version attribute: GPX 1.1 files say version=\"1.1\""),
+        Case(name: "version 1.0 in the 1.1 namespace", content: gpxDocument("", version: "1.0"),
+             line: 2, reason: "<gpx> version=\"1.0\" but its namespace is GPX 1.1's"),
+        // Issue 14: the entity's text was dropped without a word ("Run at  today").
+        Case(name: "entities declared in a DTD", content: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE gpx [
+              <!ENTITY place "the fjord">
+            ]>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+            <metadata><name>Run at &place; today</name></metadata>
+            <rte><rtept lat="45" lon="6"/></rte>
+            </gpx>
+
+            """, line: 3, reason: "the file declares entities (<!ENTITY ...>) in a DTD: GPX needs none"),
         Case(name: "missing lat", content: gpxDocument("<wpt lon=\"6\"><name>x</name></wpt>"),
              line: 3, reason: "<wpt> without lat"),
         Case(name: "missing lon", content: gpxDocument("<trk><trkseg>\n<trkpt lat=\"45\"></trkpt></trkseg></trk>"),
@@ -325,6 +359,12 @@ struct GPXRefusalTests {
     ]
 
     @Test(arguments: cases)
+    func refusedAsBroken(_ c: Case) throws {
+        try refused(c)
+    }
+
+    /// Imports `c` into a store holding something already, expects its error, and checks
+    /// that the store is exactly as it was.
     func refused(_ c: Case) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
