@@ -185,14 +185,11 @@ struct ActivitiesCommand: ParsableCommand {
                              + "(out of line with the track, and it comes back).")
             }
             if result.droppedElevations > 0 {
-                lines.append("Left out \(result.droppedElevations) elevations no runner meets (their points are kept).")
+                let count = result.droppedElevations == 1 ? "1 elevation" : "\(result.droppedElevations) elevations"
+                lines.append("Left out \(count) no runner meets (the points are kept).")
             }
-            let shown = result.notes.count
-            if shown > 0 {
-                lines.append(contentsOf: result.notes.map { "  \($0)" })
-                let more = result.droppedPoints + result.droppedElevations + (result.timesLeftOut ? 1 : 0) - shown
-                if more > 0 { lines.append("  and \(more) more like these") }
-            }
+            lines.append(contentsOf: result.notes.map { "  \($0)" })
+            if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
             printLines(lines)
         }
     }

@@ -50,8 +50,9 @@ public struct GPXImportResult: Hashable, Sendable {
     public var droppedElevations: Int = 0
     /// A route's times, left out because they went back or were all the same.
     public var timesLeftOut = false
-    /// Where and why, for the first few of each.
+    /// Where and why, for the first few (10) of each; `notesLeftOut` more were not listed.
     public var notes: [GPXImportNote] = []
+    public var notesLeftOut = 0
 }
 
 extension ActivityStore {
@@ -296,7 +297,7 @@ extension ActivityStore {
         return GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
                                waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
                                droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                               notes: notes)
+                               notes: notes, notesLeftOut: filter.notesLeftOut)
     }
 
     /// A route: the file's `<rte>` points when it has any, else its track points as one line.
@@ -392,7 +393,7 @@ extension ActivityStore {
         return GPXImportResult(kind: .route, id: id, name: routeName, pointCount: line.count,
                                waypointCount: waypoints.count, distance: stats.distance, pointsRead: filter.count,
                                droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                               timesLeftOut: filter.timesUnusable, notes: notes)
+                               timesLeftOut: filter.timesUnusable, notes: notes, notesLeftOut: filter.notesLeftOut)
     }
 
     /// Waypoints' elevations outside `rules.elevations` are left out (and said), as a point's are.

@@ -135,6 +135,8 @@ final class GPXPointFilter {
     private(set) var pointNotes: [GPXImportNote] = []
     private(set) var elevationNotes: [GPXImportNote] = []
     static let notesKept = 10
+    /// What was dropped beyond the notes kept.
+    var notesLeftOut: Int { droppedPoints - pointNotes.count + droppedElevations - elevationNotes.count }
     /// The first point dropped and why; the first elevation left out.
     private var firstDrop: (line: Int, problem: String)?
     private var firstElevation: (line: Int, value: Double)?

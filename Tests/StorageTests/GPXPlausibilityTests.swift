@@ -176,6 +176,18 @@ struct GPXPlausibilityTests {
         #expect(times == times.sorted())
     }
 
+    /// Many glitches in a long track, within 1 in 100: all dropped, the first ten listed.
+    @Test func manyGlitchesAreCountedAndTheFirstTenListed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var points = runNorth(2000)
+        for k in 0..<12 { points[100 + k * 100].lon += 1 }
+        let (_, result, _) = try Self.importActivity(points, in: dir)
+        #expect(result.droppedPoints == 12)
+        #expect(result.notes.map(\.line) == (0..<10).map { 104 + $0 * 100 })
+        #expect(result.notesLeftOut == 2)
+    }
+
     /// One impossible elevation in a long track: left out of its point, which is kept.
     @Test func anImpossibleElevationIsLeftOutOfItsPoint() throws {
         let dir = try makeTemporaryDirectory()
