@@ -105,6 +105,11 @@ public enum GPXReader {
         guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
             throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file")
         }
+        if let encoding = declaredEncoding(data), !encodings.contains(encoding.lowercased()) {
+            throw GPXError(
+                file: file, line: 1,
+                reason: "declares encoding '\(encoding)': GPX is read as UTF-8, UTF-16, ISO-8859-1 or US-ASCII")
+        }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
@@ -122,6 +127,32 @@ public enum GPXReader {
             throw GPXError(file: file, line: nil, reason: "no XML element: not a GPX file")
         }
         return document
+    }
+
+    /// The encodings a GPX file may declare: those libxml2 (under Foundation's parser) reads
+    /// itself. It hands any other to iconv, and crashes on some of them: a file declaring
+    /// UTF-7 with a NUL byte in it is a segmentation fault (found by `scripts/fuzz.sh gpx`).
+    /// GPX writers write UTF-8.
+    static let encodings: Set<String> = [
+        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "iso_8859-1", "latin1", "us-ascii", "ascii",
+    ]
+
+    /// The `encoding` an XML declaration at the start of `data` names (after a UTF-8
+    /// byte-order mark), or nil: none, or a declaration not in an ASCII-compatible encoding
+    /// (UTF-16's, which its byte-order mark or first bytes already say).
+    static func declaredEncoding(_ data: Data) -> String? {
+        var bytes = data.prefix(512)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return nil }
+        let end = bytes.firstIndex(of: UInt8(ascii: ">")) ?? bytes.endIndex
+        let declaration = String(decoding: bytes[..<end], as: UTF8.self)
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard rest.first == "=" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        rest = rest.dropFirst()
+        return String(rest.prefix { $0 != quote })
     }
 
     /// The XML parser's first error in words. The codes are libxml2's (`xmlParserErrors`),

@@ -368,3 +368,37 @@ struct GPXRefusalTests {
         #expect(GPXError(file: "a.gpx", line: nil, reason: "bad").description == "a.gpx: bad")
     }
 }
+
+/// Inputs the fuzzer found (`scripts/fuzz.sh gpx`), each refused with a reason instead of
+/// crashing the program.
+@Suite("GPX fuzzing findings")
+struct GPXFuzzFindingTests {
+    /// A declaration of UTF-7 with a NUL byte after it made libxml2 (under Foundation's
+    /// parser) dereference a null pointer: `pacer activities import` died of SIGSEGV. The
+    /// minimized input first, then the one found (a bundled route with UTF-7 declared and a
+    /// NUL in its description).
+    @Test func anEncodingLibxml2HandsToIconvIsRefused() throws {
+        let minimized = Data("<?xml version=\"1.0\" encoding=\"UTF7\"".utf8) + Data([0])
+        let error = #expect(throws: GPXError.self) { try GPXReader.parse(minimized, file: "found.gpx") }
+        #expect(error?.line == 1)
+        #expect(error?.reason.contains("declares encoding 'UTF7'") == true, "\(String(describing: error))")
+
+        var route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        route = route.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding = 'UTF-7'")
+        var bytes = Data(route.utf8)
+        let description = try #require(route.range(of: "<desc>A")).upperBound.utf16Offset(in: route)
+        bytes.insert(0, at: description)
+        let found = #expect(throws: GPXError.self) { try GPXReader.parse(bytes, file: "found.gpx") }
+        #expect(found?.reason.contains("declares encoding 'UTF-7'") == true, "\(String(describing: found))")
+    }
+
+    /// The encodings libxml2 reads itself still read, declared in any case.
+    @Test func utf8AndLatin1DeclarationsStillRead() throws {
+        let route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        for encoding in ["utf-8", "UTF-8", "ISO-8859-1", "US-ASCII"] {
+            let text = route.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"\(encoding)\"")
+            let document = try GPXReader.parse(Data(text.utf8), file: "route.gpx")
+            #expect(document.routePointCount + document.trackPointCount > 0, "\(encoding)")
+        }
+    }
+}
