@@ -402,3 +402,42 @@ struct GPXFuzzFindingTests {
         }
     }
 }
+
+extension GPXFuzzFindingTests {
+    /// A processing instruction with a target and no data (`<?x?>`) made Foundation's parser
+    /// call `strlen` on libxml2's null pointer: SIGSEGV, in UTF-8 and UTF-16 alike. The input
+    /// found as it was (a route file mutated, `<?x?>` in place of the declaration), then the
+    /// smallest forms; each is refused with its line.
+    @Test func aProcessingInstructionWithoutDataIsRefused() throws {
+        let found = try #require(Data(base64Encoded:
+            "PD94Pz4KPGdweCB2ZXJzaW9uPSIxLjEiIGNyZWF0b3I9IlBhY2VyIiB4bWxucz0iaHR0cDovL3d3dy50b3BvZ3JhZml4LmNvbS9H"
+            + "UFgvMS8xIiB4bWxuczpncHh0cHg9Imh0dHA6LyN3d3cuZ2FybWluMDkiIGxvaj0iNC4zMzQyNTMzMzMiPjxlbGU+My44PC9lbGU+"
+            + "PHRpbWU+MtDNyccwNS0wJjJUMDc6MAAAAAAAAAAudG9wb2dyYWZpeC5jb20vR1BYLzEvMSIgeG1sbnM6Z3B4dHB4PSJodHRwOi8j"
+            + "d3d3Lmdhcm1pbjA5IiBsb2o9IjQuMzM0MjUzMzMzIj48ZWxlvjMuODwvZWxlPjx0aW1lPjLQzcnHMDUtMCYyVDA3OjAAAAAAAAVa"
+            + "PC90aW1lPjxleHRlbnNpb25zPjxnICAgPHRya3B0IGxhdD0iNTIuMDk4MDk3MTY3IiBsbz4K"))
+        let cases: [(Data, Int)] = [
+            (found, 1),
+            (Data("<?x?><gpx/>".utf8), 1),
+            (Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<?x?></gpx>".utf8), 3),
+            (Data([0xFF, 0xFE, 0x3C, 0, 0x3F, 0, 0x78, 0, 0x3F, 0, 0x3E, 0, 0x3C, 0, 0x67, 0, 0x2F, 0, 0x3E, 0]), 1),
+        ]
+        for (bytes, line) in cases {
+            let error = #expect(throws: GPXError.self) { try GPXReader.parse(bytes, file: "found.gpx") }
+            #expect(error?.line == line, "\(String(describing: error))")
+            #expect(error?.reason.contains("processing instruction without data") == true, "\(String(describing: error))")
+        }
+        // With data, or with a space before `?>`, libxml2 hands a string: read as before.
+        let route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        let withInstruction = route.replacingOccurrences(of: "<metadata>", with: "<?pacer note?><?pacer ?><metadata>")
+        #expect(try GPXReader.parse(Data(withInstruction.utf8), file: "route.gpx").routePointCount > 0)
+    }
+
+    /// Encodings libxml2 detects from the first bytes and hands to iconv are refused like
+    /// declared ones.
+    @Test func ucs4AndEbcdicAreRefused() {
+        for bytes: [UInt8] in [[0x00, 0x00, 0x00, 0x3C, 0x00, 0x00, 0x00, 0x3F], [0x4C, 0x6F, 0xA7, 0x94, 0x93, 0x40]] {
+            let error = #expect(throws: GPXError.self) { try GPXReader.parse(Data(bytes), file: "x.gpx") }
+            #expect(error?.reason.contains("GPX is read as UTF-8") == true, "\(String(describing: error))")
+        }
+    }
+}
