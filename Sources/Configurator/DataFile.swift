@@ -264,14 +264,11 @@ public struct AllowedRange: Hashable, Sendable, CustomStringConvertible {
         "must be \(description), got \(written ?? YAMLMapping.format(value))"
     }
 
-    /// A value of this range as a length of time, its unit `s` or `ms` (`min` also works).
-    /// Only for a value the range contains: that is what keeps the conversion in bounds.
+    /// A value of this range as a length of time, the range's unit `s` or `ms`. Only for a
+    /// value the range contains: that is what keeps the conversion in bounds.
     public func duration(_ value: Double) -> Duration {
-        let scale: Double = switch unit {
-        case "ms": 1e6
-        case "min": 60e9
-        default: 1e9
-        }
+        let scale: Double = unit == "ms" ? 1e6 : 1e9
+        precondition(unit == "s" || unit == "ms", "a range of \(unit) is not one of times")
         precondition(contains(value) && abs(value * scale) < 9e18, "\(value) \(unit) is not a checked duration")
         return .nanoseconds(Int64((value * scale).rounded()))
     }
