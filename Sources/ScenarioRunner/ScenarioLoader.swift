@@ -330,10 +330,14 @@ public enum ScenarioLoader {
 }
 
 extension CivilDate {
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, the year in four digits as in plan files (a longer one overflowed the
+    /// day arithmetic of deadlines).
     init?(parsing text: String) {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        self.init(year: parts[0], month: parts[1], day: parts[2])
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else { return nil }
+        self.init(year: y, month: m, day: d)
     }
 }

@@ -26,6 +26,8 @@ struct NumberRangeEndToEndTests {
         (["scenario", "run", "\(Pacer.repositoryRoot)/Scenarios/steady", "--speed", "1e-300"],
          "--speed: must be from 0.01 to 10000 times real time, got 1e-300"),
         (["hw", "check", "--listen", "inf"], "--listen: must be from 0 to 600 s, got inf"),
+        (["run", "--plan", "demo", "--source", "none", "--fast", "--today", "99999999999-01-01"],
+         "--today '99999999999-01-01': expected a date YYYY-MM-DD"),
         (["plan", "create", "--goal", "5km", "--weight", "1e20", "--height", "170", "--frequency", "3"],
          "--weight: must be from 30 to 250 kg, got 1e+20"),
         (["plan", "create", "--goal", "5km", "--weight", "70", "--height", "170", "--frequency", "99999999999"],

@@ -152,6 +152,7 @@ struct ScenarioLoaderTests {
         ("name: [x\n", nil, "not valid YAML"),
         // Numbers out of every range: refused with the range and the value, never converted
         // (each trapped converting to Int64 before).
+        ("name: x\nplan: demo\nrecording: run.nmea\ndate: 9223372036854775807-05-02\n", 4, "is not a date"),
         ("name: x\nplan: demo\nrecording: run.nmea\nworkout: 1e20\n", 4, "workout: must be from 1 to 999999, got 1e20"),
         ("name: x\nplan: demo\nrecording: run.nmea\nworkout: .nan\n", 4, "expected a number, got '.nan'"),
         ("name: x\nplan: demo\nrecording: run.nmea\nbattery: {capacity_mah: .inf}\n", 4, "expected a number, got '.inf'"),
