@@ -138,3 +138,23 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (Fuzz/), one per input the device reads from outside: NMEA bytes, the
+// YAML data files, GPX files and control-socket lines. They exist only when PACER_FUZZ is set,
+// so `swift build` and `swift test` never see them; `scripts/fuzz.sh` sets it and builds them
+// with `--sanitize=fuzzer --sanitize=address` into a build folder of their own
+// (`.build/fuzz`), each linking the package's own modules as the `pacer` binary does.
+if Context.environment["PACER_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("FuzzNMEADecoder", "Fuzz/NMEADecoder", ["NMEA", "PacerCore"]),
+        ("FuzzDataFiles", "Fuzz/DataFiles",
+         ["Configurator", "ScenarioRunner", .product(name: "Yams", package: "Yams")]),
+        ("FuzzGPXReader", "Fuzz/GPXReader", ["Storage", "Coaching", "Configurator", "PacerCore"]),
+        ("FuzzControlProtocol", "Fuzz/ControlProtocol", ["HAL"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: target.dependencies, path: target.folder, swiftSettings: swiftSettings))
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}

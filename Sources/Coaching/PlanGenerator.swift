@@ -177,8 +177,10 @@ public enum PlanGenerator {
         }
     }
 
-    /// `70`, `22.9`: one decimal, dropped when zero.
+    /// `70`, `22.9`: one decimal, dropped when zero. A value beyond any a profile holds
+    /// (a refused `--weight 1e20`) as Swift writes it, never trapping on the conversion.
     static func format(_ v: Double) -> String {
+        guard v.isFinite, abs(v) < 1e15 else { return "\(v)" }
         let tenths = Int((v * 10).rounded())
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(abs(tenths % 10))"
     }

@@ -164,6 +164,9 @@ public enum Configurator {
         try CueBookLoader.load(hardwareDir: hardwareDir)
     }
 
+    /// A replayed recording's `speed=`: a hundredth of real time to ten thousand times it.
+    public static let replaySpeedRange = AllowedRange(0.01...10_000, unit: "times real time")
+
     /// `gpsd://host:port`, `serial:///dev/tty…?baud=N&receiver=ubx|pmtk|none`,
     /// `file:PATH?pace=clock|fast&speed=N`, or `none` (positioning off: phases run on time
     /// alone).
@@ -224,8 +227,9 @@ public enum Configurator {
                 }
                 var speed = 1.0
                 if let raw = uri.query["speed"] {
-                    guard let s = Double(raw), s > 0 else {
-                        throw ConfigurationError("'\(uri)': speed=\(raw) is not a positive number")
+                    // The replay divides the recording's times by the speed into nanoseconds.
+                    guard let s = Double(raw), replaySpeedRange.contains(s) else {
+                        throw ConfigurationError("'\(uri)': speed=\(raw): \(replaySpeedRange.refusal(of: Double(raw) ?? .nan, written: raw))")
                     }
                     speed = s
                 }
@@ -296,6 +300,10 @@ public enum Configurator {
                 // The build's battery, unless the URI says otherwise.
                 let capacity = try uri.integer(
                     "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
+                guard HardwareModelLoader.capacityRange.contains(Double(capacity)) else {
+                    throw ConfigurationError(
+                        "'\(uri)': capacity=\(capacity): \(HardwareModelLoader.capacityRange.refusal(of: Double(capacity)))")
+                }
                 // A level may have decimals: a device that boots again after a power cut finds
                 // its battery where the last one left it.
                 var level = 100.0
@@ -305,8 +313,8 @@ public enum Configurator {
                     }
                     level = v
                 }
-                guard capacity > 0, (0...100).contains(level) else {
-                    throw ConfigurationError("'\(uri)': capacity must be positive and level 0 to 100")
+                guard (0...100).contains(level) else {
+                    throw ConfigurationError("'\(uri)': level=\(uri.query["level"] ?? ""): must be from 0 to 100 %")
                 }
                 return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: level)
             default:

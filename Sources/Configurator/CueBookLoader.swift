@@ -10,6 +10,10 @@ public enum CueBookLoader {
     public static let fileName = "cues.yaml"
     /// Beep pitches a buzzer can play.
     public static let pitchRange: ClosedRange<Double> = 20...10_000
+    /// How long one beep sounds, and the longest silence after it: up to 10 s, longer than
+    /// any cue should take.
+    public static let beepRange = AllowedRange(above: 0, atMost: 10_000, unit: "ms")
+    public static let silenceRange = AllowedRange(0...10_000, unit: "ms")
 
     /// The cue book in `hardwareDir`.
     public static func load(hardwareDir: String) throws(DataFileError) -> CueBook {
@@ -72,14 +76,9 @@ public enum CueBookLoader {
         var tones: [Tone] = []
         for (stepNode, stepPath) in steps {
             var step = try YAMLMapping(file: file, node: stepNode, path: stepPath)
-            let hz = try step.number("hz")
-            guard pitchRange.contains(hz) else {
-                throw step.error("hz", "must be from 20 to 10000 Hz, got \(YAMLMapping.format(hz))")
-            }
-            let on = try step.number("on_ms")
-            guard on > 0 else { throw step.error("on_ms", "must be positive, got \(YAMLMapping.format(on))") }
-            let off = try step.optionalNumber("off_ms") ?? 0
-            guard off >= 0 else { throw step.error("off_ms", "must not be negative, got \(YAMLMapping.format(off))") }
+            let hz = try step.number("hz", in: AllowedRange(pitchRange, unit: "Hz"))
+            let on = try step.number("on_ms", in: beepRange)
+            let off = try step.optionalNumber("off_ms", in: silenceRange) ?? 0
             let repeats = try step.optionalNumber("repeat") ?? 1
             guard repeats >= 1, repeats == repeats.rounded(), repeats <= 100 else {
                 throw step.error("repeat", "must be a whole number from 1 to 100, got \(YAMLMapping.format(repeats))")
@@ -89,14 +88,10 @@ public enum CueBookLoader {
             }
             try step.finish()
             for _ in 0..<Int(repeats) {
-                tones.append(Tone(frequency: hz, duration: milliseconds(on)))
-                if off > 0 { tones.append(.rest(milliseconds(off))) }
+                tones.append(Tone(frequency: hz, duration: beepRange.duration(on)))
+                if off > 0 { tones.append(.rest(silenceRange.duration(off))) }
             }
         }
         return tones
-    }
-
-    static func milliseconds(_ value: Double) -> Duration {
-        .nanoseconds(Int64((value * 1_000_000).rounded()))
     }
 }

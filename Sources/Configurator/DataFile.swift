@@ -125,11 +125,28 @@ public struct YAMLMapping {
         return v
     }
 
-    /// A number of seconds that must be positive.
-    public mutating func positiveSeconds(_ key: String) throws(DataFileError) -> Duration {
-        let v = try number(key)
-        guard v > 0 else { throw error(key, "must be positive, got \(YAMLMapping.format(v))") }
-        return .milliseconds(Int64((v * 1000).rounded()))
+    /// A number within `range`, refused with the range and the value as written otherwise.
+    /// Every number a loader turns into a `Duration`, an `Int` or a count goes through a
+    /// range first: the conversions trap on values out of theirs (`minutes: 1e20`).
+    public mutating func number(_ key: String, in range: AllowedRange) throws(DataFileError) -> Double {
+        let n = try requiredNode(key)
+        return try number(n, key, in: range)
+    }
+
+    public mutating func optionalNumber(_ key: String, in range: AllowedRange) throws(DataFileError) -> Double? {
+        guard let n = optionalNode(key) else { return nil }
+        return try number(n, key, in: range)
+    }
+
+    private func number(_ n: Node, _ key: String, in range: AllowedRange) throws(DataFileError) -> Double {
+        let v = try number(n, key)
+        guard range.contains(v) else { throw error(key, range.refusal(of: v, written: n.scalar?.string)) }
+        return v
+    }
+
+    /// A length of time within `range`, written as a number of `range.unit` (`s` or `ms`).
+    public mutating func duration(_ key: String, in range: AllowedRange) throws(DataFileError) -> Duration {
+        range.duration(try number(key, in: range))
     }
 
     public mutating func mapping(_ key: String) throws(DataFileError) -> YAMLMapping {
@@ -202,6 +219,58 @@ public struct YAMLMapping {
             return String(cString: strerror(Int32(underlying.code)))
         }
         return ns.localizedDescription
+    }
+}
+
+/// The values a number in a data file or on the command line may take: `0.1 to 3600 s`, or
+/// `above 0 and at most 24 V` when the lower end is excluded. Not finite is never within.
+/// Refusals name the range and the value as it was written:
+/// `alert_interval_s: must be from 0.1 to 3600 s, got 1e20`.
+public struct AllowedRange: Hashable, Sendable, CustomStringConvertible {
+    public var lower: Double
+    public var upper: Double
+    /// False: the values must be above `lower` (a capacity, a voltage: zero means nothing).
+    public var includesLower: Bool
+    /// `s`, `ms`, `km/h`, …, or empty.
+    public var unit: String
+
+    public init(_ range: ClosedRange<Double>, unit: String = "") {
+        lower = range.lowerBound
+        upper = range.upperBound
+        includesLower = true
+        self.unit = unit
+    }
+
+    public init(above lower: Double, atMost upper: Double, unit: String = "") {
+        self.lower = lower
+        self.upper = upper
+        includesLower = false
+        self.unit = unit
+    }
+
+    public func contains(_ value: Double) -> Bool {
+        value.isFinite && (includesLower ? value >= lower : value > lower) && value <= upper
+    }
+
+    public var description: String {
+        let unit = self.unit.isEmpty ? "" : " \(self.unit)"
+        return includesLower
+            ? "from \(YAMLMapping.format(lower)) to \(YAMLMapping.format(upper))\(unit)"
+            : "above \(YAMLMapping.format(lower)) and at most \(YAMLMapping.format(upper))\(unit)"
+    }
+
+    /// `must be from 0.1 to 3600 s, got 1e20`: the value as written when there is its text.
+    public func refusal(of value: Double, written: String? = nil) -> String {
+        "must be \(description), got \(written ?? YAMLMapping.format(value))"
+    }
+
+    /// A value of this range as a length of time, the range's unit `s` or `ms`. Only for a
+    /// value the range contains: that is what keeps the conversion in bounds.
+    public func duration(_ value: Double) -> Duration {
+        let scale: Double = unit == "ms" ? 1e6 : 1e9
+        precondition(unit == "s" || unit == "ms", "a range of \(unit) is not one of times")
+        precondition(contains(value) && abs(value * scale) < 9e18, "\(value) \(unit) is not a checked duration")
+        return .nanoseconds(Int64((value * scale).rounded()))
     }
 }
 

@@ -113,6 +113,28 @@ public enum HardwareModelLoader {
         return try battery(&map)
     }
 
+    /// Parses `text`, the contents of the part file `file` (named in errors; its name is the
+    /// one the part's `name` must match). Likewise for the other kinds of part below.
+    public static func loadBoard(file: String, text: String) throws(DataFileError) -> HardwareModel.Board {
+        var map = try YAMLMapping.load(file: file, text: text)
+        return try board(&map)
+    }
+
+    public static func loadGPS(file: String, text: String) throws(DataFileError) -> HardwareModel.GPSModule {
+        var map = try YAMLMapping.load(file: file, text: text)
+        return try gps(&map)
+    }
+
+    public static func loadBuzzer(file: String, text: String) throws(DataFileError) -> HardwareModel.BuzzerPart {
+        var map = try YAMLMapping.load(file: file, text: text)
+        return try buzzer(&map)
+    }
+
+    public static func loadBattery(file: String, text: String) throws(DataFileError) -> HardwareModel.BatteryPart {
+        var map = try YAMLMapping.load(file: file, text: text)
+        return try battery(&map)
+    }
+
     /// The part's `name`, which must match its file's name, and its `summary`.
     static func identity(_ map: inout YAMLMapping) throws(DataFileError) -> String {
         let expected = ((map.file as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -124,16 +146,27 @@ public enum HardwareModelLoader {
         return name
     }
 
+    // The ranges of the parts' figures. Wide enough for any board, receiver, buzzer or battery
+    // a wearable is built from; narrow enough that the energy model's sums and the simulated
+    // battery's conversions stay in bounds. The parts' header comments state them.
+
+    /// A current, mA: up to 5 A (a Raspberry Pi 4 under load draws about 1.3 A).
+    public static let currentRange = AllowedRange(0...5000, unit: "mA")
+    /// A supply or battery voltage: up to 24 V.
+    public static let voltageRange = AllowedRange(above: 0, atMost: 24, unit: "V")
+    /// A board's busy time per wakeup or resume time: up to a minute.
+    public static let wakeupRange = AllowedRange(above: 0, atMost: 60_000, unit: "ms")
+    /// A receiver's hot start: up to ten minutes (a cold start takes about half a minute).
+    public static let hotStartRange = AllowedRange(above: 0, atMost: 600, unit: "s")
+    /// A battery's capacity: up to 100 Ah.
+    public static let capacityRange = AllowedRange(above: 0, atMost: 100_000, unit: "mAh")
+
     static func current(_ map: inout YAMLMapping, _ key: String) throws(DataFileError) -> Double {
-        let v = try map.number(key)
-        guard v >= 0 else { throw map.error(key, "a current cannot be negative, got \(YAMLMapping.format(v))") }
-        return v
+        try map.number(key, in: currentRange)
     }
 
     static func volts(_ map: inout YAMLMapping) throws(DataFileError) -> Double {
-        let v = try map.number("supply_v")
-        guard v > 0 else { throw map.error("supply_v", "must be positive, got \(YAMLMapping.format(v))") }
-        return v
+        try map.number("supply_v", in: voltageRange)
     }
 
     static func board(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.Board {
@@ -144,7 +177,7 @@ public enum HardwareModelLoader {
         guard busy >= idle else {
             throw map.error("busy_ma", "must not be below idle_ma (\(YAMLMapping.format(idle)) mA), got \(YAMLMapping.format(busy))")
         }
-        let perWakeup = try map.positiveSeconds("busy_per_wakeup_ms") / 1000
+        let perWakeup = try map.duration("busy_per_wakeup_ms", in: wakeupRange)
         var suspend: Double?
         var resume: Duration?
         if map.has("suspend_ma") {
@@ -156,7 +189,7 @@ public enum HardwareModelLoader {
                 throw map.error("suspend_ma", "needs resume_ms, the time the board is awake for each suspend")
             }
             suspend = s
-            resume = try map.positiveSeconds("resume_ms") / 1000
+            resume = try map.duration("resume_ms", in: wakeupRange)
         } else if map.has("resume_ms") {
             throw map.error("resume_ms", "is given without suspend_ma: only a board that can suspend has a resume time")
         }
@@ -169,7 +202,7 @@ public enum HardwareModelLoader {
         let name = try identity(&map)
         let v = try volts(&map)
         let commands = try map.choice("commands", HardwareModel.GPSModule.Commands.self)
-        let hot = try map.positiveSeconds("hot_start_s")
+        let hot = try map.duration("hot_start_s", in: hotStartRange)
         var c = try map.mapping("current_ma")
         // `off` draws nothing; the four powered states are in the file.
         var milliamps: [GPSPowerState: Double] = [.off: 0]
@@ -201,12 +234,9 @@ public enum HardwareModelLoader {
 
     static func battery(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.BatteryPart {
         let name = try identity(&map)
-        let capacity = try map.number("capacity_mah")
-        guard capacity > 0 else { throw map.error("capacity_mah", "must be positive, got \(YAMLMapping.format(capacity))") }
-        let v = try map.number("volts")
-        guard v > 0 else { throw map.error("volts", "must be positive, got \(YAMLMapping.format(v))") }
-        let e = try map.number("converter_efficiency")
-        guard e > 0, e <= 1 else { throw map.error("converter_efficiency", "must be above 0 and at most 1, got \(YAMLMapping.format(e))") }
+        let capacity = try map.number("capacity_mah", in: capacityRange)
+        let v = try map.number("volts", in: voltageRange)
+        let e = try map.number("converter_efficiency", in: AllowedRange(above: 0, atMost: 1))
         try map.finish()
         return .init(name: name, capacityMilliampHours: capacity, volts: v, converterEfficiency: e)
     }

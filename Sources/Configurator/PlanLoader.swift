@@ -144,15 +144,9 @@ public enum PlanLoader {
     }
 
     static func repeatCount(_ map: inout YAMLMapping) throws(DataFileError) -> Int {
-        let n = try map.number("repeat")
+        let n = try map.number("repeat", in: AllowedRange(1...Double(maximumRepeat), unit: "times"))
         guard n == n.rounded() else {
             throw map.error("repeat", "must be a whole number of times, got \(YAMLMapping.format(n))")
-        }
-        guard n >= 1 else {
-            throw map.error("repeat", "must be at least 1, got \(YAMLMapping.format(n))")
-        }
-        guard n <= Double(maximumRepeat) else {
-            throw map.error("repeat", "must be at most \(maximumRepeat), got \(YAMLMapping.format(n))")
         }
         return Int(n)
     }
@@ -160,13 +154,7 @@ public enum PlanLoader {
     static func phase(_ map: inout YAMLMapping) throws(DataFileError) -> Phase {
         try map.refuseUnknownKeys(["name", "minutes", "speed_kmh", "pace_min_per_km"])
         let name = try map.string("name")
-        let minutes = try map.number("minutes")
-        guard minutes > 0 else {
-            throw map.error("minutes", "must be positive, got \(YAMLMapping.format(minutes))")
-        }
-        guard minutes <= maximumMinutes else {
-            throw map.error("minutes", "must be at most \(Int(maximumMinutes)) (a day), got \(YAMLMapping.format(minutes))")
-        }
+        let minutes = try map.number("minutes", in: AllowedRange(above: 0, atMost: maximumMinutes, unit: "minutes (a day)"))
         let milliseconds = Int64((minutes * 60_000).rounded())
         guard milliseconds >= 1000 else {
             throw map.error("minutes", "must be at least a second (0.0167 minutes), got \(YAMLMapping.format(minutes))")

@@ -7,15 +7,25 @@ import PacerCore
 public enum PowerProfileLoader {
     /// Loads one profile file. The profile's `name` must match the file's name.
     public static func load(path: String) throws(DataFileError) -> PowerProfile {
-        var map = try YAMLMapping.load(path: path)
-        let expected = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        try profile(from: YAMLMapping.load(path: path))
+    }
+
+    /// Parses `text`, the contents of `file` (named in errors; its name is the one the
+    /// profile's `name` must match).
+    public static func load(file: String, text: String) throws(DataFileError) -> PowerProfile {
+        try profile(from: YAMLMapping.load(file: file, text: text))
+    }
+
+    static func profile(from top: YAMLMapping) throws(DataFileError) -> PowerProfile {
+        var map = top
+        let expected = ((map.file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = try map.string("name")
         guard name == expected else {
             throw map.error("name", "is '\(name)' but the file is \(expected).yaml; they must match")
         }
         let summary = try map.string("summary")
-        let position = try map.positiveSeconds("position_interval_s")
-        let alert = try map.positiveSeconds("alert_interval_s")
+        let position = try map.duration("position_interval_s", in: intervalRange)
+        let alert = try map.duration("alert_interval_s", in: intervalRange)
         let style = try map.choice("cue_style", CueStyle.self)
         var overrides: [Cue: CueStyle] = [:]
         if var o = try map.optionalMapping("cue_style_overrides") {
@@ -27,13 +37,13 @@ public enum PowerProfileLoader {
             }
             try o.finish()
         }
-        let window = try map.positiveSeconds("smoothing_window_s")
+        let window = try map.duration("smoothing_window_s", in: intervalRange)
         guard window >= position else {
             throw map.error(
                 "smoothing_window_s",
                 "is shorter than position_interval_s (\(position.inSeconds) s): the window would hold a single position")
         }
-        let flush = try map.positiveSeconds("track_flush_interval_s")
+        let flush = try map.duration("track_flush_interval_s", in: intervalRange)
         var gpsMode = GPSPowerMode.tracking
         if map.has("gps_mode") { gpsMode = try map.choice("gps_mode", GPSPowerMode.self) }
         var suspend = false
@@ -62,6 +72,11 @@ public enum PowerProfileLoader {
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split)
     }
+
+    /// Every interval and window of a profile, seconds: a tenth of a second (a 10 Hz
+    /// receiver's epoch) to an hour (longer, and a run would go by without a position or a
+    /// cue). The profiles' header comments state it.
+    public static let intervalRange = AllowedRange(0.1...3600, unit: "s")
 
     /// The words that turn an optional feature off (`auto_pause: off`).
     static let offWords: Set<String> = ["off", "false", "no"]
@@ -97,13 +112,11 @@ public enum PowerProfileLoader {
                 + "(longer, and a stop at a crossing would be over before it paused), got \(YAMLMapping.format(after))")
         }
         let resume = try a.number("resume_above_kmh")
-        guard resume > below else {
-            throw a.error("resume_above_kmh", "must be above below_kmh (\(YAMLMapping.format(below)) km/h): at one threshold "
-                + "a runner moving at that speed would pause and resume at every fix, got \(YAMLMapping.format(resume))")
-        }
-        guard resume <= autoPauseResumeMaximumKmh else {
-            throw a.error("resume_above_kmh", "must be at most \(YAMLMapping.format(autoPauseResumeMaximumKmh)) km/h "
-                + "(a slow jog: a runner setting off slower would stay paused), got \(YAMLMapping.format(resume))")
+        guard resume > below, resume <= autoPauseResumeMaximumKmh else {
+            throw a.error("resume_above_kmh", "must be above below_kmh (\(YAMLMapping.format(below)) km/h) and at most "
+                + "\(YAMLMapping.format(autoPauseResumeMaximumKmh)) km/h (a slow jog: a runner setting off slower would "
+                + "stay paused; at one threshold a runner moving at that speed would pause and resume at every "
+                + "fix), got \(YAMLMapping.format(resume))")
         }
         try a.finish()
         return .init(below: Pace.metresPerSecond(kilometresPerHour: below), after: .milliseconds(Int64((after * 1000).rounded())),

@@ -98,7 +98,23 @@ public struct Settings: Hashable, Sendable {
         path: String, overrides: Overrides = Overrides(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(DataFileError) -> Settings {
-        var map = try YAMLMapping.load(path: path)
+        try settings(from: YAMLMapping.load(path: path), overrides: overrides, environment: environment)
+    }
+
+    /// Parses `text` as the contents of the settings file `file` (named in errors; relative
+    /// paths in it are relative to its folder, as with `load(path:)`).
+    public static func load(
+        file: String, text: String, overrides: Overrides = Overrides(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(DataFileError) -> Settings {
+        try settings(from: YAMLMapping.load(file: file, text: text), overrides: overrides, environment: environment)
+    }
+
+    static func settings(
+        from top: YAMLMapping, overrides: Overrides, environment: [String: String]
+    ) throws(DataFileError) -> Settings {
+        var map = top
+        let path = map.file
         func value(_ key: String, _ override: String?) throws(DataFileError) -> String {
             if let override {
                 _ = map.optionalNode(key)  // the file's value is replaced, not unknown

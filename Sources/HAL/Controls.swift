@@ -47,27 +47,31 @@ extension ControlCommand {
     /// Parses one command line of the control protocol: a verb (case does not matter), and
     /// for `waypoint` the name, which is the rest of the line with surrounding spaces
     /// trimmed (inner spaces and any UTF-8 kept). A trailing `\n` or `\r\n` is allowed.
+    ///
+    /// The line is split on its Unicode scalars, not its characters: a name that starts with
+    /// a combining mark (`waypoint \u{353}x`) would otherwise join the space before it into
+    /// one character, and the verb would run on into the name (found by the fuzzer).
     public init(parsing line: String) throws(ControlParseError) {
-        var text = Substring(line)
-        while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text = text.dropLast() }
-        guard text.utf8.count <= Self.maximumLineLength else {
-            throw ControlParseError(
-                "command too long (\(text.utf8.count) bytes; at most \(Self.maximumLineLength))")
+        var text = Substring(line).unicodeScalars
+        while let last = text.last, last == "\n" || last == "\r" { text = text.dropLast() }
+        let length = Substring(text).utf8.count
+        guard length <= Self.maximumLineLength else {
+            throw ControlParseError("command too long (\(length) bytes; at most \(Self.maximumLineLength))")
         }
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else {
             throw ControlParseError("empty command (commands: \(Self.commandSummary))")
         }
         let verbEnd = trimmed.firstIndex(where: \.isControlSpace) ?? trimmed.endIndex
-        let verb = trimmed[..<verbEnd]
+        let verb = String(Substring(trimmed[..<verbEnd]))
         let rest = trimmed[verbEnd...].trimmingSpaces
         switch verb.lowercased() {
         case "waypoint":
             guard !rest.isEmpty else { throw ControlParseError("waypoint needs a name: waypoint NAME") }
-            if rest.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if rest.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 throw ControlParseError("a waypoint name cannot hold control characters")
             }
-            self = .waypoint(String(rest))
+            self = .waypoint(String(Substring(rest)))
             return
         case "pause": self = .pause
         case "resume": self = .resume
@@ -94,13 +98,13 @@ extension ControlCommand {
     }
 }
 
-extension Character {
+extension Unicode.Scalar {
     /// A space or a tab: what separates the verb from the name.
     fileprivate var isControlSpace: Bool { self == " " || self == "\t" }
 }
 
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
+extension Substring.UnicodeScalarView {
+    fileprivate var trimmingSpaces: Substring.UnicodeScalarView {
         var s = self
         while let c = s.first, c.isControlSpace { s = s.dropFirst() }
         while let c = s.last, c.isControlSpace { s = s.dropLast() }

@@ -402,7 +402,9 @@ public struct ZDA: Hashable, Sendable {
         let time = f.timeOfDay(1)
         if f.garbled(1, time) { return nil }
         var date: CivilDate?
-        if let d = f.integer(2), let m = f.integer(3), let y = f.integer(4), y >= 1980 {
+        // A four-digit year from GPS time's start: a longer one (320222670, found by the
+        // fuzzer) overflowed the milliseconds of its timestamp and trapped the decoder.
+        if let d = f.integer(2), let m = f.integer(3), let y = f.integer(4), (1980...9999).contains(y) {
             date = CivilDate(year: y, month: m, day: d)
         }
         return ZDA(talker: talker, timeOfDay: time, date: date)

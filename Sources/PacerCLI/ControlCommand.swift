@@ -25,10 +25,10 @@ struct CtlCommand: ParsableCommand {
         @Option(name: .long, help: "Seconds to wait for the reply (watch: for the first line).")
         var timeout: Double = 5
 
-        var duration: Duration { .milliseconds(Int64(timeout * 1000)) }
+        var duration: Duration { AllowedRange.controlTimeout.duration(timeout) }
 
         func validate() throws {
-            guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+            try AllowedRange.controlTimeout.check(timeout, option: "--timeout")
         }
 
         /// Sends `command` and prints the reply: to stdout, or to stderr with exit status 1

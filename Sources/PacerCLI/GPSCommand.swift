@@ -37,7 +37,7 @@ struct GPSCommand: ParsableCommand {
 
         func validate() throws {
             if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-            if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
+            try AllowedRange.watchSeconds.check(seconds, option: "--seconds")
         }
 
         func run() throws {
@@ -55,7 +55,7 @@ struct GPSCommand: ParsableCommand {
             let printer = WatchPrinter(json: json, limit: count, clock: clock)
             let sink = GPSEventSink(clock: clock) { printer.handle($0) }
             if let seconds {
-                clock.schedule(after: .milliseconds(Int64(seconds * 1000))) { clock.stop() }
+                clock.schedule(after: AllowedRange.watchSeconds.duration(seconds)) { clock.stop() }
             }
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
             signal(SIGINT, SIG_IGN)

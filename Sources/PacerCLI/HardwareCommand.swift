@@ -39,9 +39,7 @@ struct HardwareCommand: ParsableCommand {
         var json = false
 
         func validate() throws {
-            guard listen.isFinite, listen >= 0, listen <= 600 else {
-                throw ValidationError("--listen must be between 0 and 600 seconds, got \(listen)")
-            }
+            try AllowedRange.listenSeconds.check(listen, option: "--listen")
         }
 
         func run() throws {
@@ -56,7 +54,7 @@ struct HardwareCommand: ParsableCommand {
             }
             let configuration = HardwareCheck.Configuration(
                 gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
-                listen: .milliseconds(Int64((listen * 1000).rounded())))
+                listen: AllowedRange.listenSeconds.duration(listen))
             let report = HardwareCheck.run(configuration)
             print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
             if !report.passed { throw ExitCode(report.exitStatus) }

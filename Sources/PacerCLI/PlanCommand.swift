@@ -211,6 +211,15 @@ extension PlanCommand {
         @Option(name: .long, help: "Best marathon time, H:MM:SS.")
         var bestMarathon: String?
 
+        /// The profile's numbers against the ranges `pacer profile set` takes, before any use.
+        func validate() throws {
+            try AllowedRange(AthleteProfile.weightRange, unit: "kg").check(weight, option: "--weight")
+            try AllowedRange(AthleteProfile.heightRange, unit: "cm").check(height, option: "--height")
+            let days = AthleteProfile.frequencyRange
+            try AllowedRange(Double(days.lowerBound)...Double(days.upperBound), unit: "days a week")
+                .check(frequency.map(Double.init), option: "--frequency")
+        }
+
         func run() throws {
             let chosen = try PlanCommand.goal(goal)
             // A deadline is checked against the start: by default today, so a past one is

@@ -180,13 +180,10 @@ struct RunCommand: ParsableCommand {
         try today.map(RunCommand.parseDate) ?? WallClock.today
     }
 
-    /// `--today YYYY-MM-DD`.
+    /// `--today YYYY-MM-DD`, a four-digit year as in plan files: a year of any length
+    /// overflowed the day arithmetic of deadlines.
     static func parseDate(_ text: String) throws -> CivilDate {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, let d = CivilDate(year: parts[0], month: parts[1], day: parts[2]) else {
-            throw ValidationError("--today '\(text)' is not a date (YYYY-MM-DD)")
-        }
-        return d
+        try PlanCommand.date(text, option: "--today")
     }
 }
 

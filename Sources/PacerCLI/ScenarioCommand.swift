@@ -77,7 +77,7 @@ struct ScenarioCommand: ParsableCommand {
 
         func validate() throws {
             if realtime && speed != nil { throw ValidationError("give --realtime or --speed, not both") }
-            if let speed, !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be a positive number") }
+            try AllowedRange.scenarioSpeed.check(speed, option: "--speed")
             if let buzzer, !buzzer.hasPrefix("wav:") || buzzer.count <= 4 {
                 throw ValidationError("--buzzer: scenarios render cues to a file: wav:FILE")
             }

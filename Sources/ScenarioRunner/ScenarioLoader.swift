@@ -52,8 +52,21 @@ public enum ScenarioLoader {
 
     /// Reads `directory/scenario.yaml`. Bundled plans are looked up in `plansDir`.
     public static func load(directory: String, plansDir: String?) throws(DataFileError) -> Scenario {
-        let file = "\(directory)/\(fileName)"
-        var map = try YAMLMapping.load(path: file)
+        try scenario(from: YAMLMapping.load(path: "\(directory)/\(fileName)"), directory: directory, plansDir: plansDir)
+    }
+
+    /// Parses `text` as the contents of the scenario file `file` (named in errors); its plan,
+    /// recording and recipe are looked for beside it, as with `load(directory:plansDir:)`.
+    public static func load(file: String, text: String, plansDir: String?) throws(DataFileError) -> Scenario {
+        let directory = (file as NSString).deletingLastPathComponent
+        return try scenario(
+            from: YAMLMapping.load(file: file, text: text), directory: directory.isEmpty ? "." : directory,
+            plansDir: plansDir)
+    }
+
+    static func scenario(from top: YAMLMapping, directory: String, plansDir: String?) throws(DataFileError) -> Scenario {
+        var map = top
+        let file = map.file
         let name = try map.string("name")
         let summary = try map.optionalString("summary")
 
@@ -78,9 +91,9 @@ public enum ScenarioLoader {
         if mode == "run", until != nil {
             throw map.error("until", "only a device-mode scenario has `until:` (a run ends with its workout)")
         }
-        let workout = try map.optionalNumber("workout") ?? 1
-        guard workout >= 1, workout == workout.rounded() else {
-            throw map.error("workout", "must be a workout number from 1, got \(workout)")
+        let workout = try map.optionalNumber("workout", in: AllowedRange(1...999_999)) ?? 1
+        guard workout == workout.rounded() else {
+            throw map.error("workout", "must be a whole workout number, got \(YAMLMapping.format(workout))")
         }
         let profile = try map.optionalString("profile") ?? "medium"
         var date: CivilDate?
@@ -113,12 +126,10 @@ public enum ScenarioLoader {
 
         var battery = Scenario.BatterySetup()
         if var b = try map.optionalMapping("battery") {
-            if let c = try b.optionalNumber("capacity_mah") {
-                guard c > 0 else { throw b.error("capacity_mah", "must be positive, got \(c)") }
+            if let c = try b.optionalNumber("capacity_mah", in: HardwareModelLoader.capacityRange) {
                 battery.capacityMilliampHours = c
             }
-            if let l = try b.optionalNumber("level") {
-                guard (0...100).contains(l) else { throw b.error("level", "must be 0 to 100 (percent), got \(l)") }
+            if let l = try b.optionalNumber("level", in: AllowedRange(0...100, unit: "%")) {
                 battery.percent = l
             }
             try b.finish()
@@ -185,16 +196,12 @@ public enum ScenarioLoader {
         case "stop": action = .stop
         case "start": action = .start
         case "battery":
-            let level = try item.number("level")
-            guard (0...100).contains(level) else { throw item.error("level", "must be 0 to 100 (percent), got \(level)") }
-            action = .battery(level)
+            action = .battery(try item.number("level", in: AllowedRange(0...100, unit: "%")))
         case "power-cut":
             action = .powerCut(restartAfter: try optionalDuration(&item, "restart_after") ?? .seconds(30))
         case "press":
-            let hold = try item.optionalNumber("hold") ?? 0.2
-            guard (0.01...60).contains(hold) else {
-                throw item.error("hold", "must be 0.01 to 60 (seconds), got \(YAMLMapping.format(hold))")
-            }
+            let holdRange = AllowedRange(0.01...60, unit: "s")
+            let hold = try item.optionalNumber("hold", in: holdRange) ?? 0.2
             action = .press(hold: .milliseconds(Int64((hold * 1000).rounded())))
         default:
             throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, start, press, battery, power-cut")
@@ -255,9 +262,8 @@ public enum ScenarioLoader {
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }
             check = .event(kind, near: n, count: c)
-        } else if let km = try item.optionalNumber("distance_km") {
-            let tolerance = try item.optionalNumber("within") ?? 0.01
-            guard km >= 0, tolerance >= 0 else { throw item.error("distance_km", "distance and tolerance must not be negative") }
+        } else if let km = try item.optionalNumber("distance_km", in: distanceRange) {
+            let tolerance = try item.optionalNumber("within", in: distanceRange) ?? 0.01
             check = .distance(activity: try activity(), km: km, tolerance: tolerance)
         } else if let timer = try optionalDuration(&item, "timer") {
             let elapsed = try optionalDuration(&item, "elapsed")
@@ -282,9 +288,14 @@ public enum ScenarioLoader {
         return Expectation(check, line: item.line)
     }
 
+    /// Distances an expectation names, km: a scenario runs for hours, not days.
+    static let distanceRange = AllowedRange(0...1000, unit: "km")
+    /// Times and lengths of time in a scenario: up to a week (168:00:00), beyond any run.
+    static let timeRange = AllowedRange(0...(7 * 86_400), unit: "s")
+
     static func integer(_ item: inout YAMLMapping, _ key: String) throws(DataFileError) -> Int? {
-        guard let v = try item.optionalNumber(key) else { return nil }
-        guard v >= 0, v == v.rounded(), v < 1e9 else { throw item.error(key, "expected a whole number 0 or more, got \(v)") }
+        guard let v = try item.optionalNumber(key, in: AllowedRange(0...999_999_999)) else { return nil }
+        guard v == v.rounded() else { throw item.error(key, "expected a whole number, got \(YAMLMapping.format(v))") }
         return Int(v)
     }
 
@@ -296,15 +307,20 @@ public enum ScenarioLoader {
     /// A time or a length of time: seconds (`95`, `2.5`), `M:SS` or `H:MM:SS` (fractions allowed).
     static func optionalDuration(_ item: inout YAMLMapping, _ key: String) throws(DataFileError) -> Duration? {
         guard let node = item.optionalNode(key) else { return nil }
-        guard let text = node.scalar?.string, let d = parseDuration(text) else {
+        // The same syntax as `nmea synth` recipes, read by the same code.
+        guard let text = node.scalar?.string, let seconds = SynthRecipeLoader.seconds(text) else {
             throw item.error(key, "expected seconds, M:SS or H:MM:SS, got '\(node.scalar?.string ?? "not text")'")
         }
-        return d
+        guard timeRange.contains(seconds) else {
+            throw item.error(key, "must be from 0 to 168:00:00 (a week), got \(text)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
+    /// Seconds, `M:SS` or `H:MM:SS`, up to a week; nil for anything else.
     public static func parseDuration(_ text: String) -> Duration? {
-        // The same syntax as `nmea synth` recipes, read by the same code.
-        SynthRecipeLoader.seconds(text).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        guard let seconds = SynthRecipeLoader.seconds(text), timeRange.contains(seconds) else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// `H:MM:SS` (or `M:SS` under an hour), with `.mmm` when not whole.
@@ -320,10 +336,14 @@ public enum ScenarioLoader {
 }
 
 extension CivilDate {
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, the year in four digits as in plan files (a longer one overflowed the
+    /// day arithmetic of deadlines).
     init?(parsing text: String) {
-        let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        self.init(year: parts[0], month: parts[1], day: parts[2])
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else { return nil }
+        self.init(year: y, month: m, day: d)
     }
 }

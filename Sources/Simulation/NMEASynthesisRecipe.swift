@@ -196,14 +196,18 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
     public static let maximumDurationSeconds = 48 * 3600.0
     /// Errors within a metre or two of a hundred: beyond that it is not a fix.
     public static let maximumNoiseMetres = 100.0
+    /// Sky reports at least once an hour.
+    public static let maximumSkyEverySeconds = 3600.0
+    /// A search before the script of at most an hour (a cold start takes about half a minute;
+    /// a receiver that has not found itself in an hour has failed).
+    public static let maximumAcquireSeconds = 3600.0
     /// Route ends this close make a closed loop, followed in laps; others are followed out
     /// and back.
     public static let closedRouteMetres = 30.0
 
     /// Why a rate is refused, or nil.
     public static func problem(rateHz hz: Double) -> String? {
-        guard hz.isFinite, hz > 0 else { return "must be positive, got \(show(hz))" }
-        guard hz >= minimumRateHz, hz <= maximumRateHz else {
+        guard hz.isFinite, hz >= minimumRateHz, hz <= maximumRateHz else {
             return "must be between one a minute (\(show(minimumRateHz))) and \(show(maximumRateHz)) Hz, got \(show(hz))"
         }
         return nil
@@ -211,9 +215,8 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
 
     /// Why a speed in km/h is refused, or nil.
     public static func problem(kmh: Double) -> String? {
-        guard kmh.isFinite, kmh >= 0 else { return "must not be negative, got \(show(kmh)) km/h" }
-        guard kmh <= maximumSpeedKmh else {
-            return "\(show(kmh)) km/h is over \(show(maximumSpeedKmh)) km/h, faster than this simulates (a typo?)"
+        guard kmh.isFinite, kmh >= 0, kmh <= maximumSpeedKmh else {
+            return "must be from 0 to \(show(maximumSpeedKmh)) km/h (faster than this simulates: a typo?), got \(show(kmh)) km/h"
         }
         return nil
     }
@@ -233,18 +236,23 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
     }
 
     public static func problem(noiseMetres m: Double) -> String? {
-        guard m.isFinite, m >= 0 else { return "must not be negative, got \(show(m))" }
-        guard m <= maximumNoiseMetres else { return "must be at most \(show(maximumNoiseMetres)) m, got \(show(m))" }
+        guard m.isFinite, m >= 0, m <= maximumNoiseMetres else {
+            return "must be from 0 to \(show(maximumNoiseMetres)) m, got \(show(m))"
+        }
         return nil
     }
 
     public static func problem(skyEverySeconds s: Double) -> String? {
-        guard s.isFinite, s > 0 else { return "must be positive, got \(show(s))" }
+        guard s.isFinite, s > 0, s <= maximumSkyEverySeconds else {
+            return "must be above 0 and at most \(show(maximumSkyEverySeconds)) s, got \(show(s))"
+        }
         return nil
     }
 
     public static func problem(acquireSeconds s: Double) -> String? {
-        guard s.isFinite, s >= 0 else { return "must not be negative, got \(show(s))" }
+        guard s.isFinite, s >= 0, s <= maximumAcquireSeconds else {
+            return "must be from 0 to \(show(maximumAcquireSeconds)) s, got \(show(s))"
+        }
         return nil
     }
 
@@ -334,20 +342,24 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
     // MARK: - Showing values
 
     /// A number as a person writes it: 12, 9.5, 0.001.
+    /// Values too large for six decimals (`--rate 1e20`) as Swift writes them, `1e+20`.
     public static func show(_ v: Double) -> String {
         guard v.isFinite else { return "\(v)" }
         var bytes: [UInt8] = []
         if v == v.rounded(), abs(v) < 1e15 {
             bytes.appendDigits(Int(v), width: 1)
-        } else {
+        } else if abs(v) < 1e9 {
             bytes.appendDecimal(v, places: 6)
+        } else {
+            return "\(v)"
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Seconds as H:MM:SS or M:SS, with hundredths when there are any: 4:00, 1:02:03.5.
+    /// Beyond a million hours, seconds as `show` writes them (`1e+20 s`): no conversion traps.
     public static func showTime(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "\(seconds)" }
+        guard seconds.isFinite, abs(seconds) < 3.6e9 else { return "\(show(seconds)) s" }
         let centis = Int((abs(seconds) * 100).rounded())
         var bytes: [UInt8] = seconds < 0 && centis > 0 ? [UInt8(ascii: "-")] : []
         let whole = centis / 100

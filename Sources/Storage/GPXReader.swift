@@ -107,6 +107,96 @@ public enum GPXReader {
         "http://www.topografix.com/GPX/1/0": "1.0",
     ]
 
+    static let encodings: Set<String> = [
+        "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "iso_8859-1", "latin1", "us-ascii", "ascii",
+    ]
+
+    /// The first bytes of the encodings libxml2 detects on its own and hands to iconv (XML
+    /// 1.0, appendix F): refused for the same reason as a declared one.
+    static let iconvSignatures: [(bytes: [UInt8], name: String)] = [
+        ([0x00, 0x00, 0x00, 0x3C], "UCS-4"), ([0x3C, 0x00, 0x00, 0x00], "UCS-4"),
+        ([0x00, 0x00, 0xFE, 0xFF], "UCS-4"), ([0xFF, 0xFE, 0x00, 0x00], "UCS-4"),
+        ([0x4C, 0x6F, 0xA7, 0x94], "EBCDIC"),
+    ]
+
+    /// The line of the first processing instruction with a target and no data (`<?x?>`),
+    /// or nil. Foundation's parser hands libxml2's null data pointer for it to `strlen`, a
+    /// segmentation fault (found by `scripts/fuzz.sh gpx`), wherever it is in the document,
+    /// so it is looked for before parsing: in the text as UTF-16 when the file is in UTF-16,
+    /// in the bytes otherwise. A comment or CDATA section holding one is refused too, which
+    /// costs no real GPX file anything.
+    static func emptyProcessingInstructionLine(_ data: Data) -> Int? {
+        func utf16(bigEndian: Bool) -> [UInt16] {
+            var units: [UInt16] = []
+            units.reserveCapacity(data.count / 2)
+            var bytes = data.makeIterator()
+            while let a = bytes.next(), let b = bytes.next() {
+                units.append(bigEndian ? UInt16(a) << 8 | UInt16(b) : UInt16(b) << 8 | UInt16(a))
+            }
+            return units
+        }
+        let units: [UInt16]
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0x3C, 0x00]) {
+            units = utf16(bigEndian: false)
+        } else if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0x00, 0x3C]) {
+            units = utf16(bigEndian: true)
+        } else {
+            guard data.contains(UInt8(ascii: "?")) else { return nil }
+            units = data.map { UInt16($0) }
+        }
+        let lt = UInt16(UInt8(ascii: "<")), question = UInt16(UInt8(ascii: "?")), gt = UInt16(UInt8(ascii: ">"))
+        let space: Set<UInt16> = [0x20, 0x09, 0x0A, 0x0D]
+        var line = 1
+        var i = 0
+        while i + 1 < units.count {
+            if units[i] == 0x0A { line += 1 }
+            if units[i] == lt, units[i + 1] == question {
+                var j = i + 2
+                while j < units.count, !space.contains(units[j]), units[j] != question, units[j] != gt { j += 1 }
+                if j > i + 2, j + 1 < units.count, units[j] == question, units[j + 1] == gt { return line }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The `encoding` an XML declaration at the start of `data` names (after a UTF-8
+    /// byte-order mark), or nil: none, or a declaration not in an ASCII-compatible encoding
+    /// (UTF-16's, which its byte-order mark or first bytes already say).
+    static func declaredEncoding(_ data: Data) -> String? {
+        var bytes = data.prefix(512)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return nil }
+        let end = bytes.firstIndex(of: UInt8(ascii: ">")) ?? bytes.endIndex
+        let declaration = String(decoding: bytes[..<end], as: UTF8.self)
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard rest.first == "=" else { return nil }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        rest = rest.dropFirst()
+        return String(rest.prefix { $0 != quote })
+    }
+
+    /// What Foundation's parser would crash on or mis-read, looked for in the bytes before
+    /// parsing (found by `scripts/fuzz.sh gpx`): a declared encoding or a signature that
+    /// libxml2 hands to iconv, and an empty processing instruction (`<?x?>`). A file is
+    /// mapped, not read into memory, for it.
+    static func preflight(_ data: Data, file: String) throws(GPXError) {
+        if let encoding = declaredEncoding(data), !encodings.contains(encoding.lowercased()) {
+            throw GPXError(
+                file: file, line: 1,
+                reason: "declares encoding '\(encoding)': GPX is read as UTF-8, UTF-16, ISO-8859-1 or US-ASCII")
+        }
+        if let signature = iconvSignatures.first(where: { data.starts(with: $0.bytes) }) {
+            throw GPXError(
+                file: file, line: 1, reason: "is in \(signature.name): GPX is read as UTF-8, UTF-16, ISO-8859-1 or US-ASCII")
+        }
+        if let line = emptyProcessingInstructionLine(data) {
+            throw GPXError(file: file, line: line, reason: "a processing instruction without data (<?name?>) is not GPX")
+        }
+    }
+
     /// Reads the file at `path`, with every point.
     public static func read(path: String) throws(GPXError) -> GPXDocument {
         do {
@@ -131,12 +221,16 @@ public enum GPXReader {
         guard let base = InputStream(fileAtPath: path), access(path, R_OK) == 0 else {
             throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
         }
+        if let mapped = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) {
+            try preflight(mapped, file: path)
+        }
         return try parse(Input(base), file: path, points: points)
     }
 
     /// Reads a document; `file` names it in errors.
     public static func parse(_ data: Data, file: String) throws(GPXError) -> GPXDocument {
         do {
+            try preflight(data, file: file)
             return try parse(Input(InputStream(data: data)), file: file, points: nil)
         } catch let error as GPXError {
             throw error

@@ -94,13 +94,13 @@ struct CueBookLoaderTests {
             line: 2, key: nil, reason: "missing key 'speed-up.melody'"),
         Broken(
             name: "zero on_ms", speedUp: "speed-up:\n  beeps:\n    - {hz: 3000, on_ms: 50}\n    - {hz: 3000, on_ms: 0}\n  melody: \"x::c\"",
-            line: 4, key: "speed-up.beeps[1].on_ms", reason: "must be positive, got 0"),
+            line: 4, key: "speed-up.beeps[1].on_ms", reason: "must be above 0 and at most 10000 ms, got 0"),
         Broken(
             name: "negative on_ms", speedUp: "speed-up:\n  beeps:\n    - hz: 3000\n      on_ms: -5\n  melody: \"x::c\"",
-            line: 4, key: "speed-up.beeps[0].on_ms", reason: "must be positive, got -5"),
+            line: 4, key: "speed-up.beeps[0].on_ms", reason: "must be above 0 and at most 10000 ms, got -5"),
         Broken(
             name: "negative off_ms", speedUp: "speed-up:\n  beeps: [{hz: 3000, on_ms: 50, off_ms: -1}]\n  melody: \"x::c\"",
-            line: 2, key: "speed-up.beeps[0].off_ms", reason: "must not be negative, got -1"),
+            line: 2, key: "speed-up.beeps[0].off_ms", reason: "must be from 0 to 10000 ms, got -1"),
         Broken(
             name: "repeat 0", speedUp: "speed-up:\n  beeps: [{hz: 3000, on_ms: 50, off_ms: 10, repeat: 0}]\n  melody: \"x::c\"",
             line: 2, key: "speed-up.beeps[0].repeat", reason: "must be a whole number from 1 to 100, got 0"),

@@ -101,10 +101,10 @@ struct PlanLoaderTests {
         ("  - name: Steady", "  - title: Steady", 16, "workouts[1].title", "unknown key (expected one of: name, phases)"),
         ("        speed_kmh: [9, 10.5]", "", 18, nil, "missing key 'workouts[1].phases[0].speed_kmh' or"),
         // durations
-        ("minutes: 20", "minutes: 0", 19, "workouts[1].phases[0].minutes", "must be positive, got 0"),
-        ("minutes: 20", "minutes: -5", 19, "workouts[1].phases[0].minutes", "must be positive, got -5"),
+        ("minutes: 20", "minutes: 0", 19, "workouts[1].phases[0].minutes", "must be above 0 and at most 1440 minutes (a day), got 0"),
+        ("minutes: 20", "minutes: -5", 19, "workouts[1].phases[0].minutes", "must be above 0 and at most 1440 minutes (a day), got -5"),
         ("minutes: 20", "minutes: twenty", 19, "workouts[1].phases[0].minutes", "expected a number, got 'twenty'"),
-        ("minutes: 20", "minutes: 2000", 19, "workouts[1].phases[0].minutes", "must be at most 1440 (a day)"),
+        ("minutes: 20", "minutes: 2000", 19, "workouts[1].phases[0].minutes", "must be above 0 and at most 1440 minutes (a day), got 2000"),
         // speed ranges
         ("[9, 10.5]", "[11, 10.5]", 20, "workouts[1].phases[0].speed_kmh", "minimum 11 km/h is above maximum 10.5 km/h"),
         ("[9, 10.5]", "[9, 9]", 20, "workouts[1].phases[0].speed_kmh", "the range needs some width"),
@@ -136,9 +136,9 @@ struct PlanLoaderTests {
         ("  - name: Steady\n    phases:\n      - name: steady\n        minutes: 20\n        speed_kmh: [9, 10.5]", "  - Steady",
          16, "workouts[1]", "expected a mapping"),
         // repeats
-        ("repeat: 2", "repeat: 0", 12, "workouts[0].phases[1].repeat", "must be at least 1, got 0"),
+        ("repeat: 2", "repeat: 0", 12, "workouts[0].phases[1].repeat", "must be from 1 to 100 times, got 0"),
         ("repeat: 2", "repeat: 2.5", 12, "workouts[0].phases[1].repeat", "must be a whole number"),
-        ("repeat: 2", "repeat: 1000", 12, "workouts[0].phases[1].repeat", "must be at most 100"),
+        ("repeat: 2", "repeat: 1000", 12, "workouts[0].phases[1].repeat", "must be from 1 to 100 times, got 1000"),
         ("repeat: 2\n        phases:", "repeat: 2\n        steps:", 13, "workouts[0].phases[1].steps", "unknown key (expected one of: phases, repeat)"),
         ("      - repeat: 2\n        phases:\n          - {name: fast, minutes: 1, pace_min_per_km: [\"5:00\", \"4:30\"]}\n          - {name: easy, minutes: 1.25, pace_min_per_km: [6:40, 6:00]}\n",
          "      - repeat: 2\n", 12, nil, "missing key 'workouts[0].phases[1].phases'"),

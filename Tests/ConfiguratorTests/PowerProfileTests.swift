@@ -85,8 +85,8 @@ struct PowerProfileTests {
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
-        ("alert_interval_s: 15", "alert_interval_s: -10", "alert_interval_s", "must be positive, got -10"),
-        ("alert_interval_s: 15", "alert_interval_s: 0", "alert_interval_s", "must be positive, got 0"),
+        ("alert_interval_s: 15", "alert_interval_s: -10", "alert_interval_s", "must be from 0.1 to 3600 s, got -10"),
+        ("alert_interval_s: 15", "alert_interval_s: 0", "alert_interval_s", "must be from 0.1 to 3600 s, got 0"),
         ("alert_interval_s: 15", "alert_interval_s: soon", "alert_interval_s", "expected a number, got 'soon'"),
         ("cue_style: beeps", "cue_style: trumpet", "cue_style", "'trumpet' is not one of beeps, melody"),
         ("gps-lost: melody", "gps-found: melody", "cue_style_overrides.gps-found", "unknown cue"),
@@ -104,7 +104,7 @@ struct PowerProfileTests {
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: -1, resume_above_kmh: 4}", "auto_pause.after_s", "must be 0 to 60 s"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 90, resume_above_kmh: 4}", "auto_pause.after_s", "got 90"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 2}", "auto_pause.resume_above_kmh", "must be above below_kmh (2 km/h)"),
-        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 12}", "auto_pause.resume_above_kmh", "must be at most 8 km/h"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 12}", "auto_pause.resume_above_kmh", "and at most 8 km/h"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5}", nil, "missing key 'auto_pause.resume_above_kmh'"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: {below_kmh: 2, after_s: 5, resume_above_kmh: 4, after_m: 3}", "auto_pause.after_m", "unknown key"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nauto_pause: sometimes", "auto_pause", "expected off or {below_kmh, after_s, resume_above_kmh}, got 'sometimes'"),

@@ -59,7 +59,7 @@ struct PlanEndToEndTests {
         (["--goal", "fastest"], "unknown goal 'fastest': the goals are 5k, 7k-35, marathon, recreational"),
         (["--goal", "7k-35", "--weight", "70"], "the athlete's --height, --frequency are needed"),
         (["--goal", "7k-35", "--frequency", "9"] + ["--weight", "70", "--height", "175"],
-         "weekly frequency: 9 days a week is outside 1–7"),
+         "--frequency: must be from 1 to 7 days a week, got 9"),
         (["--goal", "7k-35", "--best-race", "5k@25"] + ["--weight", "70", "--height", "175", "--frequency", "3"],
          "--best-race '5k@25': expected DISTANCE@TIME"),
         (["--goal", "7k-35", "--best-marathon", "fast"] + ["--weight", "70", "--height", "175", "--frequency", "3"],

@@ -126,7 +126,7 @@ struct SynthEndToEndTests {
         let refusals: [([String], String)] = [
             (["nmea", "synth"], "give a recipe file, or --route and at least one --stretch"),
             (["nmea", "synth", "--route", "\(dir)/loop.gpx"], "give a recipe file, or --route and at least one --stretch"),
-            (["nmea", "synth", "\(dir)/run.yaml", "--rate", "0"], "--rate: must be positive, got 0"),
+            (["nmea", "synth", "\(dir)/run.yaml", "--rate", "0"], "--rate: must be between one a minute (0.016667) and 20 Hz, got 0"),
             (["nmea", "synth", "\(dir)/run.yaml", "--stretch", "10:00@fast"], "--stretch '10:00@fast': expected DURATION@KMH"),
             (["nmea", "synth", "\(dir)/run.yaml", "--stretch", "10:00@-3"], "--stretch '10:00@-3': expected DURATION@KMH"),
             (["nmea", "synth", "\(dir)/run.yaml", "--stretch", "1km@0"], "--stretch '1km@0': a stretch of 1 km at 0 km/h never ends"),

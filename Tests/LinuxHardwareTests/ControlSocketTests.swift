@@ -29,6 +29,20 @@ struct ControlParsingTests {
         }
     }
 
+    /// Found by the fuzzer (`scripts/fuzz.sh control`): a name that starts with a combining
+    /// mark joined the space before it into one character, so the verb ran on into the name
+    /// and `waypoint ͓x` was refused as an unknown command; the line `pacer ctl` would send
+    /// for the name parsed differently from the name. The crashing input, as it was found.
+    @Test("a name that starts with a combining mark is still a waypoint, and sends as one")
+    func combiningMarkAfterTheVerb() throws {
+        let found = String(decoding: [0x77, 0x61, 0x79, 0x70, 0x6f, 0x69, 0x6e, 0x74, 0x20, 0x09, 0x09, 0x09,
+                                      0xcd, 0x93, 0xcd, 0x93, 0xcd, 0x93] as [UInt8], as: UTF8.self)
+        let command = try ControlCommand(parsing: found)
+        #expect(command == .waypoint("\u{353}\u{353}\u{353}"))
+        #expect(try ControlCommand(parsing: command.line) == command)
+        #expect(try ControlCommand(parsing: "WAYPOINT \u{301}Café ") == .waypoint("\u{301}Café"))
+    }
+
     @Test("garbage is refused with a message that lists the commands")
     func refusals() {
         func message(_ line: String) -> String? {

@@ -82,4 +82,18 @@ struct EpochDateTests {
         let decoded = decode([Self.gga("123519"), Self.gga("123520")])
         #expect(decoded.epochs == [.noFix(nil), .noFix(nil)])
     }
+
+    /// Found by `scripts/fuzz.sh nmea`: a ZDA with the year 320222670 trapped the decoder (the
+    /// date's milliseconds overflowed Int64), so `pacer nmea decode` died, and so would the
+    /// device on such a line from its receiver. The input as found, fed in the 5-byte chunks
+    /// its first byte chose; the ZDA's date is not used, and the GGA after it has no date.
+    @Test func aZDAYearBeyondFourDigitsIsNotADate() {
+        let found: [UInt8] = Array("$GNZDA,235610.00,11,2,320222670,00,\n$GNGGA,000353.,2,N,04,E,1,22,,26".utf8)
+        let decoded = decode(chunks: chunked(found, sizes: [5]))
+        #expect(timeline(decoded).allSatisfy { !$0.contains("320222670") }, "\(timeline(decoded))")
+        #expect(decoded.epochs.allSatisfy { if case .fix = $0 { false } else { true } })
+
+        #expect(timeline(decode([Self.zda("120000", 31, 12, 9999), Self.gga("120000")])) == ["fix 9999-12-31T12:00:00.000Z"])
+        #expect(timeline(decode([Self.zda("120000", 1, 1, 10000), Self.gga("120000")])) == ["noFix"])
+    }
 }

@@ -408,3 +408,76 @@ struct GPXRefusalTests {
         #expect(GPXError(file: "a.gpx", line: nil, reason: "bad").description == "a.gpx: bad")
     }
 }
+
+/// Inputs the fuzzer found (`scripts/fuzz.sh gpx`), each refused with a reason instead of
+/// crashing the program.
+@Suite("GPX fuzzing findings")
+struct GPXFuzzFindingTests {
+    /// A declaration of UTF-7 with a NUL byte after it made libxml2 (under Foundation's
+    /// parser) dereference a null pointer: `pacer activities import` died of SIGSEGV. The
+    /// minimized input first, then the one found (a bundled route with UTF-7 declared and a
+    /// NUL in its description).
+    @Test func anEncodingLibxml2HandsToIconvIsRefused() throws {
+        let minimized = Data("<?xml version=\"1.0\" encoding=\"UTF7\"".utf8) + Data([0])
+        let error = #expect(throws: GPXError.self) { try GPXReader.parse(minimized, file: "found.gpx") }
+        #expect(error?.line == 1)
+        #expect(error?.reason.contains("declares encoding 'UTF7'") == true, "\(String(describing: error))")
+
+        var route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        route = route.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding = 'UTF-7'")
+        var bytes = Data(route.utf8)
+        let description = try #require(route.range(of: "<desc>A")).upperBound.utf16Offset(in: route)
+        bytes.insert(0, at: description)
+        let found = #expect(throws: GPXError.self) { try GPXReader.parse(bytes, file: "found.gpx") }
+        #expect(found?.reason.contains("declares encoding 'UTF-7'") == true, "\(String(describing: found))")
+    }
+
+    /// The encodings libxml2 reads itself still read, declared in any case.
+    @Test func utf8AndLatin1DeclarationsStillRead() throws {
+        let route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        for encoding in ["utf-8", "UTF-8", "ISO-8859-1", "US-ASCII"] {
+            let text = route.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"\(encoding)\"")
+            let document = try GPXReader.parse(Data(text.utf8), file: "route.gpx")
+            #expect(document.routePointCount + document.trackPointCount > 0, "\(encoding)")
+        }
+    }
+}
+
+extension GPXFuzzFindingTests {
+    /// A processing instruction with a target and no data (`<?x?>`) made Foundation's parser
+    /// call `strlen` on libxml2's null pointer: SIGSEGV, in UTF-8 and UTF-16 alike. The input
+    /// found as it was (a route file mutated, `<?x?>` in place of the declaration), then the
+    /// smallest forms; each is refused with its line.
+    @Test func aProcessingInstructionWithoutDataIsRefused() throws {
+        let found = try #require(Data(base64Encoded:
+            "PD94Pz4KPGdweCB2ZXJzaW9uPSIxLjEiIGNyZWF0b3I9IlBhY2VyIiB4bWxucz0iaHR0cDovL3d3dy50b3BvZ3JhZml4LmNvbS9H"
+            + "UFgvMS8xIiB4bWxuczpncHh0cHg9Imh0dHA6LyN3d3cuZ2FybWluMDkiIGxvaj0iNC4zMzQyNTMzMzMiPjxlbGU+My44PC9lbGU+"
+            + "PHRpbWU+MtDNyccwNS0wJjJUMDc6MAAAAAAAAAAudG9wb2dyYWZpeC5jb20vR1BYLzEvMSIgeG1sbnM6Z3B4dHB4PSJodHRwOi8j"
+            + "d3d3Lmdhcm1pbjA5IiBsb2o9IjQuMzM0MjUzMzMzIj48ZWxlvjMuODwvZWxlPjx0aW1lPjLQzcnHMDUtMCYyVDA3OjAAAAAAAAVa"
+            + "PC90aW1lPjxleHRlbnNpb25zPjxnICAgPHRya3B0IGxhdD0iNTIuMDk4MDk3MTY3IiBsbz4K"))
+        let cases: [(Data, Int)] = [
+            (found, 1),
+            (Data("<?x?><gpx/>".utf8), 1),
+            (Data("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n<?x?></gpx>".utf8), 3),
+            (Data([0xFF, 0xFE, 0x3C, 0, 0x3F, 0, 0x78, 0, 0x3F, 0, 0x3E, 0, 0x3C, 0, 0x67, 0, 0x2F, 0, 0x3E, 0]), 1),
+        ]
+        for (bytes, line) in cases {
+            let error = #expect(throws: GPXError.self) { try GPXReader.parse(bytes, file: "found.gpx") }
+            #expect(error?.line == line, "\(String(describing: error))")
+            #expect(error?.reason.contains("processing instruction without data") == true, "\(String(describing: error))")
+        }
+        // With data, or with a space before `?>`, libxml2 hands a string: read as before.
+        let route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+        let withInstruction = route.replacingOccurrences(of: "<metadata>", with: "<?pacer note?><?pacer ?><metadata>")
+        #expect(try GPXReader.parse(Data(withInstruction.utf8), file: "route.gpx").routePointCount > 0)
+    }
+
+    /// Encodings libxml2 detects from the first bytes and hands to iconv are refused like
+    /// declared ones.
+    @Test func ucs4AndEbcdicAreRefused() {
+        for bytes: [UInt8] in [[0x00, 0x00, 0x00, 0x3C, 0x00, 0x00, 0x00, 0x3F], [0x4C, 0x6F, 0xA7, 0x94, 0x93, 0x40]] {
+            let error = #expect(throws: GPXError.self) { try GPXReader.parse(Data(bytes), file: "x.gpx") }
+            #expect(error?.reason.contains("GPX is read as UTF-8") == true, "\(String(describing: error))")
+        }
+    }
+}

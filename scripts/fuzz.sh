@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Fuzzes what the device reads from outside with libFuzzer and the address sanitizer:
+#
+#   scripts/fuzz.sh [--runs N | --seconds S] [TARGET…]
+#
+# TARGET is nmea (the NMEA decoder on arbitrary bytes), yaml (every data file's loader on
+# arbitrary text), gpx (the GPX reader on arbitrary bytes) or control (the control socket's
+# command parser); all four when none is named. Each runs for N executions (--runs) or S
+# seconds (--seconds; default 60), one after the other, then a table gives each target's
+# executions, time, executions per second and crashes. Exits 1 when any target crashed.
+#
+# The targets (Fuzz/) are built with SwiftPM into .build/fuzz, release with
+# `-sanitize=fuzzer,address`; PACER_FUZZ=1 is what adds them to the package, so `swift build`
+# and `swift test` never build them. (swiftc keeps only the last `-sanitize=` it is given:
+# SwiftPM's `--sanitize=fuzzer --sanitize=address` would build without coverage, so the pair
+# goes in one -Xswiftc flag; `--sanitize=fuzzer` stays for SwiftPM to link libFuzzer's main.)
+#
+# Seed corpora are made from the project's own data on each run, into .build/fuzz/seeds: the
+# recordings (Hardware/recordings, Scenarios/*/*.nmea) cut into pieces of 40 lines, every
+# YAML file under Hardware/ and Scenarios/, the GPX routes of Scenarios/routes with a track
+# exported by a scenario run (when .build/debug/pacer is built), and one line of each control
+# command. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
+# time. A crashing input is kept in Fuzz/findings/TARGET/ (not committed): each one found so
+# far is a regression test in the normal suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=""
+seconds=60
+targets=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --runs) runs="$2"; seconds=""; shift 2 ;;
+        --seconds) seconds="$2"; runs=""; shift 2 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        nmea|yaml|gpx|control) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx control; --runs N, --seconds S)" >&2; exit 64 ;;
+    esac
+done
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx control)
+if [[ -n "$runs" && ! "$runs" =~ ^[1-9][0-9]{0,11}$ ]]; then
+    echo "fuzz.sh: --runs must be a whole number from 1 to 999999999999, got '$runs'" >&2; exit 64
+fi
+if [[ -n "$seconds" && ! "$seconds" =~ ^[1-9][0-9]{0,6}$ ]]; then
+    echo "fuzz.sh: --seconds must be a whole number from 1 to 9999999, got '$seconds'" >&2; exit 64
+fi
+
+product() {
+    case "$1" in
+        nmea) echo FuzzNMEADecoder ;;
+        yaml) echo FuzzDataFiles ;;
+        gpx) echo FuzzGPXReader ;;
+        control) echo FuzzControlProtocol ;;
+    esac
+}
+
+# The longest input each target is given: a few sentences' worth more than the seeds.
+max_len() {
+    case "$1" in
+        nmea) echo 8192 ;;
+        yaml) echo 8192 ;;
+        gpx) echo 16384 ;;
+        control) echo 1024 ;;
+    esac
+}
+
+build=.build/fuzz
+for target in "${targets[@]}"; do
+    echo "== building $(product "$target")" >&2
+    PACER_FUZZ=1 swift build -c release --scratch-path "$build" \
+        --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
+        --product "$(product "$target")" 2>&1 | grep -vE "^\[|Cannot export local symbol" >&2 || true
+    [[ -x "$build/release/$(product "$target")" ]] || { echo "fuzz.sh: the build of $(product "$target") failed" >&2; exit 1; }
+done
+
+seeds() {
+    local target="$1" dir="$build/seeds/$1"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    case "$target" in
+        nmea)
+            # The first byte of an input picks the chunk size and checksum policy
+            # (Fuzz/NMEADecoder): 0x7F feeds 255-byte chunks, checksums as a receiver sends.
+            local n=0 file piece
+            for file in Hardware/recordings/*.nmea Scenarios/*/*.nmea; do
+                [[ -f "$file" ]] || continue
+                split -l 40 -d -a 4 "$file" "$dir/piece-"
+                for piece in "$dir"/piece-*; do
+                    { printf '\x7f'; cat "$piece"; } > "$dir/$n"
+                    rm "$piece"
+                    n=$((n + 1))
+                done
+            done ;;
+        yaml)
+            # The first byte of an input picks the loader (Fuzz/DataFiles): 0 plan, 1 profile,
+            # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts.
+            local n=0 file kind
+            while IFS= read -r file; do
+                case "$file" in
+                    */plans/*|*/plan.yaml) kind=0 ;;
+                    Hardware/profiles/*) kind=1 ;;
+                    Hardware/cues.yaml) kind=2 ;;
+                    Hardware/config/*) kind=3 ;;
+                    */scenario.yaml) kind=4 ;;
+                    *.synth.yaml) kind=5 ;;
+                    Hardware/parts/boards/*) kind=6 ;;
+                    Hardware/parts/gps/*) kind=7 ;;
+                    Hardware/parts/buzzers/*) kind=8 ;;
+                    Hardware/parts/batteries/*) kind=9 ;;
+                    *) continue ;;
+                esac
+                { printf "\\x0$kind"; cat "$file"; } > "$dir/$n-$(basename "$file")"
+                n=$((n + 1))
+            done < <(find Hardware Scenarios -name '*.yaml' | sort) ;;
+        gpx)
+            cp Scenarios/routes/*.gpx "$dir/"
+            if [[ -x .build/debug/pacer ]]; then
+                local out
+                out=$(mktemp -d)
+                if .build/debug/pacer scenario run Scenarios/pause-resume --out "$out" > /dev/null 2>&1; then
+                    find "$out" -name '*.gpx' -exec cp {} "$dir/" \;
+                fi
+                rm -rf "$out"
+            fi ;;
+        control)
+            local line n=0
+            for line in 'waypoint Water stop' 'pause' 'resume' 'stop' 'status' 'start' 'watch' \
+                        'WAYPOINT  Bridge  ' $'status\r'; do
+                printf '%s\n' "$line" > "$dir/$n"
+                n=$((n + 1))
+            done ;;
+    esac
+}
+
+summary=()
+failed=0
+for target in "${targets[@]}"; do
+    seeds "$target"
+    corpus="$build/corpus/$target"
+    findings="Fuzz/findings/$target"
+    mkdir -p "$corpus" "$findings"
+    limit=(-max_total_time="$seconds")
+    [[ -n "$runs" ]] && limit=(-runs="$runs")
+    log="$build/$target.log"
+    echo "== fuzzing $target (${runs:+$runs runs}${seconds:+$seconds s}); log: $log" >&2
+    status=0
+    # Swift's own crash reporter would read the crashed process's memory under the
+    # sanitizer and bury the finding: libFuzzer and ASan report it.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" \
+        "$build/release/$(product "$target")" "${limit[@]}" -max_len="$(max_len "$target")" -timeout=20 \
+        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$build/seeds/$target" \
+        > "$log" 2>&1 || status=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    time=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    crashes=0
+    if [[ $status -ne 0 ]]; then
+        # libFuzzer stops at the first crash; the log says what and where.
+        failed=1
+        crashes=1
+        grep -E "Fatal error|ERROR:|SUMMARY|Test unit written" "$log" | head -5 >&2
+    fi
+    summary+=("$(printf '%-8s %14s %8s %10s %8s' "$target" "${execs:-?}" "${time:-?}" "${rate:-?}" "$crashes")")
+done
+
+echo
+printf '%-8s %14s %8s %10s %8s\n' target executions seconds "exec/s" crashes
+for line in "${summary[@]}"; do echo "$line"; done
+exit $failed
