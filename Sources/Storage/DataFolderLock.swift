@@ -43,8 +43,17 @@ public final class DataFolderLock: Sendable {
                 }
                 throw StorageError.cannotOpen(path: path, reason: "cannot open the lock file (\(String(cString: strerror(errno))))")
             }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            // A lock this process just released can still be held for a moment by a child
+            // being spawned (it holds a copy of every descriptor until its exec closes the
+            // close-on-exec ones): when the holder written in is this process, wait for it.
+            var tries = 0
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 let code = errno
+                if code == EWOULDBLOCK, tries < 100, Self.holder(fd)?.hasPrefix("\(getpid()) ") == true {
+                    tries += 1
+                    usleep(10_000)
+                    continue
+                }
                 let who = Self.holder(fd)
                 close(fd)
                 if code == EWOULDBLOCK {

@@ -85,6 +85,19 @@ enum Pacer {
         return dir
     }
 
+    /// Starts a tool (`/bin/bash` for a pipeline) without waiting for it.
+    static func startTool(_ path: String, _ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        let running = Running(process)
+        process.standardOutput = running.out
+        process.standardError = running.err
+        try process.run()
+        return running
+    }
+
     /// Runs a tool (`xmllint`, `/usr/bin/python3`) and returns its status and output.
     static func tool(_ path: String, _ arguments: [String]) throws -> Result {
         let process = Process()

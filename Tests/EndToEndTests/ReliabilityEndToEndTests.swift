@@ -89,13 +89,18 @@ struct ReliabilityEndToEndTests {
         let dir = try Pacer.temporaryDirectory()
         let settings = try Self.settings(in: dir)
         let socket = "/tmp/pacer-signal-\(getpid())-\(signalName).sock"
-        let run = try Pacer.start(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
-                                   "--socket", socket])
-        defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
+        let arguments = ["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02", "--socket", socket]
+        let run: Pacer.Running
         if signalName == "SIGPIPE" {
-            // Nobody reads its output any more: its next line meets a closed pipe.
-            try run.out.fileHandleForReading.close()
+            // As the probe ran it: `pacer run … | head -c 10`. head has gone after the header's
+            // first ten bytes; every line after meets a closed pipe. The pipeline's status is
+            // pacer's (pipefail).
+            let line = ([Pacer.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            run = try Pacer.startTool("/bin/bash", ["-o", "pipefail", "-c", "\(line) | head -c 10 >/dev/null"])
+        } else {
+            run = try Pacer.start(arguments)
         }
+        defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
         try #require(Self.waitForSocket(socket), "the run never answered")
         let database = "\(dir)/data/pacer.sqlite"
         switch signalName {
