@@ -114,7 +114,11 @@ public enum GPXReader {
             throw GPXError(
                 file: file, line: 1, reason: "is in \(signature.name): GPX is read as UTF-8, UTF-16, ISO-8859-1 or US-ASCII")
         }
-        if let line = emptyProcessingInstructionLine(data) {
+        let utf16 = utf16Units(data)
+        if let utf16, let line = unpairedSurrogateLine(utf16) {
+            throw GPXError(file: file, line: line, reason: "is not valid UTF-16: a surrogate without its pair")
+        }
+        if let line = emptyProcessingInstructionLine(utf16 ?? data.map { UInt16($0) }) {
             throw GPXError(file: file, line: line, reason: "a processing instruction without data (<?name?>) is not GPX")
         }
         let parser = XMLParser(data: data)
@@ -152,32 +156,55 @@ public enum GPXReader {
         ([0x4C, 0x6F, 0xA7, 0x94], "EBCDIC"),
     ]
 
-    /// The line of the first processing instruction with a target and no data (`<?x?>`),
-    /// or nil. Foundation's parser hands libxml2's null data pointer for it to `strlen`, a
-    /// segmentation fault (found by `scripts/fuzz.sh gpx`), wherever it is in the document,
-    /// so it is looked for before parsing: in the text as UTF-16 when the file is in UTF-16,
-    /// in the bytes otherwise. A comment or CDATA section holding one is refused too, which
-    /// costs no real GPX file anything.
-    static func emptyProcessingInstructionLine(_ data: Data) -> Int? {
-        func utf16(bigEndian: Bool) -> [UInt16] {
-            var units: [UInt16] = []
-            units.reserveCapacity(data.count / 2)
-            var bytes = data.makeIterator()
-            while let a = bytes.next(), let b = bytes.next() {
-                units.append(bigEndian ? UInt16(a) << 8 | UInt16(b) : UInt16(b) << 8 | UInt16(a))
-            }
-            return units
-        }
-        let units: [UInt16]
+    /// The text of a file in UTF-16 (a byte-order mark, or `<` as its first 16-bit unit) as
+    /// its 16-bit units; nil for any other file.
+    static func utf16Units(_ data: Data) -> [UInt16]? {
+        let bigEndian: Bool
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0x3C, 0x00]) {
-            units = utf16(bigEndian: false)
+            bigEndian = false
         } else if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0x00, 0x3C]) {
-            units = utf16(bigEndian: true)
+            bigEndian = true
         } else {
-            guard data.contains(UInt8(ascii: "?")) else { return nil }
-            units = data.map { UInt16($0) }
+            return nil
         }
+        var units: [UInt16] = []
+        units.reserveCapacity(data.count / 2)
+        var bytes = data.makeIterator()
+        while let a = bytes.next(), let b = bytes.next() {
+            units.append(bigEndian ? UInt16(a) << 8 | UInt16(b) : UInt16(b) << 8 | UInt16(a))
+        }
+        return units
+    }
+
+    /// The line of the first surrogate without its pair in UTF-16 text, or nil. libxml2's
+    /// UTF-16 decoder reads past its buffer on one (`FF FE E3 DB DB FF`, found by
+    /// `scripts/fuzz.sh gpx`): a segmentation fault.
+    static func unpairedSurrogateLine(_ units: [UInt16]) -> Int? {
+        var line = 1
+        var i = 0
+        while i < units.count {
+            let u = units[i]
+            if u == 0x0A { line += 1 }
+            if (0xD800...0xDBFF).contains(u) {
+                guard i + 1 < units.count, (0xDC00...0xDFFF).contains(units[i + 1]) else { return line }
+                i += 2
+                continue
+            }
+            if (0xDC00...0xDFFF).contains(u) { return line }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The line of the first processing instruction with a target and no data (`<?x?>`) in
+    /// `units` (the file's bytes, or its UTF-16 units), or nil. Foundation's parser hands
+    /// libxml2's null data pointer for it to `strlen`, a segmentation fault (found by
+    /// `scripts/fuzz.sh gpx`), wherever it is in the document, so it is looked for before
+    /// parsing. A comment or CDATA section holding one is refused too, which costs no real
+    /// GPX file anything.
+    static func emptyProcessingInstructionLine(_ units: [UInt16]) -> Int? {
         let lt = UInt16(UInt8(ascii: "<")), question = UInt16(UInt8(ascii: "?")), gt = UInt16(UInt8(ascii: ">"))
+        guard units.contains(question) else { return nil }
         let space: Set<UInt16> = [0x20, 0x09, 0x0A, 0x0D]
         var line = 1
         var i = 0
