@@ -107,6 +107,10 @@ public enum GPXReader {
         "http://www.topografix.com/GPX/1/0": "1.0",
     ]
 
+    /// The encodings a GPX file may declare: those libxml2 (under Foundation's parser) reads
+    /// itself. It hands any other to iconv, and crashes on some of them: a file declaring
+    /// UTF-7 with a NUL byte in it is a segmentation fault (found by `scripts/fuzz.sh gpx`).
+    /// GPX writers write UTF-8.
     static let encodings: Set<String> = [
         "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "iso_8859-1", "latin1", "us-ascii", "ascii",
     ]
@@ -119,41 +123,74 @@ public enum GPXReader {
         ([0x4C, 0x6F, 0xA7, 0x94], "EBCDIC"),
     ]
 
-    /// The line of the first processing instruction with a target and no data (`<?x?>`),
-    /// or nil. Foundation's parser hands libxml2's null data pointer for it to `strlen`, a
-    /// segmentation fault (found by `scripts/fuzz.sh gpx`), wherever it is in the document,
-    /// so it is looked for before parsing: in the text as UTF-16 when the file is in UTF-16,
-    /// in the bytes otherwise. A comment or CDATA section holding one is refused too, which
-    /// costs no real GPX file anything.
-    static func emptyProcessingInstructionLine(_ data: Data) -> Int? {
-        func utf16(bigEndian: Bool) -> [UInt16] {
-            var units: [UInt16] = []
-            units.reserveCapacity(data.count / 2)
-            var bytes = data.makeIterator()
-            while let a = bytes.next(), let b = bytes.next() {
-                units.append(bigEndian ? UInt16(a) << 8 | UInt16(b) : UInt16(b) << 8 | UInt16(a))
-            }
-            return units
-        }
-        let units: [UInt16]
+    /// The text of a file in UTF-16 (a byte-order mark, or `<` as its first 16-bit unit) as
+    /// its 16-bit units; nil for any other file.
+    static func utf16Units(_ data: Data) -> [UInt16]? {
+        let bigEndian: Bool
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0x3C, 0x00]) {
-            units = utf16(bigEndian: false)
+            bigEndian = false
         } else if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0x00, 0x3C]) {
-            units = utf16(bigEndian: true)
+            bigEndian = true
         } else {
-            guard data.contains(UInt8(ascii: "?")) else { return nil }
-            units = data.map { UInt16($0) }
+            return nil
         }
-        let lt = UInt16(UInt8(ascii: "<")), question = UInt16(UInt8(ascii: "?")), gt = UInt16(UInt8(ascii: ">"))
-        let space: Set<UInt16> = [0x20, 0x09, 0x0A, 0x0D]
+        var units: [UInt16] = []
+        units.reserveCapacity(data.count / 2)
+        var bytes = data.makeIterator()
+        while let a = bytes.next(), let b = bytes.next() {
+            units.append(bigEndian ? UInt16(a) << 8 | UInt16(b) : UInt16(b) << 8 | UInt16(a))
+        }
+        return units
+    }
+
+    /// The line of the first surrogate without its pair in UTF-16 text, or nil. libxml2's
+    /// UTF-16 decoder reads past its buffer on one (`FF FE E3 DB DB FF`, found by
+    /// `scripts/fuzz.sh gpx`): a segmentation fault.
+    static func unpairedSurrogateLine(_ units: [UInt16]) -> Int? {
         var line = 1
         var i = 0
-        while i + 1 < units.count {
+        while i < units.count {
+            let u = units[i]
+            if u == 0x0A { line += 1 }
+            if (0xD800...0xDBFF).contains(u) {
+                guard i + 1 < units.count, (0xDC00...0xDFFF).contains(units[i + 1]) else { return line }
+                i += 2
+                continue
+            }
+            if (0xDC00...0xDFFF).contains(u) { return line }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The line of the first processing instruction with a target and no data (`<?x?>`) in
+    /// `units` (the file's bytes, or its UTF-16 units), or nil. Foundation's parser hands
+    /// libxml2's null data pointer for it to `strlen`, a segmentation fault (found by
+    /// `scripts/fuzz.sh gpx`), wherever it is in the document, so it is looked for before
+    /// parsing. A comment or CDATA section holding one is refused too, which costs no real
+    /// GPX file anything.
+    static func emptyProcessingInstructionLine(_ units: [UInt16]) -> Int? {
+        emptyProcessingInstructionLine(in: units)
+    }
+
+    /// The same over a file's bytes, in place: a 30 MB file is not copied to look at it.
+    static func emptyProcessingInstructionLine(bytes data: Data) -> Int? {
+        data.withUnsafeBytes { raw in emptyProcessingInstructionLine(in: raw.bindMemory(to: UInt8.self)) }
+    }
+
+    static func emptyProcessingInstructionLine<C: RandomAccessCollection>(in units: C) -> Int?
+    where C.Element: FixedWidthInteger, C.Index == Int {
+        let lt = C.Element(UInt8(ascii: "<")), question = C.Element(UInt8(ascii: "?")), gt = C.Element(UInt8(ascii: ">"))
+        guard units.contains(question) else { return nil }
+        let space: Set<C.Element> = [0x20, 0x09, 0x0A, 0x0D]
+        var line = 1
+        var i = units.startIndex
+        while i + 1 < units.endIndex {
             if units[i] == 0x0A { line += 1 }
             if units[i] == lt, units[i + 1] == question {
                 var j = i + 2
-                while j < units.count, !space.contains(units[j]), units[j] != question, units[j] != gt { j += 1 }
-                if j > i + 2, j + 1 < units.count, units[j] == question, units[j + 1] == gt { return line }
+                while j < units.endIndex, !space.contains(units[j]), units[j] != question, units[j] != gt { j += 1 }
+                if j > i + 2, j + 1 < units.endIndex, units[j] == question, units[j + 1] == gt { return line }
             }
             i += 1
         }
@@ -192,7 +229,11 @@ public enum GPXReader {
             throw GPXError(
                 file: file, line: 1, reason: "is in \(signature.name): GPX is read as UTF-8, UTF-16, ISO-8859-1 or US-ASCII")
         }
-        if let line = emptyProcessingInstructionLine(data) {
+        let utf16 = utf16Units(data)
+        if let utf16, let line = unpairedSurrogateLine(utf16) {
+            throw GPXError(file: file, line: line, reason: "is not valid UTF-16: a surrogate without its pair")
+        }
+        if let line = utf16.map({ emptyProcessingInstructionLine($0) }) ?? emptyProcessingInstructionLine(bytes: data) {
             throw GPXError(file: file, line: line, reason: "a processing instruction without data (<?name?>) is not GPX")
         }
     }

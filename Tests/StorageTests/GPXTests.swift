@@ -481,3 +481,24 @@ extension GPXFuzzFindingTests {
         }
     }
 }
+
+extension GPXFuzzFindingTests {
+    /// A UTF-16 file with a surrogate out of its pair made libxml2's decoder fault: the
+    /// input found, then its minimized form; each refused with its line. Valid UTF-16, pairs
+    /// included, still reads.
+    @Test func utf16WithAnUnpairedSurrogateIsRefused() throws {
+        let found = Data([0xFF, 0xFE] + [UInt8](repeating: 0xE3, count: 73) + [UInt8](repeating: 0xDB, count: 95)
+                         + [UInt8](repeating: 0xE3, count: 28) + [0x00, 0x00])
+        for bytes in [found, Data([0xFF, 0xFE, 0xE3, 0xDB, 0xDB, 0xFF])] {
+            let error = #expect(throws: GPXError.self) { try GPXReader.parse(bytes, file: "found.gpx") }
+            #expect(error?.line == 1, "\(String(describing: error))")
+            #expect(error?.reason.contains("not valid UTF-16") == true, "\(String(describing: error))")
+        }
+        let route = try String(contentsOfFile: "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", encoding: .utf8)
+            .replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+            .replacingOccurrences(of: "Park loop</name>", with: "Park loop 🏃</name>")
+        let utf16 = Data([0xFF, 0xFE]) + route.utf16.reduce(into: Data()) { $0.append(contentsOf: [UInt8($1 & 0xFF), UInt8($1 >> 8)]) }
+        let document = try GPXReader.parse(utf16, file: "route.gpx")
+        #expect(document.routePointCount > 0 && document.routes.first?.name == "Park loop 🏃")
+    }
+}
