@@ -30,14 +30,17 @@ seconds=60
 targets=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --runs) runs="$2"; seconds=""; shift 2 ;;
-        --seconds) seconds="$2"; runs=""; shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
+        --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         nmea|yaml|gpx|control) targets+=("$1"); shift ;;
         *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx control; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
 [[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx control)
+if [[ -z "$runs" && -z "$seconds" ]]; then
+    echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
+fi
 if [[ -n "$runs" && ! "$runs" =~ ^[1-9][0-9]{0,11}$ ]]; then
     echo "fuzz.sh: --runs must be a whole number from 1 to 999999999999, got '$runs'" >&2; exit 64
 fi
@@ -153,6 +156,9 @@ for target in "${targets[@]}"; do
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     time=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    # A crash ends the run without its `Done` line: the time is then the executions over
+    # their rate.
+    if [[ -z "$time" && -n "$execs" && -n "$rate" && "$rate" -gt 0 ]]; then time=$((execs / rate)); fi
     crashes=0
     if [[ $status -ne 0 ]]; then
         # libFuzzer stops at the first crash; the log says what and where.
