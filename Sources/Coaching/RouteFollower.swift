@@ -211,7 +211,7 @@ public struct RouteFollower: Sendable {
             runSinceMatch = 0
             elevationNow = line.elevation(at: first.along, route.elevations) ?? elevation
             events.append(.joined(along: first.along))
-            events += arrivals(at: first.along, line: line)
+            events += arrivals(from: nil, to: first.along, line: line)
             return events
         }
         if finished { return [] }
@@ -248,32 +248,34 @@ public struct RouteFollower: Sendable {
             off = nil
             events.append(.backOnRoute(along: along))
         }
-        events += arrivals(at: along, line: line)
+        events += arrivals(from: matched, to: along, line: line)
         return events
     }
 
-    /// Waypoints, turn-arounds and the end reached at `along`.
-    private mutating func arrivals(at along: Double, line: RouteLine) -> [Event] {
+    /// Waypoints, turn-arounds and the end reached on the way from `previous` to `along`
+    /// (metres along the route). Joining the route (`previous` nil), what lies behind is
+    /// passed without a word: the runner did not run it.
+    private mutating func arrivals(from previous: Double?, to along: Double, line: RouteLine) -> [Event] {
         var events: [Event] = []
         for (i, p) in placed.enumerated() where !passed.contains(i) {
             let distance = p.along - along
-            if distance < -RouteFollower.reachMargin {
-                // Far behind (the runner joined the route after it): not announced.
-                passed.insert(i)
-            } else if distance <= RouteFollower.arrival {
+            if distance <= RouteFollower.arrival {
                 passed.insert(i)
                 announced.insert(i)
-                events.append(.waypointPassed(index: i, name: p.waypoint.name))
+                if previous != nil || distance > -RouteFollower.arrival {
+                    events.append(.waypointPassed(index: i, name: p.waypoint.name))
+                }
             } else if distance <= settings.waypointAhead, !announced.contains(i) {
                 announced.insert(i)
                 events.append(.waypointAhead(index: i, name: p.waypoint.name, distance: distance + p.offset,
                                              climb: climb(to: p, line: line)))
             }
         }
+        // A turn-around is heard when the runner reaches it, however far the fix that shows it
+        // is past it (fixes a minute apart are 150 m apart).
         for (i, t) in turnArounds.enumerated() where !turned.contains(i) && along >= t - RouteFollower.arrival {
             turned.insert(i)
-            // Turn-arounds run past long ago (joined after them) are not announced.
-            if along - t < RouteFollower.reachMargin { events.append(.turnAround(along: t)) }
+            if previous != nil { events.append(.turnAround(along: t)) }
         }
         if along >= length - RouteFollower.arrival {
             finished = true

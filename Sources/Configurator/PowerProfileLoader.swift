@@ -66,11 +66,13 @@ public enum PowerProfileLoader {
         }
         let autoPause = try autoPause(&map)
         let split = try splitDistance(&map)
+        let route = try routeGuidance(&map)
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
-            boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split)
+            boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
+            route: route)
     }
 
     /// Every interval and window of a profile, seconds: a tenth of a second (a 10 Hz
@@ -134,6 +136,35 @@ public enum PowerProfileLoader {
             throw map.error("split_cue_km", "must be \(YAMLMapping.format(splitKm.lowerBound)) to \(YAMLMapping.format(splitKm.upperBound)) km, got \(YAMLMapping.format(km))")
         }
         return km * 1000
+    }
+
+    /// Off-route distances: beyond the error of a good fix (a few metres) plus half a wide
+    /// street, and within a distance a runner would not take for "this street".
+    static let offRouteMetres = 15.0...500.0
+    /// How early a waypoint is announced: at least a few strides, at most a few minutes.
+    static let waypointAheadMetres = 20.0...2000.0
+
+    /// `route: {off_m: 40, back_on_m: 20, waypoint_ahead_m: 150}` (absent: the standard).
+    static func routeGuidance(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.RouteGuidance {
+        guard var r = try map.optionalMapping("route") else { return .standard }
+        let off = try r.number("off_m")
+        guard offRouteMetres.contains(off) else {
+            throw r.error("off_m", "must be \(YAMLMapping.format(offRouteMetres.lowerBound)) to "
+                + "\(YAMLMapping.format(offRouteMetres.upperBound)) m (closer, and GPS error alone would take a runner "
+                + "off the route), got \(YAMLMapping.format(off))")
+        }
+        let back = try r.number("back_on_m")
+        guard back >= 5, back < off else {
+            throw r.error("back_on_m", "must be at least 5 m and below off_m (\(YAMLMapping.format(off)) m), so that "
+                + "a runner at the edge does not go off and on at every fix; got \(YAMLMapping.format(back))")
+        }
+        let ahead = try r.number("waypoint_ahead_m")
+        guard waypointAheadMetres.contains(ahead) else {
+            throw r.error("waypoint_ahead_m", "must be \(YAMLMapping.format(waypointAheadMetres.lowerBound)) to "
+                + "\(YAMLMapping.format(waypointAheadMetres.upperBound)) m, got \(YAMLMapping.format(ahead))")
+        }
+        try r.finish()
+        return .init(offRoute: off, backOn: back, waypointAhead: ahead)
     }
 
     /// The profile called `name` in `hardwareDir/profiles`.

@@ -31,6 +31,9 @@ public struct PowerProfile: Hashable, Sendable {
     /// A split cue sounds each time the distance passes a multiple of this many metres; nil:
     /// no split cue.
     public var splitDistance: Double?
+    /// Following a route: when the runner is off it and back on it, and how early a
+    /// waypoint is announced.
+    public var route: RouteGuidance
 
     /// "At `percent` % switch to profile `to`".
     public struct StepDown: Hashable, Sendable {
@@ -57,12 +60,32 @@ public struct PowerProfile: Hashable, Sendable {
         }
     }
 
+    /// "Off route beyond `offRoute` metres from the line, back on within `backOn`; a
+    /// waypoint announced `waypointAhead` metres before it".
+    public struct RouteGuidance: Hashable, Sendable {
+        public var offRoute: Double
+        public var backOn: Double
+        public var waypointAhead: Double
+
+        public init(offRoute: Double, backOn: Double, waypointAhead: Double) {
+            self.offRoute = offRoute
+            self.backOn = backOn
+            self.waypointAhead = waypointAhead
+        }
+
+        /// When the profile says nothing: a street's width of GPS error and some, and a
+        /// waypoint heard a minute or so before it.
+        public static let standard = RouteGuidance(offRoute: 40, backOn: 20, waypointAhead: 150)
+    }
+
     public init(
         name: String, summary: String, positionInterval: Duration, alertInterval: Duration,
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
         trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
-        stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil
+        stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil,
+        route: RouteGuidance = .standard
     ) {
+        self.route = route
         self.autoPause = autoPause
         self.splitDistance = splitDistance
         self.gpsMode = gpsMode

@@ -211,8 +211,8 @@ struct StatsCommand: ParsableCommand {
 
 struct RoutesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "routes", abstract: "List, show and export imported routes.",
-        subcommands: [List.self, Show.self, Export.self], defaultSubcommand: List.self)
+        commandName: "routes", abstract: "Import, list, show and export routes to follow.",
+        subcommands: [List.self, Show.self, Import.self, Export.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(

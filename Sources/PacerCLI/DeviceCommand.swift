@@ -44,6 +44,9 @@ struct DeviceCommand: ParsableCommand {
     @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: the GPS's date, else the system's).")
     var today: String?
 
+    @Option(name: .long, help: RouteChoice.help)
+    var route: String?
+
     @Option(name: .long, help: "The control socket for `pacer ctl` (default: $RUNTIME_DIRECTORY/control.sock under systemd, else $XDG_RUNTIME_DIR/pacer/control.sock).")
     var socket: String?
 
@@ -72,6 +75,8 @@ struct DeviceCommand: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        let followed = try route.map { try RouteChoice.load($0, store: store) }
+        if let followed { logger.notice("\(RouteChoice.describe(followed))") }
         for id in try store.recoverUnfinished() {
             logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
@@ -86,7 +91,7 @@ struct DeviceCommand: ParsableCommand {
                          profile: built.profile, cues: built.cues, log: store, power: built.power,
                          profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
             agenda: PlanAgenda(store: store),
-            settings: .init(actions: settings.buttonActions, knownFaults: faults),
+            settings: .init(actions: settings.buttonActions, knownFaults: faults, route: followed),
             today: { time in given ?? time?.date ?? WallClock.today },
             logger: logger,
             onEvent: { event in

@@ -44,6 +44,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: today).")
     var today: String?
 
+    @Option(name: .long, help: RouteChoice.help)
+    var route: String?
+
     @Option(name: .long, help: "The control socket for `pacer ctl` (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
     var socket: String?
 
@@ -109,6 +112,8 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("\(planPath): \(error)")
         }
 
+        let followed = try route.map { try RouteChoice.load($0, store: store) }
+
         // The device; an activity left unfinished by a power cut is closed.
         let built: Device
         do {
@@ -127,13 +132,15 @@ struct RunCommand: ParsableCommand {
             parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
                          profile: built.profile, cues: built.cues, log: store, power: built.power,
                          profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
-            plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil, logger: logger,
+            plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil,
+            route: followed, logger: logger,
             onEvent: { event, status in
                 if case .cue(let cue, _) = event { display.cue(cue, status) }
                 watchers.publish { event.jsonLine(status: status, time: WallClock.now) }
             },
             onFinish: { _ in clock.stop() })
         display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: built.profile, settings: settings)
+        if let followed { print(RouteChoice.describe(followed)) }
 
         let controls: [any ControlInput]
         do {

@@ -25,6 +25,12 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
     case planExpired = "plan-expired"
     case count = "count"
     case countFive = "count-five"
+    // Following a route (R21, R23).
+    case offRoute = "off-route"
+    case onRoute = "on-route"
+    case waypointAhead = "waypoint-ahead"
+    case turnAround = "turn-around"
+    case routeEnd = "route-end"
 
     /// What the cue means to the runner.
     public var meaning: String {
@@ -51,6 +57,11 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
         case .planExpired: "the plan's deadline has passed: no workout to start"
         case .count: "one, counting the workout's number"
         case .countFive: "five, counting the workout's number"
+        case .offRoute: "off the route being followed (beyond the profile's off-route distance)"
+        case .onRoute: "back on the route"
+        case .waypointAhead: "a waypoint of the route lies ahead (the profile's distance; the status says how far and how high)"
+        case .turnAround: "the route turns back here"
+        case .routeEnd: "the end of the route"
         }
     }
 }

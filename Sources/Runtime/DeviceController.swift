@@ -91,9 +91,12 @@ public final class DeviceController: Sendable {
         /// Faults found while the device was built (a sound device that could not be
         /// opened), told at the boot check with the others.
         public var knownFaults: [String]
+        /// The route every workout follows (`pacer device --route`), when there is one.
+        public var route: FollowedRoute?
 
         public init(actions: ButtonActions = .defaults, searchingCueInterval: Duration = .seconds(20),
-                    bootCheckDelay: Duration = .seconds(3), knownFaults: [String] = []) {
+                    bootCheckDelay: Duration = .seconds(3), knownFaults: [String] = [], route: FollowedRoute? = nil) {
+            self.route = route
             self.actions = actions
             self.searchingCueInterval = searchingCueInterval
             self.bootCheckDelay = bootCheckDelay
@@ -432,7 +435,8 @@ public final class DeviceController: Sendable {
         case .workout(let plan, let key, _, _):
             let index = offered ?? 0
             let runtime = DeviceRuntime(
-                parts: parts, plan: plan, workoutIndex: index, planKey: key, positioning: hub != nil, logger: logger,
+                parts: parts, plan: plan, workoutIndex: index, planKey: key, positioning: hub != nil,
+                route: settings.route, logger: logger,
                 onEvent: { [self] event, status in report(.workout(event, status)) },
                 onFinish: { [self] end in workoutEnded(end) })
             state.withLock { s in

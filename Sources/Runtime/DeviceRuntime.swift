@@ -113,6 +113,8 @@ public final class DeviceRuntime: Sendable {
         var wakeTimer: ScheduledTask?
         /// When the receiver was last woken from backup.
         var wokeAt: Instant?
+        /// Follows the route the runner follows, when there is one.
+        var follower: RouteFollower?
     }
 
     public let parts: Parts
@@ -133,7 +135,7 @@ public final class DeviceRuntime: Sendable {
     /// is its own.
     public init(
         parts: Parts, plan: TrainingPlan, workoutIndex: Int, planKey: PlanKey? = nil, positioning: Bool = true,
-        logger: Logger = Logger(label: "pacer.runtime"),
+        route: FollowedRoute? = nil, logger: Logger = Logger(label: "pacer.runtime"),
         onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
     ) {
@@ -148,9 +150,13 @@ public final class DeviceRuntime: Sendable {
         let coach = PaceCoach(
             workout: plan.workouts[workoutIndex], settings: DeviceRuntime.coachSettings(parts.profile),
             positioning: positioning && parts.gps != nil)
-        state = Mutex(State(
+        var state = State(
             coach: coach, autoPause: AutoPause(settings: DeviceRuntime.autoPauseSettings(parts.profile)),
-            profile: parts.profile))
+            profile: parts.profile)
+        if let route, parts.gps != nil, positioning {
+            state.follower = RouteFollower(route: route, settings: DeviceRuntime.routeSettings(parts.profile))
+        }
+        self.state = Mutex(state)
     }
 
     // MARK: Commands (any thread)
@@ -326,7 +332,7 @@ public final class DeviceRuntime: Sendable {
             RuntimeStatus(
                 plan: plan.name, workout: workout.name, profile: s.profile.name, coach: s.coach.status(at: now),
                 gps: s.gps, positioning: s.coach.positioning, activityID: s.activity, points: s.points,
-                waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery)
+                waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.follower?.progress)
         }
     }
 
@@ -344,6 +350,7 @@ public final class DeviceRuntime: Sendable {
         var pauseOut: [CoachOutput] = []
         var autoPaused: Duration?
         var autoResumed: Double?
+        var routeEvents: [RouteFollower.Event] = []
         state.withLock { s in
             guard !s.finished else { return }
             switch event {
@@ -386,6 +393,9 @@ public final class DeviceRuntime: Sendable {
                 }
                 guard s.coach.isRunning, s.activity != nil else { return }
                 if s.anchor == nil { s.anchor = (now, fix.time) }
+                // Every fix the receiver delivers places the runner on the route: the more
+                // fixes, the sooner a wrong turn is heard.
+                routeEvents = s.follower?.fix(fix.position, speed: fix.speed, elevation: fix.altitude, at: now) ?? []
                 if update {
                     point = trackPoint(fix, &s)
                     sleepNow = s.profile.gpsMode == .backup
@@ -423,6 +433,7 @@ public final class DeviceRuntime: Sendable {
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
         handle(pauseOut)
+        for e in routeEvents { routeEvent(e) }
         if let standing = autoPaused {
             report(.autoPaused(standing: standing))
             logger.info("auto-paused: standing still for \(RuntimeStatus.clock(standing))")
@@ -430,6 +441,39 @@ public final class DeviceRuntime: Sendable {
         }
         rescheduleTick()
         if sleepNow { sleepReceiver() }
+    }
+
+    /// The route follower's settings under `profile`.
+    static func routeSettings(_ profile: PowerProfile) -> RouteFollower.Settings {
+        RouteFollower.Settings(offRoute: profile.route.offRoute, backOn: profile.route.backOn,
+                               waypointAhead: profile.route.waypointAhead)
+    }
+
+    /// Reports a route event and sounds its cue: off the route, back on it, a waypoint ahead,
+    /// a turn-around, the end. Joining the route and passing a waypoint are silent (the
+    /// waypoint was announced before it).
+    private func routeEvent(_ e: RouteFollower.Event) {
+        report(.route(e))
+        switch e {
+        case .joined(let along):
+            logger.info("on the route \(Int(along.rounded())) m from its start")
+        case .offRoute(let by, _):
+            logger.info("off the route by \(Int(by.rounded())) m")
+            sound(.offRoute, phase: nil)
+        case .backOnRoute(let along):
+            logger.info("back on the route \(Int(along.rounded())) m from its start")
+            sound(.onRoute, phase: nil)
+        case .waypointAhead(_, let name, let distance, let climb):
+            logger.info("waypoint '\(name)' \(Int(distance.rounded())) m ahead\(climb.map { ", \(Int($0.rounded())) m up" } ?? "")")
+            sound(.waypointAhead, phase: nil)
+        case .waypointPassed(_, let name):
+            logger.info("passed waypoint '\(name)'")
+        case .turnAround:
+            sound(.turnAround, phase: nil)
+        case .finished:
+            logger.info("the end of the route")
+            sound(.routeEnd, phase: nil)
+        }
     }
 
     /// The coach's settings under `profile`.

@@ -161,6 +161,8 @@ extension RuntimeEvent {
             return [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, places: 3))]
         case .storageFault(let reason):
             return [("reason", .text(reason))]
+        case .route(let e):
+            return e.jsonFields
         }
     }
 }
@@ -178,7 +180,7 @@ extension RuntimeStatus {
     /// `phase` (from 1) of `phases`, `phase_name`, `phase_left_s`, `speed_kmh` (smoothed; when
     /// known), `pace` (`slow`, `on-pace`, `fast`, `unknown`), `gps` (its status, or `off`
     /// without positioning), `activity` (its id; null before the start), `state` (`starting`,
-    /// `running`, `paused`, `finished`) and `battery_pct` when read.
+    /// `running`, `paused`, `finished`), `battery_pct` when read, and `route` when one is followed.
     public var jsonObject: EventJSON.Value {
         let state = coach.finished ? "finished" : coach.paused ? "paused" : activityID == nil ? "starting" : "running"
         var fields: [(String, EventJSON.Value)] = [
@@ -195,6 +197,47 @@ extension RuntimeStatus {
         fields.append(("activity", activityID.map { .int(Int($0)) } ?? .null))
         fields.append(("state", .text(state)))
         if let battery { fields.append(("battery_pct", .number(battery.percent, places: 1))) }
+        if let route { fields.append(("route", route.jsonObject)) }
+        return .object(fields)
+    }
+}
+
+extension RouteFollower.Event {
+    /// Named as in a scenario's `events.jsonl`: metres along the route, to a decimetre.
+    public var jsonFields: [(String, EventJSON.Value)] {
+        switch self {
+        case .joined(let along): [("along_m", .number(along, places: 1))]
+        case .offRoute(let by, let along): [("off_by_m", .number(by, places: 1)), ("along_m", .number(along, places: 1))]
+        case .backOnRoute(let along): [("along_m", .number(along, places: 1))]
+        case .waypointAhead(let index, let name, let distance, let climb):
+            [("waypoint", .int(index + 1)), ("name", .text(name)), ("distance_m", .number(distance, places: 1))]
+                + (climb.map { [("climb_m", .number($0, places: 1))] } ?? [])
+        case .waypointPassed(let index, let name): [("waypoint", .int(index + 1)), ("name", .text(name))]
+        case .turnAround(let along): [("along_m", .number(along, places: 1))]
+        case .finished(let length): [("length_m", .number(length, places: 1))]
+        }
+    }
+}
+
+extension RouteFollower.Progress {
+    /// `{"name", "length_m", "along_m", "left_m", "place" (approaching, on-route, off-route,
+    /// finished), "off_by_m" or "to_start_m", "next": {"name", "distance_m", "climb_m"}}`.
+    public var jsonObject: EventJSON.Value {
+        var fields: [(String, EventJSON.Value)] = [
+            ("name", .text(route)), ("length_m", .number(length, places: 1)), ("along_m", .number(along, places: 1)),
+            ("left_m", .number(left, places: 1)),
+        ]
+        switch place {
+        case .approaching(let toStart):
+            fields += [("place", .text("approaching")), ("to_start_m", .number(toStart, places: 1))]
+        case .onRoute: fields.append(("place", .text("on-route")))
+        case .offRoute(let by): fields += [("place", .text("off-route")), ("off_by_m", .number(by, places: 1))]
+        case .finished: fields.append(("place", .text("finished")))
+        }
+        if let next = ahead.first {
+            fields.append(("next", .object([("name", .text(next.name)), ("distance_m", .number(next.distance, places: 1))]
+                + (next.climb.map { [("climb_m", .number($0, places: 1))] } ?? []))))
+        }
         return .object(fields)
     }
 }

@@ -35,6 +35,9 @@ public enum RuntimeEvent: Hashable, Sendable {
     /// Storage refused a commit (a full disk, a read-only or vanished folder): reported once
     /// until it works again; what was not stored is kept and tried again at each commit.
     case storageFault(String)
+    /// Something about the route being followed: joined, off it, back on it, a waypoint
+    /// ahead or passed, a turn-around, its end.
+    case route(RouteFollower.Event)
 
     /// A short name: `cue`, `phase-started`, `gps`, …
     public var kind: String {
@@ -54,6 +57,16 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .profileChanged: "profile-changed"
         case .finished: "finished"
         case .storageFault: "storage-fault"
+        case .route(let e):
+            switch e {
+            case .joined: "route-joined"
+            case .offRoute: "off-route"
+            case .backOnRoute: "on-route"
+            case .waypointAhead: "waypoint-ahead"
+            case .waypointPassed: "waypoint-passed"
+            case .turnAround: "turn-around"
+            case .finished: "route-end"
+            }
         }
     }
 }

@@ -15,6 +15,8 @@ public struct RuntimeStatus: Hashable, Sendable {
     public var waypoints: Int
     public var lastCue: Cue?
     public var battery: BatteryReading?
+    /// The route being followed, when there is one.
+    public var route: RouteFollower.Progress?
 
     /// `00:12:31  phase 2/5 Tempo  11.4 km/h  band 10.0–11.0  SLOW DOWN  1.23 km  fix`
     public var line: String {
@@ -38,9 +40,36 @@ public struct RuntimeStatus: Hashable, Sendable {
         case .unknown: break
         }
         parts.append(String(format3(coach.distance / 1000)) + " km")
+        if let route { parts.append(RuntimeStatus.describe(route)) }
         parts.append(positioning ? gps.rawValue : "positioning off")
         if coach.paused { parts.append("PAUSED") }
         if coach.finished { parts.append("FINISHED") }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `route 1.20/4.35 km  next Bridge 0.42 km +12 m  left 3.15 km`, `OFF ROUTE by 55 m`, `route
+    /// start 0.30 km away`, `route done`.
+    public static func describe(_ r: RouteFollower.Progress) -> String {
+        var parts: [String] = []
+        switch r.place {
+        case .approaching(let toStart):
+            return "route start \(format3(toStart / 1000)) km away"
+        case .finished:
+            return "route done"
+        case .offRoute(let by):
+            parts.append("OFF ROUTE by \(Int(by.rounded())) m")
+        case .onRoute:
+            parts.append("route \(format3(r.along / 1000).dropLast())/\(format3(r.length / 1000).dropLast()) km")
+        }
+        if let next = r.ahead.first {
+            var text = "next \(next.name) \(format3(next.distance / 1000).dropLast()) km"
+            if let climb = next.climb {
+                let m = Int(climb.rounded())
+                text += m >= 0 ? " +\(m) m" : " \(m) m"
+            }
+            parts.append(text)
+        }
+        parts.append("left \(format3(r.left / 1000).dropLast()) km")
         return parts.joined(separator: "  ")
     }
 

@@ -38,6 +38,8 @@ public struct Scenario: Hashable, Sendable {
     public var deviceMode = false
     /// When a device-mode scenario ends (the device waits for presses for ever).
     public var until: Duration?
+    /// The GPX file of the route the runner follows (`pacer run --route`), resolved.
+    public var route: String?
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,
@@ -142,8 +144,9 @@ public struct Expectation: Hashable, Sendable {
         case cue(Cue, near: Near?, count: CountBound?, window: ClosedRange<Duration>?)
         /// GPS status changes of a kind (`fix-lost`, `fix`, `disconnected`, …), like cues.
         case gps(String, near: Near?, count: CountBound?)
-        /// Any other event kind (`paused`, `resumed`, `phase-started`, `power-cut`, `recovered`, …).
-        case event(String, near: Near?, count: CountBound?)
+        /// Any other event kind (`paused`, `resumed`, `phase-started`, `power-cut`, `recovered`,
+        /// `waypoint-ahead`, …), optionally only those with a name (a waypoint's).
+        case event(String, name: String?, near: Near?, count: CountBound?)
         /// An activity's distance in km, within a tolerance.
         case distance(activity: Int?, km: Double, tolerance: Double)
         /// An activity's timer (its active time, pauses left out), and optionally its elapsed

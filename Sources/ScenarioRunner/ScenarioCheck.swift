@@ -97,8 +97,9 @@ public enum ScenarioCheck {
             return check(what, events, near: near, count: count)
         case .gps(let status, let near, let count):
             return check("gps \(status)", o.events.filter { $0.kind == "gps" && $0.name == status }, near: near, count: count)
-        case .event(let kind, let near, let count):
-            return check("\(kind) event(s)", o.events.filter { $0.kind == kind }, near: near, count: count)
+        case .event(let kind, let name, let near, let count):
+            return check("\(kind) event(s)" + (name.map { " named '\($0)'" } ?? ""),
+                         o.events.filter { $0.kind == kind && (name == nil || $0.name == name) }, near: near, count: count)
         case .distance(let n, let km, let tolerance):
             guard let a = activity(n) else { return missing(n) }
             let got = a.summary.distance / 1000

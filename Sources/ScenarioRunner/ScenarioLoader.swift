@@ -17,6 +17,7 @@ import Yams
 /// date: 2026-05-02            # today, for the plan's deadline (default: the recording's date)
 /// recording: run.nmea         # what the GPS replays, relative to this folder
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
+/// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
 /// hardware: zero-m8n               # the build whose energy model drains the battery
 /// battery: {capacity_mah: 1200, level: 100}   # default: the build's battery, full
 /// script:                     # what happens, at scenario times (seconds, M:SS or H:MM:SS)
@@ -36,6 +37,8 @@ import Yams
 ///   - {gps: fix-lost, at: "3:05", within: 10}
 ///   - {event: paused, count: 1}
 ///   - {event: auto-paused, count: 1}          # the profile's auto-pause (also auto-resumed)
+///   - {event: waypoint-ahead, name: Bridge, at: "4:10", within: 15}   # following a route; also
+///                               # route-joined, off-route, on-route, waypoint-passed, turn-around, route-end
 ///   - {distance_km: 2.4, within: 0.05}         # the last activity; `activity: N` for another
 ///   - {timer: "12:00", elapsed: "13:30", moving: "11:58", within: 1}   # elapsed, moving optional
 ///   - {end: recovered, activity: 1}
@@ -123,6 +126,10 @@ public enum ScenarioLoader {
         if let recipe, !FileManager.default.fileExists(atPath: recipe) {
             throw map.error("synth", "\(recipe) does not exist")
         }
+        let route = try localFile("route")
+        if let route, !FileManager.default.fileExists(atPath: route) {
+            throw map.error("route", "\(route) does not exist")
+        }
 
         var battery = Scenario.BatterySetup()
         if var b = try map.optionalMapping("battery") {
@@ -169,6 +176,7 @@ public enum ScenarioLoader {
         scenario.hardware = hardware
         scenario.deviceMode = mode == "device"
         scenario.until = until
+        scenario.route = route
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
             throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
         }
@@ -257,11 +265,13 @@ public enum ScenarioLoader {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
-                         "press", "state", "offered", "refused", "fault", "button"]
+                         "press", "state", "offered", "refused", "fault", "button",
+                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
+            let name = try item.optionalString("name")
             let n = try near(), c = try count()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }
-            check = .event(kind, near: n, count: c)
+            check = .event(kind, name: name, near: n, count: c)
         } else if let km = try item.optionalNumber("distance_km", in: distanceRange) {
             let tolerance = try item.optionalNumber("within", in: distanceRange) ?? 0.01
             check = .distance(activity: try activity(), km: km, tolerance: tolerance)

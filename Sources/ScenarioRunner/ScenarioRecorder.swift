@@ -132,10 +132,37 @@ final class ScenarioRecorder: Sendable {
         case .storageFault(let reason):
             text = "STORAGE FAULT: \(reason)"
             fields = [("reason", .text(reason))]
+        case .route(let e):
+            (name, text, fields) = ScenarioRecorder.describe(e)
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
         if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }
         record(recorded, text: text, fields: fields, status: status)
+    }
+
+    /// A route event: its name (a waypoint's), its timeline text and its fields.
+    static func describe(_ e: RouteFollower.Event) -> (String?, String, [(String, JSONValue)]) {
+        let m = { (v: Double) in JSONValue.number(v, 1) }
+        switch e {
+        case .joined(let along):
+            return (nil, "on the route, \(km(along)) km along", [("along_m", m(along))])
+        case .offRoute(let by, let along):
+            return (nil, "off the route by \(Int(by.rounded())) m (last on it \(km(along)) km along)",
+                    [("off_by_m", m(by)), ("along_m", m(along))])
+        case .backOnRoute(let along):
+            return (nil, "back on the route, \(km(along)) km along", [("along_m", m(along))])
+        case .waypointAhead(let index, let name, let distance, let climb):
+            let up = climb.map { c in ", " + (c >= 0 ? "+" : "") + "\(Int(c.rounded())) m" } ?? ""
+            return (name, "waypoint \(index + 1) '\(name)' \(km(distance)) km ahead\(up)",
+                    [("waypoint", .int(index + 1)), ("name", .text(name)), ("distance_m", m(distance))]
+                        + (climb.map { [("climb_m", m($0))] } ?? []))
+        case .waypointPassed(let index, let name):
+            return (name, "passed waypoint \(index + 1) '\(name)'", [("waypoint", .int(index + 1)), ("name", .text(name))])
+        case .turnAround(let along):
+            return (nil, "the route turns back, \(km(along)) km along", [("along_m", m(along))])
+        case .finished(let length):
+            return (nil, "the end of the route (\(km(length)) km)", [("length_m", m(length))])
+        }
     }
 
     /// A device-mode event (`pacer device`): the workout's own as `record` writes them, the
@@ -264,6 +291,11 @@ final class ScenarioRecorder: Sendable {
         case .planExpired: "PLAN EXPIRED"
         case .count: "COUNT 1"
         case .countFive: "COUNT 5"
+        case .offRoute: "OFF ROUTE"
+        case .onRoute: "ON ROUTE"
+        case .waypointAhead: "WAYPOINT AHEAD"
+        case .turnAround: "TURN AROUND"
+        case .routeEnd: "ROUTE END"
         }
     }
 

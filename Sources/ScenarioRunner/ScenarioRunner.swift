@@ -230,18 +230,27 @@ public enum ScenarioRunner {
             throw ScenarioError("\(scenario.file): recovering unfinished activities: \(error)")
         }
 
+        var route: FollowedRoute?
+        if let path = scenario.route {
+            do {
+                route = try FollowedRoute.load(gpx: path)
+            } catch {
+                throw ScenarioError("\(scenario.file): route: \(error)")
+            }
+        }
         let parts = DeviceRuntime.Parts(
             clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
             profile: device.profile, cues: device.cues, log: store, power: device.power,
             profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1))
         if scenario.deviceMode {
             return try runDeviceMode(
-                scenario, parts: parts, device: device, store: store, settings: settings, recording: recording, from: from,
+                scenario, parts: parts, device: device, store: store, settings: settings, route: route,
+                recording: recording, from: from,
                 until: until, battery: battery, recorder: recorder, logger: logger, origin: origin, time: time)
         }
         let runtime = DeviceRuntime(
             parts: parts,
-            plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, logger: logger,
+            plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, route: route, logger: logger,
             onEvent: { event, status in recorder.record(event, status: status, at: time()) },
             onFinish: { _ in clock.stop() })
 
@@ -373,7 +382,7 @@ public enum ScenarioRunner {
     /// controller waiting for presses, until the power is cut or the scenario's `until`.
     static func runDeviceMode(
         _ scenario: Scenario, parts: DeviceRuntime.Parts, device: Device, store: ActivityStore, settings: Settings,
-        recording: String,
+        route: FollowedRoute?, recording: String,
         from: Duration, until: Duration?, battery: Double, recorder: ScenarioRecorder, logger: Logger,
         origin: Instant, time: @escaping @Sendable () -> Duration
     ) throws -> DeviceRun {
@@ -382,7 +391,7 @@ public enum ScenarioRunner {
         let firstDate = try ScenarioRecordings.firstDate(of: recording)
         let agenda = PlanAgenda(store: store)
         let controller = DeviceController(
-            parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions),
+            parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions, route: route),
             today: { fix in fixedToday ?? fix?.date ?? firstDate }, logger: logger,
             onEvent: { event in recorder.record(event, at: time()) })
 

@@ -103,6 +103,20 @@ struct RouteFollowerTests {
         #expect(abs(turn.t - 1000.0 / 3) < 10)
     }
 
+    @Test("Fixes 30 s (90 m) apart: the turn-around is still heard, and the return leg still told from the outbound one")
+    func sparseOutAndBack() {
+        let route = Plane.route([(0, 0), (500, 0), (1000, 0), (500, 0), (0, 0)])
+        var run = RouteRun(route)
+        run.run([(0, 0), (1000, 0), (0, 0)], every: 30, offset: { t in (0, 4 * sin(t / 7)) })
+        #expect(run.offRoutes == 0)
+        #expect(run.turnArounds == 1)
+        // The last fix, 1,980 m in, is 20 m short of the end.
+        #expect(abs(run.follower.progress.left - 20) < 8)
+        #expect(run.largestError() < 10)
+        // 330 s: 990 m out; 360 s: 1,080 m, on the way back (920 m from the start, not 920 m in).
+        #expect(abs(run.progress.first { $0.t == 360 }!.along - 1080) < 10)
+    }
+
     @Test("A figure-eight (a bow tie) crossing itself: at the crossing, progress stays on the branch being run")
     func figureEight() {
         // A bow tie: two diagonals joined by two sides; the diagonals cross at (0, 0), 141 m and

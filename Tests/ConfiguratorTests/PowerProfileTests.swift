@@ -71,6 +71,21 @@ struct PowerProfileTests {
         #expect(absent.autoPause == nil && absent.splitDistance == nil)
     }
 
+    /// Route guidance: the file's distances, the standard ones when it says nothing; every
+    /// bundled profile's corridor is wider the sparser its fixes.
+    @Test func routeGuidanceLoadsOrIsTheStandard() throws {
+        let dir = try makeTemporaryDirectory()
+        let set = try PowerProfileLoader.load(path: write(
+            Self.valid + "\nroute: {off_m: 35, back_on_m: 12.5, waypoint_ahead_m: 120}\n", to: "custom.yaml", in: dir))
+        #expect(set.route == .init(offRoute: 35, backOn: 12.5, waypointAhead: 120))
+        let absent = try PowerProfileLoader.load(path: write(Self.valid, to: "custom.yaml", in: dir))
+        #expect(absent.route == .standard)
+        let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }
+        let (high, medium, low) = (try load("high").route, try load("medium").route, try load("low").route)
+        #expect(high.offRoute < medium.offRoute && medium.offRoute < low.offRoute)
+        #expect(high.waypointAhead < medium.waypointAhead && medium.waypointAhead < low.waypointAhead)
+    }
+
     /// Low and medium leave both out of the runner's way; high, the profile that tracks every
     /// second, has both.
     @Test func theBundledProfilesAutoPauseAndSplitOnlyOnHigh() throws {
@@ -112,6 +127,10 @@ struct PowerProfileTests {
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: 0", "split_cue_km", "must be 0.1 to 50 km, got 0"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: 100", "split_cue_km", "got 100"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nsplit_cue_km: every", "split_cue_km", "expected a number of km or off, got 'every'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 5, back_on_m: 3, waypoint_ahead_m: 100}", "route.off_m", "must be 15 to 500 m"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 40, waypoint_ahead_m: 100}", "route.back_on_m", "below off_m (40 m)"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 20, waypoint_ahead_m: 1e20}", "route.waypoint_ahead_m", "must be 20 to 2000 m"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 20}", nil, "missing key 'route.waypoint_ahead_m'"),
     ] as [(String, String, String?, String)])
     func brokenProfilesAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
         let dir = try makeTemporaryDirectory()
