@@ -54,7 +54,9 @@ public struct FollowedRoute: Hashable, Sendable {
 ///   within reach, which grows with the distance run off the route (so a runner who takes
 ///   another street and joins the route further on is found there). The two thresholds are
 ///   the hysteresis: a runner at the edge of the corridor does not flicker.
-/// - Progress never goes back more than a few metres of GPS noise.
+/// - Progress never goes back. The end is reached within `arrival` metres of it, or when the
+///   distance run since the last fix reaches past it and the runner is on its last stretch
+///   (fixes a minute apart may never fall within a few metres of it).
 /// Waypoints are placed on the route where it passes nearest to them (the first such place
 /// along the route when it passes them twice). Turn-arounds are the places where the route
 /// reverses its direction within a few tens of metres.
@@ -225,9 +227,11 @@ public struct RouteFollower: Sendable {
         }) else {
             // Nothing within reach is near: off route (confirmed by a second fix when fixes are dense).
             elevationNow = elevation
+            // How far from the route where the runner could be: a runner going back along it
+            // the wrong way is on the line, but not where the route goes on.
+            let by = line.nearest(position, in: reach).distance
             if off == nil {
                 if offPending || sparse {
-                    let by = line.nearest(position, in: 0...length).distance
                     off = by
                     offPending = false
                     events.append(.offRoute(by: by, along: matched))
@@ -235,12 +239,17 @@ public struct RouteFollower: Sendable {
                     offPending = true
                 }
             } else {
-                off = line.nearest(position, in: 0...length).distance
+                off = by
             }
             return events
         }
         offPending = false
-        let along = max(matched, best.along)
+        var along = max(matched, best.along)
+        // The end between two sparse fixes: the distance run since the last one reaches past
+        // it, and the runner is on its last stretch (coming back from it, or standing there).
+        if expected >= length, best.along >= length - runSinceMatch - RouteFollower.reachMargin {
+            along = length
+        }
         self.matched = along
         runSinceMatch = 0
         elevationNow = line.elevation(at: along, route.elevations) ?? elevation

@@ -117,6 +117,18 @@ struct RouteFollowerTests {
         #expect(abs(run.progress.first { $0.t == 360 }!.along - 1080) < 10)
     }
 
+    @Test("The end between two fixes a minute apart: heard at the fix after it, and a runner coming back is not off the route by 1 m")
+    func endBetweenSparseFixes() {
+        let route = Plane.route([(0, 0), (1000, 0)])
+        var run = RouteRun(route)
+        // 180 m a fix: 900 m, then 1,000 m and back to 920 m, then on back down the route.
+        run.run([(0, 0), (1000, 0), (500, 0)], every: 60)
+        #expect(run.finishes == 1)
+        #expect(run.offRoutes == 0)
+        let end = run.events.first { if case .finished = $0.event { true } else { false } }!
+        #expect(end.t == 360)
+    }
+
     @Test("A figure-eight (a bow tie) crossing itself: at the crossing, progress stays on the branch being run")
     func figureEight() {
         // A bow tie: two diagonals joined by two sides; the diagonals cross at (0, 0), 141 m and
