@@ -101,8 +101,8 @@ public struct RouteFollower: Sendable {
     }
 
     public enum Place: Hashable, Sendable {
-        /// Not on the route yet: `toStart` metres from its start.
-        case approaching(toStart: Double)
+        /// Not on the route yet: `toStart` metres from its start (nil: no position yet).
+        case approaching(toStart: Double?)
         case onRoute
         /// `by` metres from the line.
         case offRoute(by: Double)
@@ -309,7 +309,7 @@ public struct RouteFollower: Sendable {
         } else if let off {
             place = .offRoute(by: off)
         } else if matched == nil {
-            place = .approaching(toStart: last.map { Geodesy.distance($0.position, route.points[0]) } ?? 0)
+            place = .approaching(toStart: last.map { Geodesy.distance($0.position, route.points[0]) })
         } else {
             place = .onRoute
         }

@@ -229,7 +229,7 @@ extension RouteFollower.Progress {
         ]
         switch place {
         case .approaching(let toStart):
-            fields += [("place", .text("approaching")), ("to_start_m", .number(toStart, places: 1))]
+            fields += [("place", .text("approaching")), ("to_start_m", toStart.map { .number($0, places: 1) } ?? .null)]
         case .onRoute: fields.append(("place", .text("on-route")))
         case .offRoute(let by): fields += [("place", .text("off-route")), ("off_by_m", .number(by, places: 1))]
         case .finished: fields.append(("place", .text("finished")))

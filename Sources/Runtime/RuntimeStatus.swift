@@ -53,7 +53,7 @@ public struct RuntimeStatus: Hashable, Sendable {
         var parts: [String] = []
         switch r.place {
         case .approaching(let toStart):
-            return "route start \(format3(toStart / 1000)) km away"
+            return toStart.map { "route start \(format3($0 / 1000).dropLast()) km away" } ?? "route: no position yet"
         case .finished:
             return "route done"
         case .offRoute(let by):

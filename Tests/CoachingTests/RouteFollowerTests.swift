@@ -225,12 +225,13 @@ struct RouteFollowerTests {
     func progress() {
         let route = Plane.route([(0, 0), (1000, 0)], waypoints: [("Gate", 800, 0, nil)])
         var follower = RouteFollower(route: route)
+        #expect(follower.progress.place == .approaching(toStart: nil))
         _ = follower.fix(Plane.point(-300, 0), speed: 3, at: .zero)
         guard case .approaching(let toStart) = follower.progress.place else {
             Issue.record("not approaching: \(follower.progress.place)")
             return
         }
-        #expect(abs(toStart - 300) < 1)
+        #expect(abs(toStart! - 300) < 1)
         let joined = follower.fix(Plane.point(-10, 0), speed: 3, at: .zero + .seconds(97))
         #expect(joined.count == 1)
         _ = follower.fix(Plane.point(200, 0), speed: 3, at: .zero + .seconds(167))

@@ -146,6 +146,8 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {timer: 60, paused: 5}\n", 5, "unknown key"),
         ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {speed: 3}\n", 5, "expected one of cue"),
         ("name: x\nplan: demo\nrecording: run.nmea\ncolour: red\n", 4, "unknown key"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nroute: nowhere.gpx\n", 4, "nowhere.gpx does not exist"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nexpect:\n  - {event: lost-the-way, count: 1}\n", 5, "'lost-the-way' is not one of"),
         ("name: x\nplan: demo\nrecording: run.nmea\nmode: watch\n", 4, "'watch' is not one of run, device"),
         ("name: x\nplan: demo\nrecording: run.nmea\nmode: device\n", nil, "needs `until:`"),
         ("name: x\nplan: demo\nrecording: run.nmea\nmode: device\nuntil: 60\nworkout: 2\n", 6, "has no workout"),
