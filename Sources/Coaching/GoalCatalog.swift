@@ -1,8 +1,9 @@
 import PacerCore
 
 /// The goals a runner chooses from (R9), by key, and the syntax for a goal of their own:
-/// `NKM` (a distance, no time: `12km`) or `NKM-in-TIME` (`10km-in-50:00`,
-/// `21.1km-in-1:55:00`, also `marathon-in-3:45:00`). `pacer plan goals` lists them;
+/// a distance, no time (`12km`, `10k`, `half`, `marathon`), or a distance in a time
+/// (`10km-in-50:00`, `10k-in-50:00`, `21.1km-in-1:55:00`, `half-in-1:55:00`,
+/// `marathon-in-3:45:00`). `pacer plan goals` lists them;
 /// `pacer plan create --goal KEY` takes one.
 public enum GoalCatalog {
     public struct Entry: Hashable, Sendable {
@@ -34,8 +35,11 @@ public enum GoalCatalog {
 
     /// How a goal of one's own is written.
     public static let syntax =
-        "NKM for a distance without a time (12km), NKM-in-TIME for a distance in a time "
-        + "(10km-in-50:00, 21.1km-in-1:55:00, marathon-in-3:45:00; TIME is M:SS or H:MM:SS)"
+        "a distance without a time (12km, 10k, half, marathon), or a distance in a time "
+        + "(10km-in-50:00, 10k-in-50:00, half-in-1:55:00, marathon-in-3:45:00; TIME is M:SS or H:MM:SS)"
+
+    /// A half marathon, metres.
+    public static let halfMarathonDistance = Goal.marathonDistance / 2
 
     /// The goal `text` names: a catalog key, or a goal in the syntax above, checked against
     /// the generator's limits (`PlanGenerator.check(goal:)`).
@@ -47,13 +51,8 @@ public enum GoalCatalog {
         if let range = key.firstRange(of: "-in-") {
             let distanceText = String(key[..<range.lowerBound])
             let timeText = String(key[range.upperBound...])
-            let distance: Double
-            if distanceText == "marathon" {
-                distance = Goal.marathonDistance
-            } else if let d = parseDistance(distanceText) {
-                distance = d
-            } else {
-                throw .malformedGoal(text, "'\(distanceText)' is not a distance like 10km or 21.1km")
+            guard let distance = parseDistance(distanceText) else {
+                throw .malformedGoal(text, "'\(distanceText)' is not a distance like 10km, 10k, 21.1km, half or marathon")
             }
             guard let time = parseTime(timeText) else {
                 throw .malformedGoal(text, "'\(timeText)' is not a time like 50:00 (M:SS) or 1:55:00 (H:MM:SS)")
@@ -61,8 +60,8 @@ public enum GoalCatalog {
             goal = Goal(distance: distance, time: time, name: "")
         } else if let distance = parseDistance(key) {
             goal = Goal(distance: distance, time: nil, name: "")
-        } else if key.hasSuffix("km") || key.first?.isNumber == true {
-            throw .malformedGoal(text, "expected a distance like 12km, or a distance in a time like 10km-in-50:00")
+        } else if key.hasSuffix("k") || key.hasSuffix("km") || key.first?.isNumber == true {
+            throw .malformedGoal(text, "expected a distance like 12km or 10k, or a distance in a time like 10km-in-50:00")
         } else {
             throw .unknownGoal(text)
         }
@@ -76,6 +75,9 @@ public enum GoalCatalog {
     public static func name(distance: Double?, time: Duration?) -> String {
         guard let distance else { return "recreational" }
         let marathon = abs(distance - Goal.marathonDistance) < 1
+        if abs(distance - halfMarathonDistance) < 1 {
+            return time.map { "half marathon in \(format($0))" } ?? "finish a half marathon"
+        }
         switch (marathon, time) {
         case (true, nil): return "finish a marathon"
         case (true, let time?): return "marathon in \(format(time))"
@@ -84,12 +86,21 @@ public enum GoalCatalog {
         }
     }
 
-    /// `21.1km` (also `5KM`, `42.195km`) as metres; nil when not that shape. Up to three
-    /// decimals (metres), positive.
+    /// `21.1km` (also `5KM`, `42.195km`, `10k`: what runners write), `half` (a half
+    /// marathon) or `marathon`, as metres; nil when not that shape. Up to three decimals
+    /// (metres), positive.
     public static func parseDistance(_ text: String) -> Double? {
         let t = text.lowercased()
-        guard t.hasSuffix("km") else { return nil }
-        let number = t.dropLast(2)
+        if ["half", "half-marathon", "halfmarathon"].contains(t) { return halfMarathonDistance }
+        if t == "marathon" { return Goal.marathonDistance }
+        let number: Substring
+        if t.hasSuffix("km") {
+            number = t.dropLast(2)
+        } else if t.hasSuffix("k") {
+            number = t.dropLast(1)
+        } else {
+            return nil
+        }
         let parts = number.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].count <= 3,
               parts.count == 1 || (1...3).contains(parts[1].count),

@@ -170,7 +170,7 @@ extension PlanCommand {
                 plans/. The file is for `pacer plan show FILE` and `pacer run --plan FILE`.
                 """)
 
-        @Option(name: .long, help: "The goal: a key of `pacer plan goals`, NKM or NKM-in-TIME.")
+        @Option(name: .long, help: "The goal: a key of `pacer plan goals`, a distance (12km, 10k, half, marathon) or a distance in a time (10k-in-50:00).")
         var goal: String
 
         @Option(name: .long, help: "The last day to start a workout, YYYY-MM-DD.")

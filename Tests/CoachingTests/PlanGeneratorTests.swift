@@ -69,6 +69,13 @@ struct GoalCatalogTests {
         ("5KM-IN-24:59", 5000, 1499, "5 km in 24:59"),
         ("12km", 12_000, 0, "run 12 km"),
         ("1.5km", 1500, 0, "run 1.5 km"),
+        // What runners type.
+        ("10k", 10_000, 0, "run 10 km"),
+        ("10K", 10_000, 0, "run 10 km"),
+        ("10k-in-50:00", 10_000, 3000, "10 km in 50:00"),
+        ("half", 21_097.5, 0, "finish a half marathon"),
+        ("Half-Marathon", 21_097.5, 0, "finish a half marathon"),
+        ("half-in-1:55:00", 21_097.5, 6900, "half marathon in 1:55:00"),
     ])
     func goalsOfOnesOwnParse(text: String, metres: Double, seconds: Int, name: String) throws {
         let goal = try GoalCatalog.goal(text)
@@ -88,7 +95,9 @@ struct GoalCatalogTests {
     @Test(arguments: [
         ("", "unknown goal ''"),
         ("fast", "unknown goal 'fast': the goals are 5k, 7k-35, marathon, recreational"),
-        ("10k", "goal '10k': expected a distance like 12km"),
+        ("10kk", "goal '10kk': expected a distance like 12km or 10k"),
+        ("half-in-soon", "'soon' is not a time"),
+        ("quarter-in-50:00", "'quarter' is not a distance like 10km, 10k, 21.1km, half or marathon"),
         ("10km-in-", "goal '10km-in-': '' is not a time like 50:00"),
         ("10km-in-50", "'50' is not a time"),
         ("10km-in-50:60", "'50:60' is not a time"),
@@ -117,7 +126,7 @@ struct GoalCatalogTests {
     @Test func refusalsListTheGoalsAndTheSyntax() {
         let message = PlanGeneratorError.unknownGoal("x").description
         #expect(message.contains("5k, 7k-35, marathon, recreational"))
-        #expect(message.contains("NKM-in-TIME") && message.contains("10km-in-50:00"))
+        #expect(message.contains("10k, half, marathon") && message.contains("10km-in-50:00"))
         #expect(PlanGeneratorError.malformedGoal("10km-in-5", "bad").description.contains("M:SS or H:MM:SS"))
     }
 }
