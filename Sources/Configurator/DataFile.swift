@@ -51,6 +51,11 @@ public struct YAMLMapping {
 
     /// Reads and parses a file from disk.
     public static func load(path: String) throws(DataFileError) -> YAMLMapping {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw DataFileError(file: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw DataFileError(file: path, reason: "is a folder, not a file") }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)

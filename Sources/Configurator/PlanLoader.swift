@@ -66,13 +66,23 @@ public enum PlanLoader {
         return files.filter { $0.hasSuffix(".yaml") }.sorted().map { "\(plansDir)/\($0)" }
     }
 
-    /// The file a plan argument names: `argument` itself when it exists; otherwise, for a bare
-    /// name without a `/`, the plan of that name in `plansDir` (`intervals` or
-    /// `intervals.yaml`). Nil when neither exists.
+    /// The rule for a plan argument, for help texts.
+    public static let namingRule =
+        "a path has a / or ends in .yaml (./demo, plans/mine.yaml); anything else is the name of a bundled plan (demo)"
+
+    /// Whether a plan argument is a path (`./demo`, `plans/mine.yaml`, `/etc/pacer/x.yaml`)
+    /// rather than a bundled plan's name (`demo`): a `/`, or a `.yaml`/`.yml` ending.
+    public static func isPath(_ argument: String) -> Bool {
+        argument.contains("/") || argument.hasSuffix(".yaml") || argument.hasSuffix(".yml")
+    }
+
+    /// The file a plan argument names (`namingRule`): a path as given, when it exists; a name,
+    /// the plan of that name in `plansDir` (`intervals` or `intervals.yaml`), never a file or
+    /// folder of that name in the working directory. Nil when it does not exist.
     public static func resolve(_ argument: String, plansDir: String?) -> String? {
         let fm = FileManager.default
-        if fm.fileExists(atPath: argument) { return argument }
-        guard let plansDir, !argument.contains("/") else { return nil }
+        if isPath(argument) { return fm.fileExists(atPath: argument) ? argument : nil }
+        guard let plansDir, !argument.isEmpty else { return nil }
         for candidate in [argument, "\(argument).yaml"] where fm.fileExists(atPath: "\(plansDir)/\(candidate)") {
             return "\(plansDir)/\(candidate)"
         }

@@ -16,11 +16,14 @@ extension PlanCommand {
 
     /// A plan argument (a file, or a bundled plan's name) as an absolute path.
     static func planPath(_ argument: String, config: String?) throws -> String {
-        var path = PlanLoader.resolve(argument, plansDir: nil)
-        if path == nil, !argument.contains("/") {
-            path = PlanLoader.resolve(argument, plansDir: try plansDirectory(config: config))
+        let path = PlanLoader.isPath(argument)
+            ? PlanLoader.resolve(argument, plansDir: nil)
+            : PlanLoader.resolve(argument, plansDir: try plansDirectory(config: config))
+        guard let path else {
+            throw ValidationError(PlanLoader.isPath(argument)
+                ? "no plan file '\(argument)'"
+                : "no plan named '\(argument)' among the bundled plans (pacer plan list); a file in this folder is ./\(argument)")
         }
-        guard let path else { throw ValidationError("no plan '\(argument)': not a file, nor a bundled plan's name") }
         return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 

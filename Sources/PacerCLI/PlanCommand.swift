@@ -41,22 +41,25 @@ struct PlanCommand: ParsableCommand {
                 refused with its file, line, key and reason (exit status 64).
                 """)
 
-        @Argument(help: "The plan file, or the name of a plan in <hardware_dir>/plans.")
+        @Argument(help: ArgumentHelp("A plan file, or the name of a plan in <hardware_dir>/plans (\(PlanLoader.namingRule)).", valueName: "plan"))
         var file: String
 
         @Option(name: .long, help: "Settings file whose hardware_dir holds the plans (for a bare plan name).")
         var config: String?
 
         func run() throws {
-            var path = PlanLoader.resolve(file, plansDir: nil)
-            if path == nil, !file.contains("/") {
+            var path: String?
+            if PlanLoader.isPath(file) {
+                path = PlanLoader.resolve(file, plansDir: nil)
+            } else {
                 let folder = try PlanCommand.plansDirectory(config: config)
                 path = PlanLoader.resolve(file, plansDir: folder)
                 if path == nil {
                     let known = ((try? PlanLoader.available(plansDir: folder)) ?? [])
                         .map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
                     throw ValidationError(
-                        "no plan file '\(file)', nor a plan of that name in \(folder) (plans: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+                        "no plan named '\(file)' in \(folder) (plans: \(known.isEmpty ? "none" : known.joined(separator: ", "))); "
+                            + "a file in this folder is ./\(file)")
                 }
             }
             guard let path else { throw ValidationError("no plan file '\(file)'") }

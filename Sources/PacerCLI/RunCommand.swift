@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
             start (a power cut) are closed as recovered.
             """)
 
-    @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/ (default: the device's plan, `pacer plan activate`).")
+    @Option(name: .long, help: "Plan file, or the name of a plan in the hardware folder's plans/ (\(PlanLoader.namingRule); default: the device's plan, `pacer plan activate`).")
     var plan: String?
 
     @Option(name: .long, help: "Workout number in the plan, from 1 (default: the plan's first workout not completed yet; the first when all are).")
@@ -76,7 +76,9 @@ struct RunCommand: ParsableCommand {
         if let plan {
             let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
             guard let path = PlanLoader.resolve(plan, plansDir: plansDir) else {
-                throw ValidationError("no plan '\(plan)': not a file, nor a plan in \(plansDir)")
+                throw ValidationError(PlanLoader.isPath(plan)
+                    ? "no plan file '\(plan)'"
+                    : "no plan named '\(plan)' in \(plansDir); a file in this folder is ./\(plan)")
             }
             planPath = path
         } else if let active = try store.activePlan() {

@@ -74,11 +74,15 @@ public enum ScenarioLoader {
         let summary = try map.optionalString("summary")
 
         let planArgument = try map.string("plan")
-        let local = "\(directory)/\(planArgument)"
-        guard let planPath = FileManager.default.fileExists(atPath: local)
-            ? local : PlanLoader.resolve(planArgument, plansDir: plansDir)
+        // A path (`../plans/steady.yaml`) is the scenario folder's; a name (`demo`) a bundled plan.
+        let local = planArgument.hasPrefix("/") ? planArgument : "\(directory)/\(planArgument)"
+        guard let planPath = PlanLoader.isPath(planArgument)
+            ? (FileManager.default.fileExists(atPath: local) ? local : nil)
+            : PlanLoader.resolve(planArgument, plansDir: plansDir)
         else {
-            throw map.error("plan", "no plan '\(planArgument)': not a file in \(directory), nor a plan in \(plansDir ?? "the plans folder")")
+            throw map.error("plan", PlanLoader.isPath(planArgument)
+                ? "no plan file '\(planArgument)' in \(directory)"
+                : "no plan named '\(planArgument)' in \(plansDir ?? "the plans folder")")
         }
         let mode = try map.optionalString("mode") ?? "run"
         guard mode == "run" || mode == "device" else {

@@ -12,7 +12,8 @@ struct PlanEndToEndTests {
         let result = try Pacer.run(["plan", "goals"])
         #expect(result.status == 0)
         for line in ["  5k            run 5 km: Run 5 km without stopping", "  7k-35         7 km in 35:00:",
-                     "  marathon      finish a marathon:", "  recreational  recreational:", "NKM-in-TIME"] {
+                     "  marathon      finish a marathon:", "  recreational  recreational:", "(12km, 10k, half, marathon)",
+                     "half-in-1:55:00"] {
             #expect(result.stdout.contains(line), "\(line)")
         }
     }
@@ -55,7 +56,7 @@ struct PlanEndToEndTests {
     }
 
     @Test(arguments: [
-        (["--goal", "10k"], "goal '10k': expected a distance like 12km"),
+        (["--goal", "10kk"], "goal '10kk': expected a distance like 12km or 10k"),
         (["--goal", "fastest"], "unknown goal 'fastest': the goals are 5k, 7k-35, marathon, recreational"),
         (["--goal", "7k-35", "--weight", "70"], "the athlete's --height, --frequency are needed"),
         (["--goal", "7k-35", "--frequency", "9"] + ["--weight", "70", "--height", "175"],
@@ -78,6 +79,28 @@ struct PlanEndToEndTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// `demo` is a bundled plan's name even in a folder holding `demo/` or `demo` (the
+    /// newcomer's trap); `./demo` and `mine.yaml` are paths.
+    @Test func aBareNameIsAPlanAndAPathIsAFile() throws {
+        let dir = try Pacer.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: "\(dir)/demo", withIntermediateDirectories: true)
+        let config = ["--config", Pacer.repositoryRoot + "/Hardware/config/simulated.yaml"]
+        let name = try Pacer.run(["plan", "show", "demo"] + config, in: dir)
+        #expect(name.status == 0, "\(name.stderr)")
+        #expect(name.stdout.contains("Demo"), "\(name.stdout)")
+        let path = try Pacer.run(["plan", "show", "./demo"] + config, in: dir)
+        #expect(path.status != 0)
+        #expect(path.stderr.contains("./demo: is a folder, not a file"), "\(path.stderr)")
+        let missing = try Pacer.run(["plan", "show", "nosuchplan"] + config, in: dir)
+        #expect(missing.stderr.contains("no plan named 'nosuchplan'") && missing.stderr.contains("a file in this folder is ./nosuchplan"),
+                "\(missing.stderr)")
+        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/plans/demo.yaml", toPath: "\(dir)/mine.yaml")
+        let file = try Pacer.run(["plan", "show", "mine.yaml"] + config, in: dir)
+        #expect(file.status == 0, "\(file.stderr)")
+        let help = try Pacer.run(["plan", "show", "--help"])
+        #expect(help.stdout.contains("a path has a / or ends in .yaml"))
     }
 
     @Test func anExistingFileIsReplacedOnlyWithForce() throws {

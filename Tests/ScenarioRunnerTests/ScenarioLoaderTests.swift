@@ -92,13 +92,15 @@ struct ScenarioLoaderTests {
                                                     moving: nil, tolerance: .seconds(2)))
     }
 
-    @Test func aPlanFileInTheFolderComesFirst() throws {
+    /// `plan: demo` is the bundled plan even beside a file called `demo`; `plan: ./demo` is the file.
+    @Test func aBareNameIsABundledPlanAndAPathTheFolders() throws {
         let dir = try makeTemporaryDirectory()
         try write("", to: "run.nmea", in: dir)
         try write(try String(contentsOfFile: "\(plansDirectory)/demo.yaml", encoding: .utf8), to: "demo", in: dir)
         try write("name: x\nplan: demo\nrecording: run.nmea\n", to: "scenario.yaml", in: dir)
-        let s = try ScenarioLoader.load(directory: dir, plansDir: plansDirectory)
-        #expect(s.planPath == "\(dir)/demo")
+        #expect(try ScenarioLoader.load(directory: dir, plansDir: plansDirectory).planPath == "\(plansDirectory)/demo.yaml")
+        try write("name: x\nplan: ./demo\nrecording: run.nmea\n", to: "scenario.yaml", in: dir)
+        #expect(try ScenarioLoader.load(directory: dir, plansDir: plansDirectory).planPath == "\(dir)/./demo")
     }
 
     @Test func durationsReadAsSecondsOrClockTimes() {
@@ -115,7 +117,8 @@ struct ScenarioLoaderTests {
 
     @Test(arguments: [
         ("plan: demo\nrecording: run.nmea\n", nil, "missing key 'name'"),
-        ("name: x\nplan: nowhere\nrecording: run.nmea\n", 2, "no plan 'nowhere'"),
+        ("name: x\nplan: nowhere\nrecording: run.nmea\n", 2, "no plan named 'nowhere'"),
+        ("name: x\nplan: ./nowhere.yaml\nrecording: run.nmea\n", 2, "no plan file './nowhere.yaml'"),
         ("name: x\nplan: demo\n", nil, "names no recording"),
         ("name: x\nplan: demo\nrecording: missing.nmea\n", 3, "does not exist"),
         ("name: x\nplan: demo\nrecording: /dev/zero\n", 3, "/dev/zero is not a regular file"),
