@@ -202,11 +202,11 @@ extension PlanCommand {
         @Option(name: .long, help: "Training days a week, 1 to 7.")
         var frequency: Int?
 
-        @Flag(name: .long, help: "The runner has raced before.")
-        var raced = false
+        @Option(name: .long, help: ArgumentHelp("Whether the runner has run a race (default: the profile's, or yes with a best mark).", valueName: "yes|no"))
+        var raced: ProfileCommand.YesNo?
 
-        @Flag(name: .long, help: "The runner has run a marathon.")
-        var marathon = false
+        @Option(name: .long, help: ArgumentHelp("Whether the runner has run a marathon (default: the profile's, or yes with a marathon time).", valueName: "yes|no"))
+        var marathon: ProfileCommand.YesNo?
 
         @Option(name: .long, help: "Best race as DISTANCE@TIME, like 5km@25:00 or 21.1km@1:55:00.")
         var bestRace: String?
@@ -296,12 +296,20 @@ extension PlanCommand {
             }
             mark = mark ?? stored?.bestRace
             marathonTime = marathonTime ?? stored?.bestMarathon
-            // A mark says the runner has raced (a marathon time, that they ran one).
-            let ranMarathon = marathon || marathonTime != nil || stored?.hasRunMarathon == true
+            // A mark says the runner has raced (a marathon time, that they ran one), unless
+            // they say otherwise: then the mark is a contradiction.
+            if marathon == .no, bestMarathon != nil {
+                throw ValidationError("--marathon no and --best-marathon contradict each other: give one of them")
+            }
+            if raced == .no, bestRace != nil || bestMarathon != nil || marathon == .yes {
+                throw ValidationError("--raced no contradicts a best race, a best marathon or --marathon yes: give one of them")
+            }
+            let ranMarathon = marathon.map(\.value) ?? (marathonTime != nil || stored?.hasRunMarathon == true)
+            let hasRaced = raced.map(\.value) ?? (ranMarathon || mark != nil || stored?.hasRaced == true)
             return AthleteProfile(
                 weight: weight, height: height, weeklyFrequency: frequency,
-                hasRaced: raced || ranMarathon || mark != nil || stored?.hasRaced == true, hasRunMarathon: ranMarathon,
-                bestRace: mark, bestMarathon: marathonTime)
+                hasRaced: hasRaced, hasRunMarathon: ranMarathon,
+                bestRace: hasRaced ? mark : nil, bestMarathon: ranMarathon ? marathonTime : nil)
         }
     }
 

@@ -81,6 +81,23 @@ struct PlanEndToEndTests {
         #expect(result.stdout.isEmpty)
     }
 
+    /// `--raced` and `--marathon` take yes or no, as `pacer profile set` does; a contradiction
+    /// is refused.
+    @Test func racedAndMarathonTakeYesOrNo() throws {
+        let base = ["plan", "create", "--goal", "5k", "--weight", "70", "--height", "175", "--frequency", "3"] + Self.dates
+        let yes = try Pacer.run(base + ["--raced", "yes"])
+        #expect(yes.status == 0, "\(yes.stderr)")
+        #expect(yes.stdout.contains("3 days a week, has raced"), "\(yes.stdout.prefix(400))")
+        let no = try Pacer.run(base + ["--raced", "no", "--marathon", "no"])
+        #expect(no.status == 0, "\(no.stderr)")
+        #expect(!no.stdout.contains("has raced"), "\(no.stdout.prefix(400))")
+        let contradiction = try Pacer.run(base + ["--raced", "no", "--best-race", "5km@25:00"])
+        #expect(contradiction.status == 64)
+        #expect(contradiction.stderr.contains("--raced no contradicts a best race"), "\(contradiction.stderr)")
+        let word = try Pacer.run(base + ["--raced", "maybe"])
+        #expect(word.status == 64 && word.stderr.contains("'maybe'"))
+    }
+
     /// `demo` is a bundled plan's name even in a folder holding `demo/` or `demo` (the
     /// newcomer's trap); `./demo` and `mine.yaml` are paths.
     @Test func aBareNameIsAPlanAndAPathIsAFile() throws {
