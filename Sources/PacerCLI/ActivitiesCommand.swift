@@ -7,7 +7,7 @@ import Storage
 
 /// Where the activity database lives: `--data-dir`, else the settings' `data_dir` (R27).
 struct StoreOptions: ParsableArguments {
-    @OptionGroup var device: DeviceOptions
+    @OptionGroup var settingsFile: SettingsOption
 
     @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
     var dataDirectory: String?
@@ -19,7 +19,7 @@ struct StoreOptions: ParsableArguments {
         if let dataDirectory {
             directory = dataDirectory
         } else {
-            directory = try device.settings().dataDirectory
+            directory = try settingsFile.settings().dataDirectory
         }
         return try Configurator.openActivityStore(directory: directory, access: writing ? .write : .read)
     }

@@ -1,11 +1,25 @@
 import ArgumentParser
 import Configurator
 
-/// The options every command that builds the device shares: the settings file and the
-/// flags that override it (R27).
-struct DeviceOptions: ParsableArguments {
+/// `--config`: the settings file (R27), for every command that reads the settings.
+struct SettingsOption: ParsableArguments {
     @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or the simulated setup beside the binary).")
     var config: String?
+
+    func settings(_ overrides: Settings.Overrides = .init()) throws -> Settings {
+        do {
+            return try Settings.load(path: config ?? Settings.defaultPath(), overrides: overrides)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// The options every command that builds the device shares: the settings file and the
+/// flags that override its parts (R27). Commands that only read the store take
+/// `SettingsOption` alone: a buzzer or a profile means nothing to them.
+struct DeviceOptions: ParsableArguments {
+    @OptionGroup var settingsFile: SettingsOption
 
     @Option(name: .long, help: "Power profile (low, medium, high, or any in Hardware/profiles).")
     var profile: String?
@@ -14,12 +28,6 @@ struct DeviceOptions: ParsableArguments {
     var buzzer: String?
 
     func settings(gps: String? = nil) throws -> Settings {
-        do {
-            return try Settings.load(
-                path: config ?? Settings.defaultPath(),
-                overrides: Settings.Overrides(gps: gps, buzzer: buzzer, profile: profile))
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try settingsFile.settings(Settings.Overrides(gps: gps, buzzer: buzzer, profile: profile))
     }
 }

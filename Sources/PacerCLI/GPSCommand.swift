@@ -33,7 +33,7 @@ struct GPSCommand: ParsableCommand {
         @Flag(name: .long, help: "Fixes as JSON Lines on stdout; status changes on stderr.")
         var json = false
 
-        @OptionGroup var device: DeviceOptions
+        @OptionGroup var settingsFile: SettingsOption
 
         func validate() throws {
             if let count, count < 1 { throw ValidationError("--count must be at least 1") }
@@ -41,7 +41,7 @@ struct GPSCommand: ParsableCommand {
         }
 
         func run() throws {
-            let settings = try device.settings(gps: source)
+            let settings = try settingsFile.settings(.init(gps: source))
             let clock = Configurator.makeClock(.realTime)
             let source: any GPSSource
             do {
