@@ -43,9 +43,13 @@ public struct Device: Sendable {
 /// A configuration that cannot be built, with the reason a person can act on.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public var description: String
+    /// The error underneath, when there is one (a store that cannot be opened): a caller may
+    /// tell a busy data folder from a missing one by it.
+    public var cause: (any Error)?
 
-    public init(_ description: String) {
+    public init(_ description: String, cause: (any Error)? = nil) {
         self.description = description
+        self.cause = cause
     }
 }
 
@@ -137,7 +141,7 @@ public enum Configurator {
         do {
             return try ActivityStore(directory: dir, access: mode)
         } catch {
-            throw ConfigurationError("\(error)")
+            throw ConfigurationError("\(error)", cause: error)
         }
     }
 

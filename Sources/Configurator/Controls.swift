@@ -30,7 +30,7 @@ extension Configurator {
         do {
             inputs.append(try ControlSocketServer(path: socketPath ?? defaultControlSocket, logger: logger))
         } catch {
-            throw ConfigurationError(error.description)
+            throw ConfigurationError(error.description, cause: error)
         }
         inputs.append(SignalControls(names: names, logger: logger))
         if keys {
@@ -78,7 +78,7 @@ extension Configurator {
         do {
             try ControlClient.watch(socketPath: socketPath ?? defaultControlSocket, timeout: timeout, onLine)
         } catch {
-            throw ConfigurationError(error.description)
+            throw ConfigurationError(error.description, cause: error)
         }
     }
 
@@ -89,7 +89,7 @@ extension Configurator {
         do {
             return try ControlClient.send(line, socketPath: socketPath ?? defaultControlSocket, timeout: timeout)
         } catch {
-            throw ConfigurationError(error.description)
+            throw ConfigurationError(error.description, cause: error)
         }
     }
 }

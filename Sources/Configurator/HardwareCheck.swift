@@ -299,8 +299,8 @@ public struct HardwareReport: Hashable, Sendable {
     /// True when every required part is there.
     public var passed: Bool { missingRequired.isEmpty }
 
-    /// 0 when every required part is there, 1 otherwise.
-    public var exitStatus: Int32 { passed ? 0 : 1 }
+    /// 0 when every required part is there, else 69 (`EX_UNAVAILABLE`: a part is missing).
+    public var exitStatus: Int32 { passed ? 0 : 69 }
 
     public func part(_ name: String) -> Part? { parts.first { $0.name == name } }
 

@@ -50,7 +50,7 @@ struct BatteryCommand: ParsableCommand {
                 do {
                     _ = try PowerProfileLoader.load(name: name, hardwareDir: options.settings.hardwareDirectory)
                 } catch {
-                    throw ValidationError("--profiles: \(error.description)")
+                    throw CommandFailure(error, "--profiles")
                 }
             }
             let loaded = try ScenarioCommand.load(scenario, options: options)
@@ -62,7 +62,7 @@ struct BatteryCommand: ParsableCommand {
                 rows = try ProfileComparison.run(
                     loaded, profiles: names, hardware: hardware, options: options, out: root, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
             print(json ? ComparisonReport.json(rows) : ComparisonReport.table(rows), terminator: "")
             if let svg {
@@ -70,7 +70,7 @@ struct BatteryCommand: ParsableCommand {
                     try ComparisonReport.svg(rows, title: "\(loaded.name): energy against alerts and track")
                         .write(toFile: svg, atomically: true, encoding: .utf8)
                 } catch {
-                    throw ValidationError("--svg \(svg): \(error.localizedDescription)")
+                    throw CommandFailure(.cannotCreate, "--svg \(svg): \(error.localizedDescription)")
                 }
             }
         }

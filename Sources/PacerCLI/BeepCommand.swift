@@ -46,7 +46,7 @@ struct BeepCommand: ParsableCommand {
         do {
             book = try Configurator.loadCues(hardwareDir: settings.hardwareDirectory)
         } catch {
-            throw ValidationError(error.description)
+            throw CommandFailure(error)
         }
         if list {
             print(BeepCommand.listing(book), terminator: "")
@@ -59,7 +59,7 @@ struct BeepCommand: ParsableCommand {
                 chosen = try PowerProfileLoader.load(name: settings.profile, hardwareDir: settings.hardwareDirectory)
                     .style(for: cue)
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
         }
         let style = chosen ?? .beeps
@@ -68,7 +68,7 @@ struct BeepCommand: ParsableCommand {
         do {
             buzzer = try Configurator.makeBuzzer(settings.buzzer, logger: Logger(label: "pacer.beep"))
         } catch {
-            throw ValidationError(error.description)
+            throw CommandFailure(error)
         }
         buzzer.play(cue, tones: tones)
         buzzer.drain()

@@ -13,7 +13,8 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Talks to `pacer run` or `pacer device` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
             else /tmp/pacer-UID/control.sock, or --socket. Prints the device's reply; exits 1 when \
-            no device is running, when it does not answer, or when its reply is an error. \
+            its reply is an error, 69 when no device is running, 75 when it does not answer in \
+            time. \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
         subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Watch.self])
@@ -34,7 +35,7 @@ struct CtlCommand: ParsableCommand {
         /// Sends `command` and prints the reply: to stdout, or to stderr with exit status 1
         /// when it is an error.
         func send(_ command: ControlCommand) throws {
-            // A ConfigurationError prints as `Error: no Pacer running: …` with exit status 1.
+            // A ConfigurationError prints as `Error: no Pacer running: …` with exit status 69.
             let reply = try Configurator.sendControl(
                 command.line, socketPath: socket, timeout: duration)
             if reply.hasPrefix("error:") {
@@ -115,9 +116,9 @@ struct CtlCommand: ParsableCommand {
                 (cues, phases, GPS, waypoints, pauses, battery, the end) as it happens, each with \
                 the status right after it. Each line is written as it arrives, for `| jq` or a \
                 phone over SSH (ssh pi@pacer pacer ctl watch). Exits 0 when the device ends the \
-                stream (the activity finished, or pacer run exited); 1 when no device runs, when \
-                it refuses (4 watchers already), or when it drops this watcher for reading too \
-                slowly (its last line is then {"event":"error",…}).
+                stream (the activity finished, or pacer run exited); 69 when no device runs; 1 \
+                when it refuses (4 watchers already), or when it drops this watcher for reading \
+                too slowly (its last line is then {"event":"error",…}).
                 """)
 
         @OptionGroup var options: Options

@@ -73,7 +73,7 @@ struct DeviceCommand: ParsableCommand {
             store = try Configurator.makeActivityStore(settings)
             built = try Configurator.makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(error)
         }
         let followed = try route.map { try RouteChoice.load($0, store: store) }
         if let followed { logger.notice("\(RouteChoice.describe(followed))") }
@@ -110,7 +110,7 @@ struct DeviceCommand: ParsableCommand {
                 buttonSource = try Configurator.makeButtonSource(uri, clock: clock, logger: logger)
             }
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(error)
         }
         if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {
             publisher.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }

@@ -10,7 +10,7 @@ struct SettingsOption: ParsableArguments {
         do {
             return try Settings.load(path: config ?? Settings.defaultPath(), overrides: overrides)
         } catch {
-            throw ValidationError(error.description)
+            throw CommandFailure.config(error)
         }
     }
 }

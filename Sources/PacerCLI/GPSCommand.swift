@@ -46,11 +46,14 @@ struct GPSCommand: ParsableCommand {
             let source: any GPSSource
             do {
                 guard let s = try Configurator.makeGPSSource(settings.gps, clock: clock) else {
-                    throw ValidationError("positioning is off (gps: none): nothing to watch")
+                    throw CommandFailure(.config, "positioning is off (gps: none): nothing to watch")
                 }
                 source = s
             } catch let error as ConfigurationError {
-                throw ValidationError(error.description)
+                // A --source the command line gave that cannot be used is a usage error; a
+                // file that is not there, or the settings' own source, is not.
+                if self.source != nil, ExitStatus.of(error) == .config { throw ValidationError("--source: \(error)") }
+                throw CommandFailure(error)
             }
             let printer = WatchPrinter(json: json, limit: count, clock: clock)
             let sink = GPSEventSink(clock: clock) { printer.handle($0) }
@@ -65,7 +68,10 @@ struct GPSCommand: ParsableCommand {
             clock.run()
             source.stop()
             interrupt.cancel()
-            if printer.fixCount == 0 { throw ExitCode(2) }
+            if printer.fixCount == 0 {
+                throw CommandFailure(.unavailable, "no fix from \(settings.gps)"
+                    + (seconds.map { " in \($0) s" } ?? ""))
+            }
         }
     }
 }

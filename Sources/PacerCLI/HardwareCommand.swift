@@ -49,7 +49,7 @@ struct HardwareCommand: ParsableCommand {
                     let settings = try Settings.load(path: path)
                     parts = (settings.gps.text, settings.buzzer.text, settings.battery.text)
                 } catch {
-                    throw ValidationError(error.description)
+                    throw CommandFailure(error)
                 }
             }
             let configuration = HardwareCheck.Configuration(

@@ -51,7 +51,7 @@ struct NMEACommand: ParsableCommand {
                 }, onReject: report)
             } catch {
                 out.flush()
-                throw ValidationError("\(error)")
+                throw CommandFailure(error)
             }
             out.flush()
             let s = reader.decoder.statistics
@@ -126,14 +126,14 @@ extension NMEACommand {
             do {
                 synthesizer = try NMEASynthesizer(recipe, writesHeader: !noHeader)
             } catch {
-                throw ValidationError("\(self.recipe ?? "the command line"): \(error)")
+                throw CommandFailure(error, self.recipe ?? "the command line")
             }
             let summary: NMEASynthesisSummary
             if out == "-" {
                 summary = synthesizer.write(to: { FileDescriptorOutput.write($0, to: 1) })
             } else {
                 let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                guard fd >= 0 else { throw ValidationError("\(out): \(String(cString: strerror(errno)))") }
+                guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
                 defer { close(fd) }
                 summary = try synthesizer.write(to: { (bytes: [UInt8]) throws(SynthOutputError) in
                     try SynthOutputError.write(bytes, to: fd, path: out)

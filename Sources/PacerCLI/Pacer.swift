@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Pacer: ParsableCommand {
@@ -7,4 +10,20 @@ struct Pacer: ParsableCommand {
         abstract: "Firmware for a GPS running-coach device, and its simulator.",
         version: "pacer \(PacerVersion.number)",
         subcommands: [RunCommand.self, DeviceCommand.self, CtlCommand.self, PlanCommand.self, ActivitiesCommand.self, RoutesCommand.self, ProfileCommand.self, StatsCommand.self, GPSCommand.self, BeepCommand.self, HardwareCommand.self, NMEACommand.self, ScenarioCommand.self, BatteryCommand.self, VersionCommand.self])
+
+    /// ArgumentParser's main, with the failures of the layers below given their sysexits
+    /// status (`ExitStatus`) and their message alone: the usage text is for usage errors.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if let status = ExitStatus.of(error) {
+                let text = String(describing: error)
+                FileDescriptorOutput.write(Array("Error: \(text)\n".utf8), to: 2)
+                Glibc.exit(status.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -9,7 +9,7 @@ extension PlanCommand {
     /// The identity of the plan file at `path`: progress is kept by it (`PlanKey`).
     static func key(ofPlanFile path: String) throws -> PlanKey {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("\(path): cannot be read")
+            throw CommandFailure(.noInput, "\(path): cannot be read")
         }
         return PlanKey(contents: data)
     }
@@ -20,7 +20,7 @@ extension PlanCommand {
             ? PlanLoader.resolve(argument, plansDir: nil)
             : PlanLoader.resolve(argument, plansDir: try plansDirectory(config: config))
         guard let path else {
-            throw ValidationError(PlanLoader.isPath(argument)
+            throw CommandFailure(.noInput, PlanLoader.isPath(argument)
                 ? "no plan file '\(argument)'"
                 : "no plan named '\(argument)' among the bundled plans (pacer plan list); a file in this folder is ./\(argument)")
         }
@@ -59,7 +59,7 @@ extension PlanCommand {
             do {
                 loaded = try PlanLoader.load(path: path)
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
             let key = try PlanCommand.key(ofPlanFile: path)
             let activities = try store.open(writing: true)
@@ -84,7 +84,7 @@ extension PlanCommand {
             do {
                 loaded = try PlanLoader.load(path: active.source)
             } catch {
-                throw ValidationError("the device's plan: \(error)")
+                throw CommandFailure(error, "the device's plan")
             }
             let now = try PlanCommand.key(ofPlanFile: active.source)
             print("'\(loaded.name)' (\(active.source), \(active.key))")

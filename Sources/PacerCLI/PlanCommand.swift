@@ -26,7 +26,7 @@ struct PlanCommand: ParsableCommand {
             let settings = try Settings.load(path: config ?? Settings.defaultPath())
             return PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
         } catch {
-            throw ValidationError(error.description)
+            throw CommandFailure.config(error)
         }
     }
 
@@ -57,17 +57,17 @@ struct PlanCommand: ParsableCommand {
                 if path == nil {
                     let known = ((try? PlanLoader.available(plansDir: folder)) ?? [])
                         .map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
-                    throw ValidationError(
+                    throw CommandFailure(.noInput,
                         "no plan named '\(file)' in \(folder) (plans: \(known.isEmpty ? "none" : known.joined(separator: ", "))); "
                             + "a file in this folder is ./\(file)")
                 }
             }
-            guard let path else { throw ValidationError("no plan file '\(file)'") }
+            guard let path else { throw CommandFailure(.noInput, "no plan file '\(file)'") }
             do {
                 let plan = try PlanLoader.load(path: path)
                 print(PlanRendering.render(plan, today: PlanCommand.systemToday()), terminator: "")
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
         }
     }
@@ -97,7 +97,7 @@ struct PlanCommand: ParsableCommand {
             do {
                 files = try PlanLoader.available(plansDir: folder)
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
             let plans = files.map { path in
                 (file: (path as NSString).lastPathComponent,
@@ -235,7 +235,7 @@ extension PlanCommand {
                 do {
                     try PlanWriter.write(result.plan, header: result.header, to: out, replace: force)
                 } catch {
-                    throw ValidationError(error.description)
+                    throw CommandFailure(.cannotCreate, error.description)
                 }
                 print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
                     + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(out)")
@@ -250,7 +250,7 @@ extension PlanCommand {
                 do {
                     try PlanWriter.write(result.plan, header: result.header, to: path, replace: force)
                 } catch {
-                    throw ValidationError(error.description)
+                    throw CommandFailure(.cannotCreate, error.description)
                 }
                 let id = try activities.storePlan(
                     name: result.plan.name, goal: chosen, deadline: result.plan.deadline,

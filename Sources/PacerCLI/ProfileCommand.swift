@@ -45,7 +45,7 @@ struct ProfileCommand: ParsableCommand {
             do {
                 return try Settings.load(path: config ?? Settings.defaultPath()).dataDirectory
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure.config(error)
             }
         }
     }

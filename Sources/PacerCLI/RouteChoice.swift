@@ -16,7 +16,7 @@ enum RouteChoice {
             do {
                 return try store.followedRoute(id)
             } catch {
-                throw ValidationError("--route \(choice): \(error)")
+                throw CommandFailure(error, "--route \(choice)")
             }
         }
         guard choice.contains("/") || choice.lowercased().hasSuffix(".gpx") else {
@@ -25,7 +25,7 @@ enum RouteChoice {
         do {
             return try FollowedRoute.load(gpx: choice)
         } catch {
-            throw ValidationError("--route: \(error)")
+            throw CommandFailure(error, "--route")
         }
     }
 

@@ -67,7 +67,7 @@ struct RunCommand: ParsableCommand {
         do {
             store = try Configurator.makeActivityStore(settings)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(error)
         }
 
         // The plan (named, or the device's), its workout (named, or the first not completed
@@ -76,7 +76,7 @@ struct RunCommand: ParsableCommand {
         if let plan {
             let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
             guard let path = PlanLoader.resolve(plan, plansDir: plansDir) else {
-                throw ValidationError(PlanLoader.isPath(plan)
+                throw CommandFailure(.noInput, PlanLoader.isPath(plan)
                     ? "no plan file '\(plan)'"
                     : "no plan named '\(plan)' in \(plansDir); a file in this folder is ./\(plan)")
             }
@@ -84,7 +84,7 @@ struct RunCommand: ParsableCommand {
         } else if let active = try store.activePlan() {
             planPath = active.source
         } else {
-            throw ValidationError("no plan: give --plan PLAN, or make one the device's with `pacer plan activate PLAN`")
+            throw CommandFailure(.config, "no plan: give --plan PLAN, or make one the device's with `pacer plan activate PLAN`")
         }
         let trainingPlan: TrainingPlan
         let planKey: PlanKey
@@ -107,11 +107,13 @@ struct RunCommand: ParsableCommand {
             }
             try PlanLoader.checkStartable(plan: trainingPlan, workoutIndex: workoutIndex, today: try date())
         } catch let error as DataFileError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error)
         } catch let error as ValidationError {
             throw error
+        } catch let error as CommandFailure {
+            throw error
         } catch {
-            throw ValidationError("\(planPath): \(error)")
+            throw CommandFailure(error, planPath)
         }
 
         let followed = try route.map { try RouteChoice.load($0, store: store) }
@@ -121,7 +123,7 @@ struct RunCommand: ParsableCommand {
         do {
             built = try Configurator.makeDevice(settings: settings, timing: fast ? .virtual : .realTime, logger: logger)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(error)
         }
         for id in try store.recoverUnfinished() {
             print("recovered unfinished activity \(id) (stored as recovered with every committed point)")
@@ -151,7 +153,7 @@ struct RunCommand: ParsableCommand {
                 buttons: (settings, clock),
                 logger: logger)
         } catch {
-            throw ValidationError("\(error)")
+            throw CommandFailure(error)
         }
         // `pacer ctl watch`: every event as a JSON line, after the status at connection.
         if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {

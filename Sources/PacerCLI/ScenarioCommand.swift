@@ -23,7 +23,7 @@ struct ScenarioCommand: ParsableCommand {
                 let settings = try Settings.load(path: config ?? Settings.defaultPath(environment: [:]))
                 return ScenarioOptions(settings: settings, timing: timing, wav: wav, scratch: scratch)
             } catch {
-                throw ValidationError(error.description)
+                throw CommandFailure.config(error)
             }
         }
     }
@@ -35,7 +35,7 @@ struct ScenarioCommand: ParsableCommand {
             return try ScenarioLoader.load(
                 directory: dir, plansDir: PlanLoader.directory(hardwareDir: options.settings.hardwareDirectory))
         } catch {
-            throw ValidationError(error.description)
+            throw CommandFailure(error)
         }
     }
 
@@ -95,7 +95,7 @@ struct ScenarioCommand: ParsableCommand {
             do {
                 outcome = try ScenarioRunner.run(scenario, out: out, options: options, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
-                throw ValidationError(error.description)
+                throw CommandFailure(error)
             }
             if !quiet, let timeline = FileManager.default.contents(atPath: "\(out)/timeline.txt") {
                 FileDescriptorOutput.write(Array(timeline), to: 1)
@@ -142,10 +142,10 @@ struct ScenarioCommand: ParsableCommand {
                 } else if let children = try? fm.contentsOfDirectory(atPath: dir) {
                     let found = children.sorted().map { "\(dir)/\($0)" }
                         .filter { fm.fileExists(atPath: "\($0)/\(ScenarioLoader.fileName)") }
-                    if found.isEmpty { throw ValidationError("\(dir): no scenarios in it (no */scenario.yaml)") }
+                    if found.isEmpty { throw CommandFailure(.noInput, "\(dir): no scenarios in it (no */scenario.yaml)") }
                     folders += found
                 } else {
-                    throw ValidationError("\(dir): not a scenario folder nor a folder of scenarios")
+                    throw CommandFailure(.noInput, "\(dir): not a scenario folder nor a folder of scenarios")
                 }
             }
             let root = keep ?? NSTemporaryDirectory() + "pacer-scenario-test-\(getpid())"
@@ -174,7 +174,7 @@ struct ScenarioCommand: ParsableCommand {
                     }
                 } catch let error as ScenarioError {
                     problems.append(error.description)
-                } catch let error as ValidationError {
+                } catch let error as CommandFailure {
                     problems.append(error.message)
                 } catch {
                     problems.append("\(error)")

@@ -179,7 +179,7 @@ struct CueBookLoaderTests {
         #expect {
             _ = try CueBookLoader.load(hardwareDir: "/nonexistent-xyz")
         } throws: { error in
-            (error as? DataFileError)?.description.hasPrefix("/nonexistent-xyz/cues.yaml: cannot be read") == true
+            (error as? DataFileError)?.description.hasPrefix("/nonexistent-xyz/cues.yaml: no such file") == true
         }
     }
 }

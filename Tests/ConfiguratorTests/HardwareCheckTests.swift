@@ -128,7 +128,7 @@ struct HardwareCheckTests {
         let port = unusedPort()
         let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(port)"))
         #expect(!report.passed)
-        #expect(report.exitStatus == 1)
+        #expect(report.exitStatus == 69)
         let gps = try #require(report.part("GPS"))
         #expect(gps.status == .missing)
         #expect(gps.required)
@@ -252,7 +252,7 @@ struct HardwareCheckTests {
         #expect(found.status == .missing)
         #expect(found.problem == problem)
         #expect(!found.fix.isEmpty)
-        #expect(report.exitStatus == 1)
+        #expect(report.exitStatus == 69)
     }
 
     /// The values the settings files in Hardware/config use.
@@ -281,7 +281,7 @@ struct HardwareCheckTests {
         #expect(nowhere.part("sound")?.status == .missing)
         let unknown = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "pwm:18"))
         #expect(unknown.part("sound")?.problem == "unknown buzzer 'pwm:'")
-        #expect(unknown.exitStatus == 1)
+        #expect(unknown.exitStatus == 69)
     }
 
     @Test func jsonRendering() throws {

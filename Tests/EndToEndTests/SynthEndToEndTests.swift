@@ -133,7 +133,7 @@ struct SynthEndToEndTests {
             (["nmea", "synth", "\(dir)/run.yaml", "--constellations", "GP,XX"], "--constellations 'GP,XX'"),
             (["nmea", "synth", "\(dir)/run.yaml", "--outage", "9:00-99:00"], "outages[0]: ends at 1:39:00, after the recording"),
             (["nmea", "synth", "\(dir)/run.yaml", "--start", "noon"], "--start: expected a UTC date and time"),
-            (["nmea", "synth", "\(dir)/missing.yaml"], "missing.yaml: cannot be read"),
+            (["nmea", "synth", "\(dir)/missing.yaml"], "missing.yaml: no such file"),
             (["nmea", "synth", "--route", "\(dir)/none.gpx", "--stretch", "60@10"], "none.gpx: no such file"),
             (["nmea", "synth", "\(dir)/run.yaml", "--out", "\(dir)/no/such/dir/x.nmea"], "x.nmea: No such file or directory"),
         ]

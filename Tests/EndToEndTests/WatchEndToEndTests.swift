@@ -115,9 +115,9 @@ struct WatchEndToEndTests {
         #expect(lastStatus["state"] as? String == "finished")
         #expect((lastStatus["distance_m"] as? Double).map { $0 > 20 } == true, "\(lastStatus)")
 
-        // No device: a clear message, status 1, as `pacer ctl status` gives.
+        // No device: a clear message, status 69 (EX_UNAVAILABLE), as `pacer ctl status` gives.
         let none = try Pacer.run(["ctl", "watch", "--socket", socket])
-        #expect(none.status == 1)
+        #expect(none.status == 69)
         #expect(none.stderr.contains("no Pacer running"), "\(none.stderr)")
         #expect(none.stdout.isEmpty)
     }

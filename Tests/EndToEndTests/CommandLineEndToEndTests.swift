@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The command line's conventions (issue 16): sysexits statuses, the usage text only for
+/// usage errors, `--version`, and each option only where it does something.
+@Suite("The command line's conventions", .serialized)
+struct CommandLineEndToEndTests {
+    /// One failure of each kind, with the status and a part of the message.
+    @Test func eachKindOfFailureHasItsSysexitsStatus() throws {
+        let data = try Pacer.temporaryDirectory("exits")
+        let broken = "\(data)/broken.yaml"
+        try "name: Broken\nworkouts:\n  - name: x\n    phases:\n      - {name: a, minutes: -3, speed_kmh: [8, 10]}\n"
+            .write(toFile: broken, atomically: true, encoding: .utf8)
+        let settings = "\(data)/settings.yaml"
+        try "gps: nowhere://x\n".write(toFile: settings, atomically: true, encoding: .utf8)
+        _ = try Pacer.run(["routes", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])
+        let cases: [(arguments: [String], status: Int32, message: String)] = [
+            (["activities", "list", "--bogus"], 64, "Unknown option '--bogus'"),
+            (["plan", "show", broken], 65, "broken.yaml:5"),
+            (["plan", "show", "\(data)/nothing.yaml"], 66, "no plan file"),
+            (["activities", "show", "42", "--data-dir", data], 66, "there is no activity #42"),
+            (["activities", "list", "--data-dir", "\(data)/nowhere"], 66, "no activities in"),
+            (["run", "--plan", "demo", "--source", "file:\(data)/missing.nmea", "--fast", "--buzzer", "null",
+              "--data-dir", data, "--socket", "\(data)/c.sock"], 66, "missing.nmea: No such file or directory"),
+            (["ctl", "status", "--socket", "\(data)/none.sock"], 69, "no Pacer running"),
+            (["routes", "export", "1", "--gpx", "\(data)/no/such/folder/route.gpx", "--data-dir", data], 73, "route.gpx"),
+            (["run", "--plan", "demo", "--config", settings, "--fast", "--data-dir", data, "--socket", "\(data)/c.sock"],
+             78, "settings.yaml:1"),
+            (["run", "--plan", "demo", "--config", "\(data)/no-settings.yaml", "--fast"], 78, "no-settings.yaml"),
+        ]
+        for c in cases {
+            let result = try Pacer.run(c.arguments)
+            #expect(result.status == c.status, "\(c.arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(c.message), "\(c.arguments): \(result.stderr)")
+            // The usage text is for usage errors alone.
+            #expect(result.stderr.contains("Usage:") == (c.status == 64), "\(c.arguments): \(result.stderr)")
+        }
+    }
+
+    /// A second writer on a busy data folder is told to try again later (75).
+    @Test func aBusyDataFolderIsTemporary() throws {
+        let data = try Pacer.temporaryDirectory("busy")
+        let device = try Pacer.start([
+            "run", "--plan", "demo", "--source", "file:Hardware/recordings/track-loop.nmea", "--buzzer", "null",
+            "--data-dir", data, "--socket", "\(data)/c.sock", "--today", "2026-05-02",
+        ])
+        defer {
+            device.process.terminate()
+            _ = device.standardOutputData()
+            device.process.waitUntilExit()
+        }
+        // Once it answers on its socket it holds the folder.
+        var answering = false
+        for _ in 0..<100 where !answering {
+            answering = try Pacer.run(["ctl", "status", "--socket", "\(data)/c.sock"]).status == 0
+            if !answering { usleep(100_000) }
+        }
+        try #require(answering, "the device never answered")
+        let result = try Pacer.run(["routes", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("is in use by another Pacer"))
+        #expect(!result.stderr.contains("Usage:"))
+    }
+
+    @Test func versionAndHelpShowOnlyWhatApplies() throws {
+        let version = try Pacer.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("pacer 0."), "\(version.stdout)")
+        let long = try Pacer.run(["version"])
+        #expect(long.stdout.hasPrefix(version.stdout.trimmingCharacters(in: .newlines)))
+        // Reading the store needs no buzzer nor power profile; watching the GPS neither.
+        for command in [["activities", "list"], ["activities", "show"], ["routes", "list"], ["routes", "import"],
+                        ["stats"], ["gps", "watch"]] {
+            let help = try Pacer.run(command + ["--help"])
+            #expect(help.status == 0)
+            #expect(!help.stdout.contains("--buzzer") && !help.stdout.contains("--profile "), "\(command)")
+            #expect(help.stdout.contains("--config"), "\(command)")
+        }
+        // Building the device, they apply.
+        for command in [["run"], ["device"], ["beep"]] {
+            let help = try Pacer.run(command + ["--help"])
+            #expect(help.stdout.contains("--buzzer") && help.stdout.contains("--profile"), "\(command)")
+        }
+    }
+}
