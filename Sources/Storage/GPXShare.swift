@@ -154,7 +154,7 @@ public struct ShareChoice: Hashable, Sendable {
         switch unit.lowercased() {
         case "m": return value
         case "km": return value * 1000
-        case "": throw ShareError.badDistance(text, "needs a unit: \(howTo)")
+        case "": throw ShareError.badDistance(text, "a distance needs a unit: \(howTo)")
         default: throw ShareError.badDistance(text, "'\(unit)' is not a unit taken here: \(howTo)")
         }
     }
@@ -189,7 +189,7 @@ public enum ShareError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownItem(let word): "'\(word)' is not something to share: choose from \(ShareItem.names)"
         case .nothingChosen: "nothing chosen: give one or more of \(ShareItem.names), separated by commas"
         case .needs(_, let reason): reason
-        case .badDistance(let text, let reason): "'\(text)' is \(reason)"
+        case .badDistance(let text, let reason): "'\(text)': \(reason)"
         case .revealsTime(let what, let text, let found, let item):
             "\(what) \"\(text)\" tells a date or time (\(found)) and times are left out: "
                 + "include times too, or leave \(item.rawValue) out"
