@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configurator
+import Foundation
 
 /// The options every command that builds the device shares: the settings file and the
 /// flags that override it (R27).
@@ -21,5 +22,16 @@ struct DeviceOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// The settings when there are some to read: nil when no file is named (no --config, no
+    /// $PACER_CONFIG, no /etc/pacer/pacer.yaml) and the simulated setup is not beside the
+    /// binary either. A file that is there but broken is an error, never skipped.
+    func settingsIfAny() throws -> Settings? {
+        if config == nil, Settings.installedPath() == nil,
+           !FileManager.default.fileExists(atPath: Settings.defaultPath()) {
+            return nil
+        }
+        return try settings()
     }
 }
