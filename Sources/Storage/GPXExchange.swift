@@ -140,6 +140,8 @@ extension ActivityStore {
     /// elevations, no `<wpt>` without waypoints, no `<trk>` without the track, no name without
     /// the name. A point or a waypoint inside a hidden place (`PrivacyMask`) is not written,
     /// and the track goes on in a new `<trkseg>` after it: no line is drawn across the place.
+    /// With places hidden, the metadata's time is that of the first point shown, not the
+    /// start (which would tell when the runner left the place).
     static func writeGPX(activity id: Int64, options: GPXExportOptions, _ db: Database,
                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
         let row = try Row.fetchOne(db, sql: "SELECT name, started_at FROM activities WHERE id = ?", arguments: [id])
@@ -151,6 +153,18 @@ extension ActivityStore {
             ).map(UTCTimestamp.init(millisecondsSince1970:))
         }
         let mask = try privacyMask(activity: id, options: options, db)
+        if let mask, options.times {
+            // The start would tell when the runner left the hidden place: the file starts
+            // with its first point shown.
+            startedAt = nil
+            let points = try Row.fetchCursor(
+                db, sql: "SELECT time, lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq", arguments: [id])
+            while let p = try points.next() {
+                guard mask.place(of: GeoPoint(latitude: p[1], longitude: p[2])) == nil else { continue }
+                startedAt = UTCTimestamp(millisecondsSince1970: p[0])
+                break
+            }
+        }
         var report = GPXExportReport(zones: options.privacyZones)
         var writer = GPXWriter(name: name, time: options.times ? startedAt : nil, speeds: options.speeds && options.track)
         if options.waypoints {

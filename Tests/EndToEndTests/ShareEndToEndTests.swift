@@ -128,6 +128,9 @@ struct ShareEndToEndTests {
         #expect(names == ["gpx", "metadata", "time", "trk", "type", "trkseg", "trkpt"], "\(names)")
         let points = elements.filter { $0.localName == "trkpt" }
         #expect(points.count == kept.count)
+        // The file starts when the first point shown was recorded, not at the hidden start.
+        let metadata = try #require(elements.first { $0.localName == "metadata" })
+        #expect(Self.child(metadata, "time") == kept.first?.time.iso8601)
         for (element, point) in zip(points, kept) {
             let position = try Self.position(element)
             #expect(position == point.position)
