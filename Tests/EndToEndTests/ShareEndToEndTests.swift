@@ -78,24 +78,42 @@ struct ShareEndToEndTests {
         (e.children ?? []).compactMap { $0 as? XMLElement }.first { $0.localName == name }?.stringValue
     }
 
-    static func validate(_ path: String) throws {
-        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--nonet", "--schema", schema, path])
+    static func validate(_ path: String) async throws {
+        let lint = try await tool("/usr/bin/xmllint", ["--noout", "--nonet", "--schema", schema, path])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
+    }
+
+    /// `Pacer.run` on a thread of its own: a test waiting on a child process does not hold
+    /// one of the few threads (one a core) that every test's tasks share, which timing tests
+    /// elsewhere in the run need to be resumed on time.
+    static func run(_ arguments: [String]) async throws -> Pacer.Result {
+        try await offThePool { try Pacer.run(arguments) }
+    }
+
+    /// `Pacer.tool` on a thread of its own, as `run`.
+    static func tool(_ path: String, _ arguments: [String]) async throws -> Pacer.Result {
+        try await offThePool { try Pacer.tool(path, arguments) }
+    }
+
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     /// A real run (the Garmin trail run through gpsbabel), shared with its track and times,
     /// hidden 300 m round its start and end and round a place in the settings: every point
     /// written is a stored one, with its stored time, outside every hidden place; the place
     /// in the middle splits the track; nothing else is in the file.
-    @Test func aRealRunIsSharedWithOnlyWhatWasChosen() throws {
+    @Test func aRealRunIsSharedWithOnlyWhatWasChosen() async throws {
         let dir = try Pacer.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gpx = "\(dir)/fenix.gpx"
-        let babel = try Pacer.tool("/usr/bin/gpsbabel", [
+        let babel = try await Self.tool("/usr/bin/gpsbabel", [
             "-i", "nmea", "-f", Pacer.repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
         ])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
-        let imported = try Pacer.run(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
+        let imported = try await Self.run(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
         try #require(imported.status == 0, "\(imported.stderr)")
 
         let store = try ActivityStore(directory: "\(dir)/data", access: .read)
@@ -110,10 +128,10 @@ struct ShareEndToEndTests {
               - {name: Creek, lat: \(creek.latitude), lon: \(creek.longitude), radius_m: 150}
             """)
         let out = "\(dir)/shared.gpx"
-        let shared = try Pacer.run(["activities", "share", "1", "--include", "track,times", "--hide-within", "300m",
+        let shared = try await Self.run(["activities", "share", "1", "--include", "track,times", "--hide-within", "300m",
                                     "--out", out, "--config", settings])
         #expect(shared.status == 0, "\(shared.stderr)")
-        try Self.validate(out)
+        try await Self.validate(out)
 
         func hidden(_ p: GeoPoint) -> Bool {
             Geodesy.distance(p, first) <= 300 || Geodesy.distance(p, last) <= 300 || Geodesy.distance(p, creek) <= 150
@@ -156,23 +174,23 @@ struct ShareEndToEndTests {
     /// Without --include, the positions alone: no times (not even in the name, which holds
     /// the date, so it stays home), no elevations, speeds or waypoints. The name is refused
     /// without the times, and goes with them; then everything, values as stored.
-    @Test func theDefaultSharesThePositionsAlone() throws {
+    @Test func theDefaultSharesThePositionsAlone() async throws {
         let dir = try Pacer.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = "\(dir)/run.gpx"
         try Self.writeRun(source)
         let data = "\(dir)/data"
-        let imported = try Pacer.run(["activities", "import", source, "--as", "activity", "--data-dir", data])
+        let imported = try await Self.run(["activities", "import", source, "--as", "activity", "--data-dir", data])
         try #require(imported.status == 0, "\(imported.stderr)")
         let detail = try ActivityStore(directory: data, access: .read).activity(1)
         try #require(detail.summary.name == "Run 2026-06-13 07:00" && detail.waypoints.count == 2)
 
         let out = "\(dir)/shared.gpx"
-        let shared = try Pacer.run(["activities", "share", "1", "--out", out, "--data-dir", data])
+        let shared = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", data])
         #expect(shared.status == 0, "\(shared.stderr)")
         #expect(shared.stdout == "Activity #1 shared to \(out): track (1,000 of 1,000 points, 1 segment); "
                 + "left out: times, speeds, elevations, waypoints, name\n")
-        try Self.validate(out)
+        try await Self.validate(out)
         let elements = try Self.elements(out)
         #expect(Set(elements.compactMap(\.localName)) == ["gpx", "trk", "type", "trkseg", "trkpt"])
         let points = elements.filter { $0.localName == "trkpt" }
@@ -191,19 +209,19 @@ struct ShareEndToEndTests {
 
         // The name tells the date: refused without the times, and nothing written.
         try FileManager.default.removeItem(atPath: out)
-        let named = try Pacer.run(["activities", "share", "1", "--include", "track,name", "--out", out, "--data-dir", data])
+        let named = try await Self.run(["activities", "share", "1", "--include", "track,name", "--out", out, "--data-dir", data])
         #expect(named.status == 1)
         #expect(named.stderr.contains("the activity's name \"Run 2026-06-13 07:00\" tells a date or time (2026-06-13) "
                                       + "and times are left out: include times too, or leave name out"), "\(named.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
 
         // Everything: each value as stored.
-        let all = try Pacer.run(["activities", "share", "1", "--include", "name,times,track,speeds,elevations,waypoints",
+        let all = try await Self.run(["activities", "share", "1", "--include", "name,times,track,speeds,elevations,waypoints",
                                  "--out", out, "--data-dir", data])
         #expect(all.status == 0, "\(all.stderr)")
         #expect(all.stdout.hasSuffix("track (1,000 of 1,000 points, 1 segment), times, speeds, elevations, "
                                      + "waypoints (2 of 2), name; nothing left out\n"), "\(all.stdout)")
-        try Self.validate(out)
+        try await Self.validate(out)
         let every = try Self.elements(out)
         let trkpts = every.filter { $0.localName == "trkpt" }
         #expect(trkpts.count == detail.points.count)
@@ -221,7 +239,7 @@ struct ShareEndToEndTests {
             .allSatisfy { $0.stringValue == "Run 2026-06-13 07:00" })
 
         // Waypoints within 300 m of the start are not shared; the track starts outside.
-        let hidden = try Pacer.run(["activities", "share", "1", "--include", "track,waypoints", "--hide-within", "0.3km",
+        let hidden = try await Self.run(["activities", "share", "1", "--include", "track,waypoints", "--hide-within", "0.3km",
                                     "--out", out, "--data-dir", data])
         #expect(hidden.status == 0, "\(hidden.stderr)")
         let rest = try Self.elements(out)
@@ -232,13 +250,13 @@ struct ShareEndToEndTests {
     }
 
     /// Each mistake with its message and exit status, and no file written.
-    @Test func mistakesAreSaidWithTheirExitStatus() throws {
+    @Test func mistakesAreSaidWithTheirExitStatus() async throws {
         let dir = try Pacer.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = "\(dir)/run.gpx"
         try Self.writeRun(source)
         let data = "\(dir)/data"
-        try #require(try Pacer.run(["activities", "import", source, "--as", "activity", "--data-dir", data]).status == 0)
+        try #require(try await Self.run(["activities", "import", source, "--as", "activity", "--data-dir", data]).status == 0)
         let out = "\(dir)/shared.gpx"
         let cases: [(arguments: [String], status: Int32, message: String)] = [
             (["--include", "track,heart"], 64,
@@ -254,28 +272,28 @@ struct ShareEndToEndTests {
             (["--hide-within", "10km"], 1, "Error: activity #1: every one of its 1,000 track points is within a hidden place"),
         ]
         for c in cases {
-            let result = try Pacer.run(["activities", "share", "1", "--out", out, "--data-dir", data] + c.arguments)
+            let result = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", data] + c.arguments)
             #expect(result.status == c.status, "\(c.arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains(c.message), "\(c.arguments): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out), "\(c.arguments) wrote a file")
         }
 
-        let missing = try Pacer.run(["activities", "share", "7", "--out", out, "--data-dir", data])
+        let missing = try await Self.run(["activities", "share", "7", "--out", out, "--data-dir", data])
         #expect(missing.status == 66 && missing.stderr == "Error: there is no activity #7\n", "\(missing.stderr)")
-        let noFolder = try Pacer.run(["activities", "share", "1", "--out", out, "--data-dir", "\(dir)/nowhere"])
+        let noFolder = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", "\(dir)/nowhere"])
         #expect(noFolder.status == 66 && noFolder.stderr.contains("no activities in \(dir)/nowhere"), "\(noFolder.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/nowhere"))
 
         // A path under a file: no one can create it, root included.
         let plain = "\(dir)/plain"
         try #require(FileManager.default.createFile(atPath: plain, contents: Data("x".utf8)))
-        let unwritable = try Pacer.run(["activities", "share", "1", "--out", "\(plain)/shared.gpx", "--data-dir", data])
+        let unwritable = try await Self.run(["activities", "share", "1", "--out", "\(plain)/shared.gpx", "--data-dir", data])
         #expect(unwritable.status == 73, "\(unwritable.stderr)")
         #expect(unwritable.stderr.contains("Error: \(plain)/shared.gpx: cannot create the file"), "\(unwritable.stderr)")
 
         // Privacy zones that cannot be read: refused with the file, line, key, value and range.
         let settings = try Self.settings(in: dir, "privacy_zones: [{name: Home, lat: 45, lon: 6, radius_m: 50000}]")
-        let badZone = try Pacer.run(["activities", "share", "1", "--out", out, "--config", settings])
+        let badZone = try await Self.run(["activities", "share", "1", "--out", out, "--config", settings])
         #expect(badZone.status == 64)
         #expect(badZone.stderr.contains("\(settings):7: privacy_zones[0].radius_m: must be above 0 and at most 10000 m, got 50000"),
                 "\(badZone.stderr)")

@@ -216,7 +216,9 @@ func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDet
     }
 }
 
-@Suite("Sharing an activity (R18)")
+/// Serialized: each test waits on xmllint, and ten at once would hold every thread the
+/// run's tasks share (one a core) while timing tests elsewhere wait to be resumed.
+@Suite("Sharing an activity (R18)", .serialized)
 struct GPXShareTests {
     static let choices: [Set<ShareItem>] = [
         [.track], [.track, .times], [.track, .speeds], [.track, .elevations], [.track, .waypoints], [.track, .name],
