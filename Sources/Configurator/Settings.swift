@@ -1,5 +1,7 @@
 import Foundation
 import HAL
+import PacerCore
+import Storage
 
 /// The device's settings (R27): which GPS, buzzer and battery to use, the power profile,
 /// where data lives. Read from a YAML file (`Hardware/config/*.yaml` are the three setups:
@@ -22,6 +24,8 @@ public struct Settings: Hashable, Sendable {
     public var buttonTiming = ButtonTiming()
     /// Which press does what (`button_actions:`).
     public var buttonActions = ButtonActions.defaults
+    /// Places whose points and waypoints `pacer activities share` never writes (`privacy_zones:`).
+    public var privacyZones: [PrivacyZone] = []
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
@@ -161,6 +165,7 @@ public struct Settings: Hashable, Sendable {
         }
         let timing = try buttonTiming(map.optionalMapping("button_timing"))
         let actions = try buttonActions(map.optionalMapping("button_actions"))
+        let zones = try privacyZones(&map)
         try map.finish()
         var settings = Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
@@ -168,7 +173,32 @@ public struct Settings: Hashable, Sendable {
         settings.buttons = buttons
         settings.buttonTiming = timing
         settings.buttonActions = actions
+        settings.privacyZones = zones
         return settings
+    }
+
+    /// A privacy zone's radius: above 0 and at most 10 km (a town; more hides whole runs).
+    public static let privacyRadius = AllowedRange(above: 0, atMost: 10_000, unit: "m")
+
+    /// `privacy_zones: [{name: Home, lat: 45.1, lon: 6.2, radius_m: 300}, …]`, optional: each
+    /// a name, a centre and a radius (`privacyRadius`); every key needed, no other taken.
+    static func privacyZones(_ map: inout YAMLMapping) throws(DataFileError) -> [PrivacyZone] {
+        guard let node = map.optionalNode("privacy_zones") else { return [] }
+        guard case .sequence(let items) = node else {
+            throw map.error("privacy_zones", "expected a list of places, one per line like "
+                            + "`- {name: Home, lat: 45.1, lon: 6.2, radius_m: 300}`, got a \(YAMLMapping.kind(node))")
+        }
+        var zones: [PrivacyZone] = []
+        for (index, item) in items.enumerated() {
+            var zone = try YAMLMapping(file: map.file, node: item, path: "privacy_zones[\(index)]")
+            let name = try zone.string("name")
+            let lat = try zone.number("lat", in: AllowedRange(-90...90, unit: "degrees"))
+            let lon = try zone.number("lon", in: AllowedRange(-180...180, unit: "degrees"))
+            let radius = try zone.number("radius_m", in: privacyRadius)
+            try zone.finish()
+            zones.append(PrivacyZone(name: name, center: GeoPoint(latitude: lat, longitude: lon), radius: radius))
+        }
+        return zones
     }
 
     /// `button_timing: {debounce_ms: 30, double_ms: 400, long_ms: 1000, very_long_ms: 3000}`,

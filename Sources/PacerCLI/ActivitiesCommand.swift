@@ -12,16 +12,16 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "Data folder holding pacer.sqlite (default: the settings' data_dir).")
     var dataDirectory: String?
 
+    /// `--data-dir`, else the settings' `data_dir`.
+    func directory() throws -> String {
+        if let dataDirectory { return dataDirectory }
+        return try settingsFile.settings().dataDirectory
+    }
+
     /// The store, for reading unless `writing` (a writer takes the folder's lock: refused
     /// while a device records there).
     func open(writing: Bool = false) throws -> ActivityStore {
-        let directory: String
-        if let dataDirectory {
-            directory = dataDirectory
-        } else {
-            directory = try settingsFile.settings().dataDirectory
-        }
-        return try Configurator.openActivityStore(directory: directory, access: writing ? .write : .read)
+        try Configurator.openActivityStore(directory: try directory(), access: writing ? .write : .read)
     }
 }
 
@@ -73,8 +73,8 @@ func printLines(_ lines: [String]) {
 
 struct ActivitiesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "activities", abstract: "List, show, export and import recorded activities.",
-        subcommands: [List.self, Show.self, Export.self, Import.self], defaultSubcommand: List.self)
+        commandName: "activities", abstract: "List, show, export, share and import recorded activities.",
+        subcommands: [List.self, Show.self, Export.self, Share.self, Import.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -138,6 +138,88 @@ struct ActivitiesCommand: ParsableCommand {
                 try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
                 print("Activity #\(id) written to \(export.gpx)")
             }
+        }
+    }
+
+    struct Share: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Share an activity as GPX 1.1 holding only what you choose, hidden round its start and end and your places.",
+            discussion: """
+                Only what --include names leaves the device:
+                  track       the track points' positions
+                  times       the time of every point and waypoint, and of the start
+                  speeds      the track points' speeds
+                  elevations  the elevations of the points and waypoints
+                  waypoints   the waypoints you captured, with their names
+                  name        the activity's name
+                Without --include only the track is shared: positions, and no times, speeds, \
+                elevations, waypoints or name. Speeds need the track; times and elevations the \
+                track or the waypoints.
+
+                Without times nothing in the file tells a time: no <time> anywhere, and a name \
+                or waypoint name you chose that holds a date or time ("Run 2026-06-13 07:00", \
+                "7:00", "June 13", "Tuesday") is refused rather than shared.
+
+                --hide-within 300m leaves out every track point and waypoint within 300 m of \
+                the track's first and last recorded points (m or km, up to 10 km). The places \
+                in the settings' privacy_zones ({name, lat, lon, radius_m}) are always hidden \
+                too. The track is cut where it enters a hidden place and goes on in a new \
+                segment where it leaves: no line is drawn across the place.
+
+                Exit status: 0 shared; 64 a usage error (an unknown item, a bad distance); 66 \
+                no such activity (or no activities in the data folder); 73 the file cannot be \
+                written; 65 a name that tells a time, or nothing left to share.
+                """)
+
+        @Argument(help: "The activity's id.")
+        var id: Int64
+
+        @Option(name: .long, help: ArgumentHelp("What to share, a comma list of: \(ShareItem.names) (default: track).",
+                                                valueName: "items"))
+        var include: String?
+
+        @Option(name: .long, help: ArgumentHelp("The GPX file to write.", valueName: "file"))
+        var out: String
+
+        @Option(name: .customLong("hide-within"),
+                help: ArgumentHelp("Hide everything within DISTANCE of the track's start and end: 300m, 0.5km.",
+                                   valueName: "distance"))
+        var hideWithin: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            guard out != "-" else {
+                throw ValidationError("--out: a share is written to a file (what was shared is said on the terminal)")
+            }
+            _ = try choice(zones: [])
+        }
+
+        /// The runner's choice from the options; a mistake in it is a usage error.
+        func choice(zones: [PrivacyZone]) throws -> ShareChoice {
+            var choice = ShareChoice(zones: zones)
+            if let include {
+                do { choice.items = try ShareItem.parse(list: include) } catch { throw ValidationError("--include: \(error)") }
+            }
+            if let hideWithin {
+                let metres: Double
+                do { metres = try ShareChoice.distance(parsing: hideWithin) } catch { throw ValidationError("--hide-within: \(error)") }
+                guard Settings.privacyRadius.contains(metres) else {
+                    throw ValidationError("--hide-within: \(Settings.privacyRadius.refusal(of: metres, written: hideWithin))")
+                }
+                choice.hideWithin = metres
+            }
+            do { try choice.check() } catch { throw ValidationError("--include: \(error)") }
+            return choice
+        }
+
+        func run() throws {
+            // The settings' places are hidden whenever there are settings to read them from.
+            let choice = try choice(zones: try store.settingsFile.settingsIfAny()?.privacyZones ?? [])
+            // A missing activity or data folder is 66, a file that cannot be written 73, a
+            // name that tells a time 65 (`ExitStatus`).
+            let report = try store.open().share(activity: id, to: out, choice: choice)
+            printLines([report.summary(activity: id, path: out)])
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configurator
+import Foundation
 
 /// `--config`: the settings file (R27), for every command that reads the settings.
 struct SettingsOption: ParsableArguments {
@@ -12,6 +13,17 @@ struct SettingsOption: ParsableArguments {
         } catch {
             throw CommandFailure.config(error)
         }
+    }
+
+    /// The settings when there are some to read: nil when no file is named (no --config, no
+    /// $PACER_CONFIG, no /etc/pacer/pacer.yaml) and the simulated setup is not beside the
+    /// binary either. A file that is there but broken is an error, never skipped.
+    func settingsIfAny() throws -> Settings? {
+        if config == nil, Settings.installedPath() == nil,
+           !FileManager.default.fileExists(atPath: Settings.defaultPath()) {
+            return nil
+        }
+        return try settings()
     }
 }
 

@@ -54,6 +54,7 @@ enum ExitStatus: Int32, CaseIterable {
             // A part's file that is not there (`--source file:run.nmea`).
             return error.description.hasSuffix("No such file or directory") ? .noInput : .config
         case is PlanStartError, is PlanGeneratorError, is ScenarioError: return .dataError
+        case let error as ShareError: return error.isUsage ? .usage : .dataError
         case let error as ControlSocketError:
             return error.reason.contains("already running") ? .temporary : .cannotCreate
         case let error as ControlClientError:

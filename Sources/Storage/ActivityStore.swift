@@ -639,6 +639,8 @@ public final class ActivityStore: ActivityLog, Sendable {
             return try pool.read(body)
         } catch let error as StorageError {
             throw error
+        } catch let error as ShareError {
+            throw error
         } catch {
             throw StorageError.database(Self.reason(error))
         }

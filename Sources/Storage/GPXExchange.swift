@@ -14,12 +14,26 @@ public struct GPXExportOptions: Hashable, Sendable {
     public var speeds: Bool
     public var elevations: Bool
     public var waypoints: Bool
+    /// The track points' positions; false: no `<trk>` at all.
+    public var track: Bool
+    /// The activity's name, in the metadata and the track.
+    public var name: Bool
+    /// Metres around the track's first and last stored points in which no point and no
+    /// waypoint is written; nil: none hidden.
+    public var hideWithin: Double?
+    /// Places in which no point and no waypoint is written.
+    public var privacyZones: [PrivacyZone]
 
-    public init(times: Bool = true, speeds: Bool = true, elevations: Bool = true, waypoints: Bool = true) {
+    public init(times: Bool = true, speeds: Bool = true, elevations: Bool = true, waypoints: Bool = true,
+                track: Bool = true, name: Bool = true, hideWithin: Double? = nil, privacyZones: [PrivacyZone] = []) {
         self.times = times
         self.speeds = speeds
         self.elevations = elevations
         self.waypoints = waypoints
+        self.track = track
+        self.name = name
+        self.hideWithin = hideWithin
+        self.privacyZones = privacyZones
     }
 
     public static let all = GPXExportOptions()
@@ -70,19 +84,26 @@ extension ActivityStore {
     }
 
     /// Writes the activity as GPX 1.1 to `path`, through a temporary file renamed into place:
-    /// the file is never seen half-written.
-    public func exportGPX(activity id: Int64, to path: String, options: GPXExportOptions = .all) throws {
+    /// the file is never seen half-written. Returns what went into the file.
+    @discardableResult
+    public func exportGPX(activity id: Int64, to path: String, options: GPXExportOptions = .all) throws -> GPXExportReport {
         try read { db in
             try Self.activityExists(id, db)
-            try Self.writeAtomically(path) { write in try Self.writeGPX(activity: id, options: options, db, to: write) }
+            var report = GPXExportReport()
+            try Self.writeAtomically(path) { write in
+                report = try Self.writeGPX(activity: id, options: options, db, to: write)
+            }
+            return report
         }
     }
 
     /// Writes the activity as GPX 1.1 to `write`, 64 KiB at a time.
-    public func exportGPX(activity id: Int64, options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+    @discardableResult
+    public func exportGPX(activity id: Int64, options: GPXExportOptions = .all,
+                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
         try read { db in
             try Self.activityExists(id, db)
-            try Self.writeGPX(activity: id, options: options, db, to: write)
+            return try Self.writeGPX(activity: id, options: options, db, to: write)
         }
     }
 
@@ -92,49 +113,109 @@ extension ActivityStore {
         }
     }
 
+    /// Where an activity's points are hidden by `options` (`hideWithin` around its first and
+    /// last stored points, `privacyZones`); nil when nothing is hidden.
+    static func privacyMask(activity id: Int64, options: GPXExportOptions, _ db: Database) throws -> PrivacyMask? {
+        var ends: [GeoPoint] = []
+        if options.hideWithin != nil {
+            for order in ["ASC", "DESC"] {
+                if let row = try Row.fetchOne(
+                    db, sql: "SELECT lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq \(order) LIMIT 1",
+                    arguments: [id]) {
+                    ends.append(GeoPoint(latitude: row[0], longitude: row[1]))
+                }
+            }
+        }
+        let mask = PrivacyMask(ends: ends, radius: options.hideWithin ?? 0, zones: options.privacyZones)
+        return mask.isEmpty ? nil : mask
+    }
+
     /// Streams a stored activity from the database to GPX: its points are read with a cursor
     /// and written as they come, so neither the points nor the text are ever in memory whole
     /// (an export of a 24-hour track holds what a short run's does). The same document
     /// `writeGPX(_:name:time:options:to:)` writes from `ActivityDetail`s.
+    ///
+    /// What `options` leaves out is never written: no `<time>` anywhere without times, no
+    /// speed (nor the speed extension's namespace) without speeds, no `<ele>` without
+    /// elevations, no `<wpt>` without waypoints, no `<trk>` without the track, no name without
+    /// the name. A point or a waypoint inside a hidden place (`PrivacyMask`) is not written,
+    /// and the track goes on in a new `<trkseg>` after it: no line is drawn across the place.
+    /// With places hidden, the metadata's time is that of the first point shown, not the
+    /// start (which would tell when the runner left the place).
     static func writeGPX(activity id: Int64, options: GPXExportOptions, _ db: Database,
-                         to write: ([UInt8]) throws -> Void) throws {
+                         to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
         let row = try Row.fetchOne(db, sql: "SELECT name, started_at FROM activities WHERE id = ?", arguments: [id])
-        let name: String? = row?["name"]
+        let name: String? = options.name ? row?["name"] : nil
         var startedAt = (row?["started_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))
         if startedAt == nil {
             startedAt = try Int64.fetchOne(
                 db, sql: "SELECT time FROM track_points WHERE activity_id = ? ORDER BY seq LIMIT 1", arguments: [id]
             ).map(UTCTimestamp.init(millisecondsSince1970:))
         }
-        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil)
+        let mask = try privacyMask(activity: id, options: options, db)
+        if let mask, options.times {
+            // The start would tell when the runner left the hidden place: the file starts
+            // with its first point shown.
+            startedAt = nil
+            let points = try Row.fetchCursor(
+                db, sql: "SELECT time, lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq", arguments: [id])
+            while let p = try points.next() {
+                guard mask.place(of: GeoPoint(latitude: p[1], longitude: p[2])) == nil else { continue }
+                startedAt = UTCTimestamp(millisecondsSince1970: p[0])
+                break
+            }
+        }
+        var report = GPXExportReport(zones: options.privacyZones)
+        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil, speeds: options.speeds && options.track)
         if options.waypoints {
             let waypoints = try Row.fetchCursor(
                 db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
                 arguments: [id])
             while let w = try waypoints.next() {
+                let position = GeoPoint(latitude: w[2], longitude: w[3])
+                report.storedWaypoints += 1
+                if let place = mask?.place(of: position) {
+                    report.hiddenWaypoints[place] += 1
+                    continue
+                }
+                report.writtenWaypoints += 1
                 let atLastKnown: Bool = w[5]
-                writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                writer.waypoint(position, altitude: options.elevations ? w[4] : nil,
                                 time: options.times ? UTCTimestamp(millisecondsSince1970: w[1]) : nil, name: w[0],
                                 type: atLastKnown ? lastKnownPositionType : nil)
             }
         }
-        writer.beginTrack(name: name, type: "running")
-        let points = try Row.fetchCursor(
-            db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
-            arguments: [id])
-        var segment: Int?
-        while let p = try points.next() {
-            let number: Int = p[0]
-            if number != segment {
-                writer.beginSegment()
-                segment = number
+        if options.track {
+            writer.beginTrack(name: name, type: "running")
+            let points = try Row.fetchCursor(
+                db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
+                arguments: [id])
+            var segment: Int?
+            var cut = false
+            while let p = try points.next() {
+                let position = GeoPoint(latitude: p[2], longitude: p[3])
+                report.storedPoints += 1
+                if let place = mask?.place(of: position) {
+                    report.hiddenPoints[place] += 1
+                    cut = true
+                    continue
+                }
+                let number: Int = p[0]
+                if number != segment || cut {
+                    writer.beginSegment()
+                    report.segments += 1
+                    segment = number
+                    cut = false
+                }
+                report.writtenPoints += 1
+                writer.trackPoint(position, altitude: options.elevations ? p[4] : nil,
+                                  time: options.times ? UTCTimestamp(millisecondsSince1970: p[1]) : nil,
+                                  speed: options.speeds ? p[5] : nil)
+                if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
             }
-            writer.trackPoint(GeoPoint(latitude: p[2], longitude: p[3]), altitude: options.elevations ? p[4] : nil,
-                              time: options.times ? UTCTimestamp(millisecondsSince1970: p[1]) : nil,
-                              speed: options.speeds ? p[5] : nil)
-            if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
         }
         try write(writer.finish())
+        return report
     }
 
     /// Writes the route as GPX 1.1 (`<wpt>`s and one `<rte>`) to `path`, its points read with

@@ -24,16 +24,23 @@ public struct GPXWriter {
     private var openRoute = false
     private var openTrack = false
     private var openSegment = false
+    /// Whether the speed extension's namespace is declared: speeds are written only then.
+    private let speeds: Bool
 
-    /// Starts the document: the `<gpx>` element and, when a name or a time is given, its metadata.
-    public init(creator: String = "Pacer", name: String? = nil, time: UTCTimestamp? = nil) {
+    /// Starts the document: the `<gpx>` element and, when a name or a time is given, its
+    /// metadata. `speeds` false: a document without speeds, which does not even declare the
+    /// speed extension's namespace (a shared file that left speeds out); `trackPoint` then
+    /// ignores the speeds it is given.
+    public init(creator: String = "Pacer", name: String? = nil, time: UTCTimestamp? = nil, speeds: Bool = true) {
+        self.speeds = speeds
         bytes.reserveCapacity(4096)
         bytes.append(contentsOf: #"<?xml version="1.0" encoding="UTF-8"?>"#.utf8)
         bytes.append(0x0A)
         bytes.append(contentsOf: #"<gpx version="1.1" creator=""#.utf8)
         GPXWriter.appendEscaped(creator, to: &bytes)
         bytes.append(contentsOf: "\" xmlns=\"\(GPXWriter.namespace)\"".utf8)
-        bytes.append(contentsOf: " xmlns:gpxtpx=\"\(GPXWriter.speedNamespace)\">\n".utf8)
+        if speeds { bytes.append(contentsOf: " xmlns:gpxtpx=\"\(GPXWriter.speedNamespace)\"".utf8) }
+        bytes.append(contentsOf: ">\n".utf8)
         if name != nil || time != nil {
             bytes.append(contentsOf: "  <metadata>\n".utf8)
             if let name { element("name", name, indent: 4) }
@@ -112,7 +119,7 @@ public struct GPXWriter {
         if let altitude, altitude.isFinite { number("ele", altitude, places: 3, indent: 0) }
         if let time { timeElement(time, indent: 0) }
         if let hdop, hdop.isFinite, hdop >= 0 { number("hdop", hdop, places: 2, indent: 0) }
-        if let speed, speed.isFinite, speed >= 0 {
+        if speeds, let speed, speed.isFinite, speed >= 0 {
             bytes.append(contentsOf: "<extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>".utf8)
             bytes.appendDecimal(speed, places: 3)
             bytes.append(contentsOf: "</gpxtpx:speed></gpxtpx:TrackPointExtension></extensions>".utf8)

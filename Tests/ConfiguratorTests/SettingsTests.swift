@@ -1,6 +1,7 @@
 import Foundation
 import Configurator
 import HAL
+import PacerCore
 import Simulation
 import Testing
 
@@ -124,6 +125,56 @@ struct SettingsTests {
         let error = #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/b.yaml", environment: environment) }
         #expect(error?.key == key, "\(String(describing: error))")
         #expect(error?.line == 7)
+        #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+
+    /// `privacy_zones:`: the places `activities share` always hides (R18).
+    @Test func privacyZonesAreRead() throws {
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        try (base + """
+            privacy_zones:
+              - {name: Home, lat: 45.1, lon: 6.2, radius_m: 300}
+              - name: Work
+                lat: -33.8568
+                lon: 151.2153
+                radius_m: 150.5
+
+            """).write(toFile: "\(dir)/z.yaml", atomically: true, encoding: .utf8)
+        let s = try Settings.load(path: "\(dir)/z.yaml", environment: environment)
+        #expect(s.privacyZones.map(\.name) == ["Home", "Work"])
+        #expect(s.privacyZones.map(\.center) == [GeoPoint(latitude: 45.1, longitude: 6.2),
+                                                  GeoPoint(latitude: -33.8568, longitude: 151.2153)])
+        #expect(s.privacyZones.map(\.radius) == [300, 150.5])
+        try (base + "privacy_zones: []\n").write(toFile: "\(dir)/z.yaml", atomically: true, encoding: .utf8)
+        #expect(try Settings.load(path: "\(dir)/z.yaml", environment: environment).privacyZones.isEmpty)
+        #expect(try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
+            .privacyZones.isEmpty)
+    }
+
+    /// Each mistake named with the file, the line, the key, the value and the range.
+    @Test(arguments: [
+        ("privacy_zones: [{name: Home, lat: 45.1, lon: 6.2, radius_m: 20000}]", "privacy_zones[0].radius_m",
+         "must be above 0 and at most 10000 m, got 20000"),
+        ("privacy_zones: [{name: Home, lat: 45.1, lon: 6.2, radius_m: 0}]", "privacy_zones[0].radius_m",
+         "must be above 0 and at most 10000 m, got 0"),
+        ("privacy_zones: [{name: Home, lat: 95, lon: 6.2, radius_m: 300}]", "privacy_zones[0].lat",
+         "must be from -90 to 90 degrees, got 95"),
+        ("privacy_zones: [{name: Home, lat: 45, lon: 181, radius_m: 300}]", "privacy_zones[0].lon",
+         "must be from -180 to 180 degrees, got 181"),
+        ("privacy_zones: [{name: Home, lat: 45, lon: 6, radius: 300}]", "privacy_zones[0]", "missing key 'privacy_zones[0].radius_m'"),
+        ("privacy_zones: [{name: Home, lat: 45, lon: 6, radius_m: 300, note: x}]", "privacy_zones[0].note", "unknown key"),
+        ("privacy_zones: [{name: Home, lat: north, lon: 6, radius_m: 300}]", "privacy_zones[0].lat", "expected a number, got 'north'"),
+        ("privacy_zones: {name: Home}", "privacy_zones", "expected a list of places"),
+    ] as [(String, String, String)])
+    func badPrivacyZonesAreRefused(line: String, key: String, reason: String) throws {
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        try (base + line + "\n").write(toFile: "\(dir)/b.yaml", atomically: true, encoding: .utf8)
+        let error = #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/b.yaml", environment: environment) }
+        #expect(error?.file == "\(dir)/b.yaml")
+        #expect(error?.line == 7)
+        #expect(error?.key == (key == "privacy_zones[0]" ? nil : key), "\(String(describing: error))")
         #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
     }
 
