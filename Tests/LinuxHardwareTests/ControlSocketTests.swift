@@ -375,20 +375,22 @@ struct ControlSocketTests {
 
     @Test("stop with a command awaiting its reply is prompt, and the client is told")
     func stopWhileWaiting() async throws {
-        // Reply and client timeouts far beyond the test, so only stop can end the wait.
-        let rig = try Rig(replyTimeout: .seconds(60)) { _ in nil }
+        // Reply and client timeouts far beyond the test, so only stop can end the wait (and on
+        // a loaded machine this task may wait tens of seconds for a thread before it stops the
+        // server: the client must still be waiting then).
+        let rig = try Rig(replyTimeout: .seconds(900)) { _ in nil }
         let path = rig.path
         let result = Mutex<Result<String, ControlClientError>?>(nil)
         let done = ControlTestThread.run {
             let r = Result { () throws(ControlClientError) -> String in
-                try ControlClient.send("status", socketPath: path, timeout: .seconds(30))
+                try ControlClient.send("status", socketPath: path, timeout: .seconds(600))
             }
             result.withLock { $0 = r }
         }
-        #expect(await ControlTest.eventually { rig.recorder.commands == [.status] })
+        #expect(await ControlTest.eventually(timeout: .seconds(120)) { rig.recorder.commands == [.status] })
         let (_, took) = ControlTest.elapsed { rig.server.stop() }
         #expect(took < .seconds(2))
-        #expect(await ControlTest.eventually { done.isFinished })
+        #expect(await ControlTest.eventually(timeout: .seconds(120)) { done.isFinished })
         let outcome = result.withLock { $0 }
         #expect(outcome == .failure(.failed(path: path, reason: "closed the connection without answering")))
     }

@@ -98,8 +98,12 @@ struct ControlWatchTests {
         let slow = try rig.watcher()  // reads nothing until the end
         let fast = try rig.watcher()
         let watch = Watch()
+        // The reader waits for as long as the test may take: on a loaded machine the test's
+        // own task can wait tens of seconds for a thread between batches (the pool's threads
+        // are as many as the cores, and other suites block them), and a reader that gave up
+        // would fail every batch after it.
         Thread {
-            while let line = fast.line(timeout: .seconds(30)) {
+            while let line = fast.line(timeout: .seconds(600)) {
                 watch.lines.withLock { $0.append(line) }
             }
         }.start()
@@ -119,7 +123,8 @@ struct ControlWatchTests {
             }
             // The fast watcher keeps up: a batch is well under the backlog.
             let expected = (batch + 1) * perBatch
-            #expect(await ControlTest.eventually { watch.lines.withLock { $0.count } >= expected }, "batch \(batch)")
+            #expect(await ControlTest.eventually(timeout: .seconds(120)) { watch.lines.withLock { $0.count } >= expected },
+                    "batch \(batch)")
         }
         print("publish: \(batches * perBatch) lines of 1 kB to 2 watchers (one not reading): \(total) in all, slowest \(slowest)")
         #expect(slowest < .milliseconds(500), "publish waited \(slowest)")
