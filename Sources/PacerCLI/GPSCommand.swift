@@ -18,7 +18,9 @@ struct GPSCommand: ParsableCommand {
             discussion: """
                 The everyday way to check a GPS. With --json, fixes are the same JSON Lines as \
                 `pacer nmea decode --json` on stdout and status changes go to stderr. Stops after \
-                --count fixes, after --seconds, or on Ctrl-C.
+                --count fixes, after --seconds, or on Ctrl-C. Exit status: 0 with a fix; 69 \
+                when no fix came (the receiver unreachable or without a view of the sky); 64 a \
+                --source that cannot be used; 66 a recording that is not there.
                 """)
 
         @Option(name: .long, help: "GPS source: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH[?pace=clock|fast&speed=N&outage=FROM-TO&invalid=FROM-TO&unplug=AT-BACK&skip=S]. Default: the settings' gps.")
