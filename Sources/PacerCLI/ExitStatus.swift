@@ -8,7 +8,7 @@ import LinuxHardware
 import ScenarioRunner
 import Storage
 
-/// Exit statuses by `sysexits.h`, what scripts and systemd read of a failure. The README
+/// Exit statuses by `sysexits.h`, what scripts and systemd read of a failure. docs/reference.md
 /// lists them.
 enum ExitStatus: Int32, CaseIterable {
     /// The command line is wrong: an unknown option, a bad value (with the usage text).
