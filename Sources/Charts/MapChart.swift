@@ -73,8 +73,14 @@ public struct MapChart: Sendable {
                  extra: [("stroke", "#dee2e6")])
         key.draw(into: &svg, top: 2, width: width)
 
-        // The line: a white casing under it, then runs of legs of one class.
+        // The line: a white casing under it, then runs of legs of one class; the gaps between
+        // segments (no fix, or paused) as a thin dashed line, not run.
         svg.group([("fill", "none"), ("stroke-linecap", "round"), ("stroke-linejoin", "round")])
+        let drawnSegments = segments.filter { !$0.isEmpty }
+        for (a, b) in zip(drawnSegments, drawnSegments.dropFirst()) {
+            let from = at(a[a.count - 1].position), to = at(b[0].position)
+            svg.line(from.x, from.y, to.x, to.y, stroke: "#868e96", width: 1.5, dash: "4 4")
+        }
         for segment in segments where segment.count > 1 {
             svg.element("path", [("d", SVG.pathData(segment.map { at($0.position) })), ("stroke", "white"),
                                  ("stroke-width", "8")])
@@ -167,6 +173,11 @@ public struct MapChart: Sendable {
         for pace in self.legend {
             legend.add(pace == .unbanded ? lineName : Palette.meaning(pace)) { svg, x, y in
                 svg.line(x, y, x + 16, y, stroke: Palette.colour(pace), width: 4)
+            }
+        }
+        if segments.filter({ !$0.isEmpty }).count > 1 {
+            legend.add("gap (no fix, or paused)") { svg, x, y in
+                svg.line(x, y, x + 16, y, stroke: "#868e96", width: 1.5, dash: "4 4")
             }
         }
         legend.add("start") { svg, x, y in svg.circle(cx: x + 8, cy: y, r: 6, fill: Palette.start) }
