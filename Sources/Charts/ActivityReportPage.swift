@@ -36,7 +36,7 @@ public enum ActivityReportPage {
         let mapCaption = (run.phases.isEmpty
             ? "The track to scale, north up"
             : "The track to scale, north up, coloured by speed against the band of the phase being run "
-                + "(the receiver's speed, averaged over each leg between stored points)")
+                + "(each leg by the receiver's speed at the stored point it ends at)")
             + "; numbered circles mark each kilometre of the stored track. Projection: equirectangular "
             + "about the middle latitude."
         body += HTMLPage.section("Route", HTMLPage.figure(map.render(title: "The route of \(heading)", id: "map"),

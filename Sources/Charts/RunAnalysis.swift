@@ -32,8 +32,8 @@ public struct RunAnalysis: Sendable {
     public var along: [Double]
     /// The phases on the timer: start and end seconds, band in m/s.
     public var phases: [Phase]
-    /// One per point: the class of the leg that ends at it (the first point of a segment:
-    /// `unbanded`, it ends no leg).
+    /// One per point: the class of the leg that ends at it, from that point's speed against
+    /// its phase's band (the first point of a segment: `unbanded`, it ends no leg).
     public var legClasses: [PaceClass]
     /// True when the x axis is the runner's timer (a recording), false for time since the
     /// first point (an import).
@@ -71,22 +71,16 @@ public struct RunAnalysis: Sendable {
             start = end
         }
         self.phases = onTimer ? phases : []
+        // Each leg takes the class of the point it ends at: that point's speed against the
+        // band of the phase running at its time (a leg's average would blur a sudden change
+        // of pace at a phase change into a false "too fast" or "too slow").
         var classes: [PaceClass] = []
         for i in input.points.indices {
             guard i > 0, input.points[i - 1].segment == input.points[i].segment else {
                 classes.append(.unbanded)
                 continue
             }
-            let a = input.points[i - 1], b = input.points[i]
-            let dt = seconds[i] - seconds[i - 1]
-            let legSpeed: Double
-            if let sa = a.speed, let sb = b.speed {
-                legSpeed = (sa + sb) / 2
-            } else {
-                legSpeed = dt > 0 ? (along[i] - along[i - 1]) / dt : 0
-            }
-            classes.append(RunAnalysis.classify(legSpeed, band: RunAnalysis.phase(at: (seconds[i - 1] + seconds[i]) / 2,
-                                                                                 in: self.phases)?.band))
+            classes.append(RunAnalysis.classify(speeds[i], band: RunAnalysis.phase(at: seconds[i], in: self.phases)?.band))
         }
         legClasses = classes
     }

@@ -96,8 +96,10 @@ struct ReportEndToEndTests {
                 "two runs of the scenario gave different reports")
     }
 
-    /// Waypoints, a GPS outage (two segments) and a pause: the pieces the intervals run lacks.
-    @Test(arguments: ["waypoints", "pause-resume"])
+    /// Waypoints, a GPS outage (two segments), a pause, and spells out of the band with their
+    /// speed-up and slow-down cues: the pieces the intervals run lacks. The last one's
+    /// screenshot is the README's picture (docs/images/report.png).
+    @Test(arguments: ["waypoints", "pause-resume", "battery-compare"])
     func otherScenariosReportsLoadCleanly(scenario: String) throws {
         try Self.requireChromium()
         let dir = try Pacer.temporaryDirectory(scenario)
@@ -107,10 +109,16 @@ struct ReportEndToEndTests {
         let check = try Self.check(page, ["--self-contained", "--screenshot", "\(Self.screenshots)/\(scenario).png"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        if scenario == "waypoints" {
+        switch scenario {
+        case "waypoints":
             #expect(html.contains("W1 Bridge") && html.contains("W3 Fountain") && html.contains("<h2>Waypoints</h2>"))
-        } else {
+            #expect(html.contains("gap (no fix, or paused)"))
+        case "pause-resume":
             #expect(html.contains("<td>paused</td>") && html.contains("<td>resumed</td>"))
+        default:
+            for part in ["speed-up (8)", "slow-down (8)", "speed slower than the band", "speed faster than the band"] {
+                #expect(html.contains(part), "no \(part)")
+            }
         }
     }
 
