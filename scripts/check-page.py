@@ -2,8 +2,11 @@
 """Opens an HTML page in headless Chromium as a person would, and fails when it does not load
 cleanly; saves a screenshot of the whole page.
 
-    scripts/check-page.py PAGE.html [--screenshot OUT.png] [--width 1000] [--self-contained]
+    scripts/check-page.py PAGE.html… [--screenshot OUT.png]… [--width 1000] [--self-contained]
                           [--chromium PATH] [--timeout 60]
+
+Several pages are opened in one browser, a tab each, one after the other; each has its own
+lines. The browser runs at a lower priority (nice 10).
 
 It drives Chromium through the DevTools protocol over a pipe (--remote-debugging-pipe: the
 browser reads commands on fd 3 and answers on fd 4, NUL-terminated JSON), with the Python
@@ -22,9 +25,9 @@ Before the browser, the markup itself: every element closed in order, nothing cl
 not open (Python's html.parser, with HTML's void elements), one <html>, <head>, <title> and
 <body>, and no id used twice.
 
-Each is printed on a line of its own beginning "FAIL"; the exit status is 1 when there was
-any, 0 when the page loaded cleanly (printing one "OK" line), 2 on bad usage, 69 when Chromium
-cannot be found or started.
+Each is printed on a line of its own, "FAIL PAGE: reason"; a clean page gets one line "OK
+PAGE: …". The exit status is 1 when any page failed, 0 when every one loaded cleanly, 2 on bad
+usage, 69 when Chromium cannot be found.
 """
 import argparse
 import base64
@@ -249,92 +252,123 @@ def describe_exception(params):
     return "uncaught exception at %s: %s" % (where, text.splitlines()[0] if text else "?")
 
 
-def check(page, screenshot, width, self_contained, chromium, timeout):
+def check_page(browser, page, screenshot, width, self_contained, timeout):
+    """Opens one page in a tab of its own; returns its problems and notes."""
     url = pathlib.Path(page).resolve().as_uri()
     problems = []
     notes = []
+    target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime", "Log", "Network"):
+        browser.call(domain + ".enable", session=session)
+    browser.call("Emulation.setDeviceMetricsOverride",
+                 {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": False}, session=session)
+    browser.events.clear()
+    navigation = browser.call("Page.navigate", {"url": url}, session=session, timeout=timeout)
+    if navigation.get("errorText"):
+        problems.append("the page did not load: %s (%s)" % (navigation["errorText"], url))
+    elif not browser.wait_for("Page.loadEventFired", timeout):
+        problems.append("the page did not finish loading within %d s" % timeout)
+    # Late messages: a failed image, a timer's exception.
+    browser.drain(quiet=1.0)
+    events = [e for e in browser.events if e.get("sessionId") == session]
+    urls = {e["params"]["requestId"]: e["params"].get("request", {}).get("url", "")
+            for e in events if e["method"] == "Network.requestWillBeSent"}
+    for event in events:
+        method, params = event["method"], event.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            problems.append(describe_exception(params))
+        elif method == "Runtime.consoleAPICalled":
+            text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
+            if params.get("type") in ("error", "assert"):
+                problems.append("console.%s: %s" % (params["type"], text))
+            elif params.get("type") == "warning":
+                notes.append("console.warn: %s" % text)
+        elif method == "Log.entryAdded":
+            entry = params.get("entry", {})
+            message = "%s message (%s): %s%s" % (entry.get("level"), entry.get("source"), entry.get("text"),
+                                                 " " + entry["url"] if entry.get("url") else "")
+            if entry.get("level") == "error":
+                problems.append("console " + message)
+            elif entry.get("level") == "warning":
+                notes.append("console " + message)
+        elif method == "Network.loadingFailed":
+            reason = params.get("errorText", "") + (" (%s)" % params["blockedReason"]
+                                                    if params.get("blockedReason") else "")
+            problems.append("failed request: %s: %s" % (urls.get(params.get("requestId"), "?"), reason))
+        elif method == "Network.responseReceived":
+            response = params.get("response", {})
+            if response.get("status", 0) >= 400:
+                problems.append("HTTP %s for %s" % (response.get("status"), response.get("url")))
+        elif method == "Network.requestWillBeSent":
+            requested = params.get("request", {}).get("url", "")
+            if self_contained and requested != url and not requested.startswith("data:"):
+                problems.append("the page fetches %s (it must be self-contained)" % requested)
+        elif method == "Page.javascriptDialogOpening":
+            problems.append("the page opened a%s %s dialog: %s" % (
+                "n" if params.get("type", "")[:1] in "aeiou" else "", params.get("type"), params.get("message")))
+    if screenshot and not any(p.startswith("the page did not") for p in problems):
+        metrics = browser.call("Page.getLayoutMetrics", session=session)
+        height = int(metrics.get("cssContentSize", metrics.get("contentSize", {})).get("height", 800) + 0.5)
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=session)
+        shot = browser.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
+                            session=session, timeout=timeout)
+        with open(screenshot, "wb") as out:
+            out.write(base64.b64decode(shot["data"]))
+        notes.append("screenshot %s (%d x %d px)" % (screenshot, width, height))
+    browser.call("Target.closeTarget", {"targetId": target})
+    return problems, notes
+
+
+def check(pages, screenshots, width, self_contained, chromium, timeout):
+    """Every page in one browser, a tab each: {page: (problems, notes)}."""
+    results = {}
     profile = tempfile.mkdtemp(prefix="pacer-check-page-")
     try:
         try:
             browser = Browser(chromium, profile)
         except OSError as error:
-            return ["cannot start %s: %s" % (chromium, error)], notes
+            return {page: (["cannot start %s: %s" % (chromium, error)], []) for page in pages}
         try:
-            target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = browser.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            for domain in ("Page", "Runtime", "Log", "Network"):
-                browser.call(domain + ".enable", session=session)
-            browser.call("Emulation.setDeviceMetricsOverride",
-                         {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": False}, session=session)
-            browser.events.clear()
-            navigation = browser.call("Page.navigate", {"url": url}, session=session, timeout=timeout)
-            if navigation.get("errorText"):
-                problems.append("the page did not load: %s (%s)" % (navigation["errorText"], url))
-            elif not browser.wait_for("Page.loadEventFired", timeout):
-                problems.append("the page did not finish loading within %d s" % timeout)
-            # Late messages: a failed image, a timer's exception.
-            browser.drain(quiet=1.0)
-            urls = {e["params"]["requestId"]: e["params"].get("request", {}).get("url", "")
-                    for e in browser.events if e["method"] == "Network.requestWillBeSent"}
-            for event in browser.events:
-                if event.get("sessionId") not in (None, session):
+            for page, screenshot in zip(pages, screenshots):
+                if not os.path.isfile(page):
+                    results[page] = (["the page did not load: no such file %s" % page], [])
                     continue
-                method, params = event["method"], event.get("params", {})
-                if method == "Runtime.exceptionThrown":
-                    problems.append(describe_exception(params))
-                elif method == "Runtime.consoleAPICalled":
-                    text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
-                    if params.get("type") in ("error", "assert"):
-                        problems.append("console.%s: %s" % (params["type"], text))
-                    elif params.get("type") == "warning":
-                        notes.append("console.warn: %s" % text)
-                elif method == "Log.entryAdded":
-                    entry = params.get("entry", {})
-                    message = "%s message (%s): %s%s" % (entry.get("level"), entry.get("source"), entry.get("text"),
-                                                         " " + entry["url"] if entry.get("url") else "")
-                    if entry.get("level") == "error":
-                        problems.append("console " + message)
-                    elif entry.get("level") == "warning":
-                        notes.append("console " + message)
-                elif method == "Network.loadingFailed":
-                    reason = params.get("errorText", "") + (" (%s)" % params["blockedReason"]
-                                                            if params.get("blockedReason") else "")
-                    problems.append("failed request: %s: %s" % (urls.get(params.get("requestId"), "?"), reason))
-                elif method == "Network.responseReceived":
-                    response = params.get("response", {})
-                    if response.get("status", 0) >= 400:
-                        problems.append("HTTP %s for %s" % (response.get("status"), response.get("url")))
-                elif method == "Network.requestWillBeSent":
-                    requested = params.get("request", {}).get("url", "")
-                    if self_contained and requested != url and not requested.startswith("data:"):
-                        problems.append("the page fetches %s (it must be self-contained)" % requested)
-                elif method == "Page.javascriptDialogOpening":
-                    problems.append("the page opened a%s %s dialog: %s" % (
-                        "n" if params.get("type", "")[:1] in "aeiou" else "", params.get("type"), params.get("message")))
-            if screenshot and not any(p.startswith("the page did not") for p in problems):
-                metrics = browser.call("Page.getLayoutMetrics", session=session)
-                height = int(metrics.get("cssContentSize", metrics.get("contentSize", {})).get("height", 800) + 0.5)
-                browser.call("Emulation.setDeviceMetricsOverride",
-                             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-                             session=session)
-                shot = browser.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
-                                    session=session, timeout=timeout)
-                with open(screenshot, "wb") as out:
-                    out.write(base64.b64decode(shot["data"]))
-                notes.append("screenshot %s (%d x %d px)" % (screenshot, width, height))
-        except RuntimeError as error:
-            problems.append("Chromium: %s" % error)
+                try:
+                    results[page] = check_page(browser, page, screenshot, width, self_contained, timeout)
+                except RuntimeError as error:
+                    results[page] = (["Chromium: %s" % error], [])
+                    break
         finally:
             browser.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
-    return problems, notes
+    for page in pages:
+        results.setdefault(page, (["not checked: Chromium failed on an earlier page"], []))
+    return results
+
+
+def close_inherited_descriptors():
+    """Closes what the parent left open without close-on-exec (a test process's sockets):
+    Chromium would hold them for its life, and a peer waiting for one to close would wait."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd < 3:
+            continue
+        try:
+            if not fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC:
+                os.close(fd)
+        except OSError:
+            pass
 
 
 def main():
+    close_inherited_descriptors()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("page")
-    parser.add_argument("--screenshot")
+    parser.add_argument("pages", nargs="+", metavar="PAGE")
+    parser.add_argument("--screenshot", action="append", default=[],
+                        help="a PNG of the whole page; once per page, in the pages' order")
     parser.add_argument("--width", type=int, default=1000)
     parser.add_argument("--self-contained", action="store_true",
                         help="fail on any request but the page itself and data: URLs")
@@ -342,22 +376,28 @@ def main():
                         or shutil.which("chromium-browser") or "")
     parser.add_argument("--timeout", type=int, default=60)
     args = parser.parse_args()
+    if args.screenshot and len(args.screenshot) != len(args.pages):
+        parser.error("give --screenshot once per page, or not at all")
     if not args.chromium or not os.access(args.chromium, os.X_OK):
         print("FAIL chromium not found (install it: apt-get install chromium; scripts/setup.sh does)")
         return 69
-    if not os.path.isfile(args.page):
-        print("FAIL the page did not load: no such file %s" % args.page)
-        return 1
-    problems = check_structure(args.page)
-    browser, notes = check(args.page, args.screenshot, args.width, args.self_contained, args.chromium, args.timeout)
-    for note in notes:
-        print("note " + note)
-    for problem in problems + browser:
-        print("FAIL " + problem)
-    if problems or browser:
-        return 1
-    print("OK %s: well-formed, and loaded without a console error, an exception or a failed request" % args.page)
-    return 0
+    # The browser is not in a hurry: it yields the processor to whatever runs beside it
+    # (a test suite's timing checks).
+    os.nice(10)
+    screenshots = args.screenshot or [None] * len(args.pages)
+    results = check(args.pages, screenshots, args.width, args.self_contained, args.chromium, args.timeout)
+    failed = False
+    for page in args.pages:
+        problems = (check_structure(page) if os.path.isfile(page) else []) + results[page][0]
+        for note in results[page][1]:
+            print("note %s: %s" % (page, note))
+        for problem in problems:
+            print("FAIL %s: %s" % (page, problem))
+        if problems:
+            failed = True
+        else:
+            print("OK %s: well-formed, and loaded without a console error, an exception or a failed request" % page)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
