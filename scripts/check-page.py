@@ -350,8 +350,8 @@ def check(pages, screenshots, width, self_contained, chromium, timeout):
 
 
 def close_inherited_descriptors():
-    """Closes what the parent left open without close-on-exec (a test process's sockets):
-    Chromium would hold them for its life, and a peer waiting for one to close would wait."""
+    """Closes what the parent left open without close-on-exec (sockets, pipes): Chromium would
+    hold them for its life, and a peer waiting for one to close would wait that long."""
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         if fd < 3:
