@@ -2,7 +2,8 @@
 // Pacer: firmware for a GPS running-coach device, and the simulator to develop it on.
 //
 // Layers, inner to outer (an inner target never imports an outer one):
-//   PacerCore (domain, pure Swift) -> NMEA (parsing) -> HAL (protocols)
+//   PacerCore (domain, pure Swift) -> Coaching -> Charts (SVG and HTML, no I/O)
+//   PacerCore -> NMEA (parsing) -> HAL (protocols)
 //   -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
 //   -> Storage -> Configurator (the one place that picks adapters) -> ScenarioRunner
 //   -> PacerCLI (`pacer`)
@@ -31,6 +32,10 @@ let package = Package(
         .target(name: "PacerCore", swiftSettings: swiftSettings),
         // Training plans, the pace coach and activity records. Pure Swift, no I/O.
         .target(name: "Coaching", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
+        // Charts and reports: SVG and self-contained HTML pages built from plain values (an
+        // activity's record, a route, a comparison's rows). Pure Swift, no I/O: the storage layer
+        // feeds it, the command line writes what it returns.
+        .target(name: "Charts", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
         // NMEA 0183 engine: streaming framer, sentence parsers, epoch assembly. No I/O.
         .target(name: "NMEA", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         // Hardware abstraction layer: one small protocol per peripheral.
@@ -64,10 +69,10 @@ let package = Package(
             name: "Runtime",
             dependencies: ["Coaching", "HAL", "PacerCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // Persistence (SQLite through GRDB) and exchange formats (GPX).
+        // Persistence (SQLite through GRDB) and exchange formats (GPX); feeds the reports (Charts).
         .target(
             name: "Storage",
-            dependencies: ["Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Charts", "Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
 
         // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.
@@ -86,7 +91,7 @@ let package = Package(
         .target(
             name: "ScenarioRunner",
             dependencies: [
-                "Configurator", "Runtime", "Storage", "Simulation", "HAL", "NMEA", "Coaching", "PacerCore",
+                "Configurator", "Runtime", "Storage", "Simulation", "HAL", "NMEA", "Coaching", "PacerCore", "Charts",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -97,7 +102,7 @@ let package = Package(
             name: "PacerCLI",
             dependencies: [
                 "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage", "Runtime", "Coaching",
-                "ScenarioRunner",
+                "ScenarioRunner", "Charts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,6 +110,7 @@ let package = Package(
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CoachingTests", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "ChartsTests", dependencies: ["Charts", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
             dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore"],
@@ -129,7 +135,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScenarioRunnerTests",
-            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore"],
+            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",

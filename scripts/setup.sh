@@ -12,9 +12,13 @@
 #   python3-gpxpy    an independent GPX reader, for the end-to-end distance check
 #   sqlite3          a second SQLite client, killed mid-transaction by the recovery test
 #   gpsbabel         an independent NMEA reader: synthesized recordings must read back the same
+#   chromium         a real browser: the activity and route reports are opened headless, and any
+#                    console error, exception or failed request fails the test (scripts/check-page.py)
+#   fonts-dejavu-core  the font the reports ask for and whose widths the charts measure labels with
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel)
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
+    chromium fonts-dejavu-core)
 
 pacer_missing_packages() {
     local p missing=()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Charts
 import Coaching
 import Configurator
 import Foundation
@@ -62,6 +63,20 @@ struct ExportOptions: ParsableArguments {
     }
 }
 
+/// Writes a report to `path` (through a temporary file renamed into place, so a reader never
+/// sees half a page), or to standard output for `-`.
+func writeReport(_ text: String, to path: String) throws {
+    if path == "-" {
+        FileDescriptorOutput.write(Array(text.utf8), to: 1)
+        return
+    }
+    do {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+        throw CommandFailure(.cannotCreate, "--out \(path): \(error.localizedDescription)")
+    }
+}
+
 func printLines(_ lines: [String]) {
     var out: [UInt8] = []
     for line in lines {
@@ -73,8 +88,8 @@ func printLines(_ lines: [String]) {
 
 struct ActivitiesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "activities", abstract: "List, show, export, share and import recorded activities.",
-        subcommands: [List.self, Show.self, Export.self, Share.self, Import.self], defaultSubcommand: List.self)
+        commandName: "activities", abstract: "List, show, report, export, share and import recorded activities.",
+        subcommands: [List.self, Show.self, Report.self, Export.self, Share.self, Import.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -115,6 +130,35 @@ struct ActivitiesCommand: ParsableCommand {
 
         func run() throws {
             printLines(ActivityReport.detail(try store.open().activity(id), mapWidth: width, mapHeight: height))
+        }
+    }
+
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an activity's report: one self-contained HTML page with its map, speed and elevation charts.",
+            discussion: """
+                The page holds the summary figures; the route to scale (north up, a scale bar), \
+                coloured by speed against the band of the phase being run, with the waypoints \
+                and a mark at each kilometre; speed over the timer against each phase's band, \
+                with the cues where they sounded; the elevation profile; and the phases, the \
+                per-kilometre splits, the waypoints and the cues as tables. An imported activity \
+                has no phases: its track and speed are drawn without bands. The page needs \
+                nothing else (its charts are inline SVG, its style inline CSS, no script) and \
+                fetches nothing; the same activity gives the same bytes.
+                """)
+
+        @Argument(help: "The activity's id (see `pacer activities list`).")
+        var id: Int64
+
+        @Option(name: .long, help: "The HTML file to write (- for standard output).")
+        var out: String
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let html = ActivityReportPage.html(try store.open().activity(id).reportInput)
+            try writeReport(html, to: out)
+            if out != "-" { print("Activity #\(id) report written to \(out)") }
         }
     }
 
@@ -293,8 +337,8 @@ struct StatsCommand: ParsableCommand {
 
 struct RoutesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "routes", abstract: "Import, list, show and export routes to follow.",
-        subcommands: [List.self, Show.self, Import.self, Export.self], defaultSubcommand: List.self)
+        commandName: "routes", abstract: "Import, list, show, report and export routes to follow.",
+        subcommands: [List.self, Show.self, Report.self, Import.self, Export.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -325,6 +369,31 @@ struct RoutesCommand: ParsableCommand {
 
         func run() throws {
             printLines(ActivityReport.route(try store.open().route(id), from: from?.point))
+        }
+    }
+
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a route's report: one self-contained HTML page with its map and elevation profile.",
+            discussion: """
+                The page holds the route's numbers (distance, time when the file gave times, \
+                elevation gain and loss, lowest and highest point, start and end); its line to \
+                scale (north up, a scale bar) with the start, the end, the named waypoints and a \
+                mark at each kilometre; its elevation profile; and its waypoints as a table. \
+                Self-contained (inline SVG and CSS, no script), fetches nothing.
+                """)
+
+        @Argument(help: "The route's id (see `pacer routes list`).")
+        var id: Int64
+
+        @Option(name: .long, help: "The HTML file to write (- for standard output).")
+        var out: String
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            try writeReport(RouteReportPage.html(try store.open().route(id).reportInput), to: out)
+            if out != "-" { print("Route #\(id) report written to \(out)") }
         }
     }
 

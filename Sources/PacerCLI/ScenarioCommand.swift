@@ -51,8 +51,10 @@ struct ScenarioCommand: ParsableCommand {
             discussion: """
                 Builds the device as on the board, with the recording replayed as the GPS, a \
                 virtual clock, a recording buzzer, a simulated battery and a scratch database \
-                (thrown away after), plays the scenario's script, and writes OUTDIR/timeline.txt, \
-                events.jsonl, track.gpx and summary.json. Prints the timeline.
+                (thrown away after, unless --data-dir keeps it), plays the scenario's script, and \
+                writes OUTDIR/timeline.txt, events.jsonl, track.gpx and summary.json. Prints the \
+                timeline. With --data-dir, the activities stay there for `pacer activities \
+                list|show|report --data-dir DATA`.
                 """)
 
         @Argument(help: "The scenario folder (with scenario.yaml).")
@@ -73,6 +75,9 @@ struct ScenarioCommand: ParsableCommand {
         @Flag(name: .long, help: "Do not print the timeline.")
         var quiet = false
 
+        @Option(name: .customLong("data-dir"), help: "Keep the run's database (pacer.sqlite) in this folder; it must not hold one yet.")
+        var dataDirectory: String?
+
         @OptionGroup var common: Common
 
         func validate() throws {
@@ -87,7 +92,8 @@ struct ScenarioCommand: ParsableCommand {
             var timing = Timing.virtual
             if realtime { timing = .paced(speed: 1) }
             if let speed { timing = .paced(speed: speed) }
-            let options = try common.options(timing: timing, wav: buzzer.map { String($0.dropFirst(4)) })
+            var options = try common.options(timing: timing, wav: buzzer.map { String($0.dropFirst(4)) })
+            options.dataDirectory = dataDirectory
             let scenario = try ScenarioCommand.load(directory, options: options)
             let name = URL(fileURLWithPath: scenario.directory).lastPathComponent
             let out = self.out ?? "/tmp/pacer-scenario-\(name)"
@@ -106,6 +112,7 @@ struct ScenarioCommand: ParsableCommand {
                 + "\(outcome.events.count) events, \(scenario.expectations.count - failed.count)/\(scenario.expectations.count) expectations hold")
             print("results in \(out): \(ScenarioOutcome.resultFiles.joined(separator: ", "))"
                 + (buzzer.map { ", cues in \($0.dropFirst(4))" } ?? ""))
+            if let dataDirectory { print("activities kept in \(dataDirectory) (pacer activities list --data-dir \(dataDirectory))") }
             if !failed.isEmpty { throw ExitCode(1) }
         }
     }

@@ -34,12 +34,17 @@ public struct ScenarioOptions: Sendable {
     /// device's `synchronous = FULL` commits need not wait for a disk that the board's SD
     /// card is not. The SQL work is the same.
     public var scratch: String?
+    /// Keep the run's database in this folder instead of a scratch one (it must not hold one
+    /// yet), for `pacer activities` and `pacer activities report` to read afterwards.
+    public var dataDirectory: String?
 
-    public init(settings: Settings, timing: Timing = .virtual, wav: String? = nil, scratch: String? = nil) {
+    public init(settings: Settings, timing: Timing = .virtual, wav: String? = nil, scratch: String? = nil,
+                dataDirectory: String? = nil) {
         self.settings = settings
         self.timing = timing
         self.wav = wav
         self.scratch = scratch
+        self.dataDirectory = dataDirectory
     }
 
     /// `/dev/shm` when it is a writable folder, else the system's temporary folder.
@@ -81,12 +86,16 @@ public enum ScenarioRunner {
             throw ScenarioError("cannot create the output folder \(out): \(error.localizedDescription)")
         }
         let dataDir: String
-        do {
-            dataDir = try ScenarioRunner.makeScratch(in: options.scratch ?? ScenarioOptions.defaultScratch)
-        } catch {
-            throw ScenarioError("cannot make a scratch folder: \(error.localizedDescription)")
+        if let kept = options.dataDirectory {
+            dataDir = try ScenarioRunner.makeDataFolder(kept)
+        } else {
+            do {
+                dataDir = try ScenarioRunner.makeScratch(in: options.scratch ?? ScenarioOptions.defaultScratch)
+            } catch {
+                throw ScenarioError("cannot make a scratch folder: \(error.localizedDescription)")
+            }
         }
-        defer { try? fm.removeItem(atPath: dataDir) }
+        defer { if options.dataDirectory == nil { try? fm.removeItem(atPath: dataDir) } }
 
         let recording = try ScenarioRecordings.recording(for: scenario, scratch: out)
         let plan: TrainingPlan
@@ -161,6 +170,22 @@ public enum ScenarioRunner {
             energy: runs.compactMap(\.energy))
         try ScenarioResults.writeSummary(outcome, plan: plan, runs: runs, to: "\(out)/summary.json")
         return outcome
+    }
+
+    /// The folder a run's database is kept in: created when missing, refused when it holds a
+    /// database already (the run's results are read back from it: another's activities would
+    /// mix in).
+    static func makeDataFolder(_ path: String) throws -> String {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: "\(path)/\(ActivityStore.fileName)") {
+            throw ScenarioError("\(path) holds a \(ActivityStore.fileName) already: give an empty or new folder for the run's data")
+        }
+        do {
+            try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw ScenarioError("cannot create the data folder \(path): \(error.localizedDescription)")
+        }
+        return path
     }
 
     /// A fresh folder for one run's database.

@@ -1,3 +1,4 @@
+import Charts
 import Foundation
 import HAL
 import PacerCore
@@ -77,7 +78,45 @@ struct ProfileComparisonTests {
         #expect(table.hasSuffix("hardware zero-m8n, battery 2000 mAh\n"))
         let svg = ComparisonReport.svg([row], title: "t")
         #expect(svg.hasPrefix("<svg") && svg.contains("<circle") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("hardware build zero-m8n, battery 2000 mAh"))
         let json = try? JSONSerialization.jsonObject(with: Data(ComparisonReport.json([row]).utf8)) as? [[String: Any]]
         #expect(json?.first?["latency_max_s"] as? Double == 9)
+    }
+
+    /// The chart of issue 15: round ticks, the signed error below a zero line, the build and
+    /// each profile's runtime in hours named, no label past the picture's edge.
+    @Test func theChartTicksRoundNumbersSignsTheErrorAndCutsNoLabel() {
+        func row(_ profile: String, energy: Double, runtime: Double, error: Double, latencies: [Double]) -> ProfileComparison.Row {
+            ProfileComparison.Row(
+                profile: profile, hardware: "imx6ull-m8n", energyMilliampHours: energy, averageMilliamps: 0,
+                projectedRuntimeHours: runtime, gpsOnPercent: 100, wakeups: 0, trackPoints: 0,
+                distanceErrorPercent: error, cues: 0, latencies: latencies, missed: 0, batteryCapacityMilliampHours: 2000)
+        }
+        let rows = [row("low", energy: 5.5, runtime: 181.46, error: -5.71, latencies: [43, 59]),
+                    row("medium", energy: 41.7, runtime: 23.99, error: 0.82, latencies: [29]),
+                    row("high", energy: 63.4, runtime: 18.1, error: 0.01, latencies: [9])]
+        let svg = ComparisonReport.svg(rows, title: "Battery comparison: energy against alerts and track")
+        // Ticks: 0 to 60 s by 10 (not 17.0, 33.9, 50.9, 67.9); energy 0 to 80 by 20, the last
+        // label whole; the error from −6 to 2 %, with a minus sign.
+        for label in ["60", "50", "80", "\u{2212}6", "\u{2212}2", "0", "2"] {
+            #expect(svg.contains(">\(label)</text>"), "no tick \(label)")
+        }
+        for old in ["67.9", "33.9", "17.0", "0.9"] { #expect(!svg.contains(">\(old)</text>")) }
+        #expect(svg.contains("hardware build imx6ull-m8n, battery 2000 mAh"))
+        #expect(svg.contains("runtime on a full battery: low 181.5 h, medium 24.0 h, high 18.1 h"))
+        #expect(svg.contains(">low (181.5 h)</text>"))
+        // The zero line (thicker than the grid) lies between the low mark (below) and the
+        // medium mark (above) of the error panel.
+        let circles = svg.split(separator: "\n").filter { $0.hasPrefix("<circle") }.map { line -> Double in
+            let cy = line.split(separator: " ").first { $0.hasPrefix("cy=") }!.dropFirst(4).dropLast()
+            return Double(cy)!
+        }
+        #expect(circles.count == 6)
+        let zero = svg.split(separator: "\n").first { $0.contains("stroke-width=\"1.5\"") && $0.hasPrefix("<line") }
+        let zeroY = zero.flatMap { line in line.split(separator: " ").first { $0.hasPrefix("y1=") } }
+            .flatMap { Double($0.dropFirst(4).dropLast()) }
+        #expect(zeroY != nil)
+        if let zeroY { #expect(circles[3] > zeroY && circles[4] < zeroY) }
+        #expect(SVG.overflowingTexts(svg).isEmpty, "\(SVG.overflowingTexts(svg))")
     }
 }

@@ -1,0 +1,31 @@
+import Charts
+import Coaching
+import PacerCore
+
+/// The stored records as the reports (`Charts`) take them: the storage layer feeds the pure
+/// report builders, and the command line writes what they return.
+extension ActivityDetail {
+    public var reportInput: ActivityReportInput {
+        let a = summary
+        return ActivityReportInput(
+            id: a.id, name: a.name, state: a.state.rawValue, startedAt: a.startedAt, endedAt: a.endedAt, plan: a.plan,
+            workout: a.workout, profile: a.profile, source: a.source, distance: a.distance, timer: a.activeTime,
+            elapsedTime: a.elapsedTime, movingTime: a.movingTime, averageSpeed: a.averageSpeed,
+            maximumSpeed: a.maximumSpeed, points: points, waypoints: waypoints, cues: cues, phases: phaseResults,
+            statistics: statistics)
+    }
+}
+
+extension RouteDetail {
+    public var reportInput: RouteReportInput {
+        RouteReportInput(
+            id: summary.id, name: summary.name, source: summary.source, distance: summary.distance,
+            duration: summary.duration,
+            points: points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) },
+            waypoints: waypoints.map {
+                RouteReportInput.Waypoint(name: $0.name, description: $0.description, position: $0.position,
+                                          altitude: $0.altitude)
+            },
+            statistics: statistics)
+    }
+}
