@@ -82,7 +82,8 @@ struct DocsEndToEndTests {
                 let run = try Pacer.tool("/bin/bash", [
                     "-c", "unset PACER_CONFIG; export PATH='\(bin)':\"$PATH\"; cd '\(scratch)' && { \(command.text) ; } 2>&1",
                 ])
-                var lines = run.stdout.components(separatedBy: "\n")
+                // NMEA lines end in CR LF: compared as lines, like the rest.
+                var lines = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n")
                 if lines.last == "" { lines.removeLast() }
                 var expected = command.expected
                 while expected.last?.isEmpty == true { expected.removeLast() }
