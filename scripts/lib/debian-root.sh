@@ -107,6 +107,11 @@ deb $mirror $suite-updates main
 deb ${mirror%/debian}/debian-security $suite-security main
 SOURCES
     cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    # debootstrap writes no /etc/hosts; Debian's installer does, and without it `localhost`
+    # does not resolve (gpsd://localhost:2947 would be "unknown host", not "not reachable").
+    if [ ! -e "$root/etc/hosts" ]; then
+        printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+    fi
     mkdir -p "$root/proc" "$root/sys" "$root/dev"
     mount -t proc proc "$root/proc"; mounts+=("$root/proc")
     mount -t sysfs sysfs "$root/sys"; mounts+=("$root/sys")
