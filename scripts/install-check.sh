@@ -150,7 +150,7 @@ if ! phase "button presses through evdev" press_buttons; then
     fail "writing button events to the FIFO"
 fi
 status_ok() {
-    as_pacer "pacer ctl status --socket /tmp/pacer.sock" | tee /dev/stderr | grep -q "^ready"
+    as_pacer "pacer ctl status --socket /tmp/pacer.sock" | tee -a /dev/stderr | grep -q "^ready"
 }
 phase "pacer ctl status (as pacer)" status_ok || fail "pacer ctl status after the workout"
 # The background job is a subshell; pacer is its child (chroot, env, bash and setpriv exec

@@ -393,7 +393,7 @@ struct GPSDProbe {
         }
         fix.append("start gpsd: sudo systemctl start gpsd (at every boot: sudo systemctl enable gpsd)")
         fix.append("if it does not stay up, see why: systemctl status gpsd; journalctl -u gpsd")
-        fix.append("check DEVICES and GPSD_OPTIONS in /etc/default/gpsd (example: Hardware/gpsd/gpsd.default)")
+        fix.append("check DEVICES and GPSD_OPTIONS in /etc/default/gpsd (example: /usr/share/doc/pacer/examples/gpsd.default; in the source, Hardware/gpsd/gpsd.default)")
         let local = ["localhost", "127.0.0.1", "::1"].contains(host)
         if !local {
             fix.append("gpsd listens only on the loopback unless started with -G (add it to GPSD_OPTIONS) and the port \(port) is open")
@@ -490,8 +490,8 @@ struct GPSDProbe {
                 problem: "gpsd runs but has no GPS receiver",
                 fix: [
                     "plug the receiver in; it should appear as /dev/ttyACM0 or /dev/ttyUSB0 (dmesg | tail)",
-                    "name it /dev/gps0 with the udev rule Hardware/udev/99-pacer-gps.rules",
-                    "set DEVICES=\"/dev/gps0\" in /etc/default/gpsd (Hardware/gpsd/gpsd.default), then: sudo systemctl restart gpsd",
+                    "name it /dev/gps0 with the udev rule 99-pacer-gps.rules (the package installs it in /lib/udev/rules.d; in the source, Hardware/udev)",
+                    "set DEVICES=\"/dev/gps0\" in /etc/default/gpsd (example: /usr/share/doc/pacer/examples/gpsd.default), then: sudo systemctl restart gpsd",
                     "or hand it to the running gpsd: sudo gpsdctl add /dev/ttyACM0",
                     "a receiver on the Pi's UART: DEVICES=\"/dev/serial0\" (enable_uart=1, serial console off; see Hardware/README.md)",
                 ],
@@ -789,7 +789,7 @@ struct SerialProbe: Sendable {
                 fix: [
                     "add the user to the dialout group: sudo usermod -aG dialout $USER",
                     "then log out and back in (or run: newgrp dialout) for the group to take effect",
-                    "the udev rule Hardware/udev/99-pacer-gps.rules gives the receiver to group dialout, mode 0660",
+                    "the udev rule 99-pacer-gps.rules (in /lib/udev/rules.d with the package) gives the receiver to group dialout, mode 0660",
                 ],
                 facts: facts)
         case ENOENT, ENOTDIR:
@@ -799,7 +799,7 @@ struct SerialProbe: Sendable {
                 problem: "no serial device \(path)",
                 fix: [
                     "plug the receiver in; `dmesg | tail` shows the name it got (cdc_acm: ttyACM0; pl2303, cp210x, ftdi_sio, ch341: ttyUSB0)",
-                    "give it a fixed name with Hardware/udev/99-pacer-gps.rules (/dev/gps0), or use its /dev/serial/by-id/ link",
+                    "give it a fixed name with the udev rule 99-pacer-gps.rules (/dev/gps0; the package installs it), or use its /dev/serial/by-id/ link",
                     "a receiver on the Pi's UART (GPIO 14/15) is /dev/serial0: enable_uart=1 in /boot/firmware/config.txt and the serial console off (Hardware/README.md)",
                 ],
                 facts: facts)
@@ -1042,7 +1042,7 @@ enum ALSAProbe {
         let noCards = cards?.isEmpty ?? true
         switch -rc {
         case EBUSY:
-            fix.append("another program plays on the device: use a mixing device (alsa:default with dmix, see Hardware/alsa/asound.conf), or stop the other program (sudo fuser -v /dev/snd/*)")
+            fix.append("another program plays on the device: use a mixing device (alsa:default with dmix, see /usr/share/doc/pacer/examples/asound.conf or Hardware/alsa/asound.conf), or stop the other program (sudo fuser -v /dev/snd/*)")
         case EACCES, EPERM:
             fix.append("add the user to the audio group: sudo usermod -aG audio $USER (then log in again)")
         default:
@@ -1052,7 +1052,7 @@ enum ALSAProbe {
             } else {
                 fix.append("aplay -l lists the cards; name one: --buzzer alsa:plughw:CARD=<name>,DEV=0")
             }
-            fix.append("make it the default with /etc/asound.conf (Hardware/alsa/asound.conf)")
+            fix.append("make it the default with /etc/asound.conf (example: /usr/share/doc/pacer/examples/asound.conf; in the source, Hardware/alsa/asound.conf)")
         }
         fix.append("test it: speaker-test -D \(device) -c 1 -t sine -f 1000 -l 1")
         return ProbeFinding(

@@ -1,14 +1,15 @@
 # A scratch Debian root for the checks that prove an installation on a clean system
-# (scripts/clean-root-check.sh, scripts/install-check.sh). Sourced, not run. The caller
-# sets `name` (for messages) and may set `root`, `keep`, `mirror`, `suite` before calling
-# `root_create`; it then has `root`, `log`, `toolchain`, `figures` and the functions below.
+# (scripts/clean-root-check.sh, scripts/install-check.sh, scripts/deb-install-check.sh).
+# Sourced, not run. The caller sets `name` (for messages) and may set `root`, `keep`,
+# `mirror`, `suite`, `needs_toolchain` before calling `root_create`; it then has `root`,
+# `log`, `toolchain`, `figures` and the functions below.
 #
 #   root_create        debootstrap --variant=minbase into $root (a fresh temporary folder
 #                      when unset), with main, updates and security, name resolution, and
 #                      proc, sys and dev (ptys included) mounted; removed at exit unless
 #                      keep=1. Exits 69 when the root cannot be made, 77 when not root.
 #   root_bind SRC DST [ro]   a bind mount, undone at exit
-#   in_root COMMAND    bash -c COMMAND in the root as root, with the toolchain on the PATH
+#   in_root COMMAND    bash -c COMMAND in the root as root, with the toolchain (if any) on the PATH
 #   phase NAME CMD...  runs CMD with its output in $log, timed into $figures
 #   root_apt PKG...    apt-get install in the root
 
@@ -20,10 +21,16 @@ say() { echo "$name: $*" >&2; }
 
 [ "$(id -u)" -eq 0 ] || { say "needs root (debootstrap, chroot and mount)"; exit 77; }
 
-swift_bin=$(command -v swift) || { say "no swift on the PATH: the toolchain is bind-mounted from there"; exit 69; }
-swift_bin=$(readlink -f "$swift_bin")
-toolchain=$(dirname "$(dirname "$(dirname "$swift_bin")")")   # …/usr/bin/swift -> …
-[ -x "$toolchain/usr/bin/swift" ] || { say "cannot tell the toolchain's folder from $swift_bin"; exit 69; }
+# The toolchain's folder, for the checks that bind-mount it; a caller that needs no toolchain
+# in the root (scripts/deb-install-check.sh) sets needs_toolchain=0 and gets toolchain="".
+: "${needs_toolchain:=1}"
+toolchain=""
+if [ "$needs_toolchain" -eq 1 ]; then
+    swift_bin=$(command -v swift) || { say "no swift on the PATH: the toolchain is bind-mounted from there"; exit 69; }
+    swift_bin=$(readlink -f "$swift_bin")
+    toolchain=$(dirname "$(dirname "$(dirname "$swift_bin")")")   # …/usr/bin/swift -> …
+    [ -x "$toolchain/usr/bin/swift" ] || { say "cannot tell the toolchain's folder from $swift_bin"; exit 69; }
+fi
 
 root_cleanup() {
     local i
@@ -53,7 +60,7 @@ root_bind() {   # root_bind SOURCE TARGET [ro]
 
 in_root() {
     chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-        PATH="$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+        PATH="${toolchain:+$toolchain/usr/bin:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
         bash -c "$1"
 }
 
@@ -100,6 +107,11 @@ deb $mirror $suite-updates main
 deb ${mirror%/debian}/debian-security $suite-security main
 SOURCES
     cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    # debootstrap writes no /etc/hosts; Debian's installer does, and without it `localhost`
+    # does not resolve (gpsd://localhost:2947 would be "unknown host", not "not reachable").
+    if [ ! -e "$root/etc/hosts" ]; then
+        printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+    fi
     mkdir -p "$root/proc" "$root/sys" "$root/dev"
     mount -t proc proc "$root/proc"; mounts+=("$root/proc")
     mount -t sysfs sysfs "$root/sys"; mounts+=("$root/sys")
