@@ -137,9 +137,9 @@ host_arch=$(dpkg --print-architecture)
 
 # --- the version -------------------------------------------------------------------------
 version_source="$repo/Sources/PacerCLI/VersionCommand.swift"
-version=$(sed -n 's/.*print("pacer \([0-9][0-9A-Za-z.+~]*\)").*/\1/p' "$version_source")
+version=$(sed -n 's/.*static let number = "\([0-9][0-9A-Za-z.+~]*\)".*/\1/p' "$version_source")
 [ -n "$version" ] && [ "$(echo "$version" | wc -l)" -eq 1 ] \
-    || die "cannot read the version from $version_source (a line print(\"pacer X.Y.Z\"))"
+    || die "cannot read the version from $version_source (a line static let number = \"X.Y.Z\")"
 if [ "$arch" = "$host_arch" ]; then
     said=$("$binary" version | head -1)
     [ "$said" = "pacer $version" ] \

@@ -11,7 +11,7 @@ struct HardwareCommand: ParsableCommand {
             abstract: "Probe the GPS, the sound output and the battery gauge, and say how to fix what is missing.",
             discussion: """
                 Each part gets a block: what was found, what is wrong, and the fix. The GPS and \
-                the sound output are required: the command exits with status 1 when either is \
+                the sound output are required: the command exits with status 69 (EX_UNAVAILABLE) when either is \
                 missing. No battery gauge is only a warning (the simulated estimate is used). \
                 Every probe is bounded in time; the GPS is listened to for --listen seconds at most \
                 (less once it has a position). The parts checked are those of the settings file \
