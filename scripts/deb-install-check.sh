@@ -23,8 +23,8 @@
 #   scripts/deb-install-check.sh [--deb FILE] [--keep]
 #
 # Without --deb, scripts/package-deb.sh makes one first (building pacer when needed).
-# Needs root and Debian's archive. Exit status: 0 pass; 1 a check failed; 66 no such .deb;
-# 69 the root cannot be made; 77 not root.
+# Needs root and Debian's archive. Exit status: 0 pass; 1 a check failed; 64 bad option;
+# 66 no such .deb; 69 the root cannot be made; 77 not root.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --deb) deb=$(readlink -f "$2"); shift ;;
         --keep) keep=1 ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deb-install-check: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
