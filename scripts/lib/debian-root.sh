@@ -81,6 +81,31 @@ phase() {   # phase NAME COMMAND...: runs the command, logs its output, times it
     return 1
 }
 
+fail() {   # fail WHAT: says what failed, the log's last lines and the phases' times; exits 1
+    say "FAILED: $1"
+    echo "---- last lines of the log ($log) ----" >&2
+    tail -n 40 "$log" >&2
+    printf '%s\n' "${figures[@]}" >&2
+    exit 1
+}
+
+check() {   # check NAME COMMAND: runs COMMAND (bash) in the root from /, as root; fails the check if it fails
+    phase "$1" in_root "cd / && $2" || fail "$1"
+}
+
+verify_unit() {   # verify_unit PATH: the host's systemd-analyze verify of the installed unit PATH
+    # The host's systemd checks the unit against the root: its ExecStart binary, user,
+    # directives. Warnings about units the root does not have (gpsd, sound.target) are
+    # expected in a root without gpsd; anything else fails.
+    local out
+    out=$(systemd-analyze verify --root="$root" "$1" 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    if echo "$out" | grep -v -E "gpsd\.(service|socket)|sound\.target" | grep -q .; then
+        echo "unexpected output from systemd-analyze verify"
+        return 1
+    fi
+}
+
 root_create() {
     if ! command -v debootstrap >/dev/null; then
         say "installing debootstrap"
