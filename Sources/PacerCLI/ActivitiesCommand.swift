@@ -77,6 +77,26 @@ func writeReport(_ text: String, to path: String) throws {
     }
 }
 
+/// What an import says: what it stored, what it dropped or left out, and the notes.
+enum ImportSummary {
+    static func lines(_ result: GPXImportResult, from source: String? = nil) -> [String] {
+        let what = result.kind == .route ? "route" : "activity"
+        var lines = ["Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
+                     + "\(result.pointCount) points, \(result.waypointCount) waypoints" + (source.map { " (\($0))" } ?? "")]
+        if result.droppedPoints > 0 {
+            lines.append("Dropped \(result.droppedPoints) of the file's \(result.pointsRead) points as GPS glitches "
+                         + "(out of line with the track, and it comes back).")
+        }
+        if result.droppedElevations > 0 {
+            let count = result.droppedElevations == 1 ? "1 elevation" : "\(result.droppedElevations) elevations"
+            lines.append("Left out \(count) no runner meets (the points are kept).")
+        }
+        lines.append(contentsOf: result.notes.map { "  \($0)" })
+        if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
+        return lines
+    }
+}
+
 func printLines(_ lines: [String]) {
     var out: [UInt8] = []
     for line in lines {
@@ -303,20 +323,7 @@ struct ActivitiesCommand: ParsableCommand {
         func run() throws {
             let result = try store.open(writing: true).importGPX(
                 file: file, as: kind == .route ? .route : .activity, name: name)
-            let what = result.kind == .route ? "route" : "activity"
-            var lines = ["Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
-                         + "\(result.pointCount) points, \(result.waypointCount) waypoints"]
-            if result.droppedPoints > 0 {
-                lines.append("Dropped \(result.droppedPoints) of the file's \(result.pointsRead) points as GPS glitches "
-                             + "(out of line with the track, and it comes back).")
-            }
-            if result.droppedElevations > 0 {
-                let count = result.droppedElevations == 1 ? "1 elevation" : "\(result.droppedElevations) elevations"
-                lines.append("Left out \(count) no runner meets (the points are kept).")
-            }
-            lines.append(contentsOf: result.notes.map { "  \($0)" })
-            if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
-            printLines(lines)
+            printLines(ImportSummary.lines(result))
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Coaching
 import Storage
 
 extension RoutesCommand {
@@ -40,12 +39,7 @@ extension RoutesCommand {
             } else {
                 result = try opened.importGPX(file: file!, as: .route, name: name)
             }
-            var lines = ["Imported route #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
-                         + "\(result.pointCount) points, \(result.waypointCount) waypoints"
-                         + (activity.map { " (from activity #\($0))" } ?? "")]
-            lines.append(contentsOf: result.notes.map { "  \($0)" })
-            if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
-            printLines(lines)
+            printLines(ImportSummary.lines(result, from: activity.map { "from activity #\($0)" }))
         }
     }
 }
