@@ -255,7 +255,7 @@ public enum Configurator {
         } catch let error as ConfigurationError {
             throw error
         } catch {
-            throw ConfigurationError("\(error)")
+            throw ConfigurationError("\(error)", cause: error)
         }
     }
 

@@ -9,6 +9,16 @@ public struct DataFileError: Error, Hashable, Sendable, CustomStringConvertible 
     public var key: String?
     public var reason: String
 
+    /// The reasons a file could not be read at all (not there, a folder, no permission).
+    static let noSuchFile = "no such file"
+    static let folder = "is a folder, not a file"
+    static let unreadable = "cannot be read"
+
+    /// The file could not be read at all: an input that is not there, not a broken one.
+    public var isUnreadable: Bool {
+        reason == Self.noSuchFile || reason == Self.folder || reason.hasPrefix(Self.unreadable)
+    }
+
     public init(file: String, line: Int? = nil, key: String? = nil, reason: String) {
         self.file = file
         self.line = line
@@ -53,14 +63,14 @@ public struct YAMLMapping {
     public static func load(path: String) throws(DataFileError) -> YAMLMapping {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw DataFileError(file: path, reason: "no such file")
+            throw DataFileError(file: path, reason: DataFileError.noSuchFile)
         }
-        guard !isDirectory.boolValue else { throw DataFileError(file: path, reason: "is a folder, not a file") }
+        guard !isDirectory.boolValue else { throw DataFileError(file: path, reason: DataFileError.folder) }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw DataFileError(file: path, reason: "cannot be read (\(YAMLMapping.reason(error)))")
+            throw DataFileError(file: path, reason: "\(DataFileError.unreadable) (\(YAMLMapping.reason(error)))")
         }
         return try load(file: path, text: text)
     }

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import LinuxHardware
 import ScenarioRunner
+import Simulation
 import Storage
 
 /// Exit statuses by `sysexits.h`, what scripts and systemd read of a failure. docs/reference.md
@@ -47,12 +48,11 @@ enum ExitStatus: Int32, CaseIterable {
             case .database: return .ioError
             case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder: return .dataError
             }
-        case let error as DataFileError: return missing(error.reason) ? .noInput : .dataError
-        case let error as GPXError: return missing(error.reason) ? .noInput : .dataError
-        case let error as ConfigurationError:
-            if let status = error.cause.flatMap(of) { return status }
-            // A part's file that is not there (`--source file:run.nmea`).
-            return error.description.hasSuffix("No such file or directory") ? .noInput : .config
+        case let error as DataFileError: return error.isUnreadable ? .noInput : .dataError
+        case let error as GPXError: return error.isUnreadable ? .noInput : .dataError
+        // A recording given as the GPS (`--source file:run.nmea`) that cannot be opened.
+        case let error as RecordingError: return [ENOENT, ENOTDIR, EISDIR, EACCES].contains(error.errno) ? .noInput : nil
+        case let error as ConfigurationError: return error.cause.flatMap(of) ?? .config
         case is PlanStartError, is PlanGeneratorError, is ScenarioError: return .dataError
         case let error as ShareError: return error.isUsage ? .usage : .dataError
         case let error as ControlSocketError:
@@ -67,11 +67,6 @@ enum ExitStatus: Int32, CaseIterable {
             }
         default: return nil
         }
-    }
-
-    /// A file's error that says it is not there (or cannot be read at all).
-    static func missing(_ reason: String) -> Bool {
-        ["no such file", "is a folder", "cannot read the file", "cannot be read"].contains { reason.hasPrefix($0) }
     }
 }
 

@@ -11,6 +11,16 @@ public struct GPXError: Error, Hashable, Sendable, CustomStringConvertible {
     public var line: Int?
     public var reason: String
 
+    /// The reasons a file could not be read at all (not there, a folder, no permission).
+    static let noSuchFile = "no such file"
+    static let folder = "is a folder, not a GPX file"
+    static let unreadable = "cannot read the file"
+
+    /// The file could not be read at all: an input that is not there, not a broken one.
+    public var isUnreadable: Bool {
+        line == nil && (reason == Self.noSuchFile || reason == Self.folder || reason.hasPrefix(Self.unreadable))
+    }
+
     public init(file: String, line: Int?, reason: String) {
         self.file = file
         self.line = line
@@ -256,11 +266,11 @@ public enum GPXReader {
     public static func read(path: String, points: ((GPXPoint, GPXPlace) throws -> Void)?) throws -> GPXDocument {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw GPXError(file: path, line: nil, reason: "no such file")
+            throw GPXError(file: path, line: nil, reason: GPXError.noSuchFile)
         }
-        guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: "is a folder, not a GPX file") }
+        guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: GPXError.folder) }
         guard let base = InputStream(fileAtPath: path), access(path, R_OK) == 0 else {
-            throw GPXError(file: path, line: nil, reason: "cannot read the file (permission?)")
+            throw GPXError(file: path, line: nil, reason: "\(GPXError.unreadable) (permission?)")
         }
         if let mapped = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) {
             try preflight(mapped, file: path)
