@@ -144,8 +144,10 @@ public struct RouteFollower: Sendable {
     public let route: FollowedRoute
     public let settings: Settings
     /// Metres from the route's start to each point.
-    public let cumulative: [Double]
-    public var length: Double { cumulative.last ?? 0 }
+    public var cumulative: [Double] { line.cumulative }
+    public var length: Double { line.cumulative[line.cumulative.count - 1] }
+    /// The route's line, measured.
+    let line: RouteLine
     /// The waypoints in route order.
     public let placed: [PlacedWaypoint]
     /// Metres along the route of each turn-around.
@@ -181,8 +183,8 @@ public struct RouteFollower: Sendable {
         for i in 1..<route.points.count {
             cumulative.append(cumulative[i - 1] + Geodesy.distance(route.points[i - 1], route.points[i]))
         }
-        self.cumulative = cumulative
         let line = RouteLine(points: route.points, cumulative: cumulative)
+        self.line = line
         placed = route.waypoints.map { w in
             let best = line.nearest(w.position, in: 0...cumulative[cumulative.count - 1])
             return PlacedWaypoint(waypoint: w, along: best.along, offset: best.distance)
@@ -202,7 +204,6 @@ public struct RouteFollower: Sendable {
             sparse = at - last.at >= RouteFollower.sparseFixes
         }
         runSinceMatch += run
-        let line = RouteLine(points: route.points, cumulative: cumulative)
         var events: [Event] = []
 
         guard let matched else {
@@ -213,7 +214,7 @@ public struct RouteFollower: Sendable {
             runSinceMatch = 0
             elevationNow = line.elevation(at: first.along, route.elevations) ?? elevation
             events.append(.joined(along: first.along))
-            events += arrivals(from: nil, to: first.along, line: line)
+            events += arrivals(from: nil, to: first.along)
             return events
         }
         if finished { return [] }
@@ -257,14 +258,14 @@ public struct RouteFollower: Sendable {
             off = nil
             events.append(.backOnRoute(along: along))
         }
-        events += arrivals(from: matched, to: along, line: line)
+        events += arrivals(from: matched, to: along)
         return events
     }
 
     /// Waypoints, turn-arounds and the end reached on the way from `previous` to `along`
     /// (metres along the route). Joining the route (`previous` nil), what lies behind is
     /// passed without a word: the runner did not run it.
-    private mutating func arrivals(from previous: Double?, to along: Double, line: RouteLine) -> [Event] {
+    private mutating func arrivals(from previous: Double?, to along: Double) -> [Event] {
         var events: [Event] = []
         for (i, p) in placed.enumerated() where !passed.contains(i) {
             let distance = p.along - along
@@ -277,7 +278,7 @@ public struct RouteFollower: Sendable {
             } else if distance <= settings.waypointAhead, !announced.contains(i) {
                 announced.insert(i)
                 events.append(.waypointAhead(index: i, name: p.waypoint.name, distance: distance + p.offset,
-                                             climb: climb(to: p, line: line)))
+                                             climb: climb(to: p)))
             }
         }
         // A turn-around is heard when the runner reaches it, however far the fix that shows it
@@ -293,7 +294,7 @@ public struct RouteFollower: Sendable {
         return events
     }
 
-    private func climb(to p: PlacedWaypoint, line: RouteLine) -> Double? {
+    private func climb(to p: PlacedWaypoint) -> Double? {
         guard let here = elevationNow,
               let there = p.waypoint.elevation ?? line.elevation(at: p.along, route.elevations)
         else { return nil }
@@ -301,7 +302,6 @@ public struct RouteFollower: Sendable {
     }
 
     public var progress: Progress {
-        let line = RouteLine(points: route.points, cumulative: cumulative)
         let along = matched ?? 0
         let place: Place
         if finished {
@@ -314,7 +314,7 @@ public struct RouteFollower: Sendable {
             place = .onRoute
         }
         let ahead = placed.enumerated().filter { !passed.contains($0.offset) && $0.element.along >= along }.map { i, p in
-            Ahead(index: i, name: p.waypoint.name, distance: p.along - along + p.offset, climb: climb(to: p, line: line))
+            Ahead(index: i, name: p.waypoint.name, distance: p.along - along + p.offset, climb: climb(to: p))
         }
         return Progress(route: route.name, length: length, place: place, along: along, ahead: ahead)
     }
