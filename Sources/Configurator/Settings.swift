@@ -275,7 +275,7 @@ public struct Settings: Hashable, Sendable {
             guard !rest.hasPrefix("/"), !rest.isEmpty else { return text }
             let query = rest.firstIndex(of: "?").map { String(rest[$0...]) } ?? ""
             let path = rest.firstIndex(of: "?").map { String(rest[..<$0]) } ?? String(rest)
-            return text.prefix(scheme.count) + resolve(path, against: folder) + query
+            return String(text.prefix(scheme.count)) + resolve(path, against: folder) + query
         }
         return text
     }

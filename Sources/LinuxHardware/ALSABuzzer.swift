@@ -236,20 +236,22 @@ final class ALSADiagnostics {
     func collecting<T>(_ body: () -> T) -> T {
         let previousContext = pthread_getspecific(ALSADiagnostics.key)
         pthread_setspecific(ALSADiagnostics.key, Unmanaged.passUnretained(self).toOpaque())
-        let previousHandler = snd_lib_error_set_local { _, _, _, code, format, arguments in
-            guard let format, let arguments, let context = pthread_getspecific(ALSADiagnostics.key) else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
-            var message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            // As ALSA's own printer does: a system error's text after the message.
-            if code != 0 { message += ": " + String(cString: snd_strerror(code)) }
-            Unmanaged<ALSADiagnostics>.fromOpaque(context).takeUnretainedValue().messages.append(message)
-        }
+        let previousHandler = pacer_alsa_diagnostics_begin()
         defer {
-            snd_lib_error_set_local(previousHandler)
+            pacer_alsa_diagnostics_end(previousHandler)
             pthread_setspecific(ALSADiagnostics.key, previousContext)
         }
         return withExtendedLifetime(self) { body() }
+    }
+
+    /// What ALSA said on this thread, formatted by CALSA's C handler; kept when `collecting`
+    /// runs on this thread, dropped otherwise (as the handler ALSA had before would print it).
+    fileprivate static func append(_ text: UnsafePointer<CChar>, code: Int32) {
+        guard let context = pthread_getspecific(key) else { return }
+        var message = String(cString: text)
+        // As ALSA's own printer does: a system error's text after the message.
+        if code != 0 { message += ": " + String(cString: snd_strerror(code)) }
+        Unmanaged<ALSADiagnostics>.fromOpaque(context).takeUnretainedValue().messages.append(message)
     }
 
     private static let key: pthread_key_t = {
@@ -257,6 +259,12 @@ final class ALSADiagnostics {
         pthread_key_create(&key, nil)
         return key
     }()
+}
+
+/// Called by CALSA's C error handler (`pacer_alsa_local_handler`) with ALSA's message formatted.
+@_cdecl("pacer_alsa_diagnostic")
+func pacerALSADiagnostic(_ text: UnsafePointer<CChar>, _ code: Int32) {
+    ALSADiagnostics.append(text, code: code)
 }
 
 /// The queue and the thread that plays it.

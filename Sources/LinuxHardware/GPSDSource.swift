@@ -218,7 +218,7 @@ public final class GPSDSource: GPSSource {
             }
 
             inOutage = false
-            Self.setNonBlocking(data.pointee.gps_fd)
+            Self.setNonBlocking(pacer_gps_fd(data))
             counters.withLock {
                 $0.connections += 1
                 $0.isConnected = true
@@ -250,7 +250,7 @@ public final class GPSDSource: GPSSource {
         _ data: UnsafeMutablePointer<gps_data_t>, _ sink: GPSEventSink,
         _ filter: inout GPSDCycleFilter, _ retry: inout Duration
     ) -> SessionEnd {
-        let fd = data.pointee.gps_fd
+        let fd = pacer_gps_fd(data)
         // Only the class is read from the copy gps_read makes; the fields come from `data`.
         var message = [CChar](repeating: 0, count: 256)
         var lastReport = clock.now
@@ -353,7 +353,7 @@ public final class GPSDSource: GPSSource {
     /// gpsd's `fix.status` (gps.h `STATUS_*`) as a quality; plain GPS when unknown.
     static func quality(_ status: Int32) -> FixQuality {
         switch status {
-        case STATUS_DGPS_FIX: .dgps
+        case Int32(PACER_GPS_STATUS_DGPS): .dgps
         case STATUS_RTK_FIX: .rtk
         case STATUS_RTK_FLT: .floatRTK
         case STATUS_DR, STATUS_GNSSDR: .estimated

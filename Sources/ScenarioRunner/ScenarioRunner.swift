@@ -191,10 +191,15 @@ public enum ScenarioRunner {
     /// A fresh folder for one run's database.
     static func makeScratch(in parent: String) throws -> String {
         var template = Array("\(parent)/pacer-scenario-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        // The path is read inside the closure: mkdtemp returns a pointer into the buffer,
+        // which is not valid once withUnsafeMutableBufferPointer has returned.
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
+        guard let made else {
             throw ScenarioError("\(parent): \(String(cString: strerror(errno)))")
         }
-        return String(cString: made)
+        return made
     }
 
     struct RunRecord {
