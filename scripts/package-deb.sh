@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Makes the Debian package that puts Pacer on a board: `apt install ./pacer_VERSION_ARCH.deb`
-# on a Debian 12 / Raspberry Pi OS Bookworm system, and no toolchain there. It builds
-# `pacer` in release with the Swift runtime linked in (--static-swift-stdlib), strips it,
-# lays out the package and builds it with dpkg-deb, then checks it with lintian (installed
-# with apt when missing), which must report no error.
+# Makes the Debian package that puts Pacer on a board: `apt install ./pacer_VERSION_ARCH.deb`,
+# and no toolchain there. arm64 (the board: Debian 13 / Raspberry Pi OS 13, 64-bit) is
+# cross-built with scripts/cross-sdk.sh's toolchain; amd64 (Debian 12, a desktop or a test
+# root) is built with this machine's Swift. Either way `pacer` is built in release with the
+# Swift runtime linked in (--static-swift-stdlib) and stripped; the package is laid out,
+# built with dpkg-deb and checked with lintian (installed with apt when missing), which
+# must report no error.
 #
-#   scripts/package-deb.sh [--swift-sdk NAME] [--out DIR] [--skip-build BINARY]
+#   scripts/package-deb.sh [--arch amd64|arm64] [--out DIR] [--skip-build BINARY]
 #
-#   --swift-sdk NAME     cross-build with this Swift SDK (`swift sdk list`), passed to
-#                        `swift build --swift-sdk`; the Debian architecture comes from the
-#                        SDK's target triple (aarch64 -> arm64, armv7 -> armhf). Not tried
-#                        here: docs/packaging.md says what it needs.
+#   --arch ARCH          the board's architecture: arm64 cross-builds (needs root, once, to
+#                        make the toolchain: scripts/cross-sdk.sh); default this machine's
 #   --out DIR            where the .deb goes (default: out/ in the checkout)
 #   --skip-build BINARY  package this already-built pacer (a copy is stripped) instead of
 #                        building one; its architecture is read from its ELF header
+#
+# The target Debian follows the architecture: arm64 packages are for Debian 13 (trixie), whose
+# libraries the cross sysroot holds (glibc 2.41, libgps30); amd64 ones for Debian 12
+# (bookworm), what this machine builds against.
 #
 # The version is the one `pacer version` prints (Sources/PacerCLI/VersionCommand.swift);
 # when the binary runs on this machine, the two are checked to agree. What goes where:
@@ -24,8 +28,9 @@
 #                                             bundled scenarios (Scenarios/, goldens too)
 #   /etc/pacer/pacer.yaml                     conffile: Hardware/config/board.yaml with
 #                                             hardware_dir: /usr/share/pacer
-#   /lib/systemd/system/pacer.service         the unit, running /usr/bin/pacer
-#   /lib/udev/rules.d/99-pacer-gps.rules      /dev/gps0 for a USB GPS
+#   /lib/systemd/system/pacer.service         the unit, running /usr/bin/pacer (trixie:
+#                                             /usr/lib/systemd/system, below /usr as DEP 17 says)
+#   /lib/udev/rules.d/99-pacer-gps.rules      /dev/gps0 for a USB GPS (trixie: /usr/lib/udev)
 #   /usr/share/man/man1/pacer.1.gz            the manual: every command and option
 #   /usr/share/doc/pacer/                     copyright, changelog.gz, README.md.gz (the
 #                                             board guide), examples/gpsd.default and
@@ -38,7 +43,8 @@
 # package may not ship another package's file (dpkg refuses the overwrite), so Pacer's
 # version is only an example for the maker to copy (Hardware/README.md, step 4).
 #
-# Depends comes from dpkg-shlibdeps on the binary, plus adduser for the postinst. Lintian's
+# Depends comes from dpkg-shlibdeps on the binary (for arm64, against the cross sysroot's
+# dpkg database: the arm64 libraries' own symbols files), plus adduser for the postinst. Lintian's
 # remaining tags are explained where they are overridden, Hardware/debian/lintian-overrides.
 #
 # Exit status: 0 the package is made and lintian reports no error; 1 a step failed
@@ -47,16 +53,16 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-sdk=""
+target_arch=""
 out="$repo/out"
 binary=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --swift-sdk) sdk="$2"; shift ;;
+        --arch) target_arch="$2"; shift ;;
         --out) out="$2"; shift ;;
         --skip-build) binary=$(readlink -f "$2"); shift ;;
-        -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "package-deb: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
@@ -108,21 +114,26 @@ elf_arch() {
     esac
 }
 
+host_arch=$(dpkg --print-architecture)
+case "${target_arch:-$host_arch}" in
+    "$host_arch"|arm64) ;;
+    *) die "no way to build for ${target_arch} here: --arch $host_arch or arm64" 64 ;;
+esac
+
 if [ -n "$binary" ]; then
     [ -f "$binary" ] || die "no binary at $binary" 66
-else
+elif [ "${target_arch:-$host_arch}" = "$host_arch" ]; then
     build=(swift build -c release --static-swift-stdlib --product pacer)
-    [ -n "$sdk" ] && build+=(--swift-sdk "$sdk")
     say "building: ${build[*]}"
     (cd "$repo" && "${build[@]}") || die "the build failed"
-    bin_dir=$(cd "$repo" && swift build -c release --static-swift-stdlib ${sdk:+--swift-sdk "$sdk"} --show-bin-path | tail -1)
-    binary="$bin_dir/pacer"
+    binary="$(cd "$repo" && swift build -c release --static-swift-stdlib --show-bin-path | tail -1)/pacer"
     [ -x "$binary" ] || die "the build made no $binary"
-    if [ -n "$sdk" ]; then
-        # .build/<triple>/release: the SDK's target triple names the folder.
-        triple=$(basename "$(dirname "$bin_dir")")
-        sdk_arch=$(triple_arch "$triple") || die "no Debian architecture known for the SDK's triple $triple"
-    fi
+else
+    say "cross-building for $target_arch (scripts/cross-sdk.sh)"
+    source "$repo/scripts/lib/cross.sh"
+    cross_prepare || die "cannot make the cross toolchain" 69
+    binary="$repo/.build-$target_arch/pacer"
+    cross_build "$binary" || die "the $target_arch build failed"
 fi
 
 arch=$(elf_arch "$binary") || die "cannot tell the architecture of $binary (readelf -h)"
@@ -130,18 +141,33 @@ arch=$(elf_arch "$binary") || die "cannot tell the architecture of $binary (read
 if readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
     die "$binary needs the Swift runtime's shared libraries: build it with --static-swift-stdlib"
 fi
-if [ -n "${sdk_arch:-}" ] && [ "$sdk_arch" != "$arch" ]; then
-    die "the SDK's triple says $sdk_arch but the binary is $arch"
+if [ -n "$target_arch" ] && [ "$target_arch" != "$arch" ]; then
+    die "--arch $target_arch, but $binary is $arch"
 fi
-host_arch=$(dpkg --print-architecture)
+case "$arch" in
+    "$host_arch") suite=bookworm; lib_dir=/lib; run_binary=("$binary") ;;
+    arm64)
+        suite=trixie; lib_dir=/usr/lib
+        # The cross sysroot (its dpkg database gives Depends; its libraries let the binary
+        # run here under qemu, for the version check and the manual page).
+        [ -n "${cross_sysroot:-}" ] || { source "$repo/scripts/lib/cross.sh"; cross_prepare || die "cannot make the cross toolchain" 69; }
+        if ! command -v qemu-aarch64-static >/dev/null && [ "$(id -u)" -eq 0 ]; then
+            say "installing qemu-user-static (to run the arm64 binary here)"
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null || true
+        fi
+        run_binary=()
+        command -v qemu-aarch64-static >/dev/null && run_binary=(qemu-aarch64-static -L "$cross_sysroot" "$binary")
+        ;;
+    *) die "no Debian release known for $arch packages: $host_arch or arm64" ;;
+esac
 
 # --- the version -------------------------------------------------------------------------
 version_source="$repo/Sources/PacerCLI/VersionCommand.swift"
 version=$(sed -n 's/.*static let number = "\([0-9][0-9A-Za-z.+~]*\)".*/\1/p' "$version_source")
 [ -n "$version" ] && [ "$(echo "$version" | wc -l)" -eq 1 ] \
     || die "cannot read the version from $version_source (a line static let number = \"X.Y.Z\")"
-if [ "$arch" = "$host_arch" ]; then
-    said=$("$binary" version | head -1)
+if [ ${#run_binary[@]} -gt 0 ]; then
+    said=$("${run_binary[@]}" version | head -1)
     [ "$said" = "pacer $version" ] \
         || die "$binary says '$said' but $version_source says pacer $version: package the binary of this checkout"
 fi
@@ -156,7 +182,7 @@ stage="$work/pacer"
 umask 022
 install -d "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/share/pacer/config" \
     "$stage/usr/share/doc/pacer/examples" "$stage/etc/pacer" \
-    "$stage/lib/systemd/system" "$stage/lib/udev/rules.d" "$stage/usr/share/lintian/overrides"
+    "$stage$lib_dir/systemd/system" "$stage$lib_dir/udev/rules.d" "$stage/usr/share/lintian/overrides"
 
 # The binary, stripped of its symbols and of the sections Debian's dh_strip also removes.
 # llvm-objcopy (the toolchain's) strips any architecture, so a cross-build is stripped the
@@ -170,8 +196,8 @@ else
     die "no llvm-objcopy on the PATH to strip a $arch binary" 69
 fi
 chmod 0755 "$stage/usr/bin/pacer"
-if [ "$arch" = "$host_arch" ]; then
-    "$stage/usr/bin/pacer" version >/dev/null || die "the stripped binary does not run"
+if [ ${#run_binary[@]} -gt 0 ]; then
+    "${run_binary[@]:0:${#run_binary[@]}-1}" "$stage/usr/bin/pacer" version >/dev/null || die "the stripped binary does not run"
 fi
 
 # The data the binary reads from hardware_dir, and the bundled scenarios.
@@ -189,7 +215,7 @@ sed 's|^hardware_dir: /usr/local/share/pacer$|hardware_dir: /usr/share/pacer|' \
     "$hw/config/board.yaml" >"$stage/etc/pacer/pacer.yaml"
 grep -q '^hardware_dir: /usr/share/pacer$' "$stage/etc/pacer/pacer.yaml" \
     || die "Hardware/config/board.yaml has no 'hardware_dir: /usr/local/share/pacer' line to point at /usr/share/pacer"
-unit="$stage/lib/systemd/system/pacer.service"
+unit="$stage$lib_dir/systemd/system/pacer.service"
 sed -e 's|^ExecStart=/usr/local/bin/pacer |ExecStart=/usr/bin/pacer |' \
     -e 's|^Documentation=file:///usr/local/share/pacer/README.md$|Documentation=file:///usr/share/doc/pacer/README.md.gz|' \
     "$hw/systemd/pacer.service" >"$unit"
@@ -198,22 +224,21 @@ grep -q '^ExecStart=/usr/bin/pacer device ' "$unit" && grep -q '^Documentation=f
 if grep -v '^#' "$stage/etc/pacer/pacer.yaml" "$unit" | grep -q '/usr/local'; then
     die "a /usr/local path is left in the packaged settings or unit"
 fi
-install -m 0644 "$hw/udev/99-pacer-gps.rules" "$stage/lib/udev/rules.d/"
+install -m 0644 "$hw/udev/99-pacer-gps.rules" "$stage$lib_dir/udev/rules.d/"
 
 # The manual page, pacer(1): swift-argument-parser's own generate-manual (built here, for
 # this machine) writes it from the binary's help (--experimental-dump-help), so it needs a
-# pacer that runs here: the packaged one, or for a cross-build this checkout's native build
-# of the same version (the help is the same on every architecture). With neither, the
-# package has no manual page and lintian says no-manual-page (a warning, not an error).
+# pacer that runs here: the packaged one, or an arm64 one under qemu (a wrapper that runs it
+# with the cross sysroot). With neither, the package has no manual page and lintian says
+# no-manual-page (a warning, not an error).
 man_source=""
 if [ "$arch" = "$host_arch" ]; then
     man_source="$binary"
-else
-    for candidate in "$repo/.build/release/pacer" "$repo/.build/debug/pacer"; do
-        if [ -x "$candidate" ] && [ "$("$candidate" version 2>/dev/null | head -1)" = "pacer $version" ]; then
-            man_source="$candidate"; break
-        fi
-    done
+elif [ ${#run_binary[@]} -gt 0 ]; then
+    mkdir -p "$work/emulated"
+    man_source="$work/emulated/pacer"
+    printf '#!/bin/sh\nexec %q %q %q %q "$@"\n' "${run_binary[@]}" >"$man_source"
+    chmod 0755 "$man_source"
 fi
 if [ -n "$man_source" ]; then
     (cd "$repo" && swift build --product generate-manual >"$work/generate-manual.log" 2>&1) \
@@ -249,7 +274,7 @@ fi
 dirty=""
 git -C "$repo" diff --quiet HEAD -- 2>/dev/null || dirty=yes
 {
-    echo "pacer ($version) bookworm; urgency=medium"
+    echo "pacer ($version) $suite; urgency=medium"
     echo
     echo "  * Built by scripts/package-deb.sh for $arch, with the Swift runtime"
     echo "    linked in, from commit $commit of the Pacer repository."
@@ -267,16 +292,20 @@ find "$stage" -path "$stage/DEBIAN" -prune -o -type d -exec chmod 0755 {} + -o -
 chmod 0755 "$stage/usr/bin/pacer"
 
 # --- Depends, from the binary ------------------------------------------------------------
-# dpkg-shlibdeps reads the libraries' symbols files from dpkg's database: for a cross-built
-# binary, the target architecture's runtime libraries must be installed here (multiarch:
-# dpkg --add-architecture arm64; apt-get install libgps28:arm64 libasound2:arm64 ...).
+# dpkg-shlibdeps reads the libraries' symbols files from a dpkg database: this machine's for
+# a native binary; for arm64, the cross sysroot's (scripts/lib/cross.sh makes it from the
+# same trixie packages the binary was linked against, their files listed at the sysroot's
+# paths, which -l adds to the search).
 mkdir -p "$work/debian"
 printf 'Source: pacer\n\nPackage: pacer\nArchitecture: any\n' >"$work/debian/control"
 multiarch=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)
+shlibdeps_options=()
+if [ "$arch" != "$host_arch" ]; then
+    shlibdeps_options=(--admindir="$cross_admindir" -l"$cross_sysroot/usr/lib/$multiarch" -l"$cross_sysroot/usr/lib")
+fi
 shlibs=$(cd "$work" && DEB_HOST_ARCH="$arch" DEB_HOST_MULTIARCH="$multiarch" \
-    dpkg-shlibdeps -O -e"pacer/usr/bin/pacer" 2>"$work/shlibdeps.err") || {
+    dpkg-shlibdeps "${shlibdeps_options[@]}" -O -e"pacer/usr/bin/pacer" 2>"$work/shlibdeps.err") || {
     cat "$work/shlibdeps.err" >&2
-    [ "$arch" != "$host_arch" ] && say "a $arch binary needs the $arch libraries installed here (dpkg --add-architecture $arch)"
     die "dpkg-shlibdeps failed"
 }
 grep -v "^dpkg-shlibdeps: warning: binaries to analyze should already be stripped" "$work/shlibdeps.err" >&2 || true

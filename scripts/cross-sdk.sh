@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The arm64 toolchain for the board, from Debian's archive alone (scripts/lib/cross.sh says
+# what it is made of and why): a Debian sid amd64 root with sid's Swift 6.2.3, and a Swift
+# SDK for aarch64 whose sysroot is Debian 13's, so what it builds runs on Debian 13 and
+# Raspberry Pi OS 13 (64-bit). Made once and kept in /var/cache/pacer-cross (or
+# $PACER_CROSS_CACHE); a later run reuses it, and remakes a layer whose recipe changed.
+#
+#   scripts/cross-sdk.sh                 make it (when missing) and say what is there
+#   scripts/cross-sdk.sh build OUT       make it, then build pacer for arm64 (release, Swift
+#                                        runtime linked in) and copy the binary to OUT
+#   scripts/cross-sdk.sh check-sid       build pacer with sid's Swift 6.2.3 for amd64 against
+#                                        sid's own libraries (libgps API 16): the third
+#                                        libgps API the source must compile against
+#   scripts/cross-sdk.sh shell           a shell in the sid root, the checkout at /src/pacer
+#
+# Needs root. Exit status: 0 done; 1 a build failed; 64 bad usage; 69 Debian's archive or
+# debootstrap failed; 77 not root.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cross_repo=$repo
+source "$repo/scripts/lib/cross.sh"
+
+case "${1:-}" in
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+
+t0=$SECONDS
+cross_prepare || exit $?
+case "${1:-}" in
+    "")
+        echo "toolchain root: $cross_root ($(cross_in_root 'swift --version 2>&1 | head -1'))"
+        echo "Swift SDK:      $cross_bundle (name $cross_sdk_name, target $cross_triple)"
+        echo "sysroot:        $cross_sysroot ($cross_sysroot_suite; glibc $(dpkg-deb -f "$cross_root"/srv/apt-arm64-$cross_sysroot_suite/archives/libc6_*.deb Version))"
+        echo "dpkg database:  $cross_admindir ($(grep -c '^Package:' "$cross_admindir/status") packages, for dpkg-shlibdeps --admindir)"
+        echo "sizes:          root $(du -sh --exclude=srv "$cross_root" | cut -f1), SDK $(du -sh "$cross_bundle" | cut -f1)"
+        ;;
+    build)
+        [ $# -eq 2 ] || { echo "cross-sdk: build OUT" >&2; exit 64; }
+        out=$(readlink -f "$2")
+        cross_build "$out"
+        echo "built $out ($(du -h "$out" | cut -f1)) in $((SECONDS - t0)) s" >&2
+        ;;
+    check-sid)
+        cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgps-dev libasound2-dev libsqlite3-dev libxml2-dev >/dev/null \
+            && grep -m1 'define GPSD_API_MAJOR_VERSION' /usr/include/gps.h \
+            && cd /src/pacer && swift build --product pacer --scratch-path /srv/build-sid-amd64 2>&1 | grep -E 'error|warning: unre|Compiling|Build' | tail -n 5 \
+            && test \${PIPESTATUS[0]} -eq 0 && /srv/build-sid-amd64/debug/pacer version" || { echo "cross-sdk: the sid amd64 build failed" >&2; exit 1; }
+        ;;
+    shell) cross_in_root "cd /src/pacer && exec bash -i" ;;
+    *) echo "cross-sdk: unknown command '$1' (see --help)" >&2; exit 64 ;;
+esac

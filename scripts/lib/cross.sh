@@ -1,0 +1,238 @@
+# The arm64 cross toolchain, made from Debian's archive alone: sourced by scripts/cross-sdk.sh
+# and scripts/package-deb.sh, not run. Needs root (debootstrap, chroot, mount namespaces).
+#
+# What it makes, once, and keeps under $cross_cache (default /var/cache/pacer-cross, so later
+# runs on the same machine reuse it; each layer is remade when its recipe changes):
+#
+#   sid-amd64/            a Debian sid amd64 root (debootstrap minbase) with sid's swiftlang
+#                         6.2.3: Debian 13 (trixie) ships 6.0.3, which cannot build GRDB 7
+#                         (tools version 6.1), and bookworm none. Its compiler cross-compiles.
+#   sid-amd64/srv/sdk/pacer-aarch64.artifactbundle
+#                         a SwiftPM Swift SDK for aarch64-unknown-linux-gnu:
+#     aarch64-debian13/sysroot   trixie's arm64 -dev packages and their dependencies (dpkg -x),
+#                                so the binary needs trixie's libraries (glibc 2.41, libgps30,
+#                                ...) and runs on Debian 13 and Raspberry Pi OS 13; plus the
+#                                arm64 Swift resources (usr/lib/swift, swift_static for
+#                                --static-swift-stdlib, clang) from sid's swiftlang:arm64
+#     aarch64-debian13/dpkg      a dpkg database of those packages (status, file lists with
+#                                the sysroot's paths, symbols and shlibs files), so
+#                                dpkg-shlibdeps --admindir computes Depends from the arm64
+#                                libraries' real sonames and versions
+#     swift-sdk.json, toolset.json (-use-ld=lld: the toolchain's own ld.lld links aarch64)
+#
+# Functions: cross_prepare (makes what is missing; sets the variables below), cross_in_root
+# COMMAND (runs bash -c COMMAND in the sid root, the checkout at /src/pacer, in a private
+# mount namespace so no mount outlives it), cross_build OUT (a release build of pacer for
+# arm64, Swift runtime linked in, copied to OUT).
+
+: "${cross_cache:=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}}"
+: "${cross_mirror:=http://deb.debian.org/debian}"
+cross_repo=${cross_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+cross_root="$cross_cache/sid-amd64"
+cross_sdk_name=pacer-aarch64-debian13
+cross_bundle="$cross_root/srv/sdk/pacer-aarch64.artifactbundle"
+cross_sdk_dir="$cross_bundle/aarch64-debian13"
+cross_sysroot="$cross_sdk_dir/sysroot"
+cross_admindir="$cross_sdk_dir/dpkg"
+cross_triple=aarch64-unknown-linux-gnu
+
+# What the root holds, and what the sysroot is made of. A change here remakes that layer.
+cross_root_packages="swiftlang libc6-dev libstdc++-14-dev git ca-certificates"
+cross_sysroot_suite=trixie
+cross_sysroot_packages="libc6-dev libgcc-14-dev libstdc++-14-dev libgps-dev libasound2-dev libsqlite3-dev libxml2-dev zlib1g-dev"
+cross_swift_packages="swiftlang:arm64 libswiftlang:arm64"
+cross_recipe_root="1 sid $cross_root_packages"
+cross_recipe_sdk="4 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_swift_packages"
+
+cross_say() { echo "cross: $*" >&2; }
+
+# cross_in_root COMMAND: bash -c COMMAND in the sid root, as root, with /proc, /dev, the
+# checkout at /src/pacer and the machine's Swift package mirror (if any) mounted, in a mount
+# namespace of its own (the mounts go when the command ends, however it ends).
+cross_in_root() {
+    local mirror_bind=""
+    if [ -d /opt/swift-packages ]; then
+        mkdir -p "$cross_root/opt/swift-packages"
+        mirror_bind="mount --bind /opt/swift-packages '$cross_root/opt/swift-packages' && mount -o remount,bind,ro '$cross_root/opt/swift-packages' &&"
+    fi
+    mkdir -p "$cross_root/src/pacer" "$cross_root/proc" "$cross_root/dev"
+    unshare --mount --propagation private bash -c "
+        set -e
+        mount -t proc proc '$cross_root/proc'
+        mount --rbind /dev '$cross_root/dev'
+        mount --bind '$cross_repo' '$cross_root/src/pacer'
+        $mirror_bind
+        exec chroot '$cross_root' /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+            PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c \"\$1\"
+    " cross-root "$1"
+}
+
+# apt in the root with a configuration of its own: cross_apt NAME SUITE ARCH, then
+# `APT_CONFIG=/srv/apt-NAME/apt.conf apt-get ...` in the root. The archive's Release files
+# may be past their Valid-Until on a mirror snapshot; they are still signed and checked.
+cross_apt_config() {
+    local dir="$cross_root/srv/apt-$1"
+    mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/etc/preferences.d" "$dir/etc/sources.list.d"
+    : >"$dir/status"
+    echo "deb $cross_mirror $2 main" >"$dir/etc/sources.list"
+    cat >"$dir/apt.conf" <<CONF
+APT::Architecture "$3";
+APT::Architectures { "$3"; };
+APT::Install-Recommends "false";
+Dir::State "/srv/apt-$1";
+Dir::State::Lists "/srv/apt-$1/lists";
+Dir::State::status "/srv/apt-$1/status";
+Dir::Cache "/srv/apt-$1";
+Dir::Cache::archives "/srv/apt-$1/archives";
+Dir::Etc::SourceList "/srv/apt-$1/etc/sources.list";
+Dir::Etc::SourceParts "/srv/apt-$1/etc/sources.list.d";
+Dir::Etc::Preferences "/srv/apt-$1/etc/preferences";
+Dir::Etc::PreferencesParts "/srv/apt-$1/etc/preferences.d";
+Acquire::Check-Valid-Until "false";
+APT::Sandbox::User "root";
+CONF
+}
+
+cross_make_root() {
+    command -v debootstrap >/dev/null || {
+        cross_say "installing debootstrap"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+    }
+    cross_say "making the sid amd64 root with swiftlang in $cross_root (once; kept for later runs)"
+    rm -rf --one-file-system "$cross_root" "$cross_root.stamp"
+    mkdir -p "$cross_cache"
+    debootstrap --variant=minbase sid "$cross_root" "$cross_mirror" >"$cross_cache/debootstrap.log" 2>&1 \
+        || { tail -n 20 "$cross_cache/debootstrap.log" >&2; cross_say "debootstrap of sid failed"; return 69; }
+    echo 'Acquire::Check-Valid-Until "false";' >"$cross_root/etc/apt/apt.conf.d/99pacer-snapshot"
+    cp -L /etc/resolv.conf "$cross_root/etc/resolv.conf"
+    # The Swift packages' github.com addresses, read from the machine's mirror as the host does.
+    [ -f /etc/gitconfig ] && cp /etc/gitconfig "$cross_root/etc/gitconfig"
+    cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $cross_root_packages >/dev/null" \
+        || { cross_say "installing $cross_root_packages in the sid root failed"; return 69; }
+    echo "$cross_recipe_root" >"$cross_root.stamp"
+}
+
+# A dpkg database for dpkg-shlibdeps --admindir: each package's status entry, its file list
+# with the sysroot's prefix (dpkg-shlibdeps finds a library in the sysroot with -l, then asks
+# which package holds that path) and its symbols and shlibs files.
+cross_make_admindir() {
+    local deb work name control
+    rm -rf "$cross_admindir"
+    mkdir -p "$cross_admindir/info" "$cross_admindir/updates"
+    echo 1 >"$cross_admindir/info/format"   # the multiarch layout: info/NAME:ARCH.list
+    : >"$cross_admindir/status"
+    : >"$cross_admindir/available"
+    work=$(mktemp -d)
+    for deb in "$@"; do
+        rm -rf "$work/control"
+        dpkg-deb -e "$deb" "$work/control"
+        name=$(dpkg-deb -f "$deb" Package)
+        if [ "$(dpkg-deb -f "$deb" Multi-Arch)" = same ]; then
+            name="$name:$(dpkg-deb -f "$deb" Architecture)"
+        fi
+        control=$(dpkg-deb -f "$deb")
+        { echo "$control" | sed '1a Status: install ok installed'; echo; } >>"$cross_admindir/status"
+        dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -e 's|^\./|/|' -e 's|/$||' -e '/^$/d' \
+            | sed "s|^|$cross_sysroot|" >"$cross_admindir/info/$name.list"
+        for f in symbols shlibs; do
+            [ -f "$work/control/$f" ] && cp "$work/control/$f" "$cross_admindir/info/$name.$f"
+        done
+    done
+    rm -rf "$work"
+}
+
+cross_make_sdk() {
+    cross_say "making the arm64 Swift SDK: $cross_sysroot_suite's arm64 libraries, sid's arm64 Swift resources"
+    rm -rf "$cross_bundle" "$cross_bundle.stamp"
+    cross_apt_config arm64-$cross_sysroot_suite $cross_sysroot_suite arm64
+    cross_apt_config arm64-sid sid arm64
+    # The -dev packages and everything they depend on (the status is empty: nothing counts as
+    # installed), downloaded, not installed; then sid's arm64 Swift, by name alone.
+    cross_in_root "
+        set -e
+        export APT_CONFIG=/srv/apt-arm64-$cross_sysroot_suite/apt.conf
+        apt-get update -qq
+        rm -f /srv/apt-arm64-$cross_sysroot_suite/archives/*.deb
+        apt-get install -y -qq --download-only $cross_sysroot_packages >/dev/null
+        export APT_CONFIG=/srv/apt-arm64-sid/apt.conf
+        apt-get update -qq
+        rm -f /srv/apt-arm64-sid/archives/*.deb
+        cd /srv/apt-arm64-sid/archives && apt-get download -qq $cross_swift_packages
+    " || { cross_say "downloading the arm64 packages failed"; return 69; }
+    local libs=("$cross_root/srv/apt-arm64-$cross_sysroot_suite/archives/"*.deb)
+    local swift_debs=("$cross_root/srv/apt-arm64-sid/archives/"*.deb)
+    mkdir -p "$cross_sysroot"
+    local deb
+    for deb in "${libs[@]}"; do dpkg -x "$deb" "$cross_sysroot"; done
+    # A merged-/usr system: the linker scripts name /lib/aarch64-linux-gnu/...
+    ln -sfn usr/lib "$cross_sysroot/lib"
+    # The arm64 Swift: its resources go into the sysroot, where the driver looks for
+    # swiftrt.o and the static runtime with -static-stdlib.
+    local swift_tmp
+    swift_tmp=$(mktemp -d "$cross_cache/swift-arm64.XXXXXX")
+    for deb in "${swift_debs[@]}"; do dpkg -x "$deb" "$swift_tmp"; done
+    mv "$swift_tmp/usr/libexec/swift/lib/swift" "$swift_tmp/usr/libexec/swift/lib/swift_static" \
+        "$swift_tmp/usr/libexec/swift/lib/clang" "$cross_sysroot/usr/lib/"
+    rm -rf "$swift_tmp"
+    [ -e "$cross_sysroot/usr/lib/swift_static/linux/static-stdlib-args.lnk" ] \
+        || { cross_say "sid's swiftlang:arm64 has no static runtime (swift_static/linux/static-stdlib-args.lnk)"; return 69; }
+    cross_make_admindir "${libs[@]}"
+
+    local swift_version
+    swift_version=$(dpkg-deb -f "${swift_debs[0]}" Version)
+    cat >"$cross_bundle/info.json" <<JSON
+{
+  "schemaVersion": "1.0",
+  "artifacts": {
+    "$cross_sdk_name": {
+      "type": "swiftSDK",
+      "version": "$swift_version",
+      "variants": [{ "path": "aarch64-debian13", "supportedTriples": ["x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu"] }]
+    }
+  }
+}
+JSON
+    cat >"$cross_sdk_dir/swift-sdk.json" <<'JSON'
+{
+  "schemaVersion": "4.0",
+  "targetTriples": {
+    "aarch64-unknown-linux-gnu": {
+      "sdkRootPath": "sysroot",
+      "swiftResourcesPath": "sysroot/usr/lib/swift",
+      "swiftStaticResourcesPath": "sysroot/usr/lib/swift_static",
+      "toolsetPaths": ["toolset.json"]
+    }
+  }
+}
+JSON
+    cat >"$cross_sdk_dir/toolset.json" <<'JSON'
+{
+  "schemaVersion": "1.0",
+  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }
+}
+JSON
+    echo "$cross_recipe_sdk" >"$cross_bundle.stamp"
+}
+
+cross_prepare() {
+    [ "$(id -u)" -eq 0 ] || { cross_say "needs root (debootstrap, chroot, mount namespaces)"; return 77; }
+    if [ "$(cat "$cross_root.stamp" 2>/dev/null)" != "$cross_recipe_root" ]; then
+        cross_make_root || return $?
+    fi
+    if [ "$(cat "$cross_bundle.stamp" 2>/dev/null)" != "$cross_recipe_sdk" ]; then
+        cross_make_sdk || return $?
+    fi
+}
+
+# The sysroot's pkg-config files, for SwiftPM's systemLibrary targets (CGPS, CALSA).
+cross_pkg_config_env="PKG_CONFIG_SYSROOT_DIR=/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot PKG_CONFIG_LIBDIR=/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot/usr/share/pkgconfig"
+
+# cross_build OUT: pacer, release, Swift runtime linked in, for arm64; copied to OUT. The build
+# folder stays in the root (sid-amd64/srv/build-aarch64), so a later build is incremental.
+cross_build() {
+    local out=$1
+    cross_in_root "cd /src/pacer && env $cross_pkg_config_env swift build -c release --static-swift-stdlib --product pacer \
+        --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path /srv/build-aarch64" >&2 \
+        || { cross_say "the arm64 build failed"; return 1; }
+    install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$out"
+}
