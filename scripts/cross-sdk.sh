@@ -43,8 +43,10 @@ case "${1:-}" in
     check-sid)
         cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgps-dev libasound2-dev libsqlite3-dev libxml2-dev >/dev/null \
             && grep -m1 'define GPSD_API_MAJOR_VERSION' /usr/include/gps.h \
-            && cd /src/pacer && swift build --product pacer --scratch-path /srv/build-sid-amd64 2>&1 | grep -E 'error|warning: unre|Compiling|Build' | tail -n 5 \
-            && test \${PIPESTATUS[0]} -eq 0 && /srv/build-sid-amd64/debug/pacer version" || { echo "cross-sdk: the sid amd64 build failed" >&2; exit 1; }
+            && cd /src/pacer && { swift build --product pacer --scratch-path /srv/build-sid-amd64 >/srv/build-sid-amd64.log 2>&1 \
+                || { grep -E 'error:' /srv/build-sid-amd64.log | sort -u | head -n 20; tail -n 15 /srv/build-sid-amd64.log; exit 1; }; } \
+            && tail -n 1 /srv/build-sid-amd64.log && /srv/build-sid-amd64/debug/pacer version" \
+            || { echo "cross-sdk: the sid amd64 build failed" >&2; exit 1; }
         ;;
     shell) cross_in_root "cd /src/pacer && exec bash -i" ;;
     *) echo "cross-sdk: unknown command '$1' (see --help)" >&2; exit 64 ;;

@@ -50,8 +50,11 @@ enum ComparisonChart {
             }
             var labels = LabelPlacer(x0: 0, y0: frame.top - 4, x1: panelWidth - 4, y1: frame.bottom)
             if panel.scale.lower < 0 { labels.reserve(x0: frame.left, y0: frame.py(0) - 1, x1: frame.right, y1: frame.py(0) + 1) }
+            // The closure captures the function alone, not the tuple holding it: Debian's
+            // Swift 6.2.3 (built with assertions) fails IRGen at -Onone on the tuple capture.
+            let value = panel.value
             let marks = rows.enumerated().compactMap { i, r -> (Int, ProfileComparison.Row, Double, Double)? in
-                guard let v = panel.value(r) else { return nil }
+                guard let v = value(r) else { return nil }
                 return (i, r, frame.px(r.energyMilliampHours), frame.py(v))
             }
             for (_, _, x, y) in marks { labels.reserve(x: x, y: y, radius: 7) }
