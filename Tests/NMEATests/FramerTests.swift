@@ -100,7 +100,7 @@ struct FramerTests {
     }
 
     @Test func nulBytesBetweenSentencesAreGarbage() {
-        let bytes = cycle().map { Array(($0 + "\r\n").utf8) + [0, 0, 0] }.flatMap { $0 }
+        let bytes: [UInt8] = cycle().map { Array(($0 + "\r\n").utf8) + [0, 0, 0] }.flatMap { $0 }
         let decoded = decode(bytes)
         #expect(epochs(decoded, like: [.fix(cycleFix)]) == [.fix(cycleFix)])
         #expect(decoded.statistics.garbageBytes == 21)

@@ -98,13 +98,14 @@ struct ReceiverCommandsTests {
           arguments: [1, 5, 10])
     func ubxPowerSaveCyclic(seconds: Int) {
         let ms = UInt32(seconds * 1000)
-        let pm2 = ubx(0x06, 0x3B,
-            [0x02, 0x00, 0x00, 0x00]      // version 2, reserved1, maxStartupStateDur 0, reserved2
-            + le32(1 << 12 | 1 << 17)     // flags: updateEPH, mode 1 (cyclic tracking)
-            + le32(ms) + le32(ms)         // updatePeriod, searchPeriod
-            + le32(0)                     // gridOffset
-            + [0, 0, 0, 0]                // onTime, minAcqTime
-            + [UInt8](repeating: 0, count: 20) + le32(0))  // reserved3, extintInactivityMs
+        // Built a field at a time: as one expression, Swift 6.2 gives up type-checking it.
+        var payload: [UInt8] = [0x02, 0x00, 0x00, 0x00]  // version 2, reserved1, maxStartupStateDur 0, reserved2
+        payload += le32(1 << 12 | 1 << 17)               // flags: updateEPH, mode 1 (cyclic tracking)
+        payload += le32(ms) + le32(ms)                   // updatePeriod, searchPeriod
+        payload += le32(0)                               // gridOffset
+        payload += [0, 0, 0, 0]                          // onTime, minAcqTime
+        payload += [UInt8](repeating: 0, count: 20) + le32(0)  // reserved3, extintInactivityMs
+        let pm2 = ubx(0x06, 0x3B, payload)
         #expect(pm2.count == 56)
         #expect(UBX.cfgPM2(updatePeriod: .seconds(seconds)) == pm2)
         let bytes = ReceiverCommands.encode(.powerSave(updatePeriod: .seconds(seconds)), for: .ubx)
