@@ -11,7 +11,11 @@
 #   scripts/cross-sdk.sh check-sid       build pacer with sid's Swift 6.2.3 for amd64 against
 #                                        sid's own libraries (libgps API 16): the third
 #                                        libgps API the source must compile against
-#   scripts/cross-sdk.sh shell           a shell in the sid root, the checkout at /src/pacer
+#   scripts/cross-sdk.sh run BINARY [ARGS]  run an arm64 binary here under qemu-aarch64-static
+#                                        with the sysroot's libraries
+#   scripts/cross-sdk.sh test [ARGS]     build the tests for arm64 and run them here under qemu
+#                                        (ARGS to the test binary: --filter REGEX, --skip REGEX)
+#   scripts/cross-sdk.sh shell           a shell in the sid root, the checkout at its own path
 #
 # Needs root. Exit status: 0 done; 1 a build failed; 64 bad usage; 69 Debian's archive or
 # debootstrap failed; 77 not root.
@@ -21,7 +25,7 @@ cross_repo=$repo
 source "$repo/scripts/lib/cross.sh"
 
 case "${1:-}" in
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 
 t0=$SECONDS
@@ -43,11 +47,17 @@ case "${1:-}" in
     check-sid)
         cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgps-dev libasound2-dev libsqlite3-dev libxml2-dev >/dev/null \
             && grep -m1 'define GPSD_API_MAJOR_VERSION' /usr/include/gps.h \
-            && cd /src/pacer && { swift build --product pacer --scratch-path /srv/build-sid-amd64 >/srv/build-sid-amd64.log 2>&1 \
+            && cd '$repo' && { swift build --product pacer --scratch-path /srv/build-sid-amd64 >/srv/build-sid-amd64.log 2>&1 \
                 || { grep -E 'error:' /srv/build-sid-amd64.log | sort -u | head -n 20; tail -n 15 /srv/build-sid-amd64.log; exit 1; }; } \
             && tail -n 1 /srv/build-sid-amd64.log && /srv/build-sid-amd64/debug/pacer version" \
             || { echo "cross-sdk: the sid amd64 build failed" >&2; exit 1; }
         ;;
-    shell) cross_in_root "cd /src/pacer && exec bash -i" ;;
+    run)
+        [ $# -ge 2 ] || { echo "cross-sdk: run BINARY [ARGS]" >&2; exit 64; }
+        shift
+        command -v qemu-aarch64-static >/dev/null || { apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null || exit 69; }
+        exec qemu-aarch64-static -L "$cross_sysroot" "$@" ;;
+    test) shift; cross_test "$@" ;;
+    shell) cross_in_root "cd '$repo' && exec bash -i" ;;
     *) echo "cross-sdk: unknown command '$1' (see --help)" >&2; exit 64 ;;
 esac

@@ -208,6 +208,19 @@ done
 install -m 0644 "$hw/cues.yaml" "$share/"
 install -m 0644 "$hw/config/simulated.yaml" "$share/config/"
 cp -r "$repo/Scenarios" "$share/scenarios"
+# A scenario whose recording lies outside the checkout (real-receiver reads gpsd's corpus in
+# ../shared in place) cannot run on a board: it stays out of the package, said here.
+for scenario in "$share/scenarios"/*/scenario.yaml; do
+    recording=$(sed -n 's/^recording: *//p' "$scenario" | head -1)
+    case "$recording" in ""|/*) continue ;; esac
+    source_dir="$repo/Scenarios/$(basename "$(dirname "$scenario")")"
+    resolved=$(realpath -m "$source_dir/$recording")
+    case "$resolved" in
+        "$repo"/*) ;;
+        *) say "leaving out scenario $(basename "$source_dir"): its recording $recording is not in the checkout"
+           rm -r "$(dirname "$scenario")" ;;
+    esac
+done
 
 # The settings, pointing at the package's data; the unit, running the package's binary.
 # Each rewrite is checked: a source line that changed shape must fail here, not on a board.

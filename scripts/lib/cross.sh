@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The arm64 cross toolchain, made from Debian's archive alone: sourced by scripts/cross-sdk.sh
 # and scripts/package-deb.sh, not run. Needs root (debootstrap, chroot, mount namespaces).
 #
@@ -19,11 +20,16 @@
 #                                dpkg-shlibdeps --admindir computes Depends from the arm64
 #                                libraries' real sonames and versions
 #     swift-sdk.json, toolset.json (-use-ld=lld: the toolchain's own ld.lld links aarch64)
+#     aarch64-debian13/test-runtime   sid's libxml2.so.16: the arm64 Swift runtime's shared
+#                                FoundationXML (which only a test build links: pacer itself
+#                                links the static one, against trixie's libxml2.so.2) needs it
+#                                to run the test suite under qemu
 #
 # Functions: cross_prepare (makes what is missing; sets the variables below), cross_in_root
-# COMMAND (runs bash -c COMMAND in the sid root, the checkout at /src/pacer, in a private
-# mount namespace so no mount outlives it), cross_build OUT (a release build of pacer for
-# arm64, Swift runtime linked in, copied to OUT).
+# COMMAND (runs bash -c COMMAND in the sid root, the checkout mounted at its own path, in a
+# private mount namespace so no mount outlives it), cross_build OUT (a release build of pacer
+# for arm64, Swift runtime linked in, copied to OUT), cross_test [ARGS] (the test suite built
+# for arm64 and run here under qemu-user).
 
 : "${cross_cache:=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}}"
 : "${cross_mirror:=http://deb.debian.org/debian}"
@@ -41,26 +47,29 @@ cross_root_packages="swiftlang libc6-dev libstdc++-14-dev git ca-certificates"
 cross_sysroot_suite=trixie
 cross_sysroot_packages="libc6-dev libgcc-14-dev libstdc++-14-dev libgps-dev libasound2-dev libsqlite3-dev libxml2-dev zlib1g-dev"
 cross_swift_packages="swiftlang:arm64 libswiftlang:arm64"
+cross_test_runtime_packages="libxml2-16:arm64"
 cross_recipe_root="1 sid $cross_root_packages"
-cross_recipe_sdk="4 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_swift_packages"
+cross_recipe_sdk="5 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_swift_packages / $cross_test_runtime_packages"
 
 cross_say() { echo "cross: $*" >&2; }
 
 # cross_in_root COMMAND: bash -c COMMAND in the sid root, as root, with /proc, /dev, the
-# checkout at /src/pacer and the machine's Swift package mirror (if any) mounted, in a mount
-# namespace of its own (the mounts go when the command ends, however it ends).
+# checkout (at the same path as here: the tests find the repository by their #filePath, so an
+# arm64 test binary run here finds it too) and the machine's Swift package mirror (if any)
+# mounted, in a mount namespace of its own (the mounts go when the command ends, however it
+# ends).
 cross_in_root() {
     local mirror_bind=""
     if [ -d /opt/swift-packages ]; then
         mkdir -p "$cross_root/opt/swift-packages"
         mirror_bind="mount --bind /opt/swift-packages '$cross_root/opt/swift-packages' && mount -o remount,bind,ro '$cross_root/opt/swift-packages' &&"
     fi
-    mkdir -p "$cross_root/src/pacer" "$cross_root/proc" "$cross_root/dev"
+    mkdir -p "$cross_root$cross_repo" "$cross_root/proc" "$cross_root/dev"
     unshare --mount --propagation private bash -c "
         set -e
         mount -t proc proc '$cross_root/proc'
         mount --rbind /dev '$cross_root/dev'
-        mount --bind '$cross_repo' '$cross_root/src/pacer'
+        mount --bind '$cross_repo' '$cross_root$cross_repo'
         $mirror_bind
         exec chroot '$cross_root' /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c \"\$1\"
@@ -158,6 +167,8 @@ cross_make_sdk() {
         apt-get update -qq
         rm -f /srv/apt-arm64-sid/archives/*.deb
         cd /srv/apt-arm64-sid/archives && apt-get download -qq $cross_swift_packages
+        mkdir -p /srv/apt-arm64-sid/test-runtime && cd /srv/apt-arm64-sid/test-runtime && rm -f *.deb
+        apt-get download -qq $cross_test_runtime_packages
     " || { cross_say "downloading the arm64 packages failed"; return 69; }
     local libs=("$cross_root/srv/apt-arm64-$cross_sysroot_suite/archives/"*.deb)
     local swift_debs=("$cross_root/srv/apt-arm64-sid/archives/"*.deb)
@@ -177,6 +188,8 @@ cross_make_sdk() {
     [ -e "$cross_sysroot/usr/lib/swift_static/linux/static-stdlib-args.lnk" ] \
         || { cross_say "sid's swiftlang:arm64 has no static runtime (swift_static/linux/static-stdlib-args.lnk)"; return 69; }
     cross_make_admindir "${libs[@]}"
+    mkdir -p "$cross_sdk_dir/test-runtime"
+    for deb in "$cross_root/srv/apt-arm64-sid/test-runtime/"*.deb; do dpkg -x "$deb" "$cross_sdk_dir/test-runtime"; done
 
     local swift_version
     swift_version=$(dpkg-deb -f "${swift_debs[0]}" Version)
@@ -231,8 +244,25 @@ cross_pkg_config_env="PKG_CONFIG_SYSROOT_DIR=/srv/sdk/pacer-aarch64.artifactbund
 # folder stays in the root (sid-amd64/srv/build-aarch64), so a later build is incremental.
 cross_build() {
     local out=$1
-    cross_in_root "cd /src/pacer && env $cross_pkg_config_env swift build -c release --static-swift-stdlib --product pacer \
+    cross_in_root "cd '$cross_repo' && env $cross_pkg_config_env swift build -c release --static-swift-stdlib --product pacer \
         --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path /srv/build-aarch64" >&2 \
         || { cross_say "the arm64 build failed"; return 1; }
     install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$out"
+}
+
+# cross_test [ARGS...]: the test suite built for arm64 (debug, as `swift build --build-tests`
+# builds it; Debian's swiftlang has no _Testing_Foundation library, so cross-import overlays
+# are off) and run here under qemu-aarch64 with the sysroot, so the tests that start other
+# programs (pacer itself, gpsd, xmllint) start them as on amd64: the arm64 pacer through
+# binfmt_misc, the host's tools as they are. ARGS go to the test binary (e.g. --filter).
+cross_test() {
+    local build=/srv/build-aarch64-tests
+    cross_in_root "cd '$cross_repo' && env $cross_pkg_config_env swift build --build-tests \
+        --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path $build \
+        -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays" >&2 \
+        || { cross_say "the arm64 test build failed"; return 1; }
+    [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || cross_say "qemu-aarch64 is not registered with binfmt_misc: tests that start pacer will fail"
+    (cd "$cross_repo" && QEMU_LD_PREFIX="$cross_sysroot" \
+        LD_LIBRARY_PATH="/usr/lib/swift/linux:$cross_sdk_dir/test-runtime/usr/lib/aarch64-linux-gnu" \
+        qemu-aarch64-static -L "$cross_sysroot" "$cross_root$build/debug/PacerPackageTests.xctest" --testing-library swift-testing "$@")
 }

@@ -1,19 +1,35 @@
 # A scratch Debian root for the checks that prove an installation on a clean system
-# (scripts/clean-root-check.sh, scripts/install-check.sh, scripts/deb-install-check.sh).
+# (scripts/clean-root-check.sh, scripts/install-check.sh, scripts/deb-install-check.sh,
+# scripts/arm64-install-check.sh).
 # Sourced, not run. The caller sets `name` (for messages) and may set `root`, `keep`,
-# `mirror`, `suite`, `needs_toolchain` before calling `root_create`; it then has `root`,
-# `log`, `toolchain`, `figures` and the functions below.
+# `mirror`, `suite`, `needs_toolchain`, `root_arch`, `root_cache`, `debootstrap_opts` before
+# calling `root_create`; it then has `root`, `log`, `toolchain`, `figures` and the functions
+# below.
 #
 #   root_create        debootstrap --variant=minbase into $root (a fresh temporary folder
 #                      when unset), with main, updates and security, name resolution, and
-#                      proc, sys and dev (ptys included) mounted; removed at exit unless
-#                      keep=1. Exits 69 when the root cannot be made, 77 when not root.
+#                      proc, sys and dev (ptys included) mounted, and apt not checking
+#                      Release files' Valid-Until (a mirror's snapshot may be served past
+#                      it); removed at exit unless keep=1. Exits 69 when the root cannot
+#                      be made, 77 when not root.
+#
+# A root of another architecture (scripts/arm64-install-check.sh): root_arch=arm64 (a Debian
+# architecture; unset or empty: this machine's). Its programs run under qemu-user-static
+# through binfmt_misc: root_create mounts binfmt_misc when it is not, installs
+# qemu-user-static and binfmt-support when missing and registers the interpreter with the F
+# (fix-binary) flag, so that it works inside the chroot; debootstrap then does both stages
+# at once. An interpreter registered without F (by someone else) is copied into the root.
+# root_cache=DIR keeps the pristine debootstrapped root as DIR/root-SUITE-ARCH-minbase.tar.zst
+# (made by the first run, reused by later ones while younger than 30 days), since an
+# emulated second stage takes minutes. debootstrap_opts=(…) adds options to debootstrap.
 #   root_bind SRC DST [ro]   a bind mount, undone at exit
 #   in_root COMMAND    bash -c COMMAND in the root as root, with the toolchain (if any) on the PATH
 #   phase NAME CMD...  runs CMD with its output in $log, timed into $figures
 #   root_apt PKG...    apt-get install in the root
 
 : "${keep:=0}" "${root:=}" "${mirror:=http://deb.debian.org/debian}" "${suite:=bookworm}"
+: "${root_arch:=}" "${root_cache:=}"
+[ -n "${debootstrap_opts+set}" ] || debootstrap_opts=()
 figures=()
 mounts=()
 
@@ -106,6 +122,125 @@ verify_unit() {   # verify_unit PATH: the host's systemd-analyze verify of the i
     fi
 }
 
+# The qemu architecture name of a Debian architecture, for binfmt_misc's entry.
+qemu_arch() {
+    case "$1" in
+        arm64) echo aarch64 ;;
+        armhf|armel) echo arm ;;
+        riscv64) echo riscv64 ;;
+        ppc64el) echo ppc64le ;;
+        s390x) echo s390x ;;
+        *) return 1 ;;
+    esac
+}
+
+# For a root of another architecture: binfmt_misc mounted, qemu-user-static's interpreter
+# registered and enabled. Sets binfmt_interpreter (its path) and binfmt_fixed (1 when
+# registered with the F flag: the kernel opens it at registration, so it needs not be in
+# the root).
+binfmt_interpreter=""
+binfmt_fixed=1
+root_binfmt() {
+    local qarch entry conf
+    qarch=$(qemu_arch "$root_arch") || { say "no qemu emulation known for architecture $root_arch"; exit 69; }
+    conf=/usr/lib/binfmt.d/qemu-$qarch.conf
+    if [ ! -e "$conf" ] || ! command -v update-binfmts >/dev/null; then
+        say "installing qemu-user-static and binfmt-support (to run $root_arch programs)"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            qemu-user-static binfmt-support >/dev/null; } || { say "cannot install qemu-user-static"; exit 69; }
+    fi
+    if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+            || { say "cannot mount binfmt_misc on /proc/sys/fs/binfmt_misc"; exit 69; }
+    fi
+    entry=/proc/sys/fs/binfmt_misc/qemu-$qarch
+    if [ ! -e "$entry" ]; then
+        # binfmt-support registers Debian's entry (fix_binary yes: the F flag); straight
+        # from qemu's binfmt.d line (flags OPF) when it will not.
+        update-binfmts --enable "qemu-$qarch" >/dev/null 2>&1 || true
+        [ -e "$entry" ] || grep -v '^#' "$conf" >/proc/sys/fs/binfmt_misc/register 2>/dev/null || true
+        [ -e "$entry" ] || { say "cannot register qemu-$qarch with binfmt_misc"; exit 69; }
+    fi
+    [ "$(head -1 "$entry")" = enabled ] || echo 1 >"$entry"
+    binfmt_interpreter=$(sed -n 's/^interpreter //p' "$entry")
+    if sed -n 's/^flags: //p' "$entry" | grep -q F; then
+        binfmt_fixed=1
+    else
+        binfmt_fixed=0
+        [ -x "$binfmt_interpreter" ] || { say "binfmt_misc's qemu-$qarch names $binfmt_interpreter, which is not there"; exit 69; }
+    fi
+}
+
+# Without the F flag, the kernel looks the interpreter up in the chroot: it goes in there.
+root_put_interpreter() {
+    [ "$binfmt_fixed" -eq 1 ] && return 0
+    mkdir -p "$root$(dirname "$binfmt_interpreter")"
+    cp "$(readlink -f "$binfmt_interpreter")" "$root$binfmt_interpreter"
+}
+
+# The cache's name for this root: suite, architecture, variant (and debootstrap_opts).
+root_cache_key() {
+    local key="$suite-${root_arch:-$(dpkg --print-architecture)}-minbase"
+    [ ${#debootstrap_opts[@]} -eq 0 ] || key+="-$(printf '%s\n' "${debootstrap_opts[@]}" | md5sum | cut -c1-8)"
+    echo "$key"
+}
+
+# The cached pristine root's tarball, if there is one younger than 30 days (an older one is
+# deleted: the archive moves on).
+root_cached() {
+    local key f
+    [ -n "$root_cache" ] && [ -d "$root_cache" ] || return 0
+    key=$(root_cache_key)
+    find "$root_cache" -maxdepth 1 -name "root-$key.tar.*" -mtime +30 -delete
+    for f in "$root_cache/root-$key.tar.zst" "$root_cache/root-$key.tar.gz"; do
+        if [ -s "$f" ]; then echo "$f"; return 0; fi
+    done
+}
+
+# debootstrap into $root, or the pristine root from $root_cache; with root_cache set, a
+# debootstrap made here is kept there for the next run.
+root_debootstrap() {
+    local arch host opts=(--variant=minbase) key cache="" tmp
+    host=$(dpkg --print-architecture)
+    arch=${root_arch:-$host}
+    if [ "$arch" != "$host" ]; then opts+=(--arch="$arch"); fi
+    opts+=("${debootstrap_opts[@]}")
+    if [ -n "$root_cache" ]; then
+        key=$(root_cache_key)
+        cache=$(root_cached)
+        if [ -n "$cache" ]; then
+            echo "the pristine root from $cache"
+            if [ "${cache##*.}" = zst ]; then zstd -q -dc "$cache"; else gzip -dc "$cache"; fi \
+                | tar -x -p --numeric-owner --xattrs --xattrs-include='*' -C "$root" || return 1
+            root_put_interpreter
+            return 0
+        fi
+    fi
+    if [ "$arch" != "$host" ] && [ "$binfmt_fixed" -eq 0 ]; then
+        debootstrap --foreign "${opts[@]}" "$suite" "$root" "$mirror" || return 1
+        root_put_interpreter
+        chroot "$root" /debootstrap/debootstrap --second-stage || return 1
+    else
+        debootstrap "${opts[@]}" "$suite" "$root" "$mirror" || return 1
+    fi
+    [ -n "$root_cache" ] || return 0
+    # Kept without the downloaded packages and the package lists (apt-get update comes next).
+    rm -f "$root"/var/cache/apt/archives/*.deb
+    find "$root/var/lib/apt/lists" -maxdepth 1 -type f ! -name lock -delete
+    mkdir -p "$root_cache"
+    if command -v zstd >/dev/null; then cache="$root_cache/root-$key.tar.zst"; else cache="$root_cache/root-$key.tar.gz"; fi
+    tmp=$(mktemp "$cache.XXXXXX")
+    if tar -c --one-file-system --numeric-owner --xattrs --xattrs-include='*' \
+            ${binfmt_interpreter:+--exclude=".$binfmt_interpreter"} -C "$root" . \
+            | if [ "${cache##*.}" = zst ]; then zstd -q -T0 -3; else gzip -1; fi >"$tmp" \
+        && chmod 0644 "$tmp" && mv "$tmp" "$cache"; then
+        echo "kept the pristine root as $cache ($(du -h "$cache" | cut -f1))"
+    else
+        rm -f "$tmp"
+        echo "could not keep the root in $root_cache (going on without)"
+    fi
+}
+
 root_create() {
     if ! command -v debootstrap >/dev/null; then
         say "installing debootstrap"
@@ -123,7 +258,13 @@ root_create() {
     : >"$log"
     trap root_cleanup EXIT
 
-    phase "root (debootstrap minbase)" debootstrap --variant=minbase "$suite" "$root" "$mirror" \
+    local label="root (debootstrap minbase)"
+    if [ -n "$root_arch" ] && [ "$root_arch" != "$(dpkg --print-architecture)" ]; then
+        root_binfmt
+        label="root (debootstrap minbase $root_arch)"
+    fi
+    [ -z "$(root_cached)" ] || label="root (from the cache)"
+    phase "$label" root_debootstrap \
         || { say "debootstrap failed (log: $log)"; tail -n 20 "$log" >&2; exit 69; }
     # A fresh Debian as a user has it: main with updates and security, and name resolution.
     cat >"$root/etc/apt/sources.list" <<SOURCES
@@ -131,6 +272,8 @@ deb $mirror $suite main
 deb $mirror $suite-updates main
 deb ${mirror%/debian}/debian-security $suite-security main
 SOURCES
+    # A mirror's snapshot may be served past its Release files' Valid-Until.
+    echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99pacer-check-valid-until"
     cp -L /etc/resolv.conf "$root/etc/resolv.conf"
     # debootstrap writes no /etc/hosts; Debian's installer does, and without it `localhost`
     # does not resolve (gpsd://localhost:2947 would be "unknown host", not "not reachable").
