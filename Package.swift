@@ -103,6 +103,9 @@ let package = Package(
             dependencies: [
                 "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage", "Runtime", "Coaching",
                 "ScenarioRunner", "Charts",
+                // The control socket's client and error types, and the stop signals; the
+                // adapters themselves are picked by the Configurator alone.
+                "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,11 +138,12 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScenarioRunnerTests",
-            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts"],
+            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts", "HAL"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",
-            dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore", "NMEA"],
+            dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore", "NMEA",
+                           "Runtime", "Storage"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

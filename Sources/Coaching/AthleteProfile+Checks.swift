@@ -1,4 +1,11 @@
-import Foundation  // pow, for the race-time bound (as PacerCore's Geodesy uses it for sin and cos)
+// libm's pow (the race-time bound), and nothing else of the system: no Foundation in the domain.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PacerCore
 
 /// The athlete profile's fields, its plausibility checks and the text forms of its marks: what

@@ -81,7 +81,7 @@ struct DeviceCommand: ParsableCommand {
             logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
         var faults = built.faults
-        if let alsa = built.buzzer as? ALSABuzzer, let reason = alsa.unavailableReason {
+        if let reason = built.buzzer.unavailableReason {
             faults.append("sound: \(reason)")
         }
         let clock = built.clock

@@ -1,4 +1,11 @@
-import Foundation
+// libm's sin, cos, asin, sqrt, and nothing else of the system: no Foundation in the domain.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Distances on the Earth, for track lengths and speeds.
 public enum Geodesy {
