@@ -135,6 +135,8 @@ extension RuntimeEvent {
         case .cue(let cue, let phase):
             return [("cue", .text(cue.rawValue))] + (phase.map { [("phase", .int($0 + 1))] } ?? [])
         case .gps(let gps, let detail):
+            // "gps", as the status object names the same state (and as events.jsonl names it):
+            // "status" is the status object these lines carry.
             return [("gps", .text(gps.rawValue))] + (detail.map { [("detail", .text($0))] } ?? [])
         case .waypoint(let name, let outcome):
             switch outcome {
@@ -210,7 +212,8 @@ extension RouteFollower.Event {
         case .offRoute(let by, let along): [("off_by_m", .number(by, places: 1)), ("along_m", .number(along, places: 1))]
         case .backOnRoute(let along): [("along_m", .number(along, places: 1))]
         case .waypointAhead(let index, let name, let distance, let climb):
-            [("waypoint", .int(index + 1)), ("name", .text(name)), ("distance_m", .number(distance, places: 1))]
+            // "ahead_m": the cue's line adds the runner's own "distance_m" after these fields.
+            [("waypoint", .int(index + 1)), ("name", .text(name)), ("ahead_m", .number(distance, places: 1))]
                 + (climb.map { [("climb_m", .number($0, places: 1))] } ?? [])
         case .waypointPassed(let index, let name): [("waypoint", .int(index + 1)), ("name", .text(name))]
         case .turnAround(let along): [("along_m", .number(along, places: 1))]

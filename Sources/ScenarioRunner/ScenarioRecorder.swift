@@ -88,7 +88,7 @@ final class ScenarioRecorder: Sendable {
             name = s.rawValue
             for (path, replacement) in redactions { detail = detail?.replacingOccurrences(of: path, with: replacement) }
             text = "gps \(s.rawValue)" + (detail.map { " (\($0))" } ?? "")
-            fields = [("status", .text(s.rawValue))]
+            fields = [("gps", .text(s.rawValue))]   // the name `pacer ctl watch` and the status object use
             if let detail { fields.append(("detail", .text(detail))) }
         case .waypoint(let wname, let outcome):
             name = wname
@@ -154,7 +154,8 @@ final class ScenarioRecorder: Sendable {
         case .waypointAhead(let index, let name, let distance, let climb):
             let up = climb.map { c in ", " + (c >= 0 ? "+" : "") + "\(Int(c.rounded())) m" } ?? ""
             return (name, "waypoint \(index + 1) '\(name)' \(km(distance)) km ahead\(up)",
-                    [("waypoint", .int(index + 1)), ("name", .text(name)), ("distance_m", m(distance))]
+                    // "ahead_m", not "distance_m": the line ends with the runner's distance_m.
+                    [("waypoint", .int(index + 1)), ("name", .text(name)), ("ahead_m", m(distance))]
                         + (climb.map { [("climb_m", m($0))] } ?? []))
         case .waypointPassed(let index, let name):
             return (name, "passed waypoint \(index + 1) '\(name)'", [("waypoint", .int(index + 1)), ("name", .text(name))])
@@ -194,7 +195,7 @@ final class ScenarioRecorder: Sendable {
         case .gps(let status, let detail):
             let detail = detail.map(redact)
             note("gps", name: status.rawValue, text: "gps \(status.rawValue)" + (detail.map { " (\($0))" } ?? ""),
-                 fields: [("status", .text(status.rawValue))] + (detail.map { [("detail", .text($0))] } ?? []), at: time)
+                 fields: [("gps", .text(status.rawValue))] + (detail.map { [("detail", .text($0))] } ?? []), at: time)
         }
     }
 

@@ -16,6 +16,34 @@ struct EventJSONTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(line)")
     }
 
+    @Test("the strict reader finds a key given twice, at any depth, and nothing in a clean line")
+    func strictReaderFindsDuplicates() throws {
+        #expect(try StrictJSON.duplicateKeys(#"{"a":1,"b":{"c":[1,{"d":2,"d":3}],"c":"x"},"a":"}\","}"#)
+                == ["$.b.c[1].d", "$.b.c", "$.a"])
+        #expect(try StrictJSON.duplicateKeys(#"{"event":"gps","gps":"fix","detail":"a \"quoted\" word"}"#) == [])
+        #expect(throws: StrictJSON.Malformed.self) { try StrictJSON.duplicateKeys(#"{"a":1"#) }
+    }
+
+    @Test("every bundled scenario's events.jsonl and summary.json give each key once")
+    func goldenLinesHaveEachKeyOnce() throws {
+        let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios").path
+        var files = 0, lines = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: scenarios).sorted() {
+            for file in ["events.jsonl", "summary.json"] {
+                let path = "\(scenarios)/\(name)/golden/\(file)"
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+                files += 1
+                let texts = file == "summary.json" ? [text] : text.split(separator: "\n").map(String.init)
+                for json in texts {
+                    lines += 1
+                    #expect(try StrictJSON.duplicateKeys(json) == [], "\(name)/\(file): \(json.prefix(300))")
+                }
+            }
+        }
+        #expect(files >= 60 && lines > 1000, "\(files) files, \(lines) lines")
+    }
+
     @Test("the generic line: event first, then the fields in order")
     func genericLine() throws {
         #expect(EventJSON.line(kind: "state", fields: [("state", .text("ready"))]) == #"{"event":"state","state":"ready"}"#)

@@ -58,6 +58,11 @@ struct RouteRuntimeTests {
         #expect(abs(route[1].0 - 50) <= 2)
         let ahead = try EventJSONTests.object(route[1].2)
         #expect(ahead["event"] as? String == "waypoint-ahead" && ahead["climb_m"] as? Double == 5)
+        #expect((ahead["ahead_m"] as? Double).map { abs($0 - 150) < 4 } == true, "\(route[1].2)")
+        // Every line as `pacer ctl watch` streams it, each key once (a reader keeps only one).
+        for line in all.map(\.json) {
+            #expect(try StrictJSON.duplicateKeys(line) == [], "\(line)")
+        }
         // Off beyond 40 m of the eastward leg's corner: 440 m, 147 s, confirmed at the next fix.
         #expect(abs(route[3].0 - 148) <= 2)
         let off = try EventJSONTests.object(route[3].2)
