@@ -107,26 +107,6 @@ grep -E "^(Setting up|The following NEW packages)|^  " "$log" | tail -n 12 >&2 |
 check "pacer version" "pacer version | tee -a /dev/stderr >/tmp/version.out && \
     grep -qx 'pacer ${deb_version%%-*}' /tmp/version.out && grep -q '^libgps API $expected_libgps_api\\.' /tmp/version.out"
 
-# The parts: none here. The JSON must say the GPS and sound are missing, and the exit status
-# must be 69, EX_UNAVAILABLE (docs/reference.md: a part missing at `hw check`).
-hw_check() {
-    local status=0 json
-    json=$(unshare --net bash -c "ip link set lo up && chroot '$root' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 bash -c 'cd / && pacer hw check --json'") || status=$?
-    echo "$json"
-    echo "exit status $status"
-    [ "$status" -eq 69 ] || { echo "expected exit status 69 (GPS and sound missing), got $status"; return 1; }
-    python3 - "$json" <<'PY'
-import json, sys
-report = json.loads(sys.argv[1])
-parts = {p["part"]: p for p in report["parts"]}
-assert report["ok"] is False, "ok should be false"
-for name in ("GPS", "sound"):
-    assert parts[name]["status"] == "missing", f"{name}: {parts[name]['status']}"
-    assert parts[name]["required"] is True, f"{name} should be required"
-assert parts["GPS"]["configured"] == "gpsd://localhost:2947", parts["GPS"]["configured"]
-print("GPS:", parts["GPS"]["problem"]); print("sound:", parts["sound"]["problem"])
-PY
-}
 phase "pacer hw check --json (no parts)" hw_check || fail "pacer hw check --json on a root without the parts"
 
 check "user pacer, its groups and data folder" \
@@ -222,39 +202,6 @@ device_fail() {
     fail "$1"
 }
 
-press_buttons() {
-    # struct input_event on aarch64 as on x86-64: two int64 (seconds, microseconds), u16 type,
-    # u16 code, s32 value: 24 bytes, little-endian, the same "@qqHHi" as the host's.
-    python3 - "$root/tmp/buttons" <<'PY'
-import errno, os, struct, sys, time
-KEY, SYN, ENTER = 1, 0, 28
-assert struct.calcsize("@qqHHi") == 24
-t0 = time.monotonic()
-while True:   # the device opens its end once it runs (slower under emulation); give up after 60 s
-    try:
-        fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError as e:
-        if e.errno != errno.ENXIO or time.monotonic() - t0 > 60:
-            sys.exit(f"the device never opened {sys.argv[1]}: {e}")
-        time.sleep(0.2)
-print(f"the device opened the button FIFO after {time.monotonic() - t0:.1f} s")
-os.set_blocking(fd, True)
-t0 = time.monotonic()
-def event(kind, code, value):
-    t = time.time()
-    os.write(fd, struct.pack("<qqHHi", int(t), int((t % 1) * 1e6), kind, code, value))
-def press(at, hold):
-    time.sleep(max(0, t0 + at - time.monotonic()))
-    event(KEY, ENTER, 1); event(SYN, 0, 0)
-    time.sleep(hold)
-    event(KEY, ENTER, 0); event(SYN, 0, 0)
-press(6, 0.15)     # short: start the workout offered
-press(12, 0.15)    # short: a waypoint
-press(18, 3.5)     # very long: stop
-time.sleep(3)
-PY
-}
 phase "pacer device: button presses (evdev)" press_buttons || device_fail "writing button events to the FIFO"
 status_ok() {
     in_root "cd / && $(as_pacer "pacer ctl status --socket /tmp/pacer.sock")" | tee -a /dev/stderr | grep -q "^ready"

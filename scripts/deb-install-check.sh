@@ -69,26 +69,6 @@ grep -E "^(Setting up|The following NEW packages)|^  " "$log" | tail -n 12 >&2 |
 
 check "pacer version" "pacer version | tee -a /dev/stderr | grep -q '^pacer [0-9]'"
 
-# The parts: none here. The JSON must say the GPS and sound are missing, and the exit status
-# must be 69, EX_UNAVAILABLE (docs/reference.md: a part missing at `hw check`).
-hw_check() {
-    local status=0 json
-    json=$(unshare --net bash -c "ip link set lo up && chroot '$root' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 bash -c 'cd / && pacer hw check --json'") || status=$?
-    echo "$json"
-    echo "exit status $status"
-    [ "$status" -eq 69 ] || { echo "expected exit status 69 (GPS and sound missing), got $status"; return 1; }
-    python3 - "$json" <<'PY'
-import json, sys
-report = json.loads(sys.argv[1])
-parts = {p["part"]: p for p in report["parts"]}
-assert report["ok"] is False, "ok should be false"
-for name in ("GPS", "sound"):
-    assert parts[name]["status"] == "missing", f"{name}: {parts[name]['status']}"
-    assert parts[name]["required"] is True, f"{name} should be required"
-assert parts["GPS"]["configured"] == "gpsd://localhost:2947", parts["GPS"]["configured"]
-print("GPS:", parts["GPS"]["problem"]); print("sound:", parts["sound"]["problem"])
-PY
-}
 phase "pacer hw check --json (no parts)" hw_check || fail "pacer hw check --json on a root without the parts"
 
 check "pacer scenario run (bundled steady)" \

@@ -95,34 +95,6 @@ in_root "cd / && exec setpriv --reuid=pacer --regid=pacer --init-groups -- pacer
     --buttons evdev:/tmp/buttons --socket /tmp/pacer.sock --data-dir /var/lib/pacer" >"$device_out" 2>&1 &
 device_pid=$!
 
-press_buttons() {
-    python3 - "$root/tmp/buttons" <<'PY'
-import errno, os, struct, sys, time
-KEY, SYN, ENTER = 1, 0, 28
-t0 = time.monotonic()
-while True:   # the device opens its end once it runs; give up after 30 s
-    try:
-        fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError as e:
-        if e.errno != errno.ENXIO or time.monotonic() - t0 > 30:
-            sys.exit(f"the device never opened {sys.argv[1]}: {e}")
-        time.sleep(0.2)
-os.set_blocking(fd, True)
-def event(kind, code, value):
-    t = time.monotonic()
-    os.write(fd, struct.pack("@qqHHi", int(t), int((t % 1) * 1e6), kind, code, value))
-def press(at, hold):
-    time.sleep(max(0, t0 + at - time.monotonic()))
-    event(KEY, ENTER, 1); event(SYN, 0, 0)
-    time.sleep(hold)
-    event(KEY, ENTER, 0); event(SYN, 0, 0)
-press(6, 0.15)     # short: start the workout offered
-press(12, 0.15)    # short: a waypoint
-press(18, 3.5)     # very long: stop
-time.sleep(3)
-PY
-}
 if ! phase "button presses through evdev" press_buttons; then
     cat "$device_out" >>"$log"
     fail "writing button events to the FIFO"

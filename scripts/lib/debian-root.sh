@@ -26,6 +26,10 @@
 #   in_root COMMAND    bash -c COMMAND in the root as root, with the toolchain (if any) on the PATH
 #   phase NAME CMD...  runs CMD with its output in $log, timed into $figures
 #   root_apt PKG...    apt-get install in the root
+#   hw_check           pacer hw check --json in the root, on a network of its own: GPS and
+#                      sound must be missing, exit status 69 (the package checks)
+#   press_buttons      start, waypoint, very long stop, as input events into the FIFO
+#                      $root/tmp/buttons (the device checks)
 
 : "${keep:=0}" "${root:=}" "${mirror:=http://deb.debian.org/debian}" "${suite:=bookworm}"
 : "${root_arch:=}" "${root_cache:=}"
@@ -284,4 +288,64 @@ SOURCES
     mount -t proc proc "$root/proc"; mounts+=("$root/proc")
     mount -t sysfs sysfs "$root/sys"; mounts+=("$root/sys")
     mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"; mounts+=("$root/dev")
+}
+
+# --- checks shared by the install checks --------------------------------------------------
+
+# The parts: none here. The JSON must say the GPS and sound are missing, and the exit status
+# must be 69, EX_UNAVAILABLE (docs/reference.md: a part missing at `hw check`).
+hw_check() {   # pacer hw check --json in the root, alone on its network: GPS and sound missing, 69
+    local status=0 json
+    json=$(unshare --net bash -c "ip link set lo up && chroot '$root' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 bash -c 'cd / && pacer hw check --json'") || status=$?
+    echo "$json"
+    echo "exit status $status"
+    [ "$status" -eq 69 ] || { echo "expected exit status 69 (GPS and sound missing), got $status"; return 1; }
+    python3 - "$json" <<'PY'
+import json, sys
+report = json.loads(sys.argv[1])
+parts = {p["part"]: p for p in report["parts"]}
+assert report["ok"] is False, "ok should be false"
+for name in ("GPS", "sound"):
+    assert parts[name]["status"] == "missing", f"{name}: {parts[name]['status']}"
+    assert parts[name]["required"] is True, f"{name} should be required"
+assert parts["GPS"]["configured"] == "gpsd://localhost:2947", parts["GPS"]["configured"]
+print("GPS:", parts["GPS"]["problem"]); print("sound:", parts["sound"]["problem"])
+PY
+}
+
+# press_buttons: the device's button, as the kernel's input events written to the FIFO
+# $root/tmp/buttons once the device has opened it: a short press (start the workout
+# offered), a short press (a waypoint), a very long press (stop).
+press_buttons() {
+    # struct input_event on aarch64 as on x86-64: two int64 (seconds, microseconds), u16 type,
+    # u16 code, s32 value: 24 bytes, little-endian, the same "@qqHHi" as the host's.
+    python3 - "$root/tmp/buttons" <<'PY'
+import errno, os, struct, sys, time
+KEY, SYN, ENTER = 1, 0, 28
+assert struct.calcsize("@qqHHi") == 24
+t0 = time.monotonic()
+while True:   # the device opens its end once it runs (slower under emulation); give up after 60 s
+    try:
+        fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError as e:
+        if e.errno != errno.ENXIO or time.monotonic() - t0 > 60:
+            sys.exit(f"the device never opened {sys.argv[1]}: {e}")
+        time.sleep(0.2)
+print(f"the device opened the button FIFO after {time.monotonic() - t0:.1f} s")
+os.set_blocking(fd, True)
+t0 = time.monotonic()
+def event(kind, code, value):
+    t = time.time()
+    os.write(fd, struct.pack("<qqHHi", int(t), int((t % 1) * 1e6), kind, code, value))
+def press(at, hold):
+    time.sleep(max(0, t0 + at - time.monotonic()))
+    event(KEY, ENTER, 1); event(SYN, 0, 0)
+    time.sleep(hold)
+    event(KEY, ENTER, 0); event(SYN, 0, 0)
+press(6, 0.15)     # short: start the workout offered
+press(12, 0.15)    # short: a waypoint
+press(18, 3.5)     # very long: stop
+time.sleep(3)
+PY
 }
