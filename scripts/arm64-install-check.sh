@@ -174,14 +174,7 @@ bg_wait || fail "installing gpsd and systemd in the root"
 # --- the device, driven by the button (scripts/install-check.sh's run) ---------------------
 # A two-minute plan, made the device's by the pacer user; the bundled recording for a GPS,
 # at the clock's pace, and a FIFO for the button's input device.
-cat >"$root/tmp/check-plan.yaml" <<'PLAN'
-name: Install check
-workouts:
-  - name: Two minutes
-    phases:
-      - {name: run, minutes: 2, speed_kmh: [8, 12]}
-PLAN
-chmod 0644 "$root/tmp/check-plan.yaml"
+write_check_plan
 check "plan activate (as pacer)" "$(as_pacer "pacer plan activate /tmp/check-plan.yaml --data-dir /var/lib/pacer")"
 
 rm -f "$root/tmp/buttons" && mkfifo -m 0666 "$root/tmp/buttons"
@@ -353,11 +346,7 @@ verify_on_host() {
 phase "systemd-analyze verify (the root's)" verify_in_root || fail "systemd-analyze verify of the installed unit (the root's systemd)"
 phase "systemd-analyze verify --root (host's)" verify_on_host || fail "systemd-analyze verify of the installed unit (this machine's systemd)"
 
-check "apt-get remove keeps settings and activities" \
-    "DEBIAN_FRONTEND=noninteractive apt-get remove -y pacer && ! test -e /usr/bin/pacer && test -f /etc/pacer/pacer.yaml && test -d /var/lib/pacer"
-check "apt-get purge removes them, keeps the user" \
-    "DEBIAN_FRONTEND=noninteractive apt-get purge -y pacer && ! test -e /etc/pacer && ! test -e /var/lib/pacer && \
-     ! test -e /etc/systemd/system/multi-user.target.wants/pacer.service && getent passwd pacer"
+remove_and_purge
 
 say "the arm64 package installs, runs and goes away cleanly in a clean Debian $suite arm64 root (emulated)"
 # What the root printed, in short: the version, the parts report, the scenarios, the runs.

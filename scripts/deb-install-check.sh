@@ -100,11 +100,7 @@ check "unit enabled, settings a conffile" \
 phase "systemd (in the root, as on a board)" root_apt systemd || fail "installing systemd in the root"
 phase "systemd-analyze verify" verify_unit /lib/systemd/system/pacer.service || fail "systemd-analyze verify of the installed unit"
 
-check "apt-get remove keeps settings and activities" \
-    "DEBIAN_FRONTEND=noninteractive apt-get remove -y pacer && ! test -e /usr/bin/pacer && test -f /etc/pacer/pacer.yaml && test -d /var/lib/pacer"
-check "apt-get purge removes them, keeps the user" \
-    "DEBIAN_FRONTEND=noninteractive apt-get purge -y pacer && ! test -e /etc/pacer && ! test -e /var/lib/pacer && \
-     ! test -e /etc/systemd/system/multi-user.target.wants/pacer.service && getent passwd pacer"
+remove_and_purge
 
 say "the package installs, runs and goes away cleanly in a clean Debian $suite root"
 # What the root printed, in short: the version, the parts report, the scenario, the run, the user.

@@ -75,14 +75,7 @@ check "plans, settings, cues from /" \
     "pacer plan list | grep -q easy-run && pacer beep --list | grep -q '^ready' && pacer hw check --json >/tmp/hw.json; grep -q '\"part\":\"GPS\"' /tmp/hw.json"
 
 # A two-minute plan, made the device's by the pacer user, as Hardware/README.md says.
-cat >"$root/tmp/check-plan.yaml" <<'PLAN'
-name: Install check
-workouts:
-  - name: Two minutes
-    phases:
-      - {name: run, minutes: 2, speed_kmh: [8, 12]}
-PLAN
-chmod 0644 "$root/tmp/check-plan.yaml"
+write_check_plan
 phase "plan activate (as pacer)" as_pacer "pacer plan activate /tmp/check-plan.yaml --data-dir /var/lib/pacer" \
     || fail "pacer plan activate as user pacer"
 

@@ -30,6 +30,8 @@
 #                      sound must be missing, exit status 69 (the package checks)
 #   press_buttons      start, waypoint, very long stop, as input events into the FIFO
 #                      $root/tmp/buttons (the device checks)
+#   write_check_plan   the two-minute plan those checks run, at $root/tmp/check-plan.yaml
+#   remove_and_purge   apt-get remove keeps the data, purge removes it (the package checks)
 
 : "${keep:=0}" "${root:=}" "${mirror:=http://deb.debian.org/debian}" "${suite:=bookworm}"
 : "${root_arch:=}" "${root_cache:=}"
@@ -348,4 +350,21 @@ press(12, 0.15)    # short: a waypoint
 press(18, 3.5)     # very long: stop
 time.sleep(3)
 PY
+}
+
+# remove_and_purge: `apt-get remove` keeps the settings and the activities; `apt-get purge`
+# removes them and the unit's enablement, and keeps the user (the package checks).
+remove_and_purge() {
+    check "apt-get remove keeps settings and activities" \
+        "DEBIAN_FRONTEND=noninteractive apt-get remove -y pacer && ! test -e /usr/bin/pacer && test -f /etc/pacer/pacer.yaml && test -d /var/lib/pacer"
+    check "apt-get purge removes them, keeps the user" \
+        "DEBIAN_FRONTEND=noninteractive apt-get purge -y pacer && ! test -e /etc/pacer && ! test -e /var/lib/pacer && \
+         ! test -e /etc/systemd/system/multi-user.target.wants/pacer.service && getent passwd pacer"
+}
+
+# write_check_plan: a two-minute plan at $root/tmp/check-plan.yaml, for the device's runs.
+write_check_plan() {
+    printf '%s\n' "name: Install check" "workouts:" "  - name: Two minutes" "    phases:" \
+        "      - {name: run, minutes: 2, speed_kmh: [8, 12]}" >"$root/tmp/check-plan.yaml"
+    chmod 0644 "$root/tmp/check-plan.yaml"
 }
