@@ -28,7 +28,8 @@
 # Functions: cross_prepare (makes what is missing; sets the variables below), cross_in_root
 # COMMAND (runs bash -c COMMAND in the sid root, the checkout mounted at its own path, in a
 # private mount namespace so no mount outlives it), cross_build OUT (a release build of pacer
-# for arm64, Swift runtime linked in, copied to OUT), cross_test [ARGS] (the test suite built
+# for arm64, Swift runtime linked in, copied to OUT; cross_swift_build underlies it and
+# cross_test), cross_test [ARGS] (the test suite built
 # for arm64 and run here under qemu-user).
 
 : "${cross_cache:=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}}"
@@ -237,17 +238,22 @@ cross_prepare() {
     fi
 }
 
-# The sysroot's pkg-config files, for SwiftPM's systemLibrary targets (CGPS, CALSA).
-cross_pkg_config_env="PKG_CONFIG_SYSROOT_DIR=/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot PKG_CONFIG_LIBDIR=/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:/srv/sdk/pacer-aarch64.artifactbundle/aarch64-debian13/sysroot/usr/share/pkgconfig"
+# cross_swift_build SCRATCH ARGS...: swift build for arm64 in the root, with the SDK and the
+# sysroot's pkg-config files (for SwiftPM's systemLibrary targets, CGPS and CALSA); the build
+# folder SCRATCH stays in the root, so a later build is incremental.
+cross_swift_build() {
+    local scratch=$1; shift
+    local sysroot=${cross_sysroot#"$cross_root"}
+    cross_in_root "cd '$cross_repo' && PKG_CONFIG_SYSROOT_DIR=$sysroot \
+        PKG_CONFIG_LIBDIR=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig \
+        swift build --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path $scratch $*" >&2
+}
 
-# cross_build OUT: pacer, release, Swift runtime linked in, for arm64; copied to OUT. The build
-# folder stays in the root (sid-amd64/srv/build-aarch64), so a later build is incremental.
+# cross_build OUT: pacer, release, Swift runtime linked in, for arm64; copied to OUT.
 cross_build() {
-    local out=$1
-    cross_in_root "cd '$cross_repo' && env $cross_pkg_config_env swift build -c release --static-swift-stdlib --product pacer \
-        --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path /srv/build-aarch64" >&2 \
+    cross_swift_build /srv/build-aarch64 -c release --static-swift-stdlib --product pacer \
         || { cross_say "the arm64 build failed"; return 1; }
-    install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$out"
+    install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$1"
 }
 
 # cross_test [ARGS...]: the test suite built for arm64 (debug, as `swift build --build-tests`
@@ -257,9 +263,7 @@ cross_build() {
 # binfmt_misc, the host's tools as they are. ARGS go to the test binary (e.g. --filter).
 cross_test() {
     local build=/srv/build-aarch64-tests
-    cross_in_root "cd '$cross_repo' && env $cross_pkg_config_env swift build --build-tests \
-        --swift-sdks-path /srv/sdk --swift-sdk $cross_sdk_name --scratch-path $build \
-        -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays" >&2 \
+    cross_swift_build $build --build-tests -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays \
         || { cross_say "the arm64 test build failed"; return 1; }
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || cross_say "qemu-aarch64 is not registered with binfmt_misc: tests that start pacer will fail"
     (cd "$cross_repo" && QEMU_LD_PREFIX="$cross_sysroot" \
