@@ -33,6 +33,16 @@ public protocol PacerClock: AnyObject, Sendable {
     /// Runs `task` on the clock's loop as soon as it can, after tasks already due. Safe to
     /// call from any thread.
     func execute(_ task: @escaping @Sendable () -> Void)
+
+    /// Lets the board suspend to RAM while the loop waits for a distant deadline (the runtime
+    /// allows it when the power profile says so). Only the board's clock with a board that
+    /// can suspend does anything; every other clock keeps the default, which ignores it.
+    func allowSuspend(_ allowed: Bool)
+}
+
+extension PacerClock {
+    /// A clock that cannot suspend the board ignores the permission.
+    public func allowSuspend(_ allowed: Bool) {}
 }
 
 extension PacerClock {

@@ -40,6 +40,17 @@ public protocol GPSSource: AnyObject, Sendable {
     func start(_ sink: GPSEventSink)
     /// Stops reading and releases the device.
     func stop()
+
+    /// Asks the receiver for a power state (`.tracking` wakes it; `.powerSave`, `.backup`):
+    /// on the board, UBX or PMTK commands on the serial port; in simulation, the replay
+    /// withholds what a sleeping receiver would not send. A source that cannot command its
+    /// receiver keeps the default, which ignores it: the receiver keeps tracking.
+    func setPower(_ state: GPSPowerState)
+}
+
+extension GPSSource {
+    /// A receiver that cannot be commanded keeps tracking.
+    public func setPower(_ state: GPSPowerState) {}
 }
 
 /// The shared half of every GPS source (as ArduPilot's HAL interfaces own the shared logic
@@ -276,7 +287,7 @@ public struct FixThrottle: Sendable {
 /// between workouts (searching for a fix, ready), and each workout's runtime attaches for
 /// its run as if it had started the source itself. Stopping the workout detaches it; the
 /// receiver stays open, with its fix, for the next workout.
-public final class GPSHub: GPSSource, GPSPowerControl {
+public final class GPSHub: GPSSource {
     public let source: any GPSSource
     private let device: GPSEventSink
     private let attached = Mutex<GPSEventSink?>(nil)
@@ -329,6 +340,6 @@ public final class GPSHub: GPSSource, GPSPowerControl {
     }
 
     public func setPower(_ state: GPSPowerState) {
-        (source as? any GPSPowerControl)?.setPower(state)
+        source.setPower(state)
     }
 }

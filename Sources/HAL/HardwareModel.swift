@@ -28,14 +28,6 @@ public enum GPSPowerState: String, Hashable, Sendable, CaseIterable {
     case off
 }
 
-/// A GPS source that can be told to change the receiver's power state (on the board: UBX or
-/// PMTK commands on the serial port; in simulation: the replay withholds what a sleeping
-/// receiver would not send). A source without this capability keeps tracking.
-public protocol GPSPowerControl: AnyObject, Sendable {
-    /// Asks the receiver for `state` (`.tracking` wakes it; `.powerSave`, `.backup`).
-    func setPower(_ state: GPSPowerState)
-}
-
 /// The electrical description of a device build: the board, the GPS module, the buzzer
 /// and the battery, with the current each draws in each state. Read from the data files in
 /// `Hardware/parts` and `Hardware/builds`; every figure there cites its source.
@@ -147,13 +139,6 @@ public struct HardwareModel: Hashable, Sendable {
     public func batteryMilliamps(_ milliamps: Double, at volts: Double) -> Double {
         milliamps * volts / (battery.volts * battery.converterEfficiency)
     }
-}
-
-/// A clock that can let the board suspend to RAM while its loop waits for a distant
-/// deadline (the board's clock, with a board that can suspend). The runtime allows it when
-/// the power profile says so.
-public protocol SuspendingClock: AnyObject, Sendable {
-    func allowSuspend(_ allowed: Bool)
 }
 
 /// Suspends the board: a wake alarm, then suspend-to-RAM.

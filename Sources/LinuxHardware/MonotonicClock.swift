@@ -9,7 +9,7 @@ import HAL
 ///
 /// Waiting uses a condition variable bound to the monotonic clock, so a timer set for ten
 /// seconds fires after ten seconds whatever happens to the wall clock.
-public final class MonotonicClock: RunnableClock, SuspendingClock, @unchecked Sendable {
+public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     // Guarded by `condition`'s lock.
     private var queue = TimerQueue()
     private var stopped = false

@@ -34,7 +34,7 @@ import Synchronization
 ///
 /// Rejected lines are logged at debug level, with their line number and reason.
 ///
-/// Receiver power (`GPSPowerControl`): with a command set (`receiver: .ubx` or `.pmtk`, the
+/// Receiver power (`GPSSource.setPower`): with a command set (`receiver: .ubx` or `.pmtk`, the
 /// URI's `receiver=`), `setPower` sends the receiver the commands `ReceiverCommands` encodes
 /// for the state (`.tracking` and `.acquiring`: continuous; `.powerSave`: the receiver's power
 /// save mode, one position every `powerSavePeriod`; `.backup`: backup or standby, until the
@@ -59,7 +59,7 @@ import Synchronization
 /// closed); the reader tells the two apart by `stopping`. The thread holds the source until
 /// then: a started source must be stopped. No `@unchecked Sendable` is needed: everything
 /// shared is immutable or inside the `Mutex`.
-public final class SerialNMEASource: GPSSource, GPSPowerControl {
+public final class SerialNMEASource: GPSSource {
     public let path: String
     public let baud: Int
     /// `serial://<path>?baud=<baud>`, and `&receiver=<commands>` with a command set.
@@ -167,7 +167,7 @@ public final class SerialNMEASource: GPSSource, GPSPowerControl {
     /// on reopen counts again).
     public var powerRequestsSent: Int { state.withLock { $0.requestsSent } }
 
-    // MARK: - GPSPowerControl
+    // MARK: - Receiver power
 
     /// Asks the receiver for `power`; returns at once (from any thread). The reader thread
     /// writes the commands; if the device is not open they are sent when it opens.

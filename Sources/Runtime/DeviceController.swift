@@ -117,7 +117,8 @@ public final class DeviceController: Sendable {
         var runtime: DeviceRuntime?
         var searchTimer: ScheduledTask?
         var batteryTimer: ScheduledTask?
-        var warnedLowBattery = false
+        /// The battery between workouts (the runtime watches it during one).
+        var battery = BatteryWatch()
         var waypoints = 0
         var workouts = 0
         /// The offer last told (plan name, workout index): told again only when it changes,
@@ -309,7 +310,7 @@ public final class DeviceController: Sendable {
             }
             guard phase != .running, phase != .off else { return }
             report(.gps(status, detail: detail))
-            if let power = DeviceRuntime.powerState(after: status, mode: .tracking) { parts.power?.gps(power, at: now) }
+            if let power = ReceiverPower.powerState(after: status, mode: .tracking) { parts.power?.gps(power, at: now) }
             guard booted else { return }
             if status == .fix, phase == .searching {
                 becomeReady()
@@ -447,7 +448,7 @@ public final class DeviceController: Sendable {
                 s.told = nil
             }
             // The receiver rests between fixes in a power-save profile: not a loss.
-            deviceSink?.restPeriod = DeviceRuntime.restPeriod(parts.profile)
+            deviceSink?.restPeriod = ReceiverPower.restPeriod(parts.profile)
             report(.state(.running, detail: "\(plan.name): \(plan.workouts[index].name)"))
             do {
                 try runtime.start()
@@ -495,7 +496,7 @@ public final class DeviceController: Sendable {
             hub?.setPower(.tracking)
             deviceSink?.restPeriod = nil
             let gps = state.withLock { $0.gps }
-            if let power = DeviceRuntime.powerState(after: gps, mode: .tracking) { parts.power?.gps(power, at: parts.clock.now) }
+            if let power = ReceiverPower.powerState(after: gps, mode: .tracking) { parts.power?.gps(power, at: parts.clock.now) }
             if off {
                 finishSwitchingOff()
                 return
@@ -543,13 +544,8 @@ public final class DeviceController: Sendable {
         guard state.withLock({ $0.phase != .running }) else { return }  // the runtime watches it then
         parts.power?.wakeup(at: now)
         parts.power?.settle(at: now)
-        guard let reading = parts.battery.read(), !reading.charging, reading.percent <= DeviceRuntime.lowBatteryPercent else {
-            return
-        }
-        let warn = state.withLock { s -> Bool in
-            defer { s.warnedLowBattery = true }
-            return !s.warnedLowBattery
-        }
+        let reading = parts.battery.read()
+        let warn = state.withLock { $0.battery.observe(reading).warnLow }
         if warn { sound(.lowBattery) }
     }
 

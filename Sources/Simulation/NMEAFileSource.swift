@@ -522,7 +522,7 @@ extension NMEAEpoch {
     }
 }
 
-extension NMEAFileSource: GPSPowerControl {
+extension NMEAFileSource {
     /// The replayed receiver follows the firmware's power commands as a real one does: in
     /// backup it sends nothing; woken (`.tracking`) from backup it sends cycles without a fix
     /// for `hotStart`; in power-save it sends one cycle per `powerSavePeriod`, the first a

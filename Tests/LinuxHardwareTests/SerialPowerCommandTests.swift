@@ -6,7 +6,7 @@ import LinuxHardware
 import NMEA
 import Testing
 
-/// `SerialNMEASource` as `GPSPowerControl`, on real pseudo-terminals: what `setPower` writes
+/// `SerialNMEASource.setPower`, on real pseudo-terminals: what `setPower` writes
 /// to the receiver is read back from the pty master, byte for byte.
 @Suite("Serial receiver power commands")
 struct SerialPowerCommandTests {

@@ -1,0 +1,21 @@
+import Coaching
+import HAL
+
+/// What a power profile asks of the coaching parts: the coach's alert interval, smoothing
+/// and splits, auto-pause's thresholds, the route follower's distances.
+extension PowerProfile {
+    /// The coach's settings under this profile.
+    var coachSettings: CoachSettings {
+        CoachSettings(alertInterval: alertInterval, smoothingWindow: smoothingWindow, splitDistance: splitDistance)
+    }
+
+    /// Auto-pause's thresholds under this profile; nil when it has none.
+    var autoPauseSettings: Coaching.AutoPause.Settings? {
+        autoPause.map { Coaching.AutoPause.Settings(below: $0.below, after: $0.after, resumeAbove: $0.resumeAbove) }
+    }
+
+    /// The route follower's settings under this profile.
+    var routeSettings: RouteFollower.Settings {
+        RouteFollower.Settings(offRoute: route.offRoute, backOn: route.backOn, waypointAhead: route.waypointAhead)
+    }
+}

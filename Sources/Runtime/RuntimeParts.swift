@@ -1,0 +1,47 @@
+import Coaching
+import HAL
+import PacerCore
+
+extension DeviceRuntime {
+    /// What the runtime runs on: the HAL objects, the profile and its step-downs, the cue
+    /// sounds and the storage port. `Configurator.assemble` makes them from the settings.
+    public struct Parts: Sendable {
+        public var clock: any PacerClock
+        public var gps: (any GPSSource)?
+        public var buzzer: any Buzzer
+        public var battery: any BatteryGauge
+        public var profile: PowerProfile
+        public var cues: CueBook
+        public var log: any ActivityLog
+        /// Hears what costs energy (the simulator's battery drains by it); nil: nobody counts.
+        public var power: (any PowerMonitor)?
+        /// The profiles a step-down may switch to, by name.
+        public var profiles: [String: PowerProfile]
+        /// The receiver's time from a wake out of backup to a fix.
+        public var gpsHotStart: Duration
+
+        public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
+                    profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,
+                    profiles: [String: PowerProfile] = [:], gpsHotStart: Duration = .seconds(1)) {
+            self.clock = clock
+            self.gps = gps
+            self.buzzer = buzzer
+            self.battery = battery
+            self.profile = profile
+            self.cues = cues
+            self.log = log
+            self.power = power
+            self.profiles = profiles
+            self.gpsHotStart = gpsHotStart
+        }
+    }
+
+    /// A waypoint press that could not be stored, and why.
+    public enum WaypointOutcome: Hashable, Sendable {
+        case stored(Waypoint)
+        case storedAtLastKnownPosition(Waypoint)
+        case duplicate
+        case noPositionYet
+        case notRecording
+    }
+}

@@ -1,0 +1,121 @@
+import Coaching
+import HAL
+import Logging
+import PacerCore
+import Synchronization
+
+/// Writes the activity through the storage port (`ActivityLog`): track points, cues, phase
+/// results and waypoints as they happen, a commit every flush interval, the close at the
+/// end. A write that fails is logged and does not stop the workout; a commit that fails
+/// (a full disk, a read-only or vanished folder) loses nothing yet, since the log keeps what it
+/// could not write and tries again at the next commit, and is reported once so that the
+/// runner hears the storage-fault cue once while the journal hears every failure.
+final class StorageWriter: Sendable {
+    /// What a commit came to.
+    enum Commit: Equatable {
+        case stored
+        /// It failed; `first`: the first failure the runner should be told of.
+        case failed(reason: String, first: Bool)
+    }
+
+    private struct State {
+        /// Why commits fail now (nil: they work); whether the runner was told.
+        var problem: String?
+        var told = false
+        /// Why the activity could not be closed.
+        var endProblem: String?
+        var flushTimer: ScheduledTask?
+    }
+
+    let log: any ActivityLog
+    private let clock: any PacerClock
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(log: any ActivityLog, clock: any PacerClock, logger: Logger) {
+        self.log = log
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Begins an activity; throws when storage refuses.
+    func begin(_ start: ActivityStart) throws -> Int64 {
+        try log.begin(start)
+    }
+
+    func append(_ point: TrackPoint, to activity: Int64) {
+        attempt("a track point") { try log.append(point, to: activity) }
+    }
+
+    func add(_ result: PhaseResult, to activity: Int64) {
+        attempt("a phase result") { try log.add(result, to: activity) }
+    }
+
+    func add(_ cue: CueRecord, to activity: Int64) {
+        attempt("a cue") { try log.add(cue, to: activity) }
+    }
+
+    /// A waypoint: its failure is the caller's to tell (the press is answered with it).
+    func add(_ waypoint: Waypoint, to activity: Int64) throws {
+        try log.add(waypoint, to: activity)
+    }
+
+    private func attempt(_ what: String, _ write: () throws -> Void) {
+        do { try write() } catch { logger.error("cannot store \(what): \(error)") }
+    }
+
+    /// Commits every `interval` (the profile's track flush interval), calling `commit` on the
+    /// clock's loop; a new interval replaces the old one.
+    func flush(every interval: Duration, _ commit: @escaping @Sendable () -> Void) {
+        let timer = clock.scheduleRepeating(every: interval, commit)
+        state.withLock { s in
+            s.flushTimer?.cancel()
+            s.flushTimer = timer
+        }
+    }
+
+    func stopFlushing() {
+        state.withLock { $0.flushTimer?.cancel() }
+    }
+
+    /// Stores the running totals (when an activity records) and commits what is waiting.
+    func commit(_ totals: (ActivityTotals, Int64)?) -> Commit {
+        do {
+            if let (totals, activity) = totals { try log.update(totals, for: activity) }
+            try log.commit()
+            if state.withLock({ s in defer { s.problem = nil }; return s.problem != nil }) {
+                logger.notice("storage works again: what was waiting is stored")
+            }
+            return .stored
+        } catch {
+            let reason = "\(error)"
+            let (first, waiting) = state.withLock { s -> (Bool, (waiting: Int, dropped: Int)) in
+                defer {
+                    s.problem = reason
+                    s.told = true
+                }
+                return (!s.told, log.uncommitted)
+            }
+            logger.error("cannot store the track: \(reason) (\(waiting.waiting) items waiting\(waiting.dropped > 0 ? ", \(waiting.dropped) points given up" : ""))")
+            return .failed(reason: reason, first: first)
+        }
+    }
+
+    /// Closes the activity with its final totals; a failure is kept for `loss`.
+    func finish(_ activity: Int64, totals: ActivityTotals, end: ActivityEnd, activeTime: Duration) {
+        do {
+            try log.update(totals, for: activity)
+            try log.finish(activity, end: end, endedAt: totals.endedAt, activeTime: activeTime)
+        } catch {
+            logger.error("cannot close the activity: \(error)")
+            state.withLock { $0.endProblem = "\(error)" }
+        }
+    }
+
+    /// What could not be stored when the activity ended, and why (nil: everything was).
+    var loss: (reason: String, waiting: Int, dropped: Int)? {
+        guard let reason = state.withLock({ $0.endProblem }) else { return nil }
+        let left = log.uncommitted
+        return (reason, left.waiting, left.dropped)
+    }
+}

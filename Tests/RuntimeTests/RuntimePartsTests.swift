@@ -1,0 +1,191 @@
+import Coaching
+import Foundation
+import HAL
+import Logging
+import PacerCore
+@testable import Runtime
+import Simulation
+import Storage
+import Synchronization
+import Testing
+
+/// The runtime's parts, each on its own, on the virtual clock and a real SQLite store.
+@Suite("Runtime parts")
+struct RuntimePartsTests {
+    // MARK: BatteryWatch
+
+    @Test func batteryIsReportedEveryFivePercentAndWarnsOnceWhenLow() {
+        var watch = BatteryWatch()
+        func seen(_ percent: Double?, charging: Bool = false) -> BatteryWatch.Outcome {
+            watch.observe(percent.map { BatteryReading(percent: $0, charging: charging) })
+        }
+        #expect(seen(100) == .init(changed: true, warnLow: false), "the first reading is reported")
+        #expect(seen(99) == .init(changed: true, warnLow: false), "100 % is a step of its own")
+        #expect(seen(95.5) == .init(changed: false, warnLow: false), "within the same 5 % step")
+        #expect(seen(94.9) == .init(changed: true, warnLow: false))
+        #expect(seen(14, charging: true) == .init(changed: true, warnLow: false), "charging is never low")
+        #expect(seen(12) == .init(changed: false, warnLow: true), "low, not charging")
+        #expect(seen(11) == .init(changed: false, warnLow: false), "the cue sounds once")
+        #expect(seen(9) == .init(changed: true, warnLow: false))
+        #expect(seen(nil) == .init(changed: true, warnLow: false), "a gauge that stops answering is a change")
+        #expect(watch.reading == nil)
+        var boundary = BatteryWatch()
+        #expect(boundary.observe(BatteryReading(percent: 15, charging: false)).warnLow, "15 % is low")
+    }
+
+    // MARK: TrackClock
+
+    static let t0 = UTCTimestamp(millisecondsSince1970: 1_777_705_200_000)
+
+    static func fix(_ secondsAfter: Int64, _ north: Double = 0) -> Fix {
+        Fix(time: UTCTimestamp(millisecondsSince1970: t0.millisecondsSince1970 + secondsAfter * 1000),
+            position: GeoPoint(latitude: 52 + north / 111_195, longitude: 4.3), altitude: 5, speed: 3)
+    }
+
+    @Test func trackPointsKeepOneTimeLineAndOpenSegmentsAfterBreaks() throws {
+        var track = TrackClock(logger: Logger(label: "test"))
+        let start = Instant.zero + .seconds(100)
+        track.anchor(at: start, gpsTime: Self.t0)
+        track.anchor(at: start + .seconds(50), gpsTime: Self.fix(999).time)  // the first anchor stays
+        #expect(track.utc(at: start + .seconds(10))?.millisecondsSince1970 == Self.t0.millisecondsSince1970 + 10_000)
+        #expect(track.utcStart(startedAt: start - .seconds(3))?.millisecondsSince1970
+            == Self.t0.millisecondsSince1970 - 3000)
+
+        track.breakSegment()  // before any point: the first segment is still 0
+        let firstPlaced = track.place(Self.fix(0), arrival: start)
+        let first = try #require(firstPlaced)
+        #expect(first.segment == 0 && first.time == Self.t0)
+        let again = track.place(Self.fix(0), arrival: start + .seconds(1))
+        #expect(again == nil, "a point is stored once")
+        let secondPlaced = track.place(Self.fix(1), arrival: start + .seconds(1))
+        let second = try #require(secondPlaced)
+        #expect(second.segment == 0)
+        track.breakSegment()
+        let thirdPlaced = track.place(Self.fix(5), arrival: start + .seconds(5))
+        let third = try #require(thirdPlaced)
+        #expect(third.segment == 1)
+        #expect(track.points == 3)
+
+        // The receiver's clock jumps back 1024 weeks: the point is recorded on the run's clock.
+        var jumped = Self.fix(6)
+        jumped.time = UTCTimestamp(millisecondsSince1970: jumped.time.millisecondsSince1970 - 1024 * 7 * 86_400_000)
+        let fourthPlaced = track.place(jumped, arrival: start + .seconds(6))
+        let fourth = try #require(fourthPlaced)
+        #expect(track.timeJumped)
+        #expect(fourth.time.millisecondsSince1970 == Self.t0.millisecondsSince1970 + 6000)
+        // It agrees again: its own time once more.
+        let fifthPlaced = track.place(Self.fix(7), arrival: start + .seconds(7) + .milliseconds(300))
+        let fifth = try #require(fifthPlaced)
+        #expect(!track.timeJumped)
+        #expect(fifth.time == Self.fix(7).time)
+        #expect(TrackClock.describeJump(-1024 * 7 * 86_400_000) == "-7168 d 0 h")
+        #expect(TrackClock.describeJump(3_661_000) == "+1 h 1 min")
+    }
+
+    // MARK: ReceiverPower
+
+    @Test func aReceiverInBackupSleepsBetweenPositionsAndIsWokenBeforeTheNext() {
+        let clock = VirtualClock()
+        let log = PowerLog()
+        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: log, hotStart: .seconds(1))
+        receiver.set(.tracking)
+        receiver.set(.tracking)  // no change: nothing said twice
+        #expect(log.gpsStates.map(\.1) == ["gps tracking"])
+
+        let woke = WakeCount()
+        receiver.sleep(positionInterval: .seconds(30)) { woke.add() }
+        #expect(receiver.isAsleep && receiver.current == .backup)
+        #expect(receiver.expects(.fixLost, at: clock.now), "a sleeping receiver's silence is no loss")
+        #expect(!receiver.expects(.disconnected, at: clock.now), "unplugged is a loss, asleep or not")
+        // Woken a hot start (1 s) and a margin (2 s) before the next position, 30 s on.
+        clock.advance(to: .zero + .seconds(26))
+        #expect(receiver.isAsleep)
+        clock.advance(to: .zero + .seconds(27))
+        #expect(!receiver.isAsleep && woke.count == 1)
+        #expect(log.gpsStates.map(\.1) == ["gps tracking", "gps backup", "gps acquiring"])
+        #expect(log.gpsStates.last?.0 == 27)
+        // Searching just after the wake is expected, until the hot start and the grace are over.
+        #expect(receiver.expects(.acquiring, at: clock.now + .seconds(10)))
+        #expect(!receiver.expects(.acquiring, at: clock.now + .seconds(11)))
+        #expect(!receiver.expects(.fix, at: clock.now))
+        #expect(!receiver.expects(.fixLost, at: clock.now), "a fix ends the wake: a loss after it counts")
+    }
+
+    @Test func aNapShorterThanTheHotStartIsNotTaken() {
+        let clock = VirtualClock()
+        let log = PowerLog()
+        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: log, hotStart: .seconds(5))
+        receiver.sleep(positionInterval: .seconds(12)) {}
+        #expect(!receiver.isAsleep, "12 s - 5 s hot start - 2 s margin leaves 5 s: not worth it")
+        receiver.sleep(positionInterval: .seconds(13)) {}
+        #expect(receiver.isAsleep)
+        receiver.stop()
+        clock.advance(by: .seconds(60))
+        #expect(receiver.isAsleep, "stopped: no wake comes")
+        #expect(ReceiverPower.powerState(after: .fix, mode: .powerSave) == .powerSave)
+        #expect(ReceiverPower.powerState(after: .fixLost, mode: .powerSave) == .acquiring)
+        #expect(ReceiverPower.powerState(after: .disconnected, mode: .tracking) == .off)
+    }
+
+    // MARK: CuePlayer and StorageWriter
+
+    @Test func aCueSoundsIsChargedAndIsStoredWithTheActivity() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clock = VirtualClock()
+        let store = try ActivityStore(directory: dir)
+        let log = PowerLog()
+        let buzzer = RecordingBuzzer(clock: clock)
+        let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
+        let player = CuePlayer(buzzer: buzzer, cues: testCues, clock: clock, power: log, writer: writer)
+        let activity = try writer.begin(ActivityStart(name: "t", startedAt: nil, plan: nil, workout: nil, profile: "test"))
+        clock.advance(by: .seconds(3))
+        player.play(.speedUp, style: .beeps, phase: 1, activity: activity, elapsed: .seconds(3))
+        player.play(.started, style: .beeps, phase: nil, activity: nil, elapsed: .zero)  // not recording: not stored
+        #expect(buzzer.cues == [.speedUp, .started])
+        #expect(player.lastCue == .started)
+        #expect(log.entries.filter { $0.1.hasPrefix("buzzer") }.map(\.0) == [3, 3])
+        #expect(writer.commit(nil) == .stored)
+        let cues = try store.activity(activity).cues
+        #expect(cues == [CueRecord(elapsed: .seconds(3), cue: "speed-up", phase: 1)])
+    }
+
+    @Test func aFailingCommitIsReportedOnceAndRecoversWhenStorageWorksAgain() throws {
+        let dir = try temporaryDirectory()
+        let away = dir + ".away"
+        defer {
+            try? FileManager.default.removeItem(atPath: dir)
+            try? FileManager.default.removeItem(atPath: away)
+        }
+        let clock = VirtualClock()
+        let store = try ActivityStore(directory: dir)
+        let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
+        let activity = try writer.begin(ActivityStart(name: "t", startedAt: nil, plan: nil, workout: nil, profile: "test"))
+        #expect(writer.commit(nil) == .stored)
+        // The data folder goes away (a card pulled, a folder moved): commits fail, nothing is lost yet.
+        #expect(rename(dir, away) == 0)
+        writer.append(TrackPoint(segment: 0, time: Self.t0, position: Self.fix(0).position, altitude: 5, speed: 3),
+                      to: activity)
+        guard case .failed(let reason, first: true) = writer.commit(nil) else {
+            Issue.record("the first failed commit is the one to tell")
+            return
+        }
+        #expect(reason.contains("is gone"), "\(reason)")
+        guard case .failed(_, first: false) = writer.commit(nil) else {
+            Issue.record("told once")
+            return
+        }
+        #expect(store.uncommitted.waiting == 1)
+        // It comes back: the waiting point reaches the disk.
+        #expect(rename(away, dir) == 0)
+        #expect(writer.commit(nil) == .stored)
+        #expect(try store.activity(activity).points.count == 1)
+        #expect(writer.loss == nil)
+    }
+}
+
+final class WakeCount: Sendable {
+    private let n = Mutex(0)
+    func add() { n.withLock { $0 += 1 } }
+    var count: Int { n.withLock { $0 } }
+}
