@@ -4,6 +4,7 @@ import HAL
 import LinuxHardware
 import Logging
 import NMEA
+import Runtime
 import Simulation
 import Storage
 
@@ -38,6 +39,44 @@ public struct Device: Sendable {
     /// Parts that could not be had and were left out (`makeDevice(…, tolerant: true)`):
     /// what the device's boot check tells.
     public var faults: [String] = []
+    /// The simulated parts among these, by their own types: what a scenario drives and reads.
+    public var simulated = SimulatedParts()
+
+    /// The receiver's time from a wake out of backup to a fix: the build's, else a second.
+    public var gpsHotStart: Duration { hardware?.gps.hotStart ?? .seconds(1) }
+}
+
+/// The simulated parts of a device, as themselves (nil: that part is real, or absent): a
+/// scenario sets the battery's level, reads the replay's statistics and the energy spent.
+public struct SimulatedParts: Sendable {
+    /// The replayed recording (`gps: file:…`).
+    public var replay: NMEAFileSource?
+    /// The simulated battery (`battery: sim…`).
+    public var battery: SimulatedBattery?
+    /// The energy model draining it (a simulated battery and a build).
+    public var supply: SimulatedPowerSupply?
+
+    public init(replay: NMEAFileSource? = nil, battery: SimulatedBattery? = nil, supply: SimulatedPowerSupply? = nil) {
+        self.replay = replay
+        self.battery = battery
+        self.supply = supply
+    }
+}
+
+/// A device assembled for a run: its parts, its store (with activities a power cut left
+/// unfinished closed), and the runtime's parts made from both. `Configurator.assemble`
+/// makes it; `pacer run`, `pacer device` and the scenario runner each start from one.
+public struct AssembledDevice: Sendable {
+    public let device: Device
+    public let store: ActivityStore
+    /// Activities left unfinished by a crash or a power cut, closed (as recovered, with every
+    /// committed point) while assembling: each caller tells of them its own way.
+    public let recovered: [Int64]
+    /// What the runtime, or the device controller, runs on.
+    public let parts: DeviceRuntime.Parts
+
+    public var clock: any RunnableClock { device.clock }
+    public var settings: Settings { device.settings }
 }
 
 /// A configuration that cannot be built, with the reason a person can act on.
@@ -92,27 +131,67 @@ public enum Configurator {
             buzzer = TeeBuzzer(parts)
         }
         var faults: [String] = []
+        var simulated = SimulatedParts()
         let battery: any BatteryGauge
         do {
-            battery = try makeBattery(settings.battery, hardware: hardware)
+            if settings.battery.scheme == "sim" {
+                let sim = try makeSimulatedBattery(settings.battery, hardware: hardware)
+                simulated.battery = sim
+                battery = sim
+            } else {
+                battery = try makeBattery(settings.battery, hardware: hardware)
+            }
         } catch where tolerant && settings.battery.scheme == "sysfs" {
             faults.append("\(error)")
             battery = MissingBattery(name: "\(settings.battery)")
         }
         // A simulated battery (the simulator's, or the estimate of a board without a gauge)
         // drains by the energy model of the build.
-        var power: (any PowerMonitor)?
-        if let hardware, let simulated = battery as? SimulatedBattery {
-            power = SimulatedPowerSupply(model: hardware, battery: simulated, start: clock.now)
+        if let hardware, let sim = simulated.battery {
+            simulated.supply = SimulatedPowerSupply(model: hardware, battery: sim, start: clock.now)
+        }
+        let gps: (any GPSSource)?
+        if settings.gps.scheme == "file" {
+            let replay = try makeReplay(
+                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, powerSavePeriod: profile.positionInterval)
+            simulated.replay = replay
+            gps = replay
+        } else {
+            gps = try makeGPSSource(
+                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
+                powerSavePeriod: profile.positionInterval)
         }
         var device = Device(
-            settings: settings, profile: profile, cues: cues, clock: clock,
-            gps: try makeGPSSource(
-                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
-                powerSavePeriod: profile.positionInterval),
-            buzzer: buzzer, battery: battery, hardware: hardware, power: power, profiles: profiles)
+            settings: settings, profile: profile, cues: cues, clock: clock, gps: gps,
+            buzzer: buzzer, battery: battery, hardware: hardware, power: simulated.supply, profiles: profiles)
         device.faults = faults
+        device.simulated = simulated
         return device
+    }
+
+    /// The composition root: the device described by `settings` (`makeDevice`), its store in
+    /// the settings' data folder (`makeActivityStore`, under the folder's lock; pass `store`
+    /// when the caller opened it already), the activities a power cut left unfinished closed,
+    /// and the runtime's parts made from both. Nothing else assembles a device.
+    public static func assemble(
+        settings: Settings, store opened: ActivityStore? = nil, timing: Timing = .realTime, alsoBuzzers: [DeviceURI] = [],
+        tolerant: Bool = false, logger: Logger = Logger(label: "pacer")
+    ) throws(ConfigurationError) -> AssembledDevice {
+        let store: ActivityStore
+        if let opened { store = opened } else { store = try makeActivityStore(settings) }
+        let device = try makeDevice(
+            settings: settings, timing: timing, alsoBuzzers: alsoBuzzers, tolerant: tolerant, logger: logger)
+        let recovered: [Int64]
+        do {
+            recovered = try store.recoverUnfinished()
+        } catch {
+            throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
+        }
+        let parts = DeviceRuntime.Parts(
+            clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
+            profile: device.profile, cues: device.cues, log: store, power: device.power,
+            profiles: device.profiles, gpsHotStart: device.gpsHotStart)
+        return AssembledDevice(device: device, store: store, recovered: recovered, parts: parts)
     }
 
     /// The device's activity store in the settings' data folder, for writing (SQLite, created
@@ -213,45 +292,58 @@ public enum Configurator {
                     path: uri.path, baud: baud, clock: clock, logger: logger, receiver: receiver,
                     powerSavePeriod: powerSavePeriod)
             case "file":
-                guard !uri.path.isEmpty else {
-                    throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
-                }
-                // A misspelt fault must not replay a clean world and pass a scenario.
-                let known = ["pace", "speed"] + NMEAFileSource.Faults.keys
-                if let unknown = uri.query.keys.sorted().first(where: { !known.contains($0) }) {
-                    throw ConfigurationError(
-                        "'\(uri)': unknown query item '\(unknown)' (known: \(known.joined(separator: ", ")))")
-                }
-                let pace: NMEAFileSource.Pace
-                switch uri.query["pace"] ?? "clock" {
-                case "clock": pace = .clock
-                case "fast": pace = .asFastAsPossible
-                case let other:
-                    throw ConfigurationError("'\(uri)': pace=\(other) is not one of clock, fast")
-                }
-                var speed = 1.0
-                if let raw = uri.query["speed"] {
-                    // The replay divides the recording's times by the speed into nanoseconds.
-                    guard let s = Double(raw), replaySpeedRange.contains(s) else {
-                        throw ConfigurationError("'\(uri)': speed=\(raw): \(replaySpeedRange.refusal(of: Double(raw) ?? .nan, written: raw))")
-                    }
-                    speed = s
-                }
-                let faults: NMEAFileSource.Faults
-                do {
-                    faults = try NMEAFileSource.Faults(query: uri.query)
-                } catch {
-                    throw ConfigurationError("'\(uri)': \(error)")
-                }
-                return try NMEAFileSource(
-                    path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
-                    hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod)
+                return try makeReplay(uri, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod)
             case "none":
                 return nil
             default:
                 throw ConfigurationError(
                     "unknown GPS source '\(uri)' (known: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, none)")
             }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(error)", cause: error)
+        }
+    }
+
+    /// `file:PATH?pace=clock|fast&speed=N&…faults`: a replayed recording (see `makeGPSSource`).
+    public static func makeReplay(
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, powerSavePeriod: Duration = .seconds(10)
+    ) throws(ConfigurationError) -> NMEAFileSource {
+        do {
+            guard !uri.path.isEmpty else {
+                throw ConfigurationError("'\(uri)' names no recording (expected file:PATH.nmea)")
+            }
+            // A misspelt fault must not replay a clean world and pass a scenario.
+            let known = ["pace", "speed"] + NMEAFileSource.Faults.keys
+            if let unknown = uri.query.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ConfigurationError(
+                    "'\(uri)': unknown query item '\(unknown)' (known: \(known.joined(separator: ", ")))")
+            }
+            let pace: NMEAFileSource.Pace
+            switch uri.query["pace"] ?? "clock" {
+            case "clock": pace = .clock
+            case "fast": pace = .asFastAsPossible
+            case let other:
+                throw ConfigurationError("'\(uri)': pace=\(other) is not one of clock, fast")
+            }
+            var speed = 1.0
+            if let raw = uri.query["speed"] {
+                // The replay divides the recording's times by the speed into nanoseconds.
+                guard let s = Double(raw), replaySpeedRange.contains(s) else {
+                    throw ConfigurationError("'\(uri)': speed=\(raw): \(replaySpeedRange.refusal(of: Double(raw) ?? .nan, written: raw))")
+                }
+                speed = s
+            }
+            let faults: NMEAFileSource.Faults
+            do {
+                faults = try NMEAFileSource.Faults(query: uri.query)
+            } catch {
+                throw ConfigurationError("'\(uri)': \(error)")
+            }
+            return try NMEAFileSource(
+                path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
+                hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod)
         } catch let error as ConfigurationError {
             throw error
         } catch {
@@ -301,29 +393,41 @@ public enum Configurator {
                 }
                 return found
             case "sim":
-                // The build's battery, unless the URI says otherwise.
-                let capacity = try uri.integer(
-                    "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
-                guard HardwareModelLoader.capacityRange.contains(Double(capacity)) else {
-                    throw ConfigurationError(
-                        "'\(uri)': capacity=\(capacity): \(HardwareModelLoader.capacityRange.refusal(of: Double(capacity)))")
-                }
-                // A level may have decimals: a device that boots again after a power cut finds
-                // its battery where the last one left it.
-                var level = 100.0
-                if let raw = uri.query["level"] {
-                    guard let v = Double(raw), v.isFinite else {
-                        throw ConfigurationError("'\(uri)': level=\(raw) is not a number")
-                    }
-                    level = v
-                }
-                guard (0...100).contains(level) else {
-                    throw ConfigurationError("'\(uri)': level=\(uri.query["level"] ?? ""): must be from 0 to 100 %")
-                }
-                return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: level)
+                return try makeSimulatedBattery(uri, hardware: hardware)
             default:
                 throw ConfigurationError("unknown battery '\(uri)' (known: sysfs, sysfs:PATH, sim?capacity=MAH)")
             }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(error)")
+        }
+    }
+    /// `sim?capacity=MAH&level=PERCENT`: the simulated battery (see `makeBattery`).
+    public static func makeSimulatedBattery(
+        _ uri: DeviceURI, hardware: HardwareModel? = nil
+    ) throws(ConfigurationError) -> SimulatedBattery {
+        do {
+            // The build's battery, unless the URI says otherwise.
+            let capacity = try uri.integer(
+                "capacity", default: hardware.map { Int($0.battery.capacityMilliampHours.rounded()) } ?? 1200)
+            guard HardwareModelLoader.capacityRange.contains(Double(capacity)) else {
+                throw ConfigurationError(
+                    "'\(uri)': capacity=\(capacity): \(HardwareModelLoader.capacityRange.refusal(of: Double(capacity)))")
+            }
+            // A level may have decimals: a device that boots again after a power cut finds
+            // its battery where the last one left it.
+            var level = 100.0
+            if let raw = uri.query["level"] {
+                guard let v = Double(raw), v.isFinite else {
+                    throw ConfigurationError("'\(uri)': level=\(raw) is not a number")
+                }
+                level = v
+            }
+            guard (0...100).contains(level) else {
+                throw ConfigurationError("'\(uri)': level=\(uri.query["level"] ?? ""): must be from 0 to 100 %")
+            }
+            return SimulatedBattery(capacityMilliampHours: Double(capacity), startPercent: level)
         } catch let error as ConfigurationError {
             throw error
         } catch {

@@ -17,7 +17,7 @@ extension Configurator {
         socketPath: String? = nil, keys: Bool, isPaused: @escaping @Sendable () -> Bool,
         buttons: (settings: Settings, clock: any PacerClock)? = nil,
         logger: Logger = Logger(label: "pacer.controls")
-    ) throws(ConfigurationError) -> [any ControlInput] {
+    ) throws(ConfigurationError) -> DeviceControls {
         let names = WaypointNames()
         var inputs: [any ControlInput] = []
         if let buttons, let uri = buttons.settings.buttons {
@@ -27,16 +27,18 @@ extension Configurator {
                 actions: buttons.settings.buttonActions, names: { names.next() }, isPaused: isPaused,
                 log: { logger.info("\($0)") }))
         }
+        let socket: ControlSocketServer
         do {
-            inputs.append(try ControlSocketServer(path: socketPath ?? defaultControlSocket, logger: logger))
+            socket = try ControlSocketServer(path: socketPath ?? defaultControlSocket, logger: logger)
         } catch {
             throw ConfigurationError(error.description, cause: error)
         }
+        inputs.append(socket)
         inputs.append(SignalControls(names: names, logger: logger))
         if keys {
             inputs.append(TerminalControls(names: names, isPaused: isPaused, logger: logger))
         }
-        return inputs
+        return DeviceControls(inputs: inputs, watch: socket)
     }
 
     /// `evdev:/dev/input/event0[?keys=28,29]`: Linux input events (the Pi's gpio-key overlay,
@@ -92,4 +94,12 @@ extension Configurator {
             throw ConfigurationError(error.description, cause: error)
         }
     }
+}
+
+/// The controls of a running device: every input, and where `pacer ctl watch` is served.
+public struct DeviceControls: Sendable {
+    /// The button, the control socket, the signals, the keys: each hands its commands over.
+    public let inputs: [any ControlInput]
+    /// The control socket, which streams the device's events to `pacer ctl watch`.
+    public let watch: any EventPublisher
 }

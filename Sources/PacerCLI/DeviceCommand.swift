@@ -67,17 +67,17 @@ struct DeviceCommand: ParsableCommand {
         let logger = Logger(label: "pacer")
         let given = try today.map(RunCommand.parseDate)
 
-        let store: ActivityStore
-        let built: Device
+        let assembled: AssembledDevice
         do {
-            store = try Configurator.makeActivityStore(settings)
-            built = try Configurator.makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
+            assembled = try Configurator.assemble(settings: settings, timing: .realTime, tolerant: true, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
+        let store = assembled.store
+        let built = assembled.device
         let followed = try route.map { try RouteChoice.load($0, store: store) }
         if let followed { logger.notice("\(RouteChoice.describe(followed))") }
-        for id in try store.recoverUnfinished() {
+        for id in assembled.recovered {
             logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
         var faults = built.faults
@@ -87,9 +87,7 @@ struct DeviceCommand: ParsableCommand {
         let clock = built.clock
         let watchers = WatchFeed()
         let controller = DeviceController(
-            parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
-                         profile: built.profile, cues: built.cues, log: store, power: built.power,
-                         profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
+            parts: assembled.parts,
             agenda: PlanAgenda(store: store),
             settings: .init(actions: settings.buttonActions, knownFaults: faults, route: followed),
             today: { time in given ?? time?.date ?? WallClock.today },
@@ -100,7 +98,7 @@ struct DeviceCommand: ParsableCommand {
             },
             onOff: { clock.stop() })
 
-        let controls: [any ControlInput]
+        let controls: DeviceControls
         var buttonSource: (any ButtonSource)?
         do {
             controls = try Configurator.makeControls(
@@ -112,13 +110,11 @@ struct DeviceCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error)
         }
-        if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {
-            publisher.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }
-            watchers.connect(publisher)
-        }
+        controls.watch.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }
+        watchers.connect(controls.watch)
         FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
         controller.powerOn()
-        for control in controls {
+        for control in controls.inputs {
             control.start { command, reply in controller.handle(command, reply: reply) }
         }
         buttonSource?.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
@@ -130,7 +126,7 @@ struct DeviceCommand: ParsableCommand {
         })
         clock.run()
         buttonSource?.stop()
-        for control in controls { control.stop() }
+        for control in controls.inputs { control.stop() }
     }
 
     /// One line per event on standard output, which systemd sends to the journal.

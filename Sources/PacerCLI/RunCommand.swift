@@ -119,23 +119,23 @@ struct RunCommand: ParsableCommand {
         let followed = try route.map { try RouteChoice.load($0, store: store) }
 
         // The device; an activity left unfinished by a power cut is closed.
-        let built: Device
+        let assembled: AssembledDevice
         do {
-            built = try Configurator.makeDevice(settings: settings, timing: fast ? .virtual : .realTime, logger: logger)
+            assembled = try Configurator.assemble(
+                settings: settings, store: store, timing: fast ? .virtual : .realTime, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
-        for id in try store.recoverUnfinished() {
+        for id in assembled.recovered {
             print("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
+        let built = assembled.device
 
         let display = RunDisplay(interactive: !fast && isatty(1) == 1)
         let clock = built.clock
         let watchers = WatchFeed()
         let runtime = DeviceRuntime(
-            parts: .init(clock: clock, gps: built.gps, buzzer: built.buzzer, battery: built.battery,
-                         profile: built.profile, cues: built.cues, log: store, power: built.power,
-                         profiles: built.profiles, gpsHotStart: built.hardware?.gps.hotStart ?? .seconds(1)),
+            parts: assembled.parts,
             plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil,
             route: followed, logger: logger,
             onEvent: { event, status in
@@ -146,7 +146,7 @@ struct RunCommand: ParsableCommand {
         display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: built.profile, settings: settings)
         if let followed { print(RouteChoice.describe(followed)) }
 
-        let controls: [any ControlInput]
+        let controls: DeviceControls
         do {
             controls = try Configurator.makeControls(
                 socketPath: socket, keys: display.interactive, isPaused: { runtime.status.coach.paused },
@@ -156,20 +156,18 @@ struct RunCommand: ParsableCommand {
             throw CommandFailure(error)
         }
         // `pacer ctl watch`: every event as a JSON line, after the status at connection.
-        if let publisher = controls.lazy.compactMap({ $0 as? any EventPublisher }).first {
-            publisher.setWatchGreeting { runtime.status.jsonLine(time: WallClock.now) }
-            watchers.connect(publisher)
-        }
+        controls.watch.setWatchGreeting { runtime.status.jsonLine(time: WallClock.now) }
+        watchers.connect(controls.watch)
         if display.interactive {
             clock.scheduleRepeating(every: .seconds(1)) { display.refresh(runtime.status) }
         }
 
         try runtime.start()
-        for control in controls {
+        for control in controls.inputs {
             control.start { command, reply in runtime.handle(command, reply: reply) }
         }
         clock.run()
-        for control in controls { control.stop() }
+        for control in controls.inputs { control.stop() }
         display.finish(runtime.status)
 
         if let loss = runtime.storageLoss {

@@ -237,27 +237,22 @@ public enum ScenarioRunner {
         } catch {
             throw ScenarioError("\(scenario.file): \(error)")
         }
-        let device: Device
-        let store: ActivityStore
+        let assembled: AssembledDevice
         do {
             let also = try options.wav.map { [try DeviceURI(parsing: "wav:\($0)")] } ?? []
-            device = try Configurator.makeDevice(settings: settings, timing: options.timing, alsoBuzzers: also, logger: logger)
-            store = try Configurator.makeActivityStore(settings)
+            assembled = try Configurator.assemble(settings: settings, timing: options.timing, alsoBuzzers: also, logger: logger)
         } catch {
             throw ScenarioError("\(scenario.file): \(error)")
         }
+        let device = assembled.device
         let clock = device.clock
         // Scenario time of the device's clock: it starts at zero at every boot.
         let origin = clock.now
         let time: @Sendable () -> Duration = { from + (clock.now - origin) }
-        do {
-            for id in try store.recoverUnfinished() {
-                recorder.note("recovered", name: String(id),
-                              text: "activity \(id) recovered (closed with every committed point)",
-                              fields: [("activity", .int(Int(id)))], at: time())
-            }
-        } catch {
-            throw ScenarioError("\(scenario.file): recovering unfinished activities: \(error)")
+        for id in assembled.recovered {
+            recorder.note("recovered", name: String(id),
+                          text: "activity \(id) recovered (closed with every committed point)",
+                          fields: [("activity", .int(Int(id)))], at: time())
         }
 
         var route: FollowedRoute?
@@ -268,10 +263,8 @@ public enum ScenarioRunner {
                 throw ScenarioError("\(scenario.file): route: \(error)")
             }
         }
-        let parts = DeviceRuntime.Parts(
-            clock: clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
-            profile: device.profile, cues: device.cues, log: store, power: device.power,
-            profiles: device.profiles, gpsHotStart: device.hardware?.gps.hotStart ?? .seconds(1))
+        let parts = assembled.parts
+        let store = assembled.store
         if scenario.deviceMode {
             return try runDeviceMode(
                 scenario, parts: parts, device: device, store: store, settings: settings, route: route,
@@ -328,13 +321,13 @@ public enum ScenarioRunner {
         let wasCut = cut.happened
         // A cut device stops dead: the GPS goes quiet, nothing more is committed.
         if wasCut { device.gps?.stop() }
-        let source = device.gps as? NMEAFileSource
-        let level = (device.battery as? SimulatedBattery)?.percent ?? battery
+        let source = device.simulated.replay
+        let level = device.simulated.battery?.percent ?? battery
         let end = time()
         return DeviceRun(
             record: RunRecord(start: from, end: end, cut: wasCut, nmea: source?.statistics,
                               delivered: source?.delivered ?? 0, batteryPercent: level,
-                              energy: (device.power as? SimulatedPowerSupply)?.account),
+                              energy: device.simulated.supply?.account),
             end: end, cut: wasCut, batteryPercent: level)
     }
 
@@ -382,7 +375,7 @@ public enum ScenarioRunner {
             recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time)
             buttons.press(hold: hold)
         case .battery(let level):
-            (device.battery as? SimulatedBattery)?.set(percent: level)
+            device.simulated.battery?.set(percent: level)
             recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
                           fields: [("percent", .number(level, 1))], at: time)
         case .powerCut:
@@ -459,13 +452,13 @@ public enum ScenarioRunner {
         let wasCut = cut.happened
         // Off either way: the receiver goes quiet, nothing more is committed.
         device.gps?.stop()
-        let source = device.gps as? NMEAFileSource
-        let level = (device.battery as? SimulatedBattery)?.percent ?? battery
+        let source = device.simulated.replay
+        let level = device.simulated.battery?.percent ?? battery
         let stopped = time()
         return DeviceRun(
             record: RunRecord(start: from, end: stopped, cut: wasCut, nmea: source?.statistics,
                               delivered: source?.delivered ?? 0, batteryPercent: level,
-                              energy: (device.power as? SimulatedPowerSupply)?.account),
+                              energy: device.simulated.supply?.account),
             end: stopped, cut: wasCut, batteryPercent: level)
     }
 }
