@@ -314,7 +314,7 @@ public struct NMEASynthesizer {
         let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
         let cosLatitude = max(0.01, PortableMath.cos(truth.latitude * PortableMath.radians))
         let latitude = min(90, max(-90, truth.latitude + error.north / metresPerDegree))
-        let longitude = RoutePath.normalizedLongitude(truth.longitude + error.east / (metresPerDegree * cosLatitude))
+        let longitude = Geodesy.normalizedLongitude(truth.longitude + error.east / (metresPerDegree * cosLatitude))
         // A receiver standing still reports a few centimetres a second, never less than 0,
         // and holds its last course rather than spinning with the noise.
         var reportedSpeed = speed + Self.speedNoise * speedError

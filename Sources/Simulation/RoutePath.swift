@@ -38,12 +38,12 @@ struct RoutePath {
         var altitudes: [Double] = []
         for (i, p) in route.points.enumerated() {
             // Repeated points (a GPS standing still) make legs without a direction.
-            if let last = points.last, RoutePath.distance(last, p) < 0.001 { continue }
+            if let last = points.last, Geodesy.distance(last, p) < 0.001 { continue }
             points.append(p)
             if let a = route.altitudes { altitudes.append(a[i]) }
         }
         guard points.count >= 2 else { return nil }
-        let gap = RoutePath.distance(points[points.count - 1], points[0])
+        let gap = Geodesy.distance(points[points.count - 1], points[0])
         isClosed = gap <= NMEASynthesisRecipe.closedRouteMetres
         if isClosed, gap >= 0.001 {
             // The leg from the last point back to the first is part of each lap.
@@ -56,9 +56,9 @@ struct RoutePath {
         var delta: [Double] = []
         var bearings: [Double] = []
         for i in 1..<points.count {
-            cumulative.append(cumulative[i - 1] + RoutePath.distance(points[i - 1], points[i]))
-            delta.append(RoutePath.normalizedLongitude(points[i].longitude - points[i - 1].longitude))
-            bearings.append(RoutePath.bearing(points[i - 1], points[i]))
+            cumulative.append(cumulative[i - 1] + Geodesy.distance(points[i - 1], points[i]))
+            delta.append(Geodesy.normalizedLongitude(points[i].longitude - points[i - 1].longitude))
+            bearings.append(Geodesy.bearing(points[i - 1], points[i]))
         }
         self.points = points
         self.altitudes = route.altitudes == nil ? nil : altitudes
@@ -87,42 +87,10 @@ struct RoutePath {
         let f = min(1, max(0, (u - cumulative[leg]) / legLength))
         let position = GeoPoint(
             latitude: a.latitude + f * (b.latitude - a.latitude),
-            longitude: RoutePath.normalizedLongitude(a.longitude + f * deltaLongitude[leg]))
+            longitude: Geodesy.normalizedLongitude(a.longitude + f * deltaLongitude[leg]))
         let altitude = altitudes.map { $0[leg] + f * ($0[leg + 1] - $0[leg]) }
         var course = bearings[leg]
         if backwards { course = course >= 180 ? course - 180 : course + 180 }
         return Location(position: position, altitude: altitude, course: course)
-    }
-
-    // MARK: - Geometry, in PortableMath so that it is the same on every machine
-
-    /// A longitude in −180 ..< 180.
-    static func normalizedLongitude(_ lon: Double) -> Double {
-        var x = lon
-        if x >= 180 || x < -180 {
-            x = (x + 180).truncatingRemainder(dividingBy: 360)
-            if x < 0 { x += 360 }
-            x -= 180
-        }
-        return x
-    }
-
-    /// Great-circle distance in metres, haversine on the mean Earth radius.
-    static func distance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        let lat1 = a.latitude * PortableMath.radians, lat2 = b.latitude * PortableMath.radians
-        let dLon = normalizedLongitude(b.longitude - a.longitude) * PortableMath.radians
-        let s1 = PortableMath.sin((lat2 - lat1) / 2), s2 = PortableMath.sin(dLon / 2)
-        let h = s1 * s1 + PortableMath.cos(lat1) * PortableMath.cos(lat2) * s2 * s2
-        return 2 * Geodesy.earthRadius * PortableMath.asin(min(1, h.squareRoot()))
-    }
-
-    /// Initial great-circle bearing from `a` to `b`, degrees true in 0 ..< 360.
-    static func bearing(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        let (sin1, cos1) = PortableMath.sinCos(a.latitude * PortableMath.radians)
-        let (sin2, cos2) = PortableMath.sinCos(b.latitude * PortableMath.radians)
-        let (sinD, cosD) = PortableMath.sinCos(normalizedLongitude(b.longitude - a.longitude) * PortableMath.radians)
-        let theta = PortableMath.atan2(sinD * cos2, cos1 * sin2 - sin1 * cos2 * cosD) * PortableMath.degrees
-        let course = theta < 0 ? theta + 360 : theta
-        return course < 360 ? course : 0
     }
 }
