@@ -272,7 +272,7 @@ public enum Configurator {
             switch uri.scheme {
             case "gpsd":
                 let (host, port) = try uri.hostAndPort(defaultHost: "localhost", defaultPort: 2947)
-                return GPSDSource(host: host, port: port, clock: clock, logger: logger)
+                return GPSDSource(host: host, port: port, logger: logger)
             case "serial":
                 guard !uri.path.isEmpty else {
                     throw ConfigurationError("'\(uri)' names no device (expected serial:///dev/ttyACM0?baud=9600)")

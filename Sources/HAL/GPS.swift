@@ -31,8 +31,8 @@ public enum GPSEvent: Hashable, Sendable {
 /// A source of positions: gpsd, NMEA on a serial port, or a replayed recording.
 ///
 /// A source does only the raw part (open, read, reconnect) and reports through its
-/// `GPSEventSink`, which owns the logic every source shares: status changes, the power
-/// profile's sampling interval, and handing events to the clock's loop.
+/// `GPSEventSink`, which owns the logic every source shares: status changes, the silence
+/// watchdog, the power profile's sampling interval, and handing events to the clock's loop.
 public protocol GPSSource: AnyObject, Sendable {
     /// The source's URI, for logs and errors (`gpsd://localhost:2947`).
     var name: String { get }
@@ -65,6 +65,22 @@ public final class GPSEventSink: Sendable {
         var lastFixAt: Instant?
         var restWatch: ScheduledTask?
         var tap: GPSEventSink?
+        var silence: SilenceWatch?
+    }
+
+    /// The silence watchdog: how long the receiver may say nothing before its fix is lost.
+    private struct SilenceWatch {
+        var timeout: Duration
+        var detail: String
+        /// When the receiver was last heard (or the device opened).
+        var lastHeard: Instant
+        /// The device is open: silence counts (a closed device is reported as such).
+        var open = true
+        /// This silence was reported: once per silence.
+        var reported = false
+        /// A check is scheduled (at most one at a time).
+        var armed = false
+        var task: ScheduledTask?
     }
 
     private let clock: any PacerClock
@@ -124,7 +140,13 @@ public final class GPSEventSink: Sendable {
 
     /// The device or daemon is open.
     public func opened(_ detail: String? = nil) {
-        emit(state.withLock { $0.tracker.opened(detail) })
+        let now = clock.now
+        let (events, arm) = state.withLock { s in
+            let arm = heardLocked(&s, at: now, opening: true)
+            return (s.tracker.opened(detail), arm)
+        }
+        emit(events)
+        if let arm { armSilence(at: arm) }
         tap?.opened(detail)
     }
 
@@ -132,9 +154,109 @@ public final class GPSEventSink: Sendable {
     public func closed(_ reason: String) {
         emit(state.withLock { s in
             s.latest = nil
+            if s.silence != nil {
+                s.silence?.open = false
+                s.silence?.armed = false
+                s.silence?.task?.cancel()
+                s.silence?.task = nil
+            }
             return s.tracker.closed(reason)
         })
         tap?.closed(reason)
+    }
+
+    // MARK: The silence watchdog
+
+    /// Watches the receiver for silence, on the clock, from each time the device opens: when
+    /// it has said nothing (`heard`, a cycle, a fix) for `timeout` while the device is open,
+    /// the sink reports `silent(detail)` once, as if the source had (a fix, if there was one,
+    /// is lost). A source calls it once, before it first opens; it then only reports its
+    /// traffic.
+    ///
+    /// The check costs at most one timer per `timeout` while the receiver talks, none while
+    /// it is closed or already reported silent, and nothing on the source's thread.
+    public func watchSilence(timeout: Duration, detail: String) {
+        let now = clock.now
+        state.withLock { s in
+            s.silence?.task?.cancel()
+            s.silence = SilenceWatch(timeout: timeout, detail: detail, lastHeard: now, open: false)
+        }
+    }
+
+    /// The source heard from its receiver (bytes on the port, a report from gpsd, a cycle):
+    /// the silence starts again from now. Cycles and fixes count by themselves.
+    public func heard() {
+        let now = clock.now
+        if let arm = state.withLock({ s in heardLocked(&s, at: now, opening: false) }) { armSilence(at: arm) }
+    }
+
+    /// No more silence checks (the source stopped).
+    public func stopWatchingSilence() {
+        state.withLock { s in
+            s.silence?.task?.cancel()
+            s.silence = nil
+        }
+    }
+
+    /// Notes traffic at `now`; returns when to check, if a check must be scheduled.
+    private func heardLocked(_ s: inout State, at now: Instant, opening: Bool) -> Instant? {
+        guard var watch = s.silence else { return nil }
+        defer { s.silence = watch }
+        watch.lastHeard = now
+        watch.reported = false
+        if opening { watch.open = true }
+        guard watch.open, !watch.armed else { return nil }
+        watch.armed = true
+        return now + watch.timeout
+    }
+
+    private func armSilence(at deadline: Instant) {
+        let task = clock.schedule(at: deadline) { [self] in checkSilence() }
+        state.withLock { s in
+            if s.silence?.armed == true { s.silence?.task = task } else { task.cancel() }
+        }
+    }
+
+    /// A check is due: the next is a timeout after the last traffic, or, when the timeout has
+    /// passed, the silence is confirmed after whatever else is due at this instant (a cycle
+    /// arriving exactly at the deadline is in time), then reported.
+    private func checkSilence() {
+        let now = clock.now
+        let (due, next) = state.withLock { s -> (Bool, Instant?) in
+            guard var watch = s.silence else { return (false, nil) }
+            defer { s.silence = watch }
+            watch.armed = false
+            watch.task = nil
+            guard watch.open, !watch.reported else { return (false, nil) }
+            let deadline = watch.lastHeard + watch.timeout
+            if now < deadline {
+                watch.armed = true
+                return (false, deadline)
+            }
+            watch.armed = true  // until the confirmation: no second check meanwhile
+            return (true, nil)
+        }
+        if let next { armSilence(at: next) }
+        if due { clock.execute { [self] in confirmSilence() } }
+    }
+
+    private func confirmSilence() {
+        let now = clock.now
+        let (report, next) = state.withLock { s -> (String?, Instant?) in
+            guard var watch = s.silence else { return (nil, nil) }
+            defer { s.silence = watch }
+            watch.armed = false
+            guard watch.open, !watch.reported else { return (nil, nil) }
+            let deadline = watch.lastHeard + watch.timeout
+            if now < deadline {
+                watch.armed = true
+                return (nil, deadline)
+            }
+            watch.reported = true
+            return (watch.detail, nil)
+        }
+        if let next { armSilence(at: next) }
+        if let report { silent(report) }
     }
 
     /// Nothing heard for a while: a fix, if there was one, is lost (unless the receiver is
@@ -177,14 +299,15 @@ public final class GPSEventSink: Sendable {
     public func fix(_ fix: Fix) {
         onReport?()
         let now = clock.now
-        let (events, resting): ([GPSEvent], Bool) = state.withLock { s in
+        let (events, resting, arm): ([GPSEvent], Bool, Instant?) = state.withLock { s in
             s.latest = fix
             s.lastFixAt = now
             var out = s.tracker.fix()
             out.append(s.throttle.admit(time: fix.time) ? .fix(fix) : .reading(fix))
-            return (out, s.restPeriod != nil)
+            return (out, s.restPeriod != nil, heardLocked(&s, at: now, opening: false))
         }
         emit(events)
+        if let arm { armSilence(at: arm) }
         if resting { watchRest(after: now) }
         tap?.fix(fix)
     }
@@ -192,10 +315,13 @@ public final class GPSEventSink: Sendable {
     /// A report that says there is no position.
     public func noFix() {
         onReport?()
-        emit(state.withLock { s in
+        let now = clock.now
+        let (events, arm) = state.withLock { s in
             s.latest = nil
-            return s.tracker.noFix()
-        })
+            return (s.tracker.noFix(), heardLocked(&s, at: now, opening: false))
+        }
+        emit(events)
+        if let arm { armSilence(at: arm) }
         tap?.noFix()
     }
 

@@ -33,7 +33,8 @@ import Synchronization
 ///
 /// **Status.** `sink.opened` on connecting; `sink.closed(reason)` when gpsd cannot be reached
 /// or the connection drops; `sink.silent` when no TPV has arrived for `Timing.silence` while
-/// connected (measured on the injected `clock`). Note that the sink's status starts at
+/// connected (the sink's watchdog measures it on the device's clock; the reader tells it of
+/// every TPV). Note that the sink's status starts at
 /// `.disconnected`, so a gpsd that is unreachable from the start changes no status; the reason
 /// is in `diagnostics.lastFailure` and the log.
 ///
@@ -55,7 +56,7 @@ import Synchronization
 /// **Threads.** The public surface may be used from any thread. `control` (a pthread mutex and
 /// a monotonic condition variable) guards the start/stop phase and the stop flag; `counters`
 /// (a `Mutex`) guards `diagnostics`. Everything else the reader uses (the libgps handle, the
-/// cycle filter, the backoff, the silence timer) lives on the reader thread's stack and no
+/// cycle filter, the backoff) lives on the reader thread's stack and no
 /// other thread touches it; libgps handles are not thread-safe, so only the reader calls
 /// libgps, including the final `gps_close`. The reader blocks `SIGPIPE` for itself, so a
 /// watch command written to a gpsd that has just died fails with `EPIPE` instead of killing
@@ -111,20 +112,17 @@ public final class GPSDSource: GPSSource {
     public let host: String
     public let port: Int
     public let timing: Timing
-    private let clock: any PacerClock
     private let logger: Logger
     private let control = ReaderControl()
     private let counters = Mutex(Diagnostics())
 
-    /// `clock` is the firmware's clock; the source reads it to decide when gpsd has gone silent.
     /// Without a `logger` the source logs nothing.
     public init(
-        host: String = "localhost", port: Int = 2947, clock: any PacerClock,
+        host: String = "localhost", port: Int = 2947,
         timing: Timing = Timing(), logger: Logger? = nil
     ) {
         self.host = host
         self.port = port
-        self.clock = clock
         self.timing = timing
         self.logger = logger ?? Logger(label: "pacer.gpsd", factory: { _ in SwiftLogNoOpLogHandler() })
         name = "gpsd://\(host):\(port)"
@@ -185,6 +183,8 @@ public final class GPSDSource: GPSSource {
             data.deallocate()
             control.markFinished()
         }
+        sink.watchSilence(timeout: timing.silence, detail: "no report from gpsd at \(endpoint) for \(timing.silence)")
+        defer { sink.stopWatchingSilence() }
         let portText = String(port)
         var filter = GPSDCycleFilter()
         var retry = timing.firstRetry
@@ -253,8 +253,6 @@ public final class GPSDSource: GPSSource {
         let fd = pacer_gps_fd(data)
         // Only the class is read from the copy gps_read makes; the fields come from `data`.
         var message = [CChar](repeating: 0, count: 256)
-        var lastReport = clock.now
-        var silenceReported = false
         // gps_read found only part of a line: libgps's `gps_waiting` would answer "yes" at
         // once (its buffer is not empty), so poll the socket until more arrives.
         var partialLine = false
@@ -297,8 +295,7 @@ public final class GPSDSource: GPSSource {
                 }
                 partialLine = false
                 if Self.hasClass(message, "TPV") {
-                    lastReport = clock.now
-                    silenceReported = false
+                    sink.heard()
                     retry = timing.firstRetry
                     counters.withLock { $0.reports += 1 }
                     if let report = Self.report(from: data.pointee) {
@@ -309,12 +306,6 @@ public final class GPSDSource: GPSSource {
                 }
             } else {
                 filter.flush(deliver: deliver)
-            }
-            if !silenceReported, clock.now - lastReport >= timing.silence {
-                silenceReported = true
-                filter.flush(deliver: deliver)
-                logger.info("\(name): no position report for \(timing.silence)")
-                sink.silent("no report from gpsd at \(endpoint) for \(timing.silence)")
             }
         }
     }

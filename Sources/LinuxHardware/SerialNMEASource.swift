@@ -24,9 +24,9 @@ import Synchronization
 /// as a warning in the log).
 ///
 /// If the port is open and no byte arrives for `silenceTimeout` (5 s), the sink hears
-/// `silent` (a fix, if there was one, is lost); the port stays open. The silence is measured
-/// on the injected clock; the waits between attempts to open are real time (the thread
-/// blocks in `poll`).
+/// `silent` (a fix, if there was one, is lost); the port stays open. The sink's watchdog
+/// measures it on the injected clock (the reader only tells it of every read); the waits
+/// between attempts to open are real time (the thread blocks in `poll`).
 ///
 /// An unsupported baud rate is a configuration mistake, not a runtime condition: the
 /// initializer throws (`SerialPortError`, naming the rate and the supported ones), so
@@ -290,7 +290,11 @@ public final class SerialNMEASource: GPSSource {
     /// Opens, reads until the device goes, waits, opens again, until `stop`.
     private func run(sink: GPSEventSink, wake: Int32) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Self.readSize)
-        defer { buffer.deallocate() }
+        sink.watchSilence(timeout: silenceTimeout, detail: "no data from \(path) for \(silenceTimeout)")
+        defer {
+            sink.stopWatchingSilence()
+            buffer.deallocate()
+        }
         var delay = initialRetryDelay
         // The last reason logged at warning level and told to the sink: a device that stays
         // away is logged once, not every four seconds.
@@ -358,8 +362,6 @@ public final class SerialNMEASource: GPSSource {
             let name = self.name
             onReject = { rejection in logger.debug("\(name): rejected \(rejection)") }
         }
-        var lastHeard = clock.now
-        var silenceReported = false
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         var outbox = Outbox(limit: Self.maximumQueuedRequests)
@@ -380,16 +382,12 @@ public final class SerialNMEASource: GPSSource {
         }
 
         while true {
-            // Wake for the silence deadline, and at least once a second whatever the clock.
-            var timeout: Int32 = 1000
-            if !silenceReported {
-                let left = (lastHeard + silenceTimeout) - clock.now
-                timeout = Int32(clamping: min(1000, max(0, (left.nanoseconds + 999_999) / 1_000_000)))
-            }
+            // Until the receiver talks, the port takes output, the device goes or `stop`
+            // writes to the wake pipe: the silence is the sink's to watch.
             fds[0].events = Int16(POLLIN) | (outbox.isEmpty ? 0 : Int16(POLLOUT))
             fds[0].revents = 0
             fds[1].revents = 0
-            let ready = poll(&fds, 2, timeout)
+            let ready = poll(&fds, 2, -1)
             if ready < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -414,21 +412,13 @@ public final class SerialNMEASource: GPSSource {
                 if sent > 0 { state.withLock { $0.requestsSent += sent } }
                 if let failure { return gone("write failed: \(SerialPort.describe(failure))") }
             }
-            if events & (POLLIN | POLLHUP | POLLERR) == 0 {
-                if !silenceReported, clock.now - lastHeard >= silenceTimeout {
-                    silenceReported = true
-                    logger?.info("\(name): silent for \(silenceTimeout)")
-                    sink.silent("no data from \(path) for \(silenceTimeout)")
-                }
-                continue
-            }
+            if events & (POLLIN | POLLHUP | POLLERR) == 0 { continue }
             let n = read(fd, buffer.baseAddress, buffer.count)
             if n > 0 {
                 decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n]), onEpoch: onEpoch, onReject: onReject)
                 let statistics = decoder.statistics
                 state.withLock { $0.currentStatistics = statistics }
-                lastHeard = clock.now
-                silenceReported = false
+                sink.heard()
                 continue
             }
             if n == 0 { return gone("hang-up (end of file)") }

@@ -39,10 +39,9 @@ import Synchronization
 /// delivered), so the recording ends when it would have.
 ///
 /// Silence: when no cycle has been delivered for `silenceTimeout` (5 s) of clock time while
-/// the receiver is plugged in (an outage, or a gap in the recording itself), the sink hears
-/// `silent`, once, as the serial source reports a quiet port, so a fix is lost the same way
-/// whichever source is silent. The watch is on the clock and costs no timer unless the next
-/// cycle is further away than the timeout.
+/// the receiver is plugged in (an outage, or a gap in the recording itself), the sink's
+/// watchdog reports `silent`, once, as it does for a quiet serial port or gpsd, so a fix is
+/// lost the same way whichever source is silent.
 ///
 /// A file that cannot be opened (missing, unreadable, a directory) makes the initializer
 /// throw `RecordingError`, naming the path and the system's reason, so a command given
@@ -151,10 +150,10 @@ public final class NMEAFileSource: GPSSource {
             r.sink = sink
             r.origin = clock.now
             r.begin(faults: faults)
-            r.heard(at: r.origin)
             return !r.unplugged
         }
         guard let plugged else { return }
+        sink.watchSilence(timeout: silenceTimeout, detail: "no data from \(path) for \(silenceTimeout)")
         if plugged {
             sink.opened(name)
         } else {
@@ -164,13 +163,14 @@ public final class NMEAFileSource: GPSSource {
     }
 
     public func stop() {
-        let tasks: [ScheduledTask?] = state.withLock { r in
+        let (task, sink): (ScheduledTask?, GPSEventSink?) = state.withLock { r in
             r.stopped = true
             r.closeFile()
-            r.sink = nil
-            return [r.task, r.watchdog]
+            defer { r.sink = nil }
+            return (r.task, r.sink)
         }
-        for task in tasks { task?.cancel() }
+        task?.cancel()
+        sink?.stopWatchingSilence()
     }
 
     // MARK: - The replay, on the clock's loop
@@ -192,11 +192,10 @@ public final class NMEAFileSource: GPSSource {
     }
 
     /// Decodes ahead to the next cycle and schedules its release (or the unplug fault's start
-    /// or end that comes first), or reports the end. Arms the silence watch when the next
-    /// release is further away than the timeout.
+    /// or end that comes first), or reports the end.
     private func scheduleNext() {
-        let (next, sink, watch): (Next, GPSEventSink?, (at: Instant, generation: Int)?) = state.withLock { r in
-            guard !r.stopped, let sink = r.sink else { return (.stopped, nil, nil) }
+        let (next, sink): (Next, GPSEventSink?) = state.withLock { r in
+            guard !r.stopped, let sink = r.sink else { return (.stopped, nil) }
             let path = self.path
             let next: Next
             switch r.peek() {
@@ -211,21 +210,13 @@ public final class NMEAFileSource: GPSSource {
             case .end:
                 r.closeFile()
                 r.sink = nil
-                return (.end("end of recording"), sink, nil)
+                return (.end("end of recording"), sink)
             case .failed(let code):
                 r.closeFile()
                 r.sink = nil
-                return (.end("\(RecordingError(path: path, errno: code))"), sink, nil)
+                return (.end("\(RecordingError(path: path, errno: code))"), sink)
             }
-            guard let at = next.instant, let silentAt = r.silenceDeadline(before: at, timeout: silenceTimeout) else {
-                return (next, sink, nil)
-            }
-            r.watchedCount = r.heardCount
-            return (next, sink, (silentAt, r.heardCount))
-        }
-        if let watch {
-            let task = clock.schedule(at: watch.at) { [self] in silenceWatch(generation: watch.generation) }
-            state.withLock { $0.watchdog = task }
+            return (next, sink)
         }
         switch next {
         case .cycle(let deadline):
@@ -265,7 +256,6 @@ public final class NMEAFileSource: GPSSource {
             }
             let hotStarting = r.wokeAt.map { clock.now - $0 < hotStart } ?? false
             r.delivered += 1
-            r.heard(at: clock.now)
             return (faults.isInvalid(at: offset) || hotStarting ? .noFix(epoch.time) : epoch, sink)
         }
         guard let sink else { return }
@@ -279,7 +269,6 @@ public final class NMEAFileSource: GPSSource {
             guard !r.stopped, let sink = r.sink, !r.plugChanges.isEmpty else { return (nil, nil) }
             let change = r.plugChanges.removeFirst()
             r.unplugged = change.kind == .unplug
-            if !r.unplugged { r.heard(at: clock.now) }  // the silence watch starts again from the open
             return (change.kind, sink)
         }
         guard let change, let sink else { return }
@@ -288,19 +277,6 @@ public final class NMEAFileSource: GPSSource {
         case .replug: sink.opened(name)
         }
         scheduleNext()
-    }
-
-    /// The silence timeout has passed since the last cycle (armed only when nothing was due
-    /// before it); reports `silent` unless something was heard or the device went away since.
-    private func silenceWatch(generation: Int) {
-        let sink: GPSEventSink? = state.withLock { r in
-            r.watchdog = nil
-            guard !r.stopped, let sink = r.sink, !r.unplugged, !r.silenceReported, r.heardCount == generation
-            else { return nil }
-            r.silenceReported = true
-            return sink
-        }
-        sink?.silent("no data from \(path) for \(silenceTimeout)")
     }
 }
 
@@ -362,16 +338,6 @@ private struct Replay {
     var plugChanges: [PlugChange] = []
     var unplugged = false
 
-    // The silence watch.
-    var watchdog: ScheduledTask?
-    /// When the receiver was last heard (a cycle delivered, or the device opened).
-    var lastHeard = Instant.zero
-    /// Counts what was heard: a silence watch armed for an older count is stale.
-    var heardCount = 0
-    /// The count the watch was last armed for (one watch per silence).
-    var watchedCount = -1
-    var silenceReported = false
-
     init(fd: Int32) {
         self.fd = fd
     }
@@ -402,21 +368,6 @@ private struct Replay {
             }
             plugChanges.append(PlugChange(offset: window.to, kind: .replug))
         }
-    }
-
-    /// The receiver was heard at `now`: the silence watch starts again.
-    mutating func heard(at now: Instant) {
-        lastHeard = now
-        heardCount += 1
-        silenceReported = false
-    }
-
-    /// When to report silence, if the receiver is plugged in, has not been reported silent
-    /// (or watched) since it was last heard, and nothing is due before the timeout passes.
-    func silenceDeadline(before next: Instant, timeout: Duration) -> Instant? {
-        let deadline = lastHeard + timeout
-        guard !unplugged, !silenceReported, watchedCount != heardCount, next > deadline else { return nil }
-        return deadline
     }
 
     /// The next cycle, decoding more of the file when none is ready.

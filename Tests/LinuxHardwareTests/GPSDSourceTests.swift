@@ -13,7 +13,7 @@ struct GPSDSourceTests {
         port: Int, loop: GPSDClockLoop, log: GPSDEventLog, timing: GPSDSource.Timing = .init()
     ) -> (GPSDSource, GPSEventSink) {
         let sink = GPSEventSink(clock: loop.clock) { log.append($0) }
-        let source = GPSDSource(host: "127.0.0.1", port: port, clock: loop.clock, timing: timing)
+        let source = GPSDSource(host: "127.0.0.1", port: port, timing: timing)
         return (source, sink)
     }
 
