@@ -1,5 +1,5 @@
 /// Where the running device's events go as they happen, one JSON object a line (see
-/// `EventJSON` in the runtime): the control socket's watchers, `pacer ctl watch` (a phone
+/// `EventJSON` in the runtime, written with PacerCore's `JSONValue`): the control socket's watchers, `pacer ctl watch` (a phone
 /// over SSH). `pacer run` publishes its runtime's events; the device's other modes publish
 /// their own (`{"event":"state","state":"ready"}`) through the same one.
 public protocol EventPublisher: AnyObject, Sendable {

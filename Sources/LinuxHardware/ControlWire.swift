@@ -33,8 +33,8 @@ import PacerCore
 /// The control socket's line protocol, as both ends write and read it: the command line and
 /// its reply, the watch stream's framing, and the server's own replies and last lines.
 enum ControlWire {
-    /// The first line a watcher gets when no producer set a greeting.
-    static let defaultGreeting = #"{"event":"watching"}"#
+    /// The first line a watcher gets when no producer set a greeting: `{"event":"watching"}`.
+    static let defaultGreeting = JSONObject([("event", .text("watching"))]).compact
 
     /// `line` with its `\n`, a final line ending dropped first; nil when it holds another.
     static func lineBytes(_ line: String) -> [UInt8]? {
@@ -63,7 +63,7 @@ enum ControlWire {
     /// A watcher's last line when it is dropped (`{"event":"error","error":"…"}`): `pacer ctl
     /// watch` reads it as the reason the stream ended.
     static func watcherError(_ reason: String) -> String {
-        #"{"event":"error","error":""# + reason + #""}"#
+        JSONObject([("event", .text("error")), ("error", .text(reason))]).compact
     }
 
     // MARK: The server's own replies (each begins `error:`, so `pacer ctl` exits 1)

@@ -15,96 +15,23 @@ import PacerCore
 /// then the device's status right after the event under `status`: nested, so that its
 /// `phase` or `gps` never collides with the event's own.
 ///
-/// Strings are escaped for any JSON reader (quotes, backslashes, every control character,
-/// and U+2028/U+2029, which some JavaScript readers take for line ends); other non-ASCII text
-/// stays UTF-8. Numbers are written with fixed places and are always finite: a value that is
-/// not (or is beyond ±9e9) is written `null`. A line never holds a newline of its own.
+/// The lines are written with PacerCore's JSON writer (`JSONValue`): strings escaped for any
+/// JSON reader, numbers with fixed places and always finite, each key once (a field that
+/// repeats `event` or `time` is refused); a line never holds a newline of its own.
 public enum EventJSON {
-    /// A value in an event line.
-    public enum Value: Sendable {
-        case text(String)
-        case int(Int)
-        /// Rounded to `places` fraction digits (1…9), trailing zeros trimmed; not finite: `null`.
-        case number(Double, places: Int)
-        case bool(Bool)
-        case null
-        case array([Value])
-        /// Keys in the order given.
-        case object([(String, Value)])
-    }
+    /// A value in an event line: PacerCore's, as every JSON Pacer writes.
+    public typealias Value = JSONValue
 
     /// One event line (without its newline) for any producer: `{"event":KIND[,"time":…],FIELDS…}`.
     /// The device's other modes publish theirs through this too:
     /// `EventJSON.line(kind: "state", fields: [("state", .text("ready"))])` is
-    /// `{"event":"state","state":"ready"}`. `fields` must not use the keys `event` or `time`.
+    /// `{"event":"state","state":"ready"}`. `fields` must not use the keys `event` or `time`,
+    /// nor any key twice (a precondition).
     public static func line(kind: String, time: UTCTimestamp? = nil, fields: [(String, Value)]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        out.append(contentsOf: #"{"event":"#.utf8)
-        appendString(kind, to: &out)
-        if let time {
-            out.append(contentsOf: #","time":""#.utf8)
-            time.appendISO8601(to: &out)
-            out.append(UInt8(ascii: "\""))
-        }
-        for (key, value) in fields {
-            out.append(UInt8(ascii: ","))
-            appendString(key, to: &out)
-            out.append(UInt8(ascii: ":"))
-            append(value, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends `value` as JSON.
-    public static func append(_ value: Value, to out: inout [UInt8]) {
-        switch value {
-        case .text(let s): appendString(s, to: &out)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .number(let v, let places): out.appendDecimal(v, places: places)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .null: out.append(contentsOf: "null".utf8)
-        case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                append(item, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let fields):
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, item)) in fields.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                append(item, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    /// Appends `s` as a JSON string (see the type's documentation for what is escaped).
-    public static func appendString(_ s: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for scalar in s.unicodeScalars {
-            switch scalar.value {
-            case 0x22: out.append(contentsOf: #"\""#.utf8)
-            case 0x5C: out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0x00..<0x20, 0x7F, 0x2028, 0x2029:
-                out.append(contentsOf: #"\u"#.utf8)
-                for shift in [12, 8, 4, 0] { out.append(hex[Int(scalar.value >> UInt32(shift)) & 0xF]) }
-            case 0x20..<0x80:
-                out.append(UInt8(scalar.value))
-            default:
-                UTF8.encode(scalar) { out.append($0) }
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        var object: JSONObject = [("event", .text(kind))]
+        if let time { object.add("time", .text(time.iso8601)) }
+        object.add(contentsOf: fields)
+        return object.compact
     }
 }
 
@@ -200,7 +127,7 @@ extension RuntimeStatus {
         fields.append(("state", .text(state)))
         if let battery { fields.append(("battery_pct", .number(battery.percent, places: 1))) }
         if let route { fields.append(("route", route.jsonObject)) }
-        return .object(fields)
+        return .object(JSONObject(fields))
     }
 }
 
@@ -238,9 +165,9 @@ extension RouteFollower.Progress {
         case .finished: fields.append(("place", .text("finished")))
         }
         if let next = ahead.first {
-            fields.append(("next", .object([("name", .text(next.name)), ("distance_m", .number(next.distance, places: 1))]
-                + (next.climb.map { [("climb_m", .number($0, places: 1))] } ?? []))))
+            fields.append(("next", .object(JSONObject([("name", .text(next.name)), ("distance_m", .number(next.distance, places: 1))]
+                + (next.climb.map { [("climb_m", .number($0, places: 1))] } ?? [])))))
         }
-        return .object(fields)
+        return .object(JSONObject(fields))
     }
 }
