@@ -37,18 +37,18 @@ public enum ComparisonReport {
 
     public static func json(_ rows: [ProfileComparison.Row]) -> String {
         var out: [UInt8] = []
-        JSONTree.array(rows.map { r in
+        JSONValue.array(rows.map { r in
             .object([
                 ("profile", .text(r.profile)), ("hardware", .text(r.hardware)),
-                ("energy_mah", .number(r.energyMilliampHours, 3)), ("average_ma", .number(r.averageMilliamps, 2)),
-                ("projected_runtime_h", .number(r.projectedRuntimeHours, 2)), ("gps_on_percent", .number(r.gpsOnPercent, 1)),
+                ("energy_mah", .number(r.energyMilliampHours, places: 3)), ("average_ma", .number(r.averageMilliamps, places: 2)),
+                ("projected_runtime_h", .number(r.projectedRuntimeHours, places: 2)), ("gps_on_percent", .number(r.gpsOnPercent, places: 1)),
                 ("wakeups", .int(r.wakeups)), ("track_points", .int(r.trackPoints)),
-                ("distance_error_percent", .number(r.distanceErrorPercent, 2)), ("cues", .int(r.cues)),
-                ("latency_median_s", r.medianLatency.map { .number($0, 1) } ?? .null),
-                ("latency_max_s", r.maximumLatency.map { .number($0, 1) } ?? .null),
+                ("distance_error_percent", .number(r.distanceErrorPercent, places: 2)), ("cues", .int(r.cues)),
+                ("latency_median_s", r.medianLatency.map { .number($0, places: 1) } ?? .null),
+                ("latency_max_s", r.maximumLatency.map { .number($0, places: 1) } ?? .null),
                 ("departures_missed", .int(r.missed)),
             ])
-        }).render(into: &out, indent: 0)
+        }).writeIndented(to: &out)
         return String(decoding: out, as: UTF8.self) + "\n"
     }
 

@@ -72,13 +72,14 @@ final class ScenarioRecorder: Sendable {
         case .phaseStarted(let index):
             text = "phase \(index + 1) starts"
             fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
-                      ("band_kmh", .pair(status.coach.phase.minimumSpeed * 3.6, status.coach.phase.maximumSpeed * 3.6))]
+                      ("band_kmh", .array([.number(status.coach.phase.minimumSpeed * 3.6, places: 2),
+                                           .number(status.coach.phase.maximumSpeed * 3.6, places: 2)]))]
         case .phaseFinished(let r), .phaseRevised(let r):
             let revised = { if case .phaseRevised = event { true } else { false } }()
             text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "
                 + "\(km(r.distance)) km, \(RuntimeStatus.clock(r.timeInBand)) in band"
-            fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, 3)),
-                      ("in_band_s", .number(r.timeInBand.inSeconds, 3)), ("phase_distance_m", .number(r.distance, 1))]
+            fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, places: 3)),
+                      ("in_band_s", .number(r.timeInBand.inSeconds, places: 3)), ("phase_distance_m", .number(r.distance, places: 1))]
         case .cue(let cue, let phase):
             name = cue.rawValue
             text = ScenarioRecorder.shout(cue)
@@ -98,7 +99,7 @@ final class ScenarioRecorder: Sendable {
                 text = "waypoint '\(wname)' stored" + (last ? " at the last known position" : "")
                     + " \(coordinate(w.position.latitude)), \(coordinate(w.position.longitude))"
                 fields = [("name", .text(wname)), ("outcome", .text(last ? "stored-at-last-known-position" : "stored")),
-                          ("lat", .number(w.position.latitude, 7)), ("lon", .number(w.position.longitude, 7))]
+                          ("lat", .number(w.position.latitude, places: 7)), ("lon", .number(w.position.longitude, places: 7))]
             case .duplicate, .noPositionYet, .notRecording:
                 let reason = outcome == .duplicate ? "duplicate" : outcome == .noPositionYet ? "no-position-yet" : "not-recording"
                 text = "waypoint '\(wname)' refused: \(reason)"
@@ -114,21 +115,21 @@ final class ScenarioRecorder: Sendable {
         case .autoPaused(let standing):
             text = "AUTO-PAUSED after \(RuntimeStatus.clock(standing)) standing still, the timer held at "
                 + RuntimeStatus.clock(status.coach.elapsed)
-            fields = [("standing_s", .number(standing.inSeconds, 3)), ("timer_s", .number(status.coach.elapsed.inSeconds, 3))]
+            fields = [("standing_s", .number(standing.inSeconds, places: 3)), ("timer_s", .number(status.coach.elapsed.inSeconds, places: 3))]
         case .autoResumed(let speed):
             text = "auto-resumed: moving at \(kmh(speed)) km/h"
-            fields = [("moving_kmh", .number(speed * 3.6, 2))]
+            fields = [("moving_kmh", .number(speed * 3.6, places: 2))]
         case .battery(let percent):
             text = "battery \(Int(percent.rounded())) %"
-            fields = [("percent", .number(percent, 1))]
+            fields = [("percent", .number(percent, places: 1))]
         case .profileChanged(let from, let to, let percent):
             name = to
             text = "PROFILE \(from) -> \(to) (battery \(Int(percent.rounded(.down))) %)"
-            fields = [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, 1))]
+            fields = [("from", .text(from)), ("to", .text(to)), ("percent", .number(percent, places: 1))]
         case .finished(let end):
             name = end.rawValue
             text = "FINISHED (\(end.rawValue)) after \(RuntimeStatus.clock(status.coach.elapsed)) active, \(km(status.coach.distance)) km"
-            fields = [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, 3))]
+            fields = [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, places: 3))]
         case .storageFault(let reason):
             text = "STORAGE FAULT: \(reason)"
             fields = [("reason", .text(reason))]
@@ -142,7 +143,7 @@ final class ScenarioRecorder: Sendable {
 
     /// A route event: its name (a waypoint's), its timeline text and its fields.
     static func describe(_ e: RouteFollower.Event) -> (String?, String, [(String, JSONValue)]) {
-        let m = { (v: Double) in JSONValue.number(v, 1) }
+        let m = { (v: Double) in JSONValue.number(v, places: 1) }
         switch e {
         case .joined(let along):
             return (nil, "on the route, \(km(along)) km along", [("along_m", m(along))])
@@ -239,17 +240,17 @@ final class ScenarioRecorder: Sendable {
             }
             s.timeline.append(0x0A)
 
-            var j = JSONObject()
-            j.field("t", .number(event.time.inSeconds, 3))
-            j.field("time", .text(ScenarioRecorder.clock(event.time)))
-            j.field("event", .text(event.kind))
-            if let activity = event.activity { j.field("activity", .int(Int(activity))) }
-            for (k, v) in fields { j.field(k, v) }
+            // One key twice would stop the run (JSONObject refuses it): an event's own fields
+            // never use the names of the ones around them (a waypoint ahead says ahead_m).
+            var j: JSONObject = [("t", .number(event.time.inSeconds, places: 3)),
+                                 ("time", .text(ScenarioRecorder.clock(event.time))), ("event", .text(event.kind))]
+            if let activity = event.activity { j.add("activity", .int(Int(activity))) }
+            j.add(contentsOf: fields)
             if let status {
-                if let speed = status.coach.smoothedSpeed { j.field("speed_kmh", .number(speed * 3.6, 2)) }
-                j.field("distance_m", .number(status.coach.distance, 1))
+                if let speed = status.coach.smoothedSpeed { j.add("speed_kmh", .number(speed * 3.6, places: 2)) }
+                j.add("distance_m", .number(status.coach.distance, places: 1))
             }
-            s.json.append(contentsOf: j.finish())
+            j.write(to: &s.json)
             s.json.append(0x0A)
         }
         try? flush(force: false)
@@ -324,74 +325,4 @@ private func coordinate(_ v: Double) -> String {
     var out: [UInt8] = []
     out.appendDecimal(v, places: 5)
     return String(decoding: out, as: UTF8.self)
-}
-
-/// A JSON value for the scenario files: numbers are written with fixed places so that the
-/// files are byte-identical on every machine.
-enum JSONValue {
-    case text(String)
-    case int(Int)
-    case number(Double, Int)
-    case pair(Double, Double)
-    case bool(Bool)
-    case null
-    /// Already-encoded JSON.
-    case raw([UInt8])
-}
-
-/// Writes one JSON object with its keys in the order given.
-struct JSONObject {
-    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
-    private var first = true
-
-    init() {}
-
-    mutating func field(_ key: String, _ value: JSONValue) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        JSONObject.string(key, into: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        JSONObject.value(value, into: &bytes)
-    }
-
-    /// The finished object.
-    consuming func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
-
-    static func value(_ value: JSONValue, into out: inout [UInt8]) {
-        switch value {
-        case .text(let s): string(s, into: &out)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .number(let v, let places): out.appendDecimal(v, places: places)
-        case .pair(let a, let b):
-            out.append(UInt8(ascii: "["))
-            out.appendDecimal(a, places: 2)
-            out.append(UInt8(ascii: ","))
-            out.appendDecimal(b, places: 2)
-            out.append(UInt8(ascii: "]"))
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .null: out.append(contentsOf: "null".utf8)
-        case .raw(let r): out.append(contentsOf: r)
-        }
-    }
-
-    static func string(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
 }

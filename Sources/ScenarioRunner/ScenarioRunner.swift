@@ -377,7 +377,7 @@ public enum ScenarioRunner {
         case .battery(let level):
             device.simulated.battery?.set(percent: level)
             recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
-                          fields: [("percent", .number(level, 1))], at: time)
+                          fields: [("percent", .number(level, places: 1))], at: time)
         case .powerCut:
             guard until == action.at else { return }
             cut.set()
