@@ -1,6 +1,7 @@
 import Foundation
 import HAL
 import LinuxHardware
+import PacerCore
 
 /// `pacer hw check`: probes each part the settings name and says, part by part, what is
 /// there, what is wrong and how to fix it.
@@ -353,36 +354,16 @@ public struct HardwareReport: Hashable, Sendable {
     /// The report as one JSON object:
     /// `{"ok":false,"parts":[{"part":"GPS","configured":"…","required":true,"status":"missing","found":[…],"problem":"…","fix":[…],"facts":{…}},…]}`.
     public func json() -> String {
-        var out = "{\"ok\":\(passed),\"parts\":["
-        for (i, part) in parts.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"part\":\(Self.quote(part.name)),\"configured\":\(Self.quote(part.configured))"
-            out += ",\"required\":\(part.required),\"status\":\(Self.quote(part.status.rawValue))"
-            out += ",\"found\":[\(part.found.map(Self.quote).joined(separator: ","))]"
-            out += ",\"problem\":\(part.problem.map(Self.quote) ?? "null")"
-            out += ",\"fix\":[\(part.fix.map(Self.quote).joined(separator: ","))]"
-            let facts = part.facts.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)):\(Self.quote($0.value))" }
-            out += ",\"facts\":{\(facts.joined(separator: ","))}}"
-        }
-        out += "]}"
-        return out
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONValue.object([
+            ("ok", .bool(passed)),
+            ("parts", .array(parts.map { part in
+                .object([
+                    ("part", .text(part.name)), ("configured", .text(part.configured)), ("required", .bool(part.required)),
+                    ("status", .text(part.status.rawValue)), ("found", .array(part.found.map { .text($0) })),
+                    ("problem", part.problem.map { .text($0) } ?? .null), ("fix", .array(part.fix.map { .text($0) })),
+                    ("facts", .object(JSONObject(part.facts.sorted { $0.key < $1.key }.map { ($0.key, .text($0.value)) }))),
+                ])
+            })),
+        ]).compact
     }
 }

@@ -298,7 +298,7 @@ struct ProfileCommand: ParsableCommand {
             let changes = try activities.athleteHistory()
             let since = ActivityStore.fieldsSince(changes)
             if json {
-                let text = try ProfileReport.json(current.profile, changedAt: current.since, since: since,
+                let text = ProfileReport.json(current.profile, changedAt: current.since, since: since,
                                                   history: history ? changes : nil)
                 FileDescriptorOutput.write(Array((text + "\n").utf8), to: 1)
                 return
@@ -395,92 +395,54 @@ enum ProfileReport {
 
     // MARK: - JSON
 
-    struct MarkJSON: Encodable {
-        var distance_m: Double
-        var time: String
-        var time_s: Double
-        var pace_min_per_km: String
-        var speed_kmh: Double
-
-        init(distance: Double, time: Duration) {
-            distance_m = distance
-            self.time = AthleteProfile.clock(time)
-            time_s = time.inSeconds
-            let speed = distance / time.inSeconds
-            pace_min_per_km = Pace.minutesPerKilometre(speed)
-            speed_kmh = (Pace.kilometresPerHour(speed) * 100).rounded() / 100
-        }
+    /// A best mark: `{"distance_m", "pace_min_per_km", "speed_kmh", "time", "time_s"}`.
+    static func json(mark distance: Double, time: Duration) -> JSONValue {
+        let speed = distance / time.inSeconds
+        return .object([
+            ("distance_m", .number(distance, places: 3)),
+            ("pace_min_per_km", .text(Pace.minutesPerKilometre(speed))),
+            ("speed_kmh", .number(Pace.kilometresPerHour(speed), places: 2)),
+            ("time", .text(AthleteProfile.clock(time))),
+            ("time_s", .number(time.inSeconds, places: 3)),
+        ])
     }
 
-    struct ProfileJSON: Encodable {
-        var weight_kg: Double
-        var height_cm: Double
-        var weekly_frequency: Int
-        var raced: Bool
-        var marathon: Bool
-        var best_race: MarkJSON?
-        var best_marathon: MarkJSON?
-        var bmi: Double
-
-        init(_ p: AthleteProfile) {
-            weight_kg = p.weight
-            height_cm = p.height
-            weekly_frequency = p.weeklyFrequency
-            raced = p.hasRaced
-            marathon = p.hasRunMarathon
-            best_race = p.bestRace.map { MarkJSON(distance: $0.distance, time: $0.time) }
-            best_marathon = p.bestMarathon.map { MarkJSON(distance: Goal.marathonDistance, time: $0) }
-            bmi = (p.bodyMassIndex * 10).rounded() / 10
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case weight_kg, height_cm, weekly_frequency, raced, marathon, best_race, best_marathon, bmi
-        }
-
-        /// Absent marks are written as null, not left out.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(weight_kg, forKey: .weight_kg)
-            try c.encode(height_cm, forKey: .height_cm)
-            try c.encode(weekly_frequency, forKey: .weekly_frequency)
-            try c.encode(raced, forKey: .raced)
-            try c.encode(marathon, forKey: .marathon)
-            try c.encode(best_race, forKey: .best_race)
-            try c.encode(best_marathon, forKey: .best_marathon)
-            try c.encode(bmi, forKey: .bmi)
-        }
+    /// The profile's values; an absent mark is written as null, not left out.
+    static func json(_ p: AthleteProfile) -> JSONValue {
+        .object([
+            ("best_marathon", p.bestMarathon.map { json(mark: Goal.marathonDistance, time: $0) } ?? .null),
+            ("best_race", p.bestRace.map { json(mark: $0.distance, time: $0.time) } ?? .null),
+            ("bmi", .number(p.bodyMassIndex, places: 1)),
+            ("height_cm", .number(p.height, places: 3)),
+            ("marathon", .bool(p.hasRunMarathon)),
+            ("raced", .bool(p.hasRaced)),
+            ("weekly_frequency", .int(p.weeklyFrequency)),
+            ("weight_kg", .number(p.weight, places: 3)),
+        ])
     }
 
-    struct ChangeJSON: Encodable {
-        var changed_at: String
-        var changed: [String]
-        var profile: ProfileJSON
-    }
-
-    struct ShowJSON: Encodable {
-        var changed_at: String
-        var profile: ProfileJSON
-        /// When each field last changed, by field name.
-        var since: [String: String]
-        var history: [ChangeJSON]?
-    }
-
+    /// `pacer profile show --json`: `{"changed_at", "history" (with --history: each change,
+    /// oldest first, with the fields it changed), "profile", "since" (when each field last
+    /// changed, by field name)}`. Keys in alphabetical order, at every level, as they were
+    /// when Foundation's encoder wrote this (`.sortedKeys`).
     static func json(_ profile: AthleteProfile, changedAt: UTCTimestamp, since: [AthleteProfile.Field: UTCTimestamp],
-                     history: [(AthleteProfile, UTCTimestamp)]?) throws -> String {
-        var changes: [ChangeJSON]?
+                     history: [(AthleteProfile, UTCTimestamp)]?) -> String {
+        var show: JSONObject = [("changed_at", .text(changedAt.iso8601))]
         if let history {
             var previous: AthleteProfile?
-            changes = history.map { profile, time in
+            show.add("history", .array(history.map { profile, time in
                 let changed = previous.map { profile.fields(differingFrom: $0) } ?? AthleteProfile.Field.allCases
                 previous = profile
-                return ChangeJSON(changed_at: time.iso8601, changed: changed.map(\.rawValue), profile: ProfileJSON(profile))
-            }
+                return .object([
+                    ("changed", .array(changed.map { .text($0.rawValue) })),
+                    ("changed_at", .text(time.iso8601)),
+                    ("profile", json(profile)),
+                ])
+            }))
         }
-        let show = ShowJSON(
-            changed_at: changedAt.iso8601, profile: ProfileJSON(profile),
-            since: Dictionary(uniqueKeysWithValues: since.map { ($0.key.rawValue, $0.value.iso8601) }), history: changes)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(show), as: UTF8.self)
+        show.add("profile", json(profile))
+        show.add("since", .object(JSONObject(since.map { ($0.key.rawValue, JSONValue.text($0.value.iso8601)) }
+            .sorted { $0.0 < $1.0 })))
+        return JSONValue.object(show).indented
     }
 }
