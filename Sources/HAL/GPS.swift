@@ -217,46 +217,32 @@ public final class GPSEventSink: Sendable {
         }
     }
 
-    /// A check is due: the next is a timeout after the last traffic, or, when the timeout has
-    /// passed, the silence is confirmed after whatever else is due at this instant (a cycle
-    /// arriving exactly at the deadline is in time), then reported.
-    private func checkSilence() {
+    /// A check is due: the next is a timeout after the last traffic; or, when the timeout has
+    /// passed, the silence is confirmed (`confirming`) after whatever else is due at this
+    /// instant, so that a cycle arriving exactly at the deadline is in time, then reported.
+    private func checkSilence(confirming: Bool = false) {
         let now = clock.now
-        let (due, next) = state.withLock { s -> (Bool, Instant?) in
-            guard var watch = s.silence else { return (false, nil) }
+        enum Step { case none, check(at: Instant), confirm, report(String) }
+        let step = state.withLock { s -> Step in
+            guard var watch = s.silence else { return .none }
             defer { s.silence = watch }
             watch.armed = false
             watch.task = nil
-            guard watch.open, !watch.reported else { return (false, nil) }
+            guard watch.open, !watch.reported else { return .none }
             let deadline = watch.lastHeard + watch.timeout
-            if now < deadline {
-                watch.armed = true
-                return (false, deadline)
-            }
-            watch.armed = true  // until the confirmation: no second check meanwhile
-            return (true, nil)
-        }
-        if let next { armSilence(at: next) }
-        if due { clock.execute { [self] in confirmSilence() } }
-    }
-
-    private func confirmSilence() {
-        let now = clock.now
-        let (report, next) = state.withLock { s -> (String?, Instant?) in
-            guard var watch = s.silence else { return (nil, nil) }
-            defer { s.silence = watch }
-            watch.armed = false
-            guard watch.open, !watch.reported else { return (nil, nil) }
-            let deadline = watch.lastHeard + watch.timeout
-            if now < deadline {
-                watch.armed = true
-                return (nil, deadline)
-            }
+            // Until the next check or the confirmation, no other check is scheduled.
+            watch.armed = now < deadline || !confirming
+            if now < deadline { return .check(at: deadline) }
+            guard confirming else { return .confirm }
             watch.reported = true
-            return (watch.detail, nil)
+            return .report(watch.detail)
         }
-        if let next { armSilence(at: next) }
-        if let report { silent(report) }
+        switch step {
+        case .none: break
+        case .check(let at): armSilence(at: at)
+        case .confirm: clock.execute { [self] in checkSilence(confirming: true) }
+        case .report(let detail): silent(detail)
+        }
     }
 
     /// Nothing heard for a while: a fix, if there was one, is lost (unless the receiver is
