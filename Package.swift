@@ -111,39 +111,49 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // What the test targets share: temporary folders, free loopback ports, NMEA sentences
+        // with checksums, reading an ALSA file capture, and running programs (the built `pacer`
+        // among them). Only test targets depend on it, so it is in no product; it needs nothing
+        // but Foundation.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "CoachingTests", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(name: "ChartsTests", dependencies: ["Charts", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RuntimeTests",
-            dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore"],
+            dependencies: ["Runtime", "Coaching", "HAL", "Simulation", "Storage", "PacerCore", "TestSupport"],
             swiftSettings: swiftSettings),
         // Runs the built `pacer` executable as a person would (it must be built first:
         // `swift build --build-tests` builds it with the tests). Storage reads the GPX that
         // other tools (gpsbabel) write.
-        .testTarget(name: "EndToEndTests", dependencies: ["PacerCore", "Storage"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore"], swiftSettings: swiftSettings),
+            name: "EndToEndTests", dependencies: ["PacerCore", "Storage", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxHardwareTests",
             dependencies: [
-                "LinuxHardware", "HAL", "Simulation", "NMEA", "PacerCore",
+                "LinuxHardware", "HAL", "Simulation", "NMEA", "PacerCore", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "SimulationTests", dependencies: ["Simulation", "HAL", "NMEA", "PacerCore"],
+            name: "SimulationTests", dependencies: ["Simulation", "HAL", "NMEA", "PacerCore", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ScenarioRunnerTests",
-            dependencies: ["ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts", "HAL"],
+            dependencies: [
+                "ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts", "HAL", "TestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",
             dependencies: ["Configurator", "Coaching", "HAL", "LinuxHardware", "Simulation", "PacerCore", "NMEA",
-                           "Runtime", "Storage"],
+                           "Runtime", "Storage", "TestSupport"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import LinuxHardware
 import NMEA
 import Simulation
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Configurator factory")

@@ -1,40 +1,6 @@
 import Foundation
 import HAL
 
-/// An ALSA device that plays into a file (ALSA's `file` plugin, raw S16_LE, in front of a
-/// `null` device), described in a private configuration for `ALSABuzzer(configuration:)`.
-struct CueBookCapture {
-    static let device = "pacer_capture"
-    let output: String
-
-    init(directory: String) {
-        output = directory + "/out.raw"
-    }
-
-    var configuration: String {
-        """
-        pcm.\(CueBookCapture.device) {
-            type file
-            slave.pcm "pacer_discard"
-            file "\(output)"
-            format "raw"
-        }
-        pcm.pacer_discard {
-            type null
-        }
-        """
-    }
-
-    func samples() throws -> [Int16] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: output))
-        return data.withUnsafeBytes { raw in
-            stride(from: 0, to: raw.count - 1, by: 2).map { i in
-                Int16(bitPattern: UInt16(raw[i]) | UInt16(raw[i + 1]) << 8)
-            }
-        }
-    }
-}
-
 /// One stretch of a capture: a tone with its measured pitch, or silence.
 struct SoundSegment: CustomStringConvertible {
     /// nil for silence.

@@ -2,6 +2,7 @@ import PacerCore
 import Configurator
 import Foundation
 import HAL
+import TestSupport
 import Testing
 
 private func ms(_ value: Double) -> Duration { .nanoseconds(Int64((value * 1_000_000).rounded())) }

@@ -3,6 +3,7 @@ import Configurator
 import Foundation
 import HAL
 import LinuxHardware
+import TestSupport
 import Testing
 
 /// Every cue of the real `Hardware/cues.yaml`, in both styles, played through `ALSABuzzer`
@@ -13,8 +14,8 @@ struct CueBookPlaybackTests {
     static let rate = ToneSynthesizer.defaultSampleRate
 
     static func capture(_ tones: [Tone], cue: Cue) throws -> [Int16] {
-        let capture = CueBookCapture(directory: try makeTemporaryDirectory("capture-\(cue.rawValue)"))
-        let buzzer = ALSABuzzer(device: CueBookCapture.device, sampleRate: rate, configuration: capture.configuration)
+        let capture = ALSACapture(directory: try makeTemporaryDirectory("capture-\(cue.rawValue)"))
+        let buzzer = ALSABuzzer(device: ALSACapture.device, sampleRate: rate, configuration: capture.configuration)
         #expect(!buzzer.isSilent, "\(buzzer.problem.map(String.init(describing:)) ?? "")")
         buzzer.play(cue, tones: tones)
         buzzer.drain()
@@ -72,8 +73,8 @@ struct CueBookPlaybackTests {
     /// come out as the sum of both, in order.
     @Test func twoCuesQueuedTogetherComeOutInOrder() throws {
         let book = try CueBookLoader.load(hardwareDir: hardwareDirectory)
-        let capture = CueBookCapture(directory: try makeTemporaryDirectory())
-        let buzzer = ALSABuzzer(device: CueBookCapture.device, configuration: capture.configuration)
+        let capture = ALSACapture(directory: try makeTemporaryDirectory())
+        let buzzer = ALSABuzzer(device: ALSACapture.device, configuration: capture.configuration)
         let first = book.tones(for: .gpsBack, style: .melody)
         let second = book.tones(for: .speedUp, style: .beeps)
         buzzer.play(.gpsBack, tones: first)

@@ -1,105 +1,15 @@
 import Configurator
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
-// Fixtures are private to this file (other suites in this target have their own helpers).
-
-/// A unique temporary folder for one test, removed when released.
-private final class CheckTempDir {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-hwcheck-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    @discardableResult
-    func file(_ name: String, _ contents: String = "") throws -> String {
-        let p = path + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try contents.write(toFile: p, atomically: false, encoding: .utf8)
-        return p
-    }
-}
-
-private func checkSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// A loopback listener that greets like gpsd and answers `?WATCH` with one receiver and a
-/// 3D fix; on a thread of its own, for at most ten seconds.
-private final class GreetingGPSD: @unchecked Sendable {
-    let port: Int
-
-    init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0 && Glibc.listen(listener, 4) == 0
-        guard listener >= 0, ok else { throw POSIXError(.EADDRNOTAVAIL) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread {
-            var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            defer { close(listener) }
-            guard poll(&p, 1, 10_000) > 0 else { return }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
-            defer { close(client) }
-            func send(_ text: String) {
-                let bytes = Array((text + "\r\n").utf8)
-                _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            }
-            send(#"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#)
-            let end = checkSeconds() + 10
-            var buffer = [UInt8](repeating: 0, count: 512)
-            var c = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            while checkSeconds() < end {
-                guard poll(&c, 1, 100) >= 0 else { return }
-                if c.revents == 0 { continue }
-                let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { return }
-                if String(decoding: buffer[0..<n], as: UTF8.self).contains("?WATCH") {
-                    send(#"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/gps0","driver":"u-blox","bps":9600}]}"#)
-                    send(#"{"class":"TPV","device":"/dev/gps0","mode":3,"lat":52.070527,"lon":4.301629}"#)
-                }
-            }
-        }.start()
-    }
-}
-
-/// A port nothing listens on.
-private func unusedPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
+// Fixtures are private to this file; temporary folders, free ports and the fake gpsd come
+// from TestSupport.
 
 /// A configuration whose probes look only inside `dir` (no real /dev, /sys or sound cards).
 private func configuration(
-    _ dir: CheckTempDir, gps: String, buzzer: String = "null", battery: String = "sim",
+    _ dir: TemporaryDirectory, gps: String, buzzer: String = "null", battery: String = "sim",
     listen: Duration = .milliseconds(500)
 ) -> HardwareCheck.Configuration {
     HardwareCheck.Configuration(
@@ -111,7 +21,7 @@ private func configuration(
 @Suite("Hardware check", .timeLimit(.minutes(1)))
 struct HardwareCheckTests {
     @Test func simulatedPartsPass() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let recording = try dir.file("run.nmea", "$GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,*5C\r\n")
         let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)"))
         #expect(report.passed)
@@ -124,8 +34,8 @@ struct HardwareCheckTests {
     }
 
     @Test func gpsdNotRunningFailsTheCheck() throws {
-        let dir = try CheckTempDir()
-        let port = unusedPort()
+        let dir = TemporaryDirectory()
+        let port = try freeLoopbackPort()
         let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(port)"))
         #expect(!report.passed)
         #expect(report.exitStatus == 69)
@@ -142,8 +52,13 @@ struct HardwareCheckTests {
     }
 
     @Test func gpsdWithAFixPasses() throws {
-        let dir = try CheckTempDir()
-        let server = try GreetingGPSD()
+        let dir = TemporaryDirectory()
+        let server = try FakeGPSD(
+            banner: #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#,
+            onWatch: [
+                #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/gps0","driver":"u-blox","bps":9600}]}"#,
+                #"{"class":"TPV","device":"/dev/gps0","mode":3,"lat":52.070527,"lon":4.301629}"#,
+            ])
         let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(server.port)", listen: .seconds(3)))
         let gps = try #require(report.part("GPS"))
         #expect(gps.status == .ok, "\(gps)")
@@ -153,7 +68,7 @@ struct HardwareCheckTests {
     }
 
     @Test func aMissingSoundDeviceFailsWithALSAsReason() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let recording = try dir.file("run.nmea")
         let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "alsa:pacer_no_such_pcm"))
         let sound = try #require(report.part("sound"))
@@ -166,7 +81,7 @@ struct HardwareCheckTests {
     }
 
     @Test func noBatteryGaugeIsOnlyAWarning() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let recording = try dir.file("run.nmea")
         try dir.file("power_supply/AC/type", "Mains\n")
         let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", battery: "sysfs"))
@@ -179,7 +94,7 @@ struct HardwareCheckTests {
     }
 
     @Test func aBatteryGaugeIsRead() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let recording = try dir.file("run.nmea")
         try dir.file("power_supply/BAT0/type", "Battery\n")
         try dir.file("power_supply/BAT0/capacity", "64\n")
@@ -196,7 +111,7 @@ struct HardwareCheckTests {
     }
 
     @Test func aMissingSerialDeviceFails() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         try dir.file("dev/ttyUSB0")
         let report = HardwareCheck.run(configuration(dir, gps: "serial://\(dir.path)/dev/ttyACM0?baud=9600"))
         let gps = try #require(report.part("GPS"))
@@ -219,9 +134,7 @@ struct HardwareCheckTests {
         tcsetattr(slave, TCSANOW, &t)
         let path = String(cString: ttyname(slave))
         let m = master
-        let body = "GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,"
-        let sum = body.utf8.reduce(UInt8(0), ^)
-        let line = Array("$\(body)*\(String(format: "%02X", sum))\r\n".utf8)
+        let line = Array(nmeaLine("GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,").utf8)
         let done = Thread {
             for _ in 0..<8 {
                 _ = line.withUnsafeBytes { write(m, $0.baseAddress, $0.count) }
@@ -229,7 +142,7 @@ struct HardwareCheckTests {
             }
         }
         done.start()
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let report = HardwareCheck.run(configuration(dir, gps: "serial://\(path)?baud=9600", listen: .milliseconds(600)))
         let gps = try #require(report.part("GPS"))
         #expect(gps.status == .ok, "\(gps)")
@@ -246,7 +159,7 @@ struct HardwareCheckTests {
         ("file:///no/such/recording.nmea", "GPS", "the recording to replay is missing"),
     ])
     func badGPSSettingsAreMissingParts(gps: String, part: String, problem: String) throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let report = HardwareCheck.run(configuration(dir, gps: gps))
         let found = try #require(report.part(part))
         #expect(found.status == .missing)
@@ -257,7 +170,7 @@ struct HardwareCheckTests {
 
     /// The values the settings files in Hardware/config use.
     @Test func settingsFileValues() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         try dir.file("Hardware/recordings/run.nmea", "")
         let recording = dir.path + "/Hardware/recordings/run.nmea"
         // The opaque form (file:PATH?pace=…), as the settings files write it.
@@ -273,7 +186,7 @@ struct HardwareCheckTests {
     }
 
     @Test func buzzerSettings() throws {
-        let dir = try CheckTempDir()
+        let dir = TemporaryDirectory()
         let recording = try dir.file("run.nmea")
         let wav = HardwareCheck.run(configuration(dir, gps: "file://\(recording)", buzzer: "wav:\(dir.path)/cues.wav"))
         #expect(wav.part("sound")?.status == .ok)
@@ -285,8 +198,8 @@ struct HardwareCheckTests {
     }
 
     @Test func jsonRendering() throws {
-        let dir = try CheckTempDir()
-        let port = unusedPort()
+        let dir = TemporaryDirectory()
+        let port = try freeLoopbackPort()
         let report = HardwareCheck.run(configuration(dir, gps: "gpsd://127.0.0.1:\(port)", battery: "sysfs"))
         let data = Data(report.json().utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

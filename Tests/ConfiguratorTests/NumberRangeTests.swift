@@ -1,5 +1,6 @@
 import Configurator
 import Foundation
+import TestSupport
 import Testing
 
 /// Every number in every data file is checked against its range before anything converts it

@@ -4,6 +4,7 @@ import Foundation
 import PacerCore
 import Runtime
 import Storage
+import TestSupport
 import Testing
 
 /// Today's workout for the device (`pacer device`): the active plan, its first workout with

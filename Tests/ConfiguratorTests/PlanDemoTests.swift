@@ -1,6 +1,7 @@
 import Coaching
 import Configurator
 import Foundation
+import TestSupport
 import Testing
 
 /// The bundled demo plan is made for the bundled recording (R7): replayed against

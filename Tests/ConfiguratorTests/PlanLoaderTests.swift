@@ -2,6 +2,7 @@ import Coaching
 import Configurator
 import Foundation
 import PacerCore
+import TestSupport
 import Testing
 
 @Suite("Training plans")

@@ -1,6 +1,7 @@
 import Coaching
 import Configurator
 import PacerCore
+import TestSupport
 import Testing
 
 /// What `pacer plan show` and `pacer plan list` print (R11).

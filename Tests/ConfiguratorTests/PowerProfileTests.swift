@@ -1,6 +1,7 @@
 import Configurator
 import Foundation
 import HAL
+import TestSupport
 import Testing
 
 @Suite("Power profiles")

@@ -3,6 +3,7 @@ import Configurator
 import HAL
 import PacerCore
 import Simulation
+import TestSupport
 import Testing
 
 @Suite("Settings")

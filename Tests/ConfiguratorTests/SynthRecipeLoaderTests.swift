@@ -2,6 +2,7 @@ import Configurator
 import Foundation
 import PacerCore
 import Simulation
+import TestSupport
 import Testing
 
 /// Recipes for `pacer nmea synth`: a valid one loads exactly; each broken one is refused

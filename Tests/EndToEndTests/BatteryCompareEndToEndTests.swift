@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pacer battery compare` on the bundled comparison scenario, through the binary.
 @Suite("Battery comparison end to end", .serialized)
 struct BatteryCompareEndToEndTests {
     @Test func theLowProfileRunsTwiceAsLongAndHighCorrectsWithinItsIntervals() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let result = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--json", "--svg", "\(dir)/chart.svg"])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -23,7 +24,7 @@ struct BatteryCompareEndToEndTests {
         // More energy buys more points and a truer distance.
         #expect((high["track_points"] as? Int ?? 0) > (low["track_points"] as? Int ?? 0))
         #expect(abs(high["distance_error_percent"] as? Double ?? 99) < abs(low["distance_error_percent"] as? Double ?? 0))
-        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "\(dir)/chart.svg"])
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "\(dir)/chart.svg"])
         #expect(lint.status == 0, "\(lint.stderr)")
     }
 
@@ -60,7 +61,7 @@ struct BatteryCompareEndToEndTests {
         let build = try Pacer.run(["battery", "compare", "Scenarios/battery-compare", "--hardware", "zero-xyz"])
         #expect(build.status != 0)
         #expect(build.stderr.contains("no build 'zero-xyz'"), "\(build.stderr)")
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try "name: x\nrecording: run.nmea\n".write(toFile: "\(dir)/scenario.yaml", atomically: true, encoding: .utf8)
         try "".write(toFile: "\(dir)/run.nmea", atomically: true, encoding: .utf8)
         let noPlan = try Pacer.run(["battery", "compare", dir])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The command line's conventions (issue 16): sysexits statuses, the usage text only for
@@ -7,7 +8,7 @@ import Testing
 struct CommandLineEndToEndTests {
     /// One failure of each kind, with the status and a part of the message.
     @Test func eachKindOfFailureHasItsSysexitsStatus() throws {
-        let data = try Pacer.temporaryDirectory("exits")
+        let data = try makeTemporaryDirectory("exits")
         let broken = "\(data)/broken.yaml"
         try "name: Broken\nworkouts:\n  - name: x\n    phases:\n      - {name: a, minutes: -3, speed_kmh: [8, 10]}\n"
             .write(toFile: broken, atomically: true, encoding: .utf8)
@@ -39,7 +40,7 @@ struct CommandLineEndToEndTests {
 
     /// A second writer on a busy data folder is told to try again later (75).
     @Test func aBusyDataFolderIsTemporary() throws {
-        let data = try Pacer.temporaryDirectory("busy")
+        let data = try makeTemporaryDirectory("busy")
         let device = try Pacer.start([
             "run", "--plan", "demo", "--source", "file:Hardware/recordings/track-loop.nmea", "--buzzer", "null",
             "--data-dir", data, "--socket", "\(data)/c.sock", "--today", "2026-05-02",

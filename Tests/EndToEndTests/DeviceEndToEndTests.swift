@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 
 /// `pacer device` as the unit runs it, on the bundled recording in real time: it waits (no
@@ -10,7 +11,7 @@ import Testing
 @Suite("pacer device, end to end", .serialized)
 struct DeviceEndToEndTests {
     @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
         // A socket's path has at most 107 bytes: not under the test's long folder name.
         let socket = "/tmp/pacer-device-\(UUID().uuidString.prefix(8)).sock"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The documentation says what the program does: every ```console block in the README and
@@ -20,13 +21,13 @@ struct DocsEndToEndTests {
     }
 
     static let pages: [String] = {
-        let root = Pacer.repositoryRoot
+        let root = repositoryRoot
         let docs = (try? FileManager.default.contentsOfDirectory(atPath: root + "/docs")) ?? []
         return ["README.md", "Hardware/README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
     }()
 
     static func commands(in page: String) throws -> [Command] {
-        let text = try String(contentsOfFile: Pacer.repositoryRoot + "/" + page, encoding: .utf8)
+        let text = try String(contentsOfFile: repositoryRoot + "/" + page, encoding: .utf8)
         var commands: [Command] = []
         var inBlock = false
         for (i, line) in text.components(separatedBy: "\n").enumerated() {
@@ -72,14 +73,14 @@ struct DocsEndToEndTests {
         for page in Self.pages {
             let commands = try Self.commands(in: page)
             guard !commands.isEmpty else { continue }
-            let scratch = try Pacer.temporaryDirectory("docs")
+            let scratch = try makeTemporaryDirectory("docs")
             for folder in ["Hardware", "Scenarios"] {
                 try FileManager.default.createSymbolicLink(atPath: "\(scratch)/\(folder)",
-                                                           withDestinationPath: "\(Pacer.repositoryRoot)/\(folder)")
+                                                           withDestinationPath: "\(repositoryRoot)/\(folder)")
             }
             let bin = (Pacer.executable as NSString).deletingLastPathComponent
             for command in commands {
-                let run = try Pacer.tool("/bin/bash", [
+                let run = try Program.run("/bin/bash", [
                     "-c", "unset PACER_CONFIG; export PATH='\(bin)':\"$PATH\"; cd '\(scratch)' && { \(command.text) ; } 2>&1",
                 ])
                 // NMEA lines end in CR LF: compared as lines, like the rest.

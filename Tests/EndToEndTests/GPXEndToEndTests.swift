@@ -1,5 +1,6 @@
 import Foundation
 import PacerCore
+import TestSupport
 import Testing
 
 /// GPX in and out through `pacer activities import` and `export`, at the sizes a device
@@ -63,7 +64,7 @@ struct GPXEndToEndTests {
     /// Foundation handed libxml2 the whole file as one chunk, over libxml2's 10,000,000-byte
     /// limit. 103,093 points, the file, imported and exported whole.
     @Test func aGPXOver10MBImportsAndExportsWhole() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = "\(dir)/all-day.gpx"
         try Self.writeTrack(source, points: 103_093)
@@ -80,7 +81,7 @@ struct GPXEndToEndTests {
         #expect(export.status == 0, "\(export.stderr)")
         #expect(try Self.countTrackPoints(exported) == 103_093)
         // Well-formed to an independent parser (libxml2 reading it as a stream).
-        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--stream", exported])
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "--stream", exported])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
         // To standard output, streamed the same way: the same document.
         let piped = try Pacer.run(["activities", "export", "1", "--gpx", "-", "--data-dir", data])
@@ -92,7 +93,7 @@ struct GPXEndToEndTests {
     /// reported an average of 144,971 km/h. Refused now, with the line and why; the same jump
     /// as one point of a run is dropped and said, and the statistics are the run's.
     @Test func anImpossibleTrackNeverReachesTheStatistics() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let data = "\(dir)/data"
         let far = "\(dir)/far.gpx"
@@ -136,11 +137,11 @@ struct GPXEndToEndTests {
     /// A real run (a Garmin Fenix 2 on a trail, 1 Hz, hilly, under trees), as gpsbabel writes
     /// it to GPX: none of its points is taken for a glitch.
     @Test func aRealRunImportsWhole() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gpx = "\(dir)/fenix.gpx"
-        let babel = try Pacer.tool("/usr/bin/gpsbabel", [
-            "-i", "nmea", "-f", Pacer.repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
+        let babel = try Program.run("/usr/bin/gpsbabel", [
+            "-i", "nmea", "-f", repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
         ])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
         let imported = try Pacer.run(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])

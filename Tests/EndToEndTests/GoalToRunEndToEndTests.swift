@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A person enters their profile, picks a goal and a deadline, gets a plan, looks at its
@@ -6,7 +7,7 @@ import Testing
 @Suite("From a goal to a run", .serialized)
 struct GoalToRunEndToEndTests {
     @Test func profileGoalPlanRunAndProgress() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         let set = try Pacer.run(["profile", "set", "--weight", "70", "--height", "175", "--frequency", "3",
                                  "--raced", "yes", "--best-race", "5km@25:00", "--data-dir", data,
                                  "--now", "2026-04-30T18:00:00Z"])
@@ -19,7 +20,7 @@ struct GoalToRunEndToEndTests {
                                     "--deadline", "2026-07-24", "--save", "--out", plan, "--data-dir", data])
         #expect(create.status == 0, "\(create.stderr)")
         #expect(create.stdout.contains("stored as plan 1"))
-        let bundled = Pacer.repositoryRoot + "/Scenarios/generated-plan/plan.yaml"
+        let bundled = repositoryRoot + "/Scenarios/generated-plan/plan.yaml"
         #expect(FileManager.default.contents(atPath: plan) == FileManager.default.contents(atPath: bundled),
                 "Scenarios/generated-plan/plan.yaml is no longer what the generator makes")
 

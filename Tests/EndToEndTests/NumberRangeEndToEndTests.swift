@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every numeric option is checked against its range before anything converts it (issue 14):
@@ -7,7 +8,7 @@ import Testing
 /// trapped in a conversion to Int64 (SIGILL, exit 132) or printed "got null".
 @Suite("Numbers on the command line")
 struct NumberRangeEndToEndTests {
-    static let recording = "\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea"
+    static let recording = "\(repositoryRoot)/Hardware/recordings/track-loop.nmea"
 
     @Test(arguments: [
         (["gps", "watch", "--source", "file:\(recording)?pace=fast", "--seconds", "9.3e9"],
@@ -16,14 +17,14 @@ struct NumberRangeEndToEndTests {
          "--seconds: must be above 0 and at most 604800 s, got nan"),
         (["gps", "watch", "--source", "file:\(recording)?speed=1e-300", "--count", "1"],
          "speed=1e-300: must be from 0.01 to 10000 times real time, got 1e-300"),
-        (["nmea", "synth", "--route", "\(Pacer.repositoryRoot)/Scenarios/routes/park-loop.gpx", "--stretch", "60@10",
+        (["nmea", "synth", "--route", "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", "--stretch", "60@10",
           "--rate", "1e20"],
          "--rate: must be between one a minute (0.016667) and 20 Hz, got 1e+20"),
-        (["nmea", "synth", "--route", "\(Pacer.repositoryRoot)/Scenarios/routes/park-loop.gpx", "--stretch", "60@10",
+        (["nmea", "synth", "--route", "\(repositoryRoot)/Scenarios/routes/park-loop.gpx", "--stretch", "60@10",
           "--acquire", "1e300"],
          "--acquire: must be from 0 to 3600 s, got 1e+300"),
         (["ctl", "status", "--timeout", "1e20"], "--timeout: must be above 0 and at most 600 s, got 1e+20"),
-        (["scenario", "run", "\(Pacer.repositoryRoot)/Scenarios/steady", "--speed", "1e-300"],
+        (["scenario", "run", "\(repositoryRoot)/Scenarios/steady", "--speed", "1e-300"],
          "--speed: must be from 0.01 to 10000 times real time, got 1e-300"),
         (["hw", "check", "--listen", "inf"], "--listen: must be from 0 to 600 s, got inf"),
         (["run", "--plan", "demo", "--source", "none", "--fast", "--today", "99999999999-01-01"],

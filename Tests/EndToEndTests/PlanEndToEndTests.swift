@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pacer plan goals` and `pacer plan create` as a person runs them; the generated file goes
@@ -19,7 +20,7 @@ struct PlanEndToEndTests {
     }
 
     @Test func aGeneratedPlanIsShownRunAndUsedInAScenario() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let file = "\(dir)/plan.yaml"
         let create = try Pacer.run(["plan", "create", "--goal", "7k-35", "--out", file] + Self.dates + Self.athlete)
         #expect(create.status == 0, "\(create.stderr)")
@@ -39,7 +40,7 @@ struct PlanEndToEndTests {
         #expect(expired.status != 0)
         #expect(expired.stderr.contains("expired: its deadline was 2026-07-24 (today is 2026-07-25)"))
 
-        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/steady/run.nmea", toPath: "\(dir)/run.nmea")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Scenarios/steady/run.nmea", toPath: "\(dir)/run.nmea")
         try """
             name: Generated plan
             plan: plan.yaml
@@ -105,9 +106,9 @@ struct PlanEndToEndTests {
     /// `demo` is a bundled plan's name even in a folder holding `demo/` or `demo` (the
     /// newcomer's trap); `./demo` and `mine.yaml` are paths.
     @Test func aBareNameIsAPlanAndAPathIsAFile() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try FileManager.default.createDirectory(atPath: "\(dir)/demo", withIntermediateDirectories: true)
-        let config = ["--config", Pacer.repositoryRoot + "/Hardware/config/simulated.yaml"]
+        let config = ["--config", repositoryRoot + "/Hardware/config/simulated.yaml"]
         let name = try Pacer.run(["plan", "show", "demo"] + config, in: dir)
         #expect(name.status == 0, "\(name.stderr)")
         #expect(name.stdout.contains("Demo"), "\(name.stdout)")
@@ -117,7 +118,7 @@ struct PlanEndToEndTests {
         let missing = try Pacer.run(["plan", "show", "nosuchplan"] + config, in: dir)
         #expect(missing.stderr.contains("no plan named 'nosuchplan'") && missing.stderr.contains("a file in this folder is ./nosuchplan"),
                 "\(missing.stderr)")
-        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/plans/demo.yaml", toPath: "\(dir)/mine.yaml")
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/plans/demo.yaml", toPath: "\(dir)/mine.yaml")
         let file = try Pacer.run(["plan", "show", "mine.yaml"] + config, in: dir)
         #expect(file.status == 0, "\(file.stderr)")
         let help = try Pacer.run(["plan", "show", "--help"])
@@ -125,7 +126,7 @@ struct PlanEndToEndTests {
     }
 
     @Test func anExistingFileIsReplacedOnlyWithForce() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let file = "\(dir)/plan.yaml"
         try "mine\n".write(toFile: file, atomically: true, encoding: .utf8)
         let refused = try Pacer.run(["plan", "create", "--goal", "5k", "--out", file] + Self.dates + Self.athlete)

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
 /// `pacer profile set` and `pacer profile show` as a person uses them: the profile kept in the
@@ -12,7 +13,7 @@ struct ProfileEndToEndTests {
     ]
 
     @Test func setShowChangeOneFieldAndTheHistory() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let set = try Pacer.run(Self.first + ["--data-dir", data])
         #expect(set.status == 0, "\(set.stderr)")
@@ -57,7 +58,7 @@ struct ProfileEndToEndTests {
     }
 
     @Test func jsonCarriesTheValuesTheDatesAndTheHistory() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         #expect(try Pacer.run(Self.first + ["--data-dir", data]).status == 0)
         let marathon = try Pacer.run([
@@ -89,7 +90,7 @@ struct ProfileEndToEndTests {
     }
 
     @Test func raceAndMarathonRules() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let base = ["profile", "set", "--data-dir", data]
         #expect(try Pacer.run(base + ["--weight", "60", "--height", "165", "--frequency", "3"]).status == 0)
@@ -115,7 +116,7 @@ struct ProfileEndToEndTests {
     /// Every bad value is refused (exit status 64) with the option and its allowed range, and
     /// nothing is stored.
     @Test func badValuesAreRefusedWithTheAllowedRangeAndNothingIsStored() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let ok = ["--weight", "70", "--height", "175", "--frequency", "4"]
         let cases: [(arguments: [String], says: [String])] = [
@@ -180,7 +181,7 @@ struct ProfileEndToEndTests {
     }
 
     @Test func showWithoutAProfileSaysHowToSetOne() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         for arguments in [["profile", "show"], ["profile", "show", "--json"], ["profile", "show", "--history"]] {
             let show = try Pacer.run(arguments + ["--data-dir", data])
@@ -193,7 +194,7 @@ struct ProfileEndToEndTests {
 
     /// Without --data-dir, the settings' data_dir, as for `pacer activities`.
     @Test func theSettingsDataFolderIsUsed() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let settings = "\(dir)/pacer.yaml"
         try """
@@ -202,7 +203,7 @@ struct ProfileEndToEndTests {
             battery: sim
             profile: medium
             data_dir: \(dir)/data
-            hardware_dir: \(Pacer.repositoryRoot)/Hardware
+            hardware_dir: \(repositoryRoot)/Hardware
             """.write(toFile: settings, atomically: true, encoding: .utf8)
         let set = try Pacer.run(["profile", "set", "--weight", "80", "--height", "185", "--frequency", "2", "--config", settings])
         #expect(set.status == 0, "\(set.stderr)")

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 
 /// The reliability probe's cases (issue 14), each as it was found: with the real binary,
@@ -12,12 +13,12 @@ struct ReliabilityEndToEndTests {
     static func settings(in dir: String) throws -> String {
         let path = "\(dir)/pacer.yaml"
         try """
-            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea
+            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea
             buzzer: "null"
             battery: sim
             profile: high
             data_dir: \(dir)/data
-            hardware_dir: \(Pacer.repositoryRoot)/Hardware
+            hardware_dir: \(repositoryRoot)/Hardware
             """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -32,14 +33,14 @@ struct ReliabilityEndToEndTests {
     }
 
     static func sql(_ database: String, _ query: String) throws -> String {
-        try Pacer.tool("/usr/bin/sqlite3", [database, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Program.run("/usr/bin/sqlite3", [database, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Two devices on one data folder: the second is refused before it touches anything (the
     /// first's live activity is not "recovered"), even with a socket of its own; so is a
     /// command that writes; a reader is not.
     @Test func oneWriterPerDataFolder() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let settings = try Self.settings(in: dir)
         let first = try Pacer.start(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
                                      "--socket", "/tmp/pacer-lock-\(getpid())-1.sock"])
@@ -73,7 +74,7 @@ struct ReliabilityEndToEndTests {
     /// A command that only reads creates nothing: a mistyped folder is an error, not a new
     /// empty database.
     @Test func readersCreateNothing() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         for arguments in [["activities", "list"], ["stats"], ["routes", "list"], ["activities", "show", "1"]] {
             let result = try Pacer.run(arguments + ["--data-dir", "\(dir)/nowhere/pacer"])
             #expect(result.status != 0, "\(arguments)")
@@ -86,17 +87,17 @@ struct ReliabilityEndToEndTests {
     /// is ignored; a closed output pipe (`pacer run | head -c 10`) never stops it.
     @Test(arguments: ["SIGHUP", "SIGUSR2", "SIGPIPE"])
     func aStraySignalNeverLosesTheWorkout(signalName: String) throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let settings = try Self.settings(in: dir)
         let socket = "/tmp/pacer-signal-\(getpid())-\(signalName).sock"
         let arguments = ["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02", "--socket", socket]
-        let run: Pacer.Running
+        let run: RunningProcess
         if signalName == "SIGPIPE" {
             // As the probe ran it: `pacer run … | head -c 10`. head has gone after the header's
             // first ten bytes; every line after meets a closed pipe. The pipeline's status is
             // pacer's (pipefail).
             let line = ([Pacer.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
-            run = try Pacer.startTool("/bin/bash", ["-o", "pipefail", "-c", "\(line) | head -c 10 >/dev/null"])
+            run = try Program.start("/bin/bash", ["-o", "pipefail", "-c", "\(line) | head -c 10 >/dev/null"], in: repositoryRoot)
         } else {
             run = try Pacer.start(arguments)
         }
@@ -136,19 +137,19 @@ struct ReliabilityEndToEndTests {
     @Test(arguments: ["full", "removed"])
     func aStorageFaultIsLoudAndTheEndSaysWhatWasLost(fault: String) throws {
         try #require(getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)")
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let mounted = fault != "removed"
         if mounted {
-            let mount = try Pacer.tool("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
+            let mount = try Program.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
             try #require(mount.status == 0, "\(mount.stderr)")
         }
-        defer { if mounted { _ = try? Pacer.tool("/usr/bin/umount", ["-l", data]) } }
+        defer { if mounted { _ = try? Program.run("/usr/bin/umount", ["-l", data]) } }
         let hardware = "\(dir)/hardware"
         try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
         try """
             name: quick
             summary: Test profile that samples and commits often.
@@ -167,7 +168,7 @@ struct ReliabilityEndToEndTests {
             """.write(toFile: "\(hardware)/plans/short.yaml", atomically: true, encoding: .utf8)
         let settings = "\(dir)/pacer.yaml"
         try """
-            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=5
+            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=5
             buzzer: "null"
             battery: sim
             profile: quick
@@ -186,7 +187,7 @@ struct ReliabilityEndToEndTests {
         try #require(committed >= 10, "nothing was committed before the fault")
         switch fault {
         case "full":
-            _ = try Pacer.tool("/usr/bin/dd", ["if=/dev/zero", "of=\(data)/filler", "bs=4k"])
+            _ = try Program.run("/usr/bin/dd", ["if=/dev/zero", "of=\(data)/filler", "bs=4k"])
         default:
             try FileManager.default.removeItem(atPath: data)
         }
@@ -210,14 +211,14 @@ struct ReliabilityEndToEndTests {
     /// device refuses to start, saying so, rather than coach a run it cannot keep.
     @Test func aReadOnlyDataFolderIsRefusedAtTheStart() throws {
         try #require(getuid() == 0, "mounting a read-only tmpfs needs root (CI runs as root)")
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let settings = try Self.settings(in: dir)
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         #expect(try Pacer.run(["plan", "activate", "easy-run", "--config", settings]).status == 0)
-        let mount = try Pacer.tool("/usr/bin/mount", ["--bind", "-o", "ro", data, data])
+        let mount = try Program.run("/usr/bin/mount", ["--bind", "-o", "ro", data, data])
         try #require(mount.status == 0, "\(mount.stderr)")
-        defer { _ = try? Pacer.tool("/usr/bin/umount", ["-l", data]) }
+        defer { _ = try? Program.run("/usr/bin/umount", ["-l", data]) }
         let run = try Pacer.run(["run", "--config", settings, "--today", "2026-05-02", "--socket", "/tmp/pacer-ro-\(getpid()).sock"])
         #expect(run.status != 0)
         #expect(run.stderr.contains("the data folder is on a read-only file system"), "\(run.stderr)")

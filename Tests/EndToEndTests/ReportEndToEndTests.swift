@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pacer activities report` and `pacer routes report` as a person sees them: a bundled
@@ -12,27 +13,10 @@ import Testing
 @Suite("Reports end to end", .serialized)
 struct ReportEndToEndTests {
     static let chromium = "/usr/bin/chromium"
-    static let checker = Pacer.repositoryRoot + "/scripts/check-page.py"
+    static let checker = repositoryRoot + "/scripts/check-page.py"
     /// Where the screenshots are kept after the run, for a person to look at (the README's
     /// picture, docs/images/report.png, is the intervals one).
-    static let screenshots = Pacer.repositoryRoot + "/.build/report-check"
-
-    /// `pacer ARGS` and a tool, run from a thread of their own: waiting seconds for a child
-    /// (Chromium) on Swift's cooperative pool, two threads on a 2-core machine, would stall
-    /// the async tests running beside these (their timed waits would run out).
-    static func run(_ arguments: [String]) async throws -> Pacer.Result {
-        try await offPool { try Pacer.run(arguments) }
-    }
-
-    static func tool(_ path: String, _ arguments: [String]) async throws -> Pacer.Result {
-        try await offPool { try Pacer.tool(path, arguments) }
-    }
-
-    static func offPool(_ body: @escaping @Sendable () throws -> Pacer.Result) async throws -> Pacer.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
+    static let screenshots = repositoryRoot + "/.build/report-check"
 
     static func requireChromium() throws {
         try #require(FileManager.default.isExecutableFile(atPath: chromium),
@@ -40,13 +24,13 @@ struct ReportEndToEndTests {
     }
 
     /// `check-page.py PAGE… OPTIONS`.
-    static func check(_ pages: [String], _ options: [String] = []) async throws -> Pacer.Result {
-        try await Self.tool("/usr/bin/python3", [checker] + pages + ["--chromium", chromium] + options)
+    static func check(_ pages: [String], _ options: [String] = []) async throws -> ProcessResult {
+        try await Program.runOffThePool("/usr/bin/python3", [checker] + pages + ["--chromium", chromium] + options)
     }
 
     /// The page, and every SVG in it on its own, must be well-formed XML.
     static func expectWellFormed(_ page: String) async throws {
-        let lint = try await Self.tool("/usr/bin/xmllint", ["--noout", "--nonet", page])
+        let lint = try await Program.runOffThePool("/usr/bin/xmllint", ["--noout", "--nonet", page])
         #expect(lint.status == 0, "xmllint \(page): \(lint.stderr)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         var rest = html[...]
@@ -55,7 +39,7 @@ struct ReportEndToEndTests {
             count += 1
             let file = "\(page).\(count).svg"
             try String(rest[start.lowerBound..<end.upperBound]).write(toFile: file, atomically: true, encoding: .utf8)
-            let svg = try await Self.tool("/usr/bin/xmllint", ["--noout", "--nonet", file])
+            let svg = try await Program.runOffThePool("/usr/bin/xmllint", ["--noout", "--nonet", file])
             #expect(svg.status == 0, "xmllint \(file): \(svg.stderr)")
             rest = rest[end.upperBound...]
         }
@@ -74,18 +58,18 @@ struct ReportEndToEndTests {
     /// Runs `Scenarios/NAME` into a fresh data folder and writes the report of its first
     /// activity to `page`.
     static func reportOfScenario(_ name: String, page: String) async throws {
-        let dir = try Pacer.temporaryDirectory(name)
-        let run = try await Self.run(["scenario", "run", "Scenarios/\(name)", "--quiet", "--out", "\(dir)/out",
+        let dir = try makeTemporaryDirectory(name)
+        let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/\(name)", "--quiet", "--out", "\(dir)/out",
                                  "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
-        let report = try await Self.run(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", page])
+        let report = try await Pacer.runOffThePool(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", page])
         try #require(report.status == 0, "\(report.stderr)")
         #expect(report.stdout == "Activity #1 report written to \(page)\n")
     }
 
     @Test func aScenarioRunsReportLoadsCleanlyInChromiumAndIsTheSameEveryRun() async throws {
         try Self.requireChromium()
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let page = "\(dir)/intervals.html"
         try await Self.reportOfScenario("intervals", page: page)
         let html = try String(contentsOfFile: page, encoding: .utf8)
@@ -119,7 +103,7 @@ struct ReportEndToEndTests {
     @Test(arguments: ["waypoints", "pause-resume", "battery-compare"])
     func otherScenariosReportsLoadCleanly(scenario: String) async throws {
         try Self.requireChromium()
-        let dir = try Pacer.temporaryDirectory(scenario)
+        let dir = try makeTemporaryDirectory(scenario)
         let page = "\(dir)/\(scenario).html"
         try await Self.reportOfScenario(scenario, page: page)
         try await Self.expectWellFormed(page)
@@ -143,7 +127,7 @@ struct ReportEndToEndTests {
     /// console error, a page that is not there, markup that does not nest.
     @Test func theCheckerCatchesEachKindOfBreakage() async throws {
         try Self.requireChromium()
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let page = "\(dir)/report.html"
         try await Self.reportOfScenario("intervals", page: page)
         let good = try String(contentsOfFile: page, encoding: .utf8)
@@ -196,7 +180,7 @@ struct ReportEndToEndTests {
     /// (no phases) is drawn without bands; a route's waypoints are named on its map.
     @Test func namesFromDataAreEscapedAndImportsHaveReportsToo() async throws {
         try Self.requireChromium()
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let evil = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co"
         var points = "", routePoints = ""
         for i in 0..<40 {
@@ -217,13 +201,13 @@ struct ReportEndToEndTests {
         try gpx.write(toFile: "\(dir)/evil.gpx", atomically: true, encoding: .utf8)
         let data = "\(dir)/data"
         for kind in ["route", "activity"] {
-            let imported = try await Self.run(["activities", "import", "\(dir)/evil.gpx", "--as", kind, "--data-dir", data])
+            let imported = try await Pacer.runOffThePool(["activities", "import", "\(dir)/evil.gpx", "--as", kind, "--data-dir", data])
             try #require(imported.status == 0, "\(imported.stderr)")
         }
         let routePage = "\(dir)/route.html", activityPage = "\(dir)/activity.html"
-        let r = try await Self.run(["routes", "report", "1", "--data-dir", data, "--out", routePage])
+        let r = try await Pacer.runOffThePool(["routes", "report", "1", "--data-dir", data, "--out", routePage])
         #expect(r.status == 0, "\(r.stderr)")
-        let a = try await Self.run(["activities", "report", "1", "--data-dir", data, "--out", activityPage])
+        let a = try await Pacer.runOffThePool(["activities", "report", "1", "--data-dir", data, "--out", activityPage])
         #expect(a.status == 0, "\(a.stderr)")
         for page in [routePage, activityPage] {
             let html = try String(contentsOfFile: page, encoding: .utf8)
@@ -241,26 +225,26 @@ struct ReportEndToEndTests {
     }
 
     @Test func badRequestsAreRefusedClearly() async throws {
-        let dir = try Pacer.temporaryDirectory()
-        let run = try await Self.run(["scenario", "run", "Scenarios/stop-early", "--quiet", "--out", "\(dir)/out",
+        let dir = try makeTemporaryDirectory()
+        let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/stop-early", "--quiet", "--out", "\(dir)/out",
                                  "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
-        let unknown = try await Self.run(["activities", "report", "9", "--data-dir", "\(dir)/data", "--out", "\(dir)/x.html"])
+        let unknown = try await Pacer.runOffThePool(["activities", "report", "9", "--data-dir", "\(dir)/data", "--out", "\(dir)/x.html"])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("there is no activity #9"), "\(unknown.stderr)")
-        let noRoute = try await Self.run(["routes", "report", "1", "--data-dir", "\(dir)/data", "--out", "\(dir)/x.html"])
+        let noRoute = try await Pacer.runOffThePool(["routes", "report", "1", "--data-dir", "\(dir)/data", "--out", "\(dir)/x.html"])
         #expect(noRoute.status != 0)
         #expect(noRoute.stderr.contains("there is no route #1"), "\(noRoute.stderr)")
-        let nowhere = try await Self.run(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", "\(dir)/no/such/x.html"])
+        let nowhere = try await Pacer.runOffThePool(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", "\(dir)/no/such/x.html"])
         #expect(nowhere.status != 0)
         #expect(nowhere.stderr.contains("--out \(dir)/no/such/x.html"), "\(nowhere.stderr)")
         // A scenario's data folder must not hold another's activities.
-        let again = try await Self.run(["scenario", "run", "Scenarios/stop-early", "--quiet", "--out", "\(dir)/out2",
+        let again = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/stop-early", "--quiet", "--out", "\(dir)/out2",
                                    "--data-dir", "\(dir)/data"])
         #expect(again.status != 0)
         #expect(again.stderr.contains("holds a pacer.sqlite already"), "\(again.stderr)")
         // To standard output, the same page.
-        let stdout = try await Self.run(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", "-"])
+        let stdout = try await Pacer.runOffThePool(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", "-"])
         #expect(stdout.status == 0)
         #expect(stdout.stdout.hasPrefix("<!DOCTYPE html>") && stdout.stdout.hasSuffix("</html>\n"))
     }

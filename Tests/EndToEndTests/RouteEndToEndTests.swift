@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Following a route by ear with the command line (R21, R23): import a route, run it with a
@@ -10,7 +11,7 @@ struct RouteEndToEndTests {
     }
 
     @Test func aWrongTurnIsHeardAndAPastRunIsFollowedAsARoute() throws {
-        let data = try Pacer.temporaryDirectory("route-run")
+        let data = try makeTemporaryDirectory("route-run")
         let recording = "\(data)/run.nmea"
         let synth = try Pacer.run(["nmea", "synth", "Scenarios/route-wrong-turn/run.synth.yaml", "--out", recording])
         try #require(synth.status == 0, "\(synth.stderr)")
@@ -18,7 +19,7 @@ struct RouteEndToEndTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("Imported route #1 \"Canal path\": 2.20 km, 45 points, 0 waypoints"))
 
-        func run(route: String) throws -> Pacer.Result {
+        func run(route: String) throws -> ProcessResult {
             try Pacer.run([
                 "run", "--plan", "Scenarios/plans/steady.yaml", "--source", "file:\(recording)", "--fast",
                 "--buzzer", "null", "--profile", "high", "--data-dir", data, "--today", "2026-06-21",
@@ -56,9 +57,9 @@ struct RouteEndToEndTests {
     }
 
     @Test func aRouteThatIsNotThereIsRefusedWithTheReason() throws {
-        let data = try Pacer.temporaryDirectory("route-refused")
+        let data = try makeTemporaryDirectory("route-refused")
         _ = try Pacer.run(["routes", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])
-        func run(_ route: String) throws -> Pacer.Result {
+        func run(_ route: String) throws -> ProcessResult {
             try Pacer.run([
                 "run", "--plan", "Scenarios/plans/steady.yaml", "--source", "none", "--fast", "--buzzer", "null",
                 "--data-dir", data, "--today", "2026-06-21", "--socket", "\(data)/control.sock", "--route", route,

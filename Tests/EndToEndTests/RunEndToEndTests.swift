@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 
 /// A person's path through the device: run a bundled workout against the bundled
@@ -9,7 +10,7 @@ import Testing
 @Suite("pacer run, end to end", .serialized)
 struct RunEndToEndTests {
     @Test func demoWorkoutToAStoredActivityAndAValidGPX() throws {
-        let data = try Pacer.temporaryDirectory()
+        let data = try makeTemporaryDirectory()
         let run = try Pacer.run([
             "run", "--plan", "demo", "--source", "file:Hardware/recordings/track-loop.nmea", "--fast",
             "--buzzer", "wav:\(data)/cues.wav", "--profile", "high", "--data-dir", data, "--today", "2026-05-02",
@@ -29,18 +30,18 @@ struct RunEndToEndTests {
         let gpx = "\(data)/run.gpx"
         let export = try Pacer.run(["activities", "export", "1", "--gpx", gpx, "--data-dir", data])
         #expect(export.status == 0, "\(export.stderr)")
-        let schema = Pacer.repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
-        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--schema", schema, gpx])
+        let schema = repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", schema, gpx])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
 
         // The distance is what the runner ran, as independent tools measure it: gpsbabel reads
         // every fix of the recording, gpxpy gives the 2D length over the workout's 9 minutes.
         let everyFix = "\(data)/recording.gpx"
-        let babel = try Pacer.tool("/usr/bin/gpsbabel", [
-            "-i", "nmea", "-f", Pacer.repositoryRoot + "/Hardware/recordings/track-loop.nmea", "-o", "gpx", "-F", everyFix,
+        let babel = try Program.run("/usr/bin/gpsbabel", [
+            "-i", "nmea", "-f", repositoryRoot + "/Hardware/recordings/track-loop.nmea", "-o", "gpx", "-F", everyFix,
         ])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
-        let gpxpy = try Pacer.tool("/usr/bin/python3", [
+        let gpxpy = try Program.run("/usr/bin/python3", [
             "-c", """
             import datetime, gpxpy, gpxpy.geo, sys
             points = [p for t in gpxpy.parse(open(sys.argv[1])).tracks for s in t.segments for p in s.points]
@@ -64,26 +65,26 @@ struct RunEndToEndTests {
     /// their relative paths are their folder's; a settings file named by an absolute path
     /// finds its plans and recording the same way.
     @Test func itWorksFromAnyWorkingDirectory() throws {
-        let elsewhere = try Pacer.temporaryDirectory()
+        let elsewhere = try makeTemporaryDirectory()
         let plans = try Pacer.run(["plan", "list"], in: elsewhere)
         #expect(plans.status == 0, "\(plans.stderr)")
         #expect(plans.stdout.contains("easy-run.yaml"))
         let beep = try Pacer.run(["beep", "--list"], in: elsewhere)
         #expect(beep.status == 0, "\(beep.stderr)")
         let run = try Pacer.run([
-            "run", "--plan", "demo", "--fast", "--config", Pacer.repositoryRoot + "/Hardware/config/simulated.yaml",
+            "run", "--plan", "demo", "--fast", "--config", repositoryRoot + "/Hardware/config/simulated.yaml",
             "--data-dir", "\(elsewhere)/data", "--socket", "\(elsewhere)/control.sock",
         ], in: elsewhere)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("[workout-complete]"))
-        let scenario = try Pacer.run(["scenario", "run", Pacer.repositoryRoot + "/Scenarios/stop-early", "--quiet"], in: elsewhere)
+        let scenario = try Pacer.run(["scenario", "run", repositoryRoot + "/Scenarios/stop-early", "--quiet"], in: elsewhere)
         #expect(scenario.status == 0, "\(scenario.stderr)")
     }
 
     /// The device's plan: activated once, `pacer run` follows it workout after workout, by
     /// the plan's identity (a copy under the same name keeps its own progress).
     @Test func theActivatedPlanIsFollowedWorkoutAfterWorkout() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let plan = "\(dir)/two.yaml"
         let text = """
             name: Two short
@@ -126,7 +127,7 @@ struct RunEndToEndTests {
     /// CI and the development machines run.)
     @Test(.enabled(if: getuid() == 0, "switching to another user needs root"))
     func aDataFolderThisUserMayNotUseIsReportedAsSuch() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         chmod(dir, 0o755)
@@ -135,7 +136,7 @@ struct RunEndToEndTests {
         let binary = "\(dir)/pacer"
         try FileManager.default.copyItem(atPath: Pacer.executable, toPath: binary)
         chmod(binary, 0o755)
-        let asNobody = try Pacer.tool("/usr/sbin/runuser", [
+        let asNobody = try Program.run("/usr/sbin/runuser", [
             "-u", "nobody", "--", binary, "activities", "list", "--data-dir", data,
         ])
         #expect(asNobody.status != 0)
@@ -146,12 +147,12 @@ struct RunEndToEndTests {
     /// Power cut: the process is killed with SIGKILL in the middle of a recording; the next
     /// start finds the unfinished activity and closes it as recovered with its points.
     @Test func sigkillMidRecordingIsRecovered() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         // A profile that samples and commits often, so that a short run stores points.
         let hardware = "\(dir)/hardware"
         try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
-        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/plans", toPath: "\(hardware)/plans")
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/plans", toPath: "\(hardware)/plans")
         try """
             name: quick
             summary: Test profile that samples and commits often.
@@ -163,7 +164,7 @@ struct RunEndToEndTests {
             """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
         let settings = "\(dir)/pacer.yaml"
         try """
-            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=20
+            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=20
             buzzer: "null"
             battery: sim
             profile: quick
@@ -178,7 +179,7 @@ struct RunEndToEndTests {
         var committed = 0
         for _ in 0..<100 {
             usleep(100_000)
-            let count = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points"])
+            let count = try Program.run("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points"])
             committed = Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             if committed >= 20 { break }
         }
@@ -187,7 +188,7 @@ struct RunEndToEndTests {
         #expect(running.process.terminationReason == .uncaughtSignal)
         try #require(committed >= 20, "no points were committed before the kill")
 
-        let state = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT state FROM activities"])
+        let state = try Program.run("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT state FROM activities"])
         #expect(state.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "recording")
 
         // The next start recovers it; stop that run through its control socket once it answers
@@ -216,7 +217,7 @@ struct RunEndToEndTests {
 
         let list = try Pacer.run(["activities", "list", "--config", settings])
         #expect(list.stdout.contains("recovered"), "\(list.stdout)")
-        let points = try Pacer.tool("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points WHERE activity_id = 1"])
+        let points = try Program.run("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points WHERE activity_id = 1"])
         let recovered = Int(points.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(recovered >= committed, "every committed point survives: \(recovered) < \(committed)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pacer scenario run|test` as a person runs them, on the bundled scenarios.
@@ -9,17 +10,17 @@ struct ScenarioEndToEndTests {
     func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
     @Test func aBundledScenarioReproducesItsGoldensWithSchemaValidGPXAndCueAudio() throws {
-        let out = try Pacer.temporaryDirectory()
+        let out = try makeTemporaryDirectory()
         let result = try Pacer.run(["scenario", "run", "Scenarios/steady", "--out", out, "--buzzer", "wav:\(out)/cues.wav"])
         #expect(result.status == 0, "\(result.stderr)")
         // It prints the timeline.
         #expect(result.stdout.contains("00:02:00  phase 2/3 steady  "))
         #expect(result.stdout.contains("8/8 expectations hold"))
         for f in Self.files {
-            #expect(contents("\(out)/\(f)") == contents("\(Pacer.repositoryRoot)/Scenarios/steady/golden/\(f)"), "\(f)")
+            #expect(contents("\(out)/\(f)") == contents("\(repositoryRoot)/Scenarios/steady/golden/\(f)"), "\(f)")
         }
-        let schema = Pacer.repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
-        let lint = try Pacer.tool("/usr/bin/xmllint", ["--noout", "--schema", schema, "\(out)/track.gpx"])
+        let schema = repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
+        let lint = try Program.run("/usr/bin/xmllint", ["--noout", "--schema", schema, "\(out)/track.gpx"])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
         // The cues went to the WAV file too: a RIFF header and sound after it.
         let wav = try #require(contents("\(out)/cues.wav"))
@@ -28,7 +29,7 @@ struct ScenarioEndToEndTests {
     }
 
     @Test func aPacedRunTakesItsTimeAndWritesTheSameFiles() throws {
-        let out = try Pacer.temporaryDirectory()
+        let out = try makeTemporaryDirectory()
         // Six minutes at 360x real time: about a second.
         let started = ContinuousClock.now
         let result = try Pacer.run(["scenario", "run", "Scenarios/stop-early", "--out", out, "--speed", "360", "--quiet"])
@@ -36,17 +37,17 @@ struct ScenarioEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(took > .milliseconds(900), "a paced run cannot finish before its time")
         for f in Self.files {
-            #expect(contents("\(out)/\(f)") == contents("\(Pacer.repositoryRoot)/Scenarios/stop-early/golden/\(f)"), "\(f)")
+            #expect(contents("\(out)/\(f)") == contents("\(repositoryRoot)/Scenarios/stop-early/golden/\(f)"), "\(f)")
         }
     }
 
     @Test func aGoldenThatDiffersFailsWithADiffUntilUpdated() throws {
-        let dir = try Pacer.temporaryDirectory() + "/stop-early"
-        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/stop-early", toPath: dir)
+        let dir = try makeTemporaryDirectory() + "/stop-early"
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Scenarios/stop-early", toPath: dir)
         // The scenario's relative paths (../plans, ../steady) must still resolve.
         let parent = (dir as NSString).deletingLastPathComponent
-        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/plans", toPath: "\(parent)/plans")
-        try FileManager.default.copyItem(atPath: "\(Pacer.repositoryRoot)/Scenarios/steady", toPath: "\(parent)/steady")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Scenarios/plans", toPath: "\(parent)/plans")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Scenarios/steady", toPath: "\(parent)/steady")
         let golden = "\(dir)/golden/timeline.txt"
         let original = try String(contentsOfFile: golden, encoding: .utf8)
         try original.replacingOccurrences(of: "ON PACE", with: "ON TIME").write(toFile: golden, atomically: true, encoding: .utf8)
@@ -65,7 +66,7 @@ struct ScenarioEndToEndTests {
     }
 
     @Test func aBrokenScenarioIsRefusedWithItsLine() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try "name: x\nplan: demo\nrecording: none.nmea\n".write(toFile: "\(dir)/scenario.yaml", atomically: true, encoding: .utf8)
         let result = try Pacer.run(["scenario", "run", dir])
         #expect(result.status != 0)

@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// `pacer activities share` (R18, issue 15) as a runner uses it: an activity imported into a
@@ -11,7 +12,7 @@ import Testing
 /// the schema and against what the store holds.
 @Suite("pacer activities share, end to end", .serialized)
 struct ShareEndToEndTests {
-    static let schema = Pacer.repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
+    static let schema = repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
 
     /// A settings file for the data folder `dir/data`, with `extra` lines (`privacy_zones:`).
     static func settings(in dir: String, _ extra: String = "") throws -> String {
@@ -22,7 +23,7 @@ struct ShareEndToEndTests {
             battery: sim
             profile: medium
             data_dir: \(dir)/data
-            hardware_dir: \(Pacer.repositoryRoot)/Hardware
+            hardware_dir: \(repositoryRoot)/Hardware
             \(extra)
             """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -79,26 +80,8 @@ struct ShareEndToEndTests {
     }
 
     static func validate(_ path: String) async throws {
-        let lint = try await tool("/usr/bin/xmllint", ["--noout", "--nonet", "--schema", schema, path])
+        let lint = try await Program.runOffThePool("/usr/bin/xmllint", ["--noout", "--nonet", "--schema", schema, path])
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
-    }
-
-    /// `Pacer.run` on a thread of its own: a test waiting on a child process does not hold
-    /// one of the few threads (one a core) that every test's tasks share, which timing tests
-    /// elsewhere in the run need to be resumed on time.
-    static func run(_ arguments: [String]) async throws -> Pacer.Result {
-        try await offThePool { try Pacer.run(arguments) }
-    }
-
-    /// `Pacer.tool` on a thread of its own, as `run`.
-    static func tool(_ path: String, _ arguments: [String]) async throws -> Pacer.Result {
-        try await offThePool { try Pacer.tool(path, arguments) }
-    }
-
-    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
     }
 
     /// A real run (the Garmin trail run through gpsbabel), shared with its track and times,
@@ -106,14 +89,14 @@ struct ShareEndToEndTests {
     /// written is a stored one, with its stored time, outside every hidden place; the place
     /// in the middle splits the track; nothing else is in the file.
     @Test func aRealRunIsSharedWithOnlyWhatWasChosen() async throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gpx = "\(dir)/fenix.gpx"
-        let babel = try await Self.tool("/usr/bin/gpsbabel", [
-            "-i", "nmea", "-f", Pacer.repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
+        let babel = try await Program.runOffThePool("/usr/bin/gpsbabel", [
+            "-i", "nmea", "-f", repositoryRoot + "/../shared/tracks/fenix2-trail-run.nmea", "-o", "gpx,gpxver=1.1", "-F", gpx,
         ])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
-        let imported = try await Self.run(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
+        let imported = try await Pacer.runOffThePool(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
         try #require(imported.status == 0, "\(imported.stderr)")
 
         let store = try ActivityStore(directory: "\(dir)/data", access: .read)
@@ -128,7 +111,7 @@ struct ShareEndToEndTests {
               - {name: Creek, lat: \(creek.latitude), lon: \(creek.longitude), radius_m: 150}
             """)
         let out = "\(dir)/shared.gpx"
-        let shared = try await Self.run(["activities", "share", "1", "--include", "track,times", "--hide-within", "300m",
+        let shared = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "track,times", "--hide-within", "300m",
                                     "--out", out, "--config", settings])
         #expect(shared.status == 0, "\(shared.stderr)")
         try await Self.validate(out)
@@ -175,18 +158,18 @@ struct ShareEndToEndTests {
     /// the date, so it stays home), no elevations, speeds or waypoints. The name is refused
     /// without the times, and goes with them; then everything, values as stored.
     @Test func theDefaultSharesThePositionsAlone() async throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = "\(dir)/run.gpx"
         try Self.writeRun(source)
         let data = "\(dir)/data"
-        let imported = try await Self.run(["activities", "import", source, "--as", "activity", "--data-dir", data])
+        let imported = try await Pacer.runOffThePool(["activities", "import", source, "--as", "activity", "--data-dir", data])
         try #require(imported.status == 0, "\(imported.stderr)")
         let detail = try ActivityStore(directory: data, access: .read).activity(1)
         try #require(detail.summary.name == "Run 2026-06-13 07:00" && detail.waypoints.count == 2)
 
         let out = "\(dir)/shared.gpx"
-        let shared = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", data])
+        let shared = try await Pacer.runOffThePool(["activities", "share", "1", "--out", out, "--data-dir", data])
         #expect(shared.status == 0, "\(shared.stderr)")
         #expect(shared.stdout == "Activity #1 shared to \(out): track (1,000 of 1,000 points, 1 segment); "
                 + "left out: times, speeds, elevations, waypoints, name\n")
@@ -209,14 +192,14 @@ struct ShareEndToEndTests {
 
         // The name tells the date: refused without the times, and nothing written.
         try FileManager.default.removeItem(atPath: out)
-        let named = try await Self.run(["activities", "share", "1", "--include", "track,name", "--out", out, "--data-dir", data])
+        let named = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "track,name", "--out", out, "--data-dir", data])
         #expect(named.status == 65)
         #expect(named.stderr.contains("the activity's name \"Run 2026-06-13 07:00\" tells a date or time (2026-06-13) "
                                       + "and times are left out: include times too, or leave name out"), "\(named.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
 
         // Everything: each value as stored.
-        let all = try await Self.run(["activities", "share", "1", "--include", "name,times,track,speeds,elevations,waypoints",
+        let all = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "name,times,track,speeds,elevations,waypoints",
                                  "--out", out, "--data-dir", data])
         #expect(all.status == 0, "\(all.stderr)")
         #expect(all.stdout.hasSuffix("track (1,000 of 1,000 points, 1 segment), times, speeds, elevations, "
@@ -239,7 +222,7 @@ struct ShareEndToEndTests {
             .allSatisfy { $0.stringValue == "Run 2026-06-13 07:00" })
 
         // Waypoints within 300 m of the start are not shared; the track starts outside.
-        let hidden = try await Self.run(["activities", "share", "1", "--include", "track,waypoints", "--hide-within", "0.3km",
+        let hidden = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "track,waypoints", "--hide-within", "0.3km",
                                     "--out", out, "--data-dir", data])
         #expect(hidden.status == 0, "\(hidden.stderr)")
         let rest = try Self.elements(out)
@@ -251,12 +234,12 @@ struct ShareEndToEndTests {
 
     /// Each mistake with its message and exit status, and no file written.
     @Test func mistakesAreSaidWithTheirExitStatus() async throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = "\(dir)/run.gpx"
         try Self.writeRun(source)
         let data = "\(dir)/data"
-        try #require(try await Self.run(["activities", "import", source, "--as", "activity", "--data-dir", data]).status == 0)
+        try #require(try await Pacer.runOffThePool(["activities", "import", source, "--as", "activity", "--data-dir", data]).status == 0)
         let out = "\(dir)/shared.gpx"
         let cases: [(arguments: [String], status: Int32, message: String)] = [
             (["--include", "track,heart"], 64,
@@ -272,28 +255,28 @@ struct ShareEndToEndTests {
             (["--hide-within", "10km"], 65, "Error: activity #1: every one of its 1,000 track points is within a hidden place"),
         ]
         for c in cases {
-            let result = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", data] + c.arguments)
+            let result = try await Pacer.runOffThePool(["activities", "share", "1", "--out", out, "--data-dir", data] + c.arguments)
             #expect(result.status == c.status, "\(c.arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains(c.message), "\(c.arguments): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out), "\(c.arguments) wrote a file")
         }
 
-        let missing = try await Self.run(["activities", "share", "7", "--out", out, "--data-dir", data])
+        let missing = try await Pacer.runOffThePool(["activities", "share", "7", "--out", out, "--data-dir", data])
         #expect(missing.status == 66 && missing.stderr == "Error: there is no activity #7\n", "\(missing.stderr)")
-        let noFolder = try await Self.run(["activities", "share", "1", "--out", out, "--data-dir", "\(dir)/nowhere"])
+        let noFolder = try await Pacer.runOffThePool(["activities", "share", "1", "--out", out, "--data-dir", "\(dir)/nowhere"])
         #expect(noFolder.status == 66 && noFolder.stderr.contains("no activities in \(dir)/nowhere"), "\(noFolder.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/nowhere"))
 
         // A path under a file: no one can create it, root included.
         let plain = "\(dir)/plain"
         try #require(FileManager.default.createFile(atPath: plain, contents: Data("x".utf8)))
-        let unwritable = try await Self.run(["activities", "share", "1", "--out", "\(plain)/shared.gpx", "--data-dir", data])
+        let unwritable = try await Pacer.runOffThePool(["activities", "share", "1", "--out", "\(plain)/shared.gpx", "--data-dir", data])
         #expect(unwritable.status == 73, "\(unwritable.stderr)")
         #expect(unwritable.stderr.contains("Error: \(plain)/shared.gpx: cannot create the file"), "\(unwritable.stderr)")
 
         // Privacy zones that cannot be read: refused with the file, line, key, value and range.
         let settings = try Self.settings(in: dir, "privacy_zones: [{name: Home, lat: 45, lon: 6, radius_m: 50000}]")
-        let badZone = try await Self.run(["activities", "share", "1", "--out", out, "--config", settings])
+        let badZone = try await Pacer.runOffThePool(["activities", "share", "1", "--out", out, "--config", settings])
         #expect(badZone.status == 78)  // EX_CONFIG: the settings
         #expect(badZone.stderr.contains("\(settings):7: privacy_zones[0].radius_m: must be above 0 and at most 10000 m, got 50000"),
                 "\(badZone.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// `pacer nmea synth` as a person uses it, checked against an independent reader: gpsbabel
@@ -51,7 +52,7 @@ struct SynthEndToEndTests {
     }
 
     @Test func gpsbabelReadsBackTheWrittenPositions() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try Self.loopGPX().write(toFile: "\(dir)/loop.gpx", atomically: true, encoding: .utf8)
         try Self.recipe.write(toFile: "\(dir)/run.yaml", atomically: true, encoding: .utf8)
         let nmea = "\(dir)/run.nmea"
@@ -78,7 +79,7 @@ struct SynthEndToEndTests {
 
         // gpsbabel, an independent reader, finds the same positions at the same times.
         let gpx = "\(dir)/gpsbabel.gpx"
-        let babel = try Pacer.tool("/usr/bin/gpsbabel", ["-i", "nmea", "-f", nmea, "-o", "gpx", "-F", gpx])
+        let babel = try Program.run("/usr/bin/gpsbabel", ["-i", "nmea", "-f", nmea, "-o", "gpx", "-F", gpx])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr) (apt-get install gpsbabel)")
         #expect(babel.stderr.isEmpty, "gpsbabel complained: \(babel.stderr)")
         let document = try GPXReader.read(path: gpx)
@@ -100,7 +101,7 @@ struct SynthEndToEndTests {
     }
 
     @Test func optionsAloneOrOverARecipe() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         try Self.loopGPX().write(toFile: "\(dir)/loop.gpx", atomically: true, encoding: .utf8)
         try Self.recipe.write(toFile: "\(dir)/run.yaml", atomically: true, encoding: .utf8)
 

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Synchronization
+import TestSupport
 import Testing
 
 /// `pacer ctl watch` against a real `pacer run`: a phone over SSH would run exactly this.
@@ -12,11 +13,11 @@ struct WatchEndToEndTests {
     /// about 11 km/h): a first phase far too fast for the runner (a speed-up cue once the
     /// coach's 10 s of settling are over), then a short second one.
     @Test func aWatcherFollowsARunToItsEnd() throws {
-        let dir = try Pacer.temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let hardware = "\(dir)/hardware"
         try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Pacer.repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
         try """
             name: quick
             summary: Test profile that samples often.
@@ -36,7 +37,7 @@ struct WatchEndToEndTests {
             """.write(toFile: "\(hardware)/plans/watch.yaml", atomically: true, encoding: .utf8)
         let settings = "\(dir)/pacer.yaml"
         try """
-            gps: file:\(Pacer.repositoryRoot)/Hardware/recordings/track-loop.nmea
+            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea
             buzzer: "null"
             battery: sim
             profile: quick
@@ -125,9 +126,9 @@ struct WatchEndToEndTests {
 
 /// The processes a test started, for its watchdog.
 private final class Started: Sendable {
-    let all: Mutex<[Pacer.Running]>
+    let all: Mutex<[RunningProcess]>
 
-    init(_ first: Pacer.Running) {
+    init(_ first: RunningProcess) {
         all = Mutex([first])
     }
 }

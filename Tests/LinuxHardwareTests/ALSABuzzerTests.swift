@@ -1,6 +1,7 @@
 import Foundation
 import HAL
 import LinuxHardware
+import TestSupport
 import Testing
 
 private func ms(_ value: Double) -> Duration { .nanoseconds(Int64((value * 1_000_000).rounded())) }
@@ -96,7 +97,7 @@ struct ALSABuzzerTests {
     /// A device that cannot be opened: one warning naming it and ALSA's reason, then silence;
     /// `play` and `drain` return at once, nothing crashes, nothing more is logged.
     @Test func aMissingDeviceWarnsOnceAndStaysSilent() {
-        let log = ALSALogRecorder()
+        let log = LogRecorder()
         let buzzer = ALSABuzzer(device: "nonexistent_device_xyz", logger: log.logger)
         #expect(buzzer.isSilent)
         #expect(buzzer.name == "alsa:nonexistent_device_xyz")
@@ -108,7 +109,7 @@ struct ALSABuzzerTests {
         // Five melodies would take seconds to play; a silent buzzer returns at once. The bound
         // leaves room for a loaded machine.
         #expect(elapsed < .seconds(1))
-        let messages = log.messages
+        let messages = log.entries
         #expect(messages.count == 1)
         #expect(messages.first?.level == .warning)
         let text = messages.first?.message ?? ""
@@ -123,7 +124,7 @@ struct ALSABuzzerTests {
     /// A device that fails while playing (here ALSA's file plugin writing to /dev/full, as a
     /// USB speaker pulled out would): one warning with ALSA's reason, then silence.
     @Test func aDeviceThatFailsWhilePlayingWarnsOnceAndGoesSilent() {
-        let log = ALSALogRecorder()
+        let log = LogRecorder()
         let capture = ALSACapture(output: "/dev/full")
         let buzzer = ALSABuzzer(device: ALSACapture.device, configuration: capture.configuration, logger: log.logger)
         #expect(!buzzer.isSilent)
@@ -133,20 +134,20 @@ struct ALSABuzzerTests {
         #expect(buzzer.problem?.operation == .write)
         for _ in 0..<3 { buzzer.play(.gpsLost, tones: ALSABuzzerTests.melody) }
         buzzer.drain()
-        #expect(log.messages.count == 1)
-        let text = log.messages.first?.message ?? ""
+        #expect(log.entries.count == 1)
+        let text = log.entries.first?.message ?? ""
         #expect(text.hasPrefix("no sound: writing to ALSA device 'pacer_capture' failed (Input/output error: "), "\(text)")
         #expect(text.contains("No space left on device"), "\(text)")
     }
 
     /// A configuration that does not parse is reported like a missing device.
     @Test func aBrokenConfigurationIsReported() {
-        let log = ALSALogRecorder()
+        let log = LogRecorder()
         let buzzer = ALSABuzzer(device: "x", configuration: "pcm.x { type", logger: log.logger)
         #expect(buzzer.isSilent)
         #expect(buzzer.problem?.operation == .readConfiguration)
-        #expect(log.messages.count == 1)
-        #expect(log.messages.first?.message.contains("cannot read the ALSA configuration given for device 'x'") == true)
+        #expect(log.entries.count == 1)
+        #expect(log.entries.first?.message.contains("cannot read the ALSA configuration given for device 'x'") == true)
     }
 
     @Test func probeOpensAndClosesTheDevice() throws {

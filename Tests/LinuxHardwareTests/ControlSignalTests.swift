@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HAL
 import LinuxHardware
+import TestSupport
 import Testing
 
 /// Signals as controls. Dispositions are process-wide, so these tests run one at a time,
@@ -21,7 +22,7 @@ struct ControlSignalTests {
     @Test("SIGUSR1 marks a waypoint, named Waypoint N; the reply is logged; the disposition is restored")
     func waypoint() async throws {
         let before = Self.disposition(SIGUSR1)
-        let log = ControlLogRecorder()
+        let log = LogRecorder()
         let recorder = ControlRecorder { command in
             guard case .waypoint(let name) = command else { return "?" }
             return "waypoint '\(name)' stored"
@@ -33,11 +34,11 @@ struct ControlSignalTests {
         try #require(Self.disposition(SIGUSR1) != before, "the handler is installed")
 
         kill(getpid(), SIGUSR1)
-        #expect(await ControlTest.eventually { recorder.commands == [.waypoint("Waypoint 1")] })
+        #expect(await eventually { recorder.commands == [.waypoint("Waypoint 1")] })
         kill(getpid(), SIGUSR1)
-        #expect(await ControlTest.eventually { recorder.commands.count == 2 })
+        #expect(await eventually { recorder.commands.count == 2 })
         #expect(recorder.commands == [.waypoint("Waypoint 1"), .waypoint("Waypoint 2")])
-        #expect(await ControlTest.eventually {
+        #expect(await eventually {
             log.messages.contains("SIGUSR1 waypoint: waypoint 'Waypoint 2' stored")
         })
 
@@ -49,7 +50,7 @@ struct ControlSignalTests {
     @Test("a stop signal stops, once: its previous disposition is back at once")
     func stop() async throws {
         let before = Self.disposition(SIGUSR2)
-        let log = ControlLogRecorder()
+        let log = LogRecorder()
         let recorder = ControlRecorder { _ in "stopping" }
         let controls = SignalControls(waypointSignal: nil, stopSignals: [SIGUSR2], logger: log.logger)
         controls.start(recorder.handler)
@@ -60,10 +61,10 @@ struct ControlSignalTests {
         kill(getpid(), SIGUSR2)
         // A stop signal asks the process to end: the workout is stopped and stored (`pacer run`),
         // and `pacer device` switches off after it.
-        #expect(await ControlTest.eventually { recorder.commands == [.shutdown] })
+        #expect(await eventually { recorder.commands == [.shutdown] })
         // A second one would act as before (here: end the process), so it is not sent.
         #expect(Self.disposition(SIGUSR2) == before)
-        #expect(await ControlTest.eventually { log.messages.contains("SIGUSR2 stop: stopping") })
+        #expect(await eventually { log.messages.contains("SIGUSR2 stop: stopping") })
         controls.stop()
         #expect(Self.disposition(SIGUSR2) == before)
     }
@@ -72,10 +73,10 @@ struct ControlSignalTests {
     func oneAtATime() async throws {
         let before = Self.disposition(SIGUSR1)
         let recorder = ControlRecorder()
-        let first = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: ControlLogRecorder().logger)
+        let first = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: LogRecorder().logger)
         first.start(recorder.handler)
         #expect(first.isActive)
-        let second = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: ControlLogRecorder().logger)
+        let second = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: LogRecorder().logger)
         second.start(recorder.handler)
         #expect(!second.isActive)
         second.stop()
@@ -84,22 +85,22 @@ struct ControlSignalTests {
         #expect(Self.disposition(SIGUSR1) == before)
 
         let third = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], names: WaypointNames(prefix: "Mark"),
-                                   logger: ControlLogRecorder().logger)
+                                   logger: LogRecorder().logger)
         third.start(recorder.handler)
         defer { third.stop() }
         try #require(third.isActive)
         try #require(Self.disposition(SIGUSR1) != before)
         kill(getpid(), SIGUSR1)
-        #expect(await ControlTest.eventually { recorder.commands == [.waypoint("Mark 1")] })
+        #expect(await eventually { recorder.commands == [.waypoint("Mark 1")] })
         third.stop()
         #expect(Self.disposition(SIGUSR1) == before)
     }
 
     @Test("name says which signal does what")
     func name() {
-        #expect(SignalControls(logger: ControlLogRecorder().logger).name
+        #expect(SignalControls(logger: LogRecorder().logger).name
                 == "signals (SIGUSR1: waypoint; SIGTERM, SIGINT, SIGHUP: stop)")
-        #expect(SignalControls(waypointSignal: nil, stopSignals: [], logger: ControlLogRecorder().logger).name
+        #expect(SignalControls(waypointSignal: nil, stopSignals: [], logger: LogRecorder().logger).name
                 == "signals (none)")
     }
 }

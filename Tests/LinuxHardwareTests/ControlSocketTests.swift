@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import LinuxHardware
 import Synchronization
+import TestSupport
 import Testing
 
 /// The command line of the control protocol.
@@ -95,7 +96,7 @@ struct ControlParsingTests {
     /// administrator in group pacer can talk to the device; elsewhere it is the user's alone.
     @Test("the service's socket is open to its group")
     func serviceSocketMode() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         setenv("RUNTIME_DIRECTORY", directory.path, 1)
         defer { unsetenv("RUNTIME_DIRECTORY") }
         let server = try ControlSocketServer(path: directory.socketPath)
@@ -105,7 +106,7 @@ struct ControlParsingTests {
         #expect(info.st_mode & 0o777 == 0o660)
         #expect(ControlSocketServer.defaultPath() == directory.socketPath)
         unsetenv("RUNTIME_DIRECTORY")
-        let other = ControlTempDirectory()
+        let other = TemporaryDirectory()
         let own = try ControlSocketServer(path: other.socketPath)
         defer { own.stop() }
         #expect(lstat(other.socketPath, &info) == 0)
@@ -118,7 +119,7 @@ struct ControlParsingTests {
 @Suite("Control socket")
 struct ControlSocketTests {
     struct Rig {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let recorder: ControlRecorder
         let server: ControlSocketServer
 
@@ -207,7 +208,7 @@ struct ControlSocketTests {
         let rig = try Rig(clientTimeout: .seconds(3))
         defer { rig.server.stop() }
         let silent = try #require(RawControlClient(path: rig.path))
-        let (reply, took) = try ControlTest.elapsed { try rig.send("status", timeout: .seconds(10)) }
+        let (reply, took) = try elapsed { try rig.send("status", timeout: .seconds(10)) }
         #expect(reply == "ok status")
         // Well within the silent client's 3 s: the next client did not wait for it.
         #expect(took < .seconds(2), "the next client waited \(took)")
@@ -250,7 +251,7 @@ struct ControlSocketTests {
 
     @Test("a reply may come later, from another thread")
     func asynchronousReply() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let server = try ControlSocketServer(path: directory.socketPath)
         defer { server.stop() }
         server.start { command, reply in
@@ -269,7 +270,7 @@ struct ControlSocketTests {
 
     @Test("only the first reply to a command counts")
     func firstReplyCounts() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let server = try ControlSocketServer(path: directory.socketPath)
         defer { server.stop() }
         server.start { _, reply in
@@ -282,7 +283,7 @@ struct ControlSocketTests {
 
     @Test("a stale socket file is replaced")
     func staleSocket() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         ControlTest.makeStaleSocket(directory.socketPath)
         #expect(throws: ControlClientError.noServer(path: directory.socketPath)) {
             try ControlClient.send("status", socketPath: directory.socketPath)
@@ -312,7 +313,7 @@ struct ControlSocketTests {
 
     @Test("a file that is not a socket is not removed")
     func notASocket() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let fd = open(directory.socketPath, O_CREAT | O_WRONLY, 0o600)
         close(fd)
         #expect(throws: ControlSocketError(
@@ -324,7 +325,7 @@ struct ControlSocketTests {
 
     @Test("a missing directory is created, mode 0700; the socket is mode 0600")
     func directoryCreated() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let path = "\(directory.path)/run/control.sock"
         let server = try ControlSocketServer(path: path)
         defer {
@@ -340,7 +341,7 @@ struct ControlSocketTests {
 
     @Test("no server: the client says that no Pacer is running")
     func missingSocket() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let path = "\(directory.path)/nothing.sock"
         #expect(throws: ControlClientError.noServer(path: path)) {
             try ControlClient.send("status", socketPath: path)
@@ -364,7 +365,7 @@ struct ControlSocketTests {
 
     @Test("a server never started still releases the path on stop")
     func stopUnstarted() throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let server = try ControlSocketServer(path: directory.socketPath)
         #expect(ControlTest.exists(directory.socketPath))
         server.stop()
@@ -387,17 +388,17 @@ struct ControlSocketTests {
             }
             result.withLock { $0 = r }
         }
-        #expect(await ControlTest.eventually(timeout: .seconds(120)) { rig.recorder.commands == [.status] })
-        let (_, took) = ControlTest.elapsed { rig.server.stop() }
+        #expect(await eventually(within: .seconds(120)) { rig.recorder.commands == [.status] })
+        let (_, took) = elapsed { rig.server.stop() }
         #expect(took < .seconds(2))
-        #expect(await ControlTest.eventually(timeout: .seconds(120)) { done.isFinished })
+        #expect(await eventually(within: .seconds(120)) { done.isFinished })
         let outcome = result.withLock { $0 }
         #expect(outcome == .failure(.failed(path: path, reason: "closed the connection without answering")))
     }
 
     @Test("a handler that answers and then stops the server on its own thread: the answer is written, the path released")
     func stopFromHandler() async throws {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let server = try ControlSocketServer(path: directory.socketPath)
         let box = Mutex<ControlSocketServer?>(server)
         server.start { command, reply in
@@ -406,7 +407,7 @@ struct ControlSocketTests {
         }
         #expect(try ControlClient.send("stop", socketPath: directory.socketPath, timeout: .seconds(10))
                 == "stopping after stop")
-        #expect(await ControlTest.eventually { !ControlTest.exists(directory.socketPath) })
+        #expect(await eventually { !ControlTest.exists(directory.socketPath) })
         server.stop()
         box.withLock { $0 = nil }
     }
@@ -415,7 +416,7 @@ struct ControlSocketTests {
     func clientTimeout() throws {
         let rig = try Rig(replyTimeout: .seconds(30)) { _ in nil }
         defer { rig.server.stop() }
-        let (result, took) = ControlTest.elapsed {
+        let (result, took) = elapsed {
             Result { () throws(ControlClientError) -> String in try rig.send("status", timeout: .milliseconds(200)) }
         }
         #expect(result == .failure(.timedOut(path: rig.path, timeout: .milliseconds(200))))

@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import LinuxHardware
 import Synchronization
+import TestSupport
 import Testing
 
 /// Keys in the terminal, against a pseudo-terminal: the test types into the master, the
@@ -66,10 +67,10 @@ struct ControlTerminalTests {
         let expected: [ControlCommand] = [.waypoint("Waypoint 1"), .pause, .resume, .stop]
         for (i, key) in ["w", "p", "p", "s"].enumerated() {
             pty.type(key)
-            #expect(await ControlTest.eventually { recorder.commands.count == i + 1 }, "key \(key)")
+            #expect(await eventually { recorder.commands.count == i + 1 }, "key \(key)")
         }
         #expect(recorder.commands == expected)
-        #expect(await ControlTest.eventually { recorder.printed.count == 4 })
+        #expect(await eventually { recorder.printed.count == 4 })
         #expect(recorder.printed == expected.map { "ok \($0.line)" })
 
         keys.stop()
@@ -91,7 +92,7 @@ struct ControlTerminalTests {
             if command == .stop { box.withLock { $0 }?.stop() }
         }
         pty.type("s")
-        #expect(await ControlTest.eventually { !keys.isActive })
+        #expect(await eventually { !keys.isActive })
         #expect(recorder.commands == [.stop])
         #expect(pty.localFlags == before)
         keys.stop()
@@ -106,15 +107,15 @@ struct ControlTerminalTests {
         keys.start(recorder.handler)
         defer { keys.stop() }
         pty.type("?")
-        #expect(await ControlTest.eventually { recorder.printed == [TerminalControls.help] })
+        #expect(await eventually { recorder.printed == [TerminalControls.help] })
         // F1 (ESC O P), up arrow (ESC [ A), F5 (ESC [ 1 5 ~), Alt-s (ESC s), x: nothing.
         pty.type("\u{1B}OP\u{1B}[A\u{1B}[15~\u{1B}sx")
         pty.type("h")
-        #expect(await ControlTest.eventually { recorder.printed.count == 2 })
+        #expect(await eventually { recorder.printed.count == 2 })
         #expect(recorder.printed == [TerminalControls.help, TerminalControls.help])
         #expect(recorder.commands.isEmpty)
         pty.type("W")
-        #expect(await ControlTest.eventually { recorder.commands == [.waypoint("Waypoint 1")] })
+        #expect(await eventually { recorder.commands == [.waypoint("Waypoint 1")] })
     }
 
     @Test("p follows the runtime's pause state when told it, and waypoint names are shared")
@@ -127,11 +128,11 @@ struct ControlTerminalTests {
         keys.start(recorder.handler)
         defer { keys.stop() }
         pty.type("p")
-        #expect(await ControlTest.eventually { recorder.commands.count == 1 })
+        #expect(await eventually { recorder.commands.count == 1 })
         pty.type("p")
-        #expect(await ControlTest.eventually { recorder.commands.count == 2 })
+        #expect(await eventually { recorder.commands.count == 2 })
         pty.type("w")
-        #expect(await ControlTest.eventually { recorder.commands.count == 3 })
+        #expect(await eventually { recorder.commands.count == 3 })
         #expect(recorder.commands == [.resume, .resume, .waypoint("Waypoint 2")])
     }
 
@@ -160,7 +161,7 @@ struct ControlTerminalTests {
         let recorder = ControlRecorder()
         let keys = TerminalControls(input: pty.slave, output: recorder.output)
         keys.start(recorder.handler)
-        let (_, took) = ControlTest.elapsed { keys.stop() }
+        let (_, took) = elapsed { keys.stop() }
         #expect(took < .seconds(2))
         #expect(pty.localFlags == before)
 
@@ -171,7 +172,7 @@ struct ControlTerminalTests {
         #expect(keys2.isActive)
         other.closeMaster()
         try await Task.sleep(for: .milliseconds(100))
-        let (_, took2) = ControlTest.elapsed { keys2.stop() }
+        let (_, took2) = elapsed { keys2.stop() }
         #expect(took2 < .seconds(2))
         #expect(recorder.commands.isEmpty)
     }

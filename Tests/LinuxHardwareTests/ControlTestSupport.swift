@@ -3,32 +3,14 @@ import Glibc
 #endif
 import HAL
 import LinuxHardware
-import Logging
 import Synchronization
+import TestSupport
 
-// Helpers for the control tests: a unique temporary directory, a recording command handler,
-// a raw socket client for misbehaving clients, a log recorder, and bounded waiting.
+// Helpers for the control tests: a recording command handler, a raw socket client for
+// misbehaving clients, stale sockets, and where a test's socket goes in its TestSupport
+// TemporaryDirectory (short, to fit `sun_path`).
 
 enum ControlTest {
-    /// Waits until `condition` holds, at most `timeout`. Never hangs a test.
-    static func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
-
-    /// How long `body` took.
-    static func elapsed<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let value = try body()
-        return (value, clock.now - start)
-    }
-
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
@@ -47,37 +29,11 @@ enum ControlTest {
         precondition(bound == 0, "bind failed")
         close(fd)
     }
-
-    static func string(_ chars: some Collection<CChar>) -> String {
-        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
 
-/// A unique temporary directory, removed with what it holds. Short, to fit `sun_path`.
-final class ControlTempDirectory: Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/pacer-ctl-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = ControlTest.string(template)
-    }
-
+extension TemporaryDirectory {
+    /// Where a test's control socket goes.
     var socketPath: String { "\(path)/control.sock" }
-
-    deinit {
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != ".", name != ".." { unlink("\(path)/\(name)") }
-            }
-            closedir(dir)
-        }
-        rmdir(path)
-    }
 }
 
 /// Records the commands a control input hands over, and answers them.
@@ -160,32 +116,6 @@ final class RawControlClient {
             } else {
                 return String(decoding: bytes, as: UTF8.self)
             }
-        }
-    }
-}
-
-/// Keeps what a logger was told.
-final class ControlLogRecorder: Sendable {
-    private let entries = Mutex<[String]>([])
-
-    var messages: [String] { entries.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(recorder: self) }
-    }
-
-    struct Handler: LogHandler {
-        let recorder: ControlLogRecorder
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            recorder.entries.withLock { $0.append(event.message.description) }
         }
     }
 }

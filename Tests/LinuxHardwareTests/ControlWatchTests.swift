@@ -5,6 +5,7 @@ import Foundation
 import HAL
 import LinuxHardware
 import Synchronization
+import TestSupport
 import Testing
 
 /// `watch` on the control socket (`pacer ctl watch`): real UNIX sockets in a temporary
@@ -13,7 +14,7 @@ import Testing
 @Suite("Control socket watchers")
 struct ControlWatchTests {
     struct Rig {
-        let directory = ControlTempDirectory()
+        let directory = TemporaryDirectory()
         let server: ControlSocketServer
 
         var path: String { directory.socketPath }
@@ -63,12 +64,12 @@ struct ControlWatchTests {
                 watch.ended.withLock { $0 = .failure(error) }
             }
         }.start()
-        #expect(await ControlTest.eventually { rig.server.watcherCount == 1 })
-        #expect(await ControlTest.eventually { watch.lines.withLock { $0.count } == 1 }, "the greeting")
+        #expect(await eventually { rig.server.watcherCount == 1 })
+        #expect(await eventually { watch.lines.withLock { $0.count } == 1 }, "the greeting")
         for n in 0..<200 { rig.server.publish(Self.numbered(n)) }
-        #expect(await ControlTest.eventually { watch.lines.withLock { $0.count } == 201 })
+        #expect(await eventually { watch.lines.withLock { $0.count } == 201 })
         rig.server.stop()
-        #expect(await ControlTest.eventually { watch.ended.withLock { $0 } != nil }, "the watch did not end with the server")
+        #expect(await eventually { watch.ended.withLock { $0 } != nil }, "the watch did not end with the server")
         let all = watch.lines.withLock { $0 }
         #expect(all.first == #"{"event":"status","n":-1}"#)
         #expect(all.dropFirst().map { Self.number($0) } == (0..<200).map { $0 })
@@ -123,13 +124,13 @@ struct ControlWatchTests {
             }
             // The fast watcher keeps up: a batch is well under the backlog.
             let expected = (batch + 1) * perBatch
-            #expect(await ControlTest.eventually(timeout: .seconds(120)) { watch.lines.withLock { $0.count } >= expected },
+            #expect(await eventually(within: .seconds(120)) { watch.lines.withLock { $0.count } >= expected },
                     "batch \(batch)")
         }
         print("publish: \(batches * perBatch) lines of 1 kB to 2 watchers (one not reading): \(total) in all, slowest \(slowest)")
         #expect(slowest < .milliseconds(500), "publish waited \(slowest)")
         #expect(watch.lines.withLock { $0 }.map { Self.number($0) } == (0..<batches * perBatch).map { $0 })
-        #expect(await ControlTest.eventually { rig.server.watcherCount == 1 }, "the slow watcher is still registered")
+        #expect(await eventually { rig.server.watcherCount == 1 }, "the slow watcher is still registered")
 
         // The slow one: the first lines without a gap (what its socket held), then the news.
         guard case .end(let rest) = slow.toEnd(timeout: .seconds(20)) else {

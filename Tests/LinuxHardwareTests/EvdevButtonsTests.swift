@@ -6,6 +6,7 @@ import HAL
 @testable import LinuxHardware
 import PacerCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The evdev adapter against the kernel's own record layout, written into a FIFO (this
@@ -49,7 +50,7 @@ struct EvdevButtonsTests {
     }
 
     @Test func pressesRepeatsChatterAndAVanishingDevice() throws {
-        let temp = ControlTempDirectory()
+        let temp = TemporaryDirectory()
         let fifo = "\(temp.path)/event0"
         #expect(mkfifo(fifo, 0o600) == 0)
         // Holding it open for reading and writing keeps a writer while the adapter opens it.
@@ -109,7 +110,7 @@ struct EvdevButtonsTests {
     }
 
     @Test func aDeviceMissingAtTheStartIsReportedAndPickedUpWhenItAppears() throws {
-        let temp = ControlTempDirectory()
+        let temp = TemporaryDirectory()
         let path = "\(temp.path)/event1"
         let loop = SerialClockLoop()
         defer { loop.shutdown() }

@@ -2,6 +2,7 @@ import Foundation
 import HAL
 import LinuxHardware
 import PacerCore
+import TestSupport
 import Testing
 
 /// The gpsd source against a real gpsd (see GPSDTestSupport.swift for how it is started).
@@ -28,7 +29,7 @@ struct GPSDSourceTests {
             source.start(sink)
             defer { source.stop() }
 
-            let enough = await GPSDTest.eventually(within: .seconds(15)) { log.fixes.count >= 12 }
+            let enough = await eventually(within: .seconds(15)) { log.fixes.count >= 12 }
             try #require(enough, "only \(log.fixes.count) fixes; gpsd said:\n\(gpsd.daemonLog)")
 
             // The receiver stops; the last cycle it wrote must still come out (flushed when
@@ -36,7 +37,7 @@ struct GPSDSourceTests {
             gpsd.feeder.stop()
             let lastCycle = try #require(gpsd.feeder.lastWrittenCycle)
             let lastTime = GPSDSimulatedReceiver.time(ofCycle: lastCycle)
-            let flushed = await GPSDTest.eventually(within: .seconds(3)) { log.fixes.last?.time == lastTime }
+            let flushed = await eventually(within: .seconds(3)) { log.fixes.last?.time == lastTime }
             #expect(flushed, "last fix \(String(describing: log.fixes.last?.time)), last written \(lastTime)")
 
             let started = ContinuousClock.now
@@ -98,13 +99,13 @@ struct GPSDSourceTests {
             source.start(sink)
             defer { source.stop() }
 
-            let flowing = await GPSDTest.eventually(within: .seconds(15)) { log.fixes.count >= 3 }
+            let flowing = await eventually(within: .seconds(15)) { log.fixes.count >= 3 }
             try #require(flowing, "no fixes before the restart; gpsd said:\n\(gpsd.daemonLog)")
 
             let killedAt = log.count
             await gpsd.stopDaemon()
             let before = try #require(log.fixes.last).time
-            let noticed = await GPSDTest.eventually {
+            let noticed = await eventually {
                 GPSDEventLog.statuses(in: log.all.dropFirst(killedAt)).contains { $0.status == .disconnected }
             }
             try #require(noticed, "no .disconnected after gpsd was stopped: \(log.statuses)")
@@ -116,7 +117,7 @@ struct GPSDSourceTests {
 
             // Same port, a new pseudo-terminal; the receiver never stopped talking.
             try await gpsd.startDaemon()
-            let resumed = await GPSDTest.eventually(within: .seconds(15)) {
+            let resumed = await eventually(within: .seconds(15)) {
                 log.fixes.contains { $0.time > before }
             }
             try #require(resumed, "no fix after the restart: \(log.statuses); gpsd said:\n\(gpsd.daemonLog)")
@@ -140,7 +141,7 @@ struct GPSDSourceTests {
 
     @Test("without gpsd: disconnected with a clear reason, retries with backoff, stops promptly")
     func noGPSDOnThePort() async throws {
-        let port = try GPSDTest.freeLoopbackPort()
+        let port = try freeLoopbackPort()
         let loop = try await GPSDClockLoop()
         defer { loop.stop() }
         let log = GPSDEventLog()
@@ -148,7 +149,7 @@ struct GPSDSourceTests {
         source.start(sink)
 
         // Attempts at 0, 0.25 and 0.75 s (the backoff doubles from 0.25 s).
-        let retried = await GPSDTest.eventually(within: .seconds(5)) {
+        let retried = await eventually(within: .seconds(5)) {
             source.diagnostics.connectAttempts >= 3
         }
         #expect(retried, "\(source.diagnostics)")
@@ -195,7 +196,7 @@ struct GPSDSourceTests {
         source.start(sink)
         defer { source.stop() }
 
-        let closed = await GPSDTest.eventually(within: .seconds(5)) { log.statuses.contains(.disconnected) }
+        let closed = await eventually(within: .seconds(5)) { log.statuses.contains(.disconnected) }
         try #require(closed, "\(log.all)")
         #expect(log.statuses == [.connected, .fix, .disconnected])
         let fix = try #require(log.fixes.first)
@@ -210,7 +211,7 @@ struct GPSDSourceTests {
         #expect(reason == "gpsd at 127.0.0.1:\(server.port) closed the connection")
 
         // The server is gone for good: the source keeps trying, without a crash.
-        let retried = await GPSDTest.eventually(within: .seconds(5)) {
+        let retried = await eventually(within: .seconds(5)) {
             source.diagnostics.connectAttempts >= 2
         }
         #expect(retried)
@@ -229,10 +230,10 @@ struct GPSDSourceTests {
             source.start(sink)
             defer { source.stop() }
 
-            let flowing = await GPSDTest.eventually(within: .seconds(15)) { log.fixes.count >= 2 }
+            let flowing = await eventually(within: .seconds(15)) { log.fixes.count >= 2 }
             try #require(flowing, "no fixes; gpsd said:\n\(gpsd.daemonLog)")
             gpsd.feeder.stop()
-            let lost = await GPSDTest.eventually(within: .seconds(5)) { log.statuses.last == .fixLost }
+            let lost = await eventually(within: .seconds(5)) { log.statuses.last == .fixLost }
             #expect(lost, "\(log.statuses)")
             let detail = GPSDEventLog.statuses(in: log.all).last?.detail ?? ""
             #expect(detail.contains("no report from gpsd"), "\(detail)")
@@ -245,7 +246,7 @@ struct GPSDSourceTests {
         let loop = try await GPSDClockLoop()
         defer { loop.stop() }
         let log = GPSDEventLog()
-        let (source, sink) = makeSource(port: try GPSDTest.freeLoopbackPort(), loop: loop, log: log)
+        let (source, sink) = makeSource(port: try freeLoopbackPort(), loop: loop, log: log)
         source.stop()
         source.start(sink)
         try await Task.sleep(for: .milliseconds(300))

@@ -5,6 +5,7 @@ import LinuxHardware
 import NMEA
 import PacerCore
 import Synchronization
+import TestSupport
 
 // Test support for the gpsd source: a real gpsd started on a pseudo-terminal, a simulated
 // receiver writing NMEA into it, the clock's loop on a thread of its own, and an event log.
@@ -28,7 +29,7 @@ import Synchronization
 // logs "device open of /dev/pts/N failed: Permission denied ... freeing device"; the same goes
 // for a reopen after a read error. So the slave is made 0666 and gpsd can always (re)open it. The
 // control socket is created before the drop and is never reopened, so the directory can stay
-// 0700 (gpsd cannot unlink its socket at exit, which is why the directory is removed here).
+// 0700 (gpsd cannot unlink its socket at exit, which is why the fixture removes the directory).
 // After the drop gpsd also fails to remove the shared-memory segments it created as root
 // ("shmctl for IPC_RMID failed"): they have fixed keys, so runs reuse them; nothing piles up.
 //
@@ -46,24 +47,6 @@ struct GPSDTestError: Error, CustomStringConvertible {
     var description: String
 }
 
-// MARK: - Waiting
-
-extension GPSDTest {
-    /// Polls `condition` until it holds or `timeout` passes; returns whether it held. Tests never
-    /// wait without a deadline.
-    static func eventually(
-        within timeout: Duration = .seconds(10), every step: Duration = .milliseconds(20),
-        _ condition: () -> Bool
-    ) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: step)
-        }
-        return condition()
-    }
-}
-
 // MARK: - The clock's loop and the events
 
 /// A `MonotonicClock` whose loop runs on a thread of its own, as on the board.
@@ -75,7 +58,7 @@ final class GPSDClockLoop: Sendable {
         let running = Atomic<Bool>(false)
         Thread.detachNewThread { clock.run() }
         clock.execute { running.store(true, ordering: .relaxed) }
-        guard await GPSDTest.eventually(within: .seconds(5), { running.load(ordering: .relaxed) }) else {
+        guard await eventually(within: .seconds(5), { running.load(ordering: .relaxed) }) else {
             clock.stop()
             throw GPSDTestError(description: "the clock's loop did not start")
         }
@@ -129,14 +112,14 @@ enum GPSDSimulatedReceiver {
 
     static func sentences(cycle index: Int) -> [String] {
         let second = startSecondOfDay + index
-        let hhmmss = pad(second / 3600, 2) + pad(second / 60 % 60, 2) + pad(second % 60, 2) + ".00"
+        let hhmmss = nmeaTime(secondOfDay: second)
         // Latitude and longitude in units of 1e-5 arc minutes.
         let lat = coordinate(units: (48 * 60 + 8) * 100_000 + 22_000 + index * 180, degreeDigits: 2)
         let lon = coordinate(units: (11 * 60 + 34) * 100_000 + 50_000 + index * 120, degreeDigits: 3)
         return [
-            sentence("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,08,0.9,520.3,M,47.0,M,,"),
-            sentence("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,6.4,33.0,150524,,,A"),
-            sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.8,0.9,1.5"),
+            nmeaLine("GPGGA,\(hhmmss),\(lat),N,\(lon),E,1,08,0.9,520.3,M,47.0,M,,"),
+            nmeaLine("GPRMC,\(hhmmss),A,\(lat),N,\(lon),E,6.4,33.0,150524,,,A"),
+            nmeaLine("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.8,0.9,1.5"),
         ]
     }
 
@@ -144,24 +127,11 @@ enum GPSDSimulatedReceiver {
         Array(sentences(cycle: index).joined().utf8)
     }
 
-    /// `$body*hh\r\n`.
-    static func sentence(_ body: String) -> String {
-        var sum: UInt8 = 0
-        for byte in body.utf8 { sum ^= byte }
-        let hex = Array("0123456789ABCDEF")
-        return "$\(body)*\(hex[Int(sum >> 4)])\(hex[Int(sum & 0x0F)])\r\n"
-    }
-
     private static func coordinate(units: Int, degreeDigits: Int) -> String {
         let degrees = units / 6_000_000
         let minuteUnits = units % 6_000_000
-        return pad(degrees, degreeDigits) + pad(minuteUnits / 100_000, 2) + "."
-            + pad(minuteUnits % 100_000, 5)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return padded(degrees, degreeDigits) + padded(minuteUnits / 100_000, 2) + "."
+            + padded(minuteUnits % 100_000, 5)
     }
 }
 
@@ -234,28 +204,7 @@ extension GPSDTest {
     }
 }
 
-// MARK: - Sockets, pseudo-terminals, processes
-
-extension GPSDTest {
-    /// A loopback TCP port nobody listens on right now: bind port 0, read the port, close.
-    static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw GPSDTestError(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw GPSDTestError(description: "bind: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
+// MARK: - Sockets, pseudo-terminals, processes (free ports come from TestSupport)
 
 extension GPSDTest {
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
@@ -338,7 +287,7 @@ final class GPSDaemon {
         }
         pid = try spawn(arguments, output: logPath)
 
-        let started = await GPSDTest.eventually(within: .seconds(5)) { [pid] in
+        let started = await eventually(within: .seconds(5), every: .milliseconds(20)) { [pid] in
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { return true }  // exited: no point waiting
             return GPSDTest.acceptsConnections(port: port)
@@ -365,7 +314,7 @@ final class GPSDaemon {
         guard !reaped else { return }
         kill(pid, SIGTERM)
         let pid = self.pid
-        let exited = await GPSDTest.eventually(within: .seconds(5), every: .milliseconds(10)) {
+        let exited = await eventually(within: .seconds(5), every: .milliseconds(10)) {
             var status: Int32 = 0
             return waitpid(pid, &status, WNOHANG) == pid
         }
@@ -436,19 +385,17 @@ private func spawn(_ arguments: [String], output: String) throws -> pid_t {
 /// which can be stopped and started again on the same port.
 final class GPSDFixture {
     let port: Int
-    let directory: String
     let feeder: GPSDNMEAFeeder
+    /// gpsd's logs and control sockets; removed with the fixture.
+    private let folder = TemporaryDirectory("gpsd")
     private var daemon: GPSDaemon?
     private var terminal: GPSDPseudoTerminal?
     private var generation = 0
 
+    var directory: String { folder.path }
+
     init(cycleInterval: Duration = .milliseconds(100)) throws {
-        port = try GPSDTest.freeLoopbackPort()
-        var template = Array("/tmp/pacer-gpsd-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw GPSDTestError(description: "mkdtemp: \(String(cString: strerror(errno)))")
-        }
-        directory = String(cString: made)
+        port = try freeLoopbackPort()
         feeder = GPSDNMEAFeeder(interval: cycleInterval)
     }
 
@@ -477,7 +424,6 @@ final class GPSDFixture {
     func tearDown() async {
         feeder.stop()
         await stopDaemon()
-        _ = try? FileManager.default.removeItem(atPath: directory)
     }
 }
 
@@ -508,27 +454,8 @@ final class GPSDFakeServer: Sendable {
     private let finished = Atomic<Bool>(false)
 
     init(lines: [String]) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else {
-            throw GPSDTestError(description: "socket: \(String(cString: strerror(errno)))")
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && getsockname(listener, pointer, &length) == 0
-                    && listen(listener, 1) == 0
-            }
-        }
-        guard listening else {
-            close(listener)
-            throw GPSDTestError(description: "listen: \(String(cString: strerror(errno)))")
-        }
-        _ = fcntl(listener, F_SETFD, FD_CLOEXEC)
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let (listener, port) = try boundLoopbackSocket(listening: 1)
+        self.port = port
         let payload = Array(lines.joined().utf8)
         Thread.detachNewThread { [self] in
             defer {

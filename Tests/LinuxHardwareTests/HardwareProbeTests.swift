@@ -2,125 +2,15 @@ import Foundation
 import Glibc
 @testable import LinuxHardware
 import Synchronization
+import TestSupport
 import Testing
 
 // MARK: - test fixtures (real sockets, real ptys, real files)
-
-/// A unique temporary folder, removed when released.
-private final class ProbeTempDir {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-probe-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String, _ contents: String = "") throws -> String {
-        let p = path + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try contents.write(toFile: p, atomically: false, encoding: .utf8)
-        return p
-    }
-
-    func link(_ name: String, to destination: String) throws {
-        let p = path + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: p, withDestinationPath: destination)
-    }
-}
 
 private func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// A TCP listener on a free loopback port that plays gpsd: on connect it sends `banner`
-/// (unless nil), and when the client sends `?WATCH` it answers with `onWatch`. Runs on a
-/// thread of its own; gives up after ten seconds whatever happens.
-private final class FakeGPSD: @unchecked Sendable {
-    let port: Int
-    private let listener: Int32
-
-    init(banner: String?, onWatch: [String] = []) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, 4) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread {
-            FakeGPSD.serve(listener: fd, banner: banner, onWatch: onWatch)
-        }
-        thread.start()
-    }
-
-    private static func serve(listener: Int32, banner: String?, onWatch: [String]) {
-        let giveUp = monotonicSeconds() + 10
-        var p = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, 10_000) > 0 else {
-            close(listener)
-            return
-        }
-        let client = accept(listener, nil, nil)
-        close(listener)
-        guard client >= 0 else { return }
-        defer { close(client) }
-        func send(_ text: String) {
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-        if let banner { send(banner + "\r\n") }
-        var received = ""
-        var answered = false
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        var c = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-        while monotonicSeconds() < giveUp {
-            guard poll(&c, 1, 100) >= 0 else { return }
-            if c.revents == 0 { continue }
-            let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return }  // the probe is done and closed
-            received += String(decoding: buffer[0..<n], as: UTF8.self)
-            if !answered, received.contains("?WATCH=") {
-                answered = true
-                for line in onWatch { send(line + "\r\n") }
-            }
-        }
-    }
-}
-
-/// A port number nothing listens on (bound, then released).
-private func closedPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// A pseudo-terminal pair standing in for a receiver: the probe opens the slave's path
@@ -180,27 +70,20 @@ private final class FakeReceiver: @unchecked Sendable {
     }
 }
 
-/// `$<body>*hh\r\n` with the right checksum.
-private func sentence(_ body: String) -> String {
-    let sum = body.utf8.reduce(UInt8(0), ^)
-    let hex = String(sum, radix: 16, uppercase: true)
-    return "$\(body)*\(hex.count == 1 ? "0" + hex : hex)\r\n"
-}
-
 /// One receiver cycle (RMC + GGA) at 07:00:00 + `i` seconds, with a 3D fix.
 private func cycle(_ i: Int) -> [UInt8] {
     let t = 7 * 3600 + i
-    let time = String(format: "%02d%02d%02d.00", t / 3600, t / 60 % 60, t % 60)
-    let rmc = sentence("GPRMC,\(time),A,5204.2316,N,00418.0978,E,5.8,357.3,020526,,,A")
-    let gga = sentence("GPGGA,\(time),5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,")
+    let time = nmeaTime(secondOfDay: t)
+    let rmc = nmeaLine("GPRMC,\(time),A,5204.2316,N,00418.0978,E,5.8,357.3,020526,,,A")
+    let gga = nmeaLine("GPGGA,\(time),5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,")
     return Array((rmc + gga).utf8)
 }
 
 /// One cycle of a receiver that has no position yet.
 private func noFixCycle(_ i: Int) -> [UInt8] {
     let t = 7 * 3600 + i
-    let time = String(format: "%02d%02d%02d.00", t / 3600, t / 60 % 60, t % 60)
-    return Array((sentence("GPRMC,\(time),V,,,,,,,020526,,,N") + sentence("GPGGA,\(time),,,,,0,00,99.99,,,,,,")).utf8)
+    let time = nmeaTime(secondOfDay: t)
+    return Array((nmeaLine("GPRMC,\(time),V,,,,,,,020526,,,N") + nmeaLine("GPGGA,\(time),,,,,0,00,99.99,,,,,,")).utf8)
 }
 
 /// What NMEA at 9600 baud looks like through a port set to another rate: bytes, no `$`.
@@ -215,14 +98,7 @@ private func garbage(_ i: Int) -> [UInt8] {
 
 /// A u-blox UBX packet (NAV-PVT sized payload of zeros) with its Fletcher checksum.
 private func ubx(_ i: Int) -> [UInt8] {
-    var packet: [UInt8] = [0xB5, 0x62, 0x01, 0x07, 92, 0]
-    packet += [UInt8](repeating: 0, count: 92)
-    var a: UInt8 = 0, b: UInt8 = 0
-    for byte in packet[2...] {
-        a = a &+ byte
-        b = b &+ a
-    }
-    return packet + [a, b]
+    ubxPacket(class: 0x01, id: 0x07, payload: [UInt8](repeating: 0, count: 92))
 }
 
 // MARK: - gpsd
@@ -283,8 +159,8 @@ struct HardwareProbeGPSDTests {
         #expect(finding.facts["fix"] == nil)
     }
 
-    @Test func nothingListeningSaysHowToStartGPSD() {
-        let port = closedPort()
+    @Test func nothingListeningSaysHowToStartGPSD() throws {
+        let port = try freeLoopbackPort()
         let start = monotonicSeconds()
         let finding = HardwareProbe.gpsd(host: "127.0.0.1", port: port, listen: .seconds(1))
         #expect(monotonicSeconds() - start < 3)
@@ -421,7 +297,7 @@ struct HardwareProbeSerialTests {
     }
 
     @Test func aMissingDeviceListsTheCandidates() throws {
-        let dev = try ProbeTempDir()
+        let dev = TemporaryDirectory()
         _ = try dev.file("ttyUSB0")
         let finding = HardwareProbe.serialGPS(
             path: dev.path + "/ttyACM7", baud: 9600, listen: .milliseconds(200), devRoot: dev.path)
@@ -431,7 +307,7 @@ struct HardwareProbeSerialTests {
     }
 
     @Test func aFileIsNotASerialDevice() throws {
-        let dir = try ProbeTempDir()
+        let dir = TemporaryDirectory()
         let file = try dir.file("run.nmea", "$GPGGA\r\n")
         let finding = HardwareProbe.serialGPS(path: file, baud: 9600, listen: .milliseconds(200), devRoot: dir.path)
         #expect(finding.status == .missing)
@@ -456,7 +332,7 @@ struct HardwareProbeSerialTests {
     }
 
     @Test func candidatesUnderADeviceFolder() throws {
-        let dev = try ProbeTempDir()
+        let dev = TemporaryDirectory()
         _ = try dev.file("ttyACM0")
         _ = try dev.file("ttyUSB1")
         _ = try dev.file("ttyUSB0")
@@ -498,7 +374,7 @@ struct HardwareProbeOtherTests {
     }
 
     @Test func soundCardsAreListed() throws {
-        let dir = try ProbeTempDir()
+        let dir = TemporaryDirectory()
         let cards = try dir.file("cards", """
              0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones
                                   bcm2835 Headphones
@@ -518,7 +394,7 @@ struct HardwareProbeOtherTests {
     }
 
     @Test func noBatteryGaugeIsAWarning() throws {
-        let dir = try ProbeTempDir()
+        let dir = TemporaryDirectory()
         _ = try dir.file("AC/type", "Mains\n")
         let finding = HardwareProbe.battery(root: dir.path)
         #expect(finding.status == .warning)
@@ -527,7 +403,7 @@ struct HardwareProbeOtherTests {
     }
 
     @Test func aBatteryGaugeIsFound() throws {
-        let dir = try ProbeTempDir()
+        let dir = TemporaryDirectory()
         _ = try dir.file("BAT0/type", "Battery\n")
         _ = try dir.file("BAT0/capacity", "87\n")
         _ = try dir.file("BAT0/status", "Not charging\n")
@@ -538,7 +414,7 @@ struct HardwareProbeOtherTests {
     }
 
     @Test func anUnreadableGaugeIsAWarning() throws {
-        let dir = try ProbeTempDir()
+        let dir = TemporaryDirectory()
         _ = try dir.file("BAT0/type", "Battery\n")
         _ = try dir.file("BAT0/capacity", "lots\n")
         let finding = HardwareProbe.battery(root: dir.path)

@@ -5,6 +5,7 @@ import HAL
 import LinuxHardware
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 /// The serial source against real pseudo-terminals: the test writes NMEA into the master, the
@@ -16,7 +17,7 @@ import Testing
 struct SerialNMEASourceTests {
     /// A source on `<dir>/ttyGPS` with a running clock loop and an event log.
     struct Rig {
-        let directory = SerialTempDirectory()
+        let directory = TemporaryDirectory()
         let loop = SerialClockLoop()
         let log = SerialEventLog()
         let source: SerialNMEASource
@@ -39,13 +40,13 @@ struct SerialNMEASourceTests {
         /// A new pty, linked at the device path.
         func plug() throws -> SerialPTY {
             let pty = try SerialPTY()
-            directory.link("ttyGPS", to: pty.slavePath)
+            try directory.link("ttyGPS", to: pty.slavePath)
             return pty
         }
 
         func unplug(_ pty: SerialPTY) {
             pty.closeMaster()
-            directory.unlinkEntry("ttyGPS")
+            directory.remove("ttyGPS")
             pty.closeSlave()
         }
 
@@ -89,7 +90,7 @@ struct SerialNMEASourceTests {
         #expect(before.c_lflag & tcflag_t(ICANON) != 0)
 
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         #expect(rig.source.isOpen)
         #expect(rig.log.details(of: .connected) == [rig.source.name])
 
@@ -132,28 +133,28 @@ struct SerialNMEASourceTests {
 
         let pty1 = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         await pty1.write(session1)
         // The source has read every byte before the unplug (a hang-up discards unread input).
-        #expect(await SerialTest.eventually { rig.source.statistics.bytes == session1.count })
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 19 })
+        #expect(await eventually { rig.source.statistics.bytes == session1.count })
+        #expect(await eventually { rig.log.fixes.count == 19 })
 
         rig.unplug(pty1)
-        #expect(await SerialTest.eventually { rig.log.count(.disconnected) == 1 })
+        #expect(await eventually { rig.log.count(.disconnected) == 1 })
         // The stream ended: its last cycle is complete and delivered.
         #expect(rig.log.fixes == expected1.fixes)
         #expect(rig.log.details(of: .disconnected).first?.hasPrefix("\(rig.devicePath): device gone") == true)
         #expect(!rig.source.isOpen)
 
         let pty2 = try rig.plug()
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 2 })
+        #expect(await eventually { rig.log.count(.connected) == 2 })
         #expect(rig.source.connections == 2)
         await pty2.write(session2)
-        #expect(await SerialTest.eventually {
+        #expect(await eventually {
             rig.source.statistics.bytes == session1.count + session2.count
         })
         rig.unplug(pty2)
-        #expect(await SerialTest.eventually { rig.log.count(.disconnected) == 2 })
+        #expect(await eventually { rig.log.count(.disconnected) == 2 })
 
         #expect(rig.log.fixes == expected1.fixes + expected2.fixes)
         #expect(rig.log.statuses == [.connected, .fix, .disconnected, .connected, .fix, .disconnected])
@@ -169,7 +170,7 @@ struct SerialNMEASourceTests {
         rig.source.start(rig.sink)
 
         // Attempts at 0, 0.25 and 0.75 s.
-        #expect(await SerialTest.eventually { rig.source.openAttempts >= 3 })
+        #expect(await eventually { rig.source.openAttempts >= 3 })
         let attempts = rig.source.openAttempts
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         let reason = try #require(rig.source.lastError)
@@ -186,11 +187,11 @@ struct SerialNMEASourceTests {
 
         let pty = try rig.plug()
         // The next attempt may be up to the 4 s maximum backoff away.
-        #expect(await SerialTest.eventually(timeout: .seconds(20)) { rig.log.count(.connected) == 1 })
-        #expect(await SerialTest.eventually { rig.source.lastError == nil })
+        #expect(await eventually(within: .seconds(20)) { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.source.lastError == nil })
         let bytes = SerialTest.cycles(0..<3)
         await pty.write(bytes)
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 2 })
+        #expect(await eventually { rig.log.fixes.count == 2 })
         #expect(rig.log.fixes == Array(SerialTest.decode(bytes).fixes.prefix(2)))
     }
 
@@ -201,12 +202,12 @@ struct SerialNMEASourceTests {
         let pty = try rig.plug()
         #expect(pty.descriptorsOnSlave() == 1)
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         #expect(pty.descriptorsOnSlave() == 2)
         await pty.write(SerialTest.cycles(0..<3))
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 2 })
+        #expect(await eventually { rig.log.fixes.count == 2 })
 
-        let took = SerialTest.elapsed { rig.source.stop() }
+        let (_, took) = elapsed { rig.source.stop() }
         #expect(took < .seconds(2))
         #expect(pty.descriptorsOnSlave() == 1)
         #expect(!rig.source.isOpen)
@@ -224,8 +225,8 @@ struct SerialNMEASourceTests {
         defer { rig.loop.shutdown() }
         rig.source.start(rig.sink)
         // Attempts at 0, 0.25, 0.75 and 1.75 s; the next is 2 s away.
-        #expect(await SerialTest.eventually { rig.source.openAttempts >= 4 })
-        let took = SerialTest.elapsed { rig.source.stop() }
+        #expect(await eventually { rig.source.openAttempts >= 4 })
+        let (_, took) = elapsed { rig.source.stop() }
         #expect(took < .milliseconds(1500), "stop() slept out the 2 s retry wait")
         let attempts = rig.source.openAttempts
         try await Task.sleep(for: .milliseconds(600))
@@ -238,14 +239,14 @@ struct SerialNMEASourceTests {
         defer { rig.shutdown() }
         let pty = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         await pty.write(SerialTest.cycles(0..<2))
-        #expect(await SerialTest.eventually { rig.log.count(.fixLost) == 1 })
+        #expect(await eventually { rig.log.count(.fixLost) == 1 })
         #expect(rig.log.details(of: .fixLost).first?.contains("no data from \(rig.devicePath)") == true)
         #expect(rig.source.isOpen)  // silence is not a disconnection
 
         await pty.write(SerialTest.cycles(2..<4))
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 3 })
+        #expect(await eventually { rig.log.fixes.count == 3 })
         // After the last write the device is silent again: on a loaded machine that second
         // loss may be heard before this test looks.
         #expect(Array(rig.log.statuses.prefix(4)) == [.connected, .fix, .fixLost, .fix])

@@ -4,6 +4,7 @@ import Glibc
 import HAL
 import LinuxHardware
 import NMEA
+import TestSupport
 import Testing
 
 /// `SerialNMEASource.setPower`, on real pseudo-terminals: what `setPower` writes
@@ -51,7 +52,7 @@ struct SerialPowerCommandTests {
         defer { rig.shutdown() }
         let pty = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         #expect(rig.source.name == "serial://\(rig.devicePath)?baud=9600&receiver=\(commands.rawValue)")
 
         let states: [GPSPowerState] = [.backup, .powerSave, .tracking]
@@ -60,7 +61,7 @@ struct SerialPowerCommandTests {
         #expect(!wanted.isEmpty)
         #expect(await pty.read(count: wanted.count) == wanted)
         #expect(await pty.read(for: .milliseconds(200)).isEmpty)
-        #expect(await SerialTest.eventually { rig.source.powerRequestsSent == 3 })
+        #expect(await eventually { rig.source.powerRequestsSent == 3 })
         #expect(rig.source.wantedPower == .tracking)
 
         // `.acquiring` is a receiver awake and searching: the same as `.tracking`. `.off`
@@ -73,7 +74,7 @@ struct SerialPowerCommandTests {
 
         // Reading goes on as before.
         await pty.write(SerialTest.cycles(0..<3))
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 2 })
+        #expect(await eventually { rig.log.fixes.count == 2 })
     }
 
     @Test("the commands are the encoder's, for the configured period and backup wake time")
@@ -97,12 +98,12 @@ struct SerialPowerCommandTests {
         defer { rig.shutdown() }
         rig.source.setPower(.tracking)  // before start: remembered
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.source.openAttempts >= 1 })
+        #expect(await eventually { rig.source.openAttempts >= 1 })
         rig.source.setPower(.powerSave)  // while missing: the last one wins
         #expect(!rig.source.isOpen)
 
         let pty = try rig.plug()
-        #expect(await SerialTest.eventually(timeout: .seconds(20)) { rig.log.count(.connected) == 1 })
+        #expect(await eventually(within: .seconds(20)) { rig.log.count(.connected) == 1 })
         let wanted = Self.expected(.powerSave, .ubx)
         #expect(await pty.read(count: wanted.count) == wanted)
         #expect(await pty.read(for: .milliseconds(200)).isEmpty)
@@ -114,16 +115,16 @@ struct SerialPowerCommandTests {
         defer { rig.shutdown() }
         let pty1 = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         await pty1.write(SerialTest.cycles(0..<2))
         rig.source.setPower(.backup)
         let backup = Self.expected(.backup, commands)
         #expect(await pty1.read(count: backup.count) == backup)
 
         rig.unplug(pty1)
-        #expect(await SerialTest.eventually { rig.log.count(.disconnected) == 1 })
+        #expect(await eventually { rig.log.count(.disconnected) == 1 })
         let pty2 = try rig.plug()
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 2 })
+        #expect(await eventually { rig.log.count(.connected) == 2 })
         #expect(await pty2.read(count: backup.count) == backup)
         #expect(await pty2.read(for: .milliseconds(200)).isEmpty)
 
@@ -132,7 +133,7 @@ struct SerialPowerCommandTests {
         #expect(await pty2.read(count: tracking.count) == tracking)
         // Counted by the reader thread once its write returns, which may be just after the
         // bytes reach the other end.
-        #expect(await SerialTest.eventually { rig.source.powerRequestsSent == 3 })
+        #expect(await eventually { rig.source.powerRequestsSent == 3 })
     }
 
     @Test("receiver=none: nothing is written, and the tty is opened read-only")
@@ -142,14 +143,14 @@ struct SerialPowerCommandTests {
         #expect(rig.source.receiver == .none)
         let pty = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         #expect(pty.accessModesOnSlave() == [O_RDONLY, O_RDWR].sorted())
         for state in GPSPowerState.allCases { rig.source.setPower(state) }
         #expect(await pty.read(for: .milliseconds(300)).isEmpty)
         #expect(rig.source.powerRequestsSent == 0)
         #expect(rig.source.wantedPower == .off)
         await pty.write(SerialTest.cycles(0..<3))
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 2 })
+        #expect(await eventually { rig.log.fixes.count == 2 })
     }
 
     @Test("with a command set the tty is opened for reading and writing")
@@ -158,7 +159,7 @@ struct SerialPowerCommandTests {
         defer { rig.shutdown() }
         let pty = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
         #expect(pty.accessModesOnSlave() == [O_RDWR, O_RDWR])
     }
 
@@ -168,13 +169,13 @@ struct SerialPowerCommandTests {
         defer { rig.shutdown() }
         let pty = try rig.plug()
         rig.source.start(rig.sink)
-        #expect(await SerialTest.eventually { rig.log.count(.connected) == 1 })
+        #expect(await eventually { rig.log.count(.connected) == 1 })
 
         // Far more than the pty buffers, with nobody reading the master.
         let one = Self.expected(.powerSave, .ubx)
         for _ in 0..<3000 { rig.source.setPower(.powerSave) }
         await pty.write(SerialTest.cycles(0..<4))
-        #expect(await SerialTest.eventually { rig.log.fixes.count == 3 })
+        #expect(await eventually { rig.log.fixes.count == 3 })
 
         // Drained, the port carries only whole command sequences.
         var received: [UInt8] = []

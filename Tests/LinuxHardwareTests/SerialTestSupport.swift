@@ -6,36 +6,24 @@ import LinuxHardware
 import NMEA
 import PacerCore
 import Synchronization
+import TestSupport
 
-// Helpers for the serial source tests: NMEA cycles with correct checksums, pseudo-terminals
-// standing in for a USB GPS, a temporary directory for the device symlink, the board's
-// clock running its loop on a thread, an event log, and bounded waiting.
+// Helpers for the serial source tests: NMEA cycles (their sentences built by TestSupport),
+// pseudo-terminals standing in for a USB GPS, the board's clock running its loop on a
+// thread, and an event log. The device symlink goes in a TestSupport TemporaryDirectory.
 
 enum SerialTest {
-    /// `$body*hh` with the XOR checksum.
-    static func sentence(_ body: String) -> String {
-        var sum: UInt8 = 0
-        for byte in body.utf8 { sum ^= byte }
-        let digits = Array("0123456789ABCDEF")
-        return "$\(body)*\(digits[Int(sum >> 4)])\(digits[Int(sum & 0x0F)])\r\n"
-    }
-
-    static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
     /// One receiver cycle (GGA, RMC, GSA) at `second` seconds after 12:00:00 on 15 June
     /// 2024, at a position and speed that differ from cycle to cycle.
     static func cycle(_ second: Int) -> String {
         let t = 12 * 3600 + second
-        let time = padded(t / 3600, 2) + padded(t / 60 % 60, 2) + padded(t % 60, 2) + ".00"
+        let time = nmeaTime(secondOfDay: t)
         let lat = "48" + padded(7 + second / 1000, 2) + "." + padded(second % 1000, 3)
         let lon = "011" + padded(31 + second / 1000, 2) + "." + padded((second * 7) % 1000, 3)
         let speed = "\(second % 20).\(second % 10)"
-        return sentence("GPGGA,\(time),\(lat),N,\(lon),E,1,08,0.9,545.4,M,46.9,M,,")
-            + sentence("GPRMC,\(time),A,\(lat),N,\(lon),E,\(speed),084.4,150624,003.1,W,A")
-            + sentence("GPGSA,A,3,04,05,09,12,24,,,,,,,,2.5,1.3,2.1")
+        return nmeaLine("GPGGA,\(time),\(lat),N,\(lon),E,1,08,0.9,545.4,M,46.9,M,,")
+            + nmeaLine("GPRMC,\(time),A,\(lat),N,\(lon),E,\(speed),084.4,150624,003.1,W,A")
+            + nmeaLine("GPGSA,A,3,04,05,09,12,24,,,,,,,,2.5,1.3,2.1")
     }
 
     /// Cycles for the given seconds, as bytes.
@@ -74,27 +62,6 @@ enum SerialTest {
     /// A NUL-terminated C string held in an array.
     static func string(_ chars: some Collection<CChar>) -> String {
         String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Waits until `condition` holds, at most `timeout`. Never hangs a test.
-    static func eventually(
-        timeout: Duration = .seconds(10), _ condition: () -> Bool
-    ) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
-
-    /// Seconds on the monotonic clock, for measuring how long a call took.
-    static func elapsed(_ body: () -> Void) -> Duration {
-        let clock = ContinuousClock()
-        let start = clock.now
-        body()
-        return clock.now - start
     }
 }
 
@@ -154,7 +121,7 @@ final class SerialPTY {
     /// `timeout` passed (then returns what came).
     func read(count: Int, timeout: Duration = .seconds(10)) async -> [UInt8] {
         var bytes: [UInt8] = []
-        _ = await SerialTest.eventually(timeout: timeout) {
+        _ = await eventually(within: timeout) {
             bytes += readAvailable(upTo: count - bytes.count)
             return bytes.count >= count
         }
@@ -243,42 +210,6 @@ final class SerialPTY {
             if SerialTest.string(target) == slavePath { count += 1 }
         }
         return count
-    }
-}
-
-/// A unique temporary directory, removed with what it holds.
-final class SerialTempDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/pacer-serial-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        path = SerialTest.string(template)
-    }
-
-    deinit {
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-                }
-                if name != ".", name != ".." { unlink("\(path)/\(name)") }
-            }
-            closedir(dir)
-        }
-        rmdir(path)
-    }
-
-    /// `<dir>/<name> -> target`, replacing any link already there.
-    func link(_ name: String, to target: String) {
-        unlink("\(path)/\(name)")
-        let made = symlink(target, "\(path)/\(name)")
-        precondition(made == 0, "symlink failed")
-    }
-
-    func unlinkEntry(_ name: String) {
-        unlink("\(path)/\(name)")
     }
 }
 

@@ -1,5 +1,6 @@
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 // The same bytes give the same epochs and statistics however a serial port chunks them.

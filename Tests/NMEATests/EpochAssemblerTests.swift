@@ -1,5 +1,6 @@
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 // One `NMEAEpoch` per receiver cycle: which sentences make a fix, and what goes into it.

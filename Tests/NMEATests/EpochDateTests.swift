@@ -1,5 +1,6 @@
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 // How the epoch assembler dates a cycle: RMC's two-digit year, ZDA's four-digit one,

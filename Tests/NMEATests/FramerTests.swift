@@ -1,5 +1,6 @@
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 // Framing through `NMEADecoder.feed`: line endings, noise, binary packets, damaged and

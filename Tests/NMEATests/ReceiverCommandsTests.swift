@@ -1,4 +1,5 @@
 import NMEA
+import TestSupport
 import Testing
 
 // `ReceiverCommands`: the exact bytes sent to a u-blox M8 (UBX) or MediaTek MT3339 (PMTK)

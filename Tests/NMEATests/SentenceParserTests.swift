@@ -1,5 +1,6 @@
 import NMEA
 import PacerCore
+import TestSupport
 import Testing
 
 // Each sentence type through `NMEALineParser.parse(String)`, compared as whole values

@@ -5,6 +5,7 @@ import Runtime
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 /// The plan's progress from the store, as the configurator's `PlanAgenda` keeps it (that one
@@ -35,7 +36,7 @@ final class DeviceRig: Sendable {
     let off = Locked(false)
 
     init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil) throws {
-        let dir = try temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         buzzer = RecordingBuzzer(clock: clock)
         store = try ActivityStore(directory: dir)
         var source = gps

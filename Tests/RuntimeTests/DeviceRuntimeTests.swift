@@ -4,6 +4,7 @@ import PacerCore
 import Runtime
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Device runtime")
@@ -210,7 +211,7 @@ struct GPSTimeJumpTests {
         var total = base + shift
         var days = Int((Double(total) / 86_400).rounded(.down))
         total -= days * 86_400
-        fields[1] = String(format: "%02d%02d%02d.00", total / 3600, total / 60 % 60, total % 60)
+        fields[1] = nmeaTime(secondOfDay: total)
         if fields[0].hasSuffix("RMC") {
             let date = CivilDate(year: 2026, month: 5, day: 2)!.adding(days: days)
             fields[9] = String(format: "%02d%02d%02d", date.day, date.month, date.year % 100)

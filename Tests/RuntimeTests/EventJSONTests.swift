@@ -6,6 +6,7 @@ import Runtime
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 /// The event lines `pacer ctl watch` streams, read back with Foundation's JSON reader.
@@ -88,7 +89,7 @@ struct EventJSONTests {
     @Test("every runtime event makes a line that parses, with its fields and the status")
     func runtimeEvents() throws {
         let clock = VirtualClock()
-        let dir = try temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try recording(seconds: 200) { s in (60..<75).contains(s) ? nil : 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
         let events = Mutex<[(RuntimeEvent, String)]>([])

@@ -6,6 +6,7 @@ import PacerCore
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 /// What the runtime tells the energy model, logged with the second it said it.
@@ -46,7 +47,7 @@ struct PowerManagementTests {
     static func device(_ seconds: Int, profile: PowerProfile, profiles: [String: PowerProfile] = [:],
                        battery: any BatteryGauge = NoBattery(), power: any PowerMonitor,
                        plan: TrainingPlan, speed: (Int) -> Double? = { _ in 3.0 }) throws -> Device {
-        let dir = try temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try recording(seconds: seconds, speed: speed).write(toFile: path, atomically: true, encoding: .utf8)
         let clock = VirtualClock()

@@ -6,6 +6,7 @@ import Runtime
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 /// The runtime following a route on a replayed recording: the route's events reported, their
@@ -25,7 +26,7 @@ struct RouteRuntimeTests {
     @Test("missing a turn: the waypoint announced with its climb, off-route heard, and both in the status")
     func missedTurn() throws {
         let clock = VirtualClock()
-        let dir = try temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try recording(seconds: 200) { _ in 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
         let buzzer = RecordingBuzzer(clock: clock)

@@ -6,6 +6,7 @@ import Runtime
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 
 /// Writes an NMEA recording: one GGA + RMC cycle per second from 2026-05-02T07:00:00Z, the
 /// runner heading north at `speed(s)` m/s; `nil` speed means the receiver has no fix that
@@ -15,7 +16,7 @@ func recording(seconds: Int, speed: (Int) -> Double?) -> String {
     var north = 0.0
     for s in 0..<seconds {
         let tod = 7 * 3600 + s
-        let hhmmss = String(format: "%02d%02d%02d.00", tod / 3600, tod / 60 % 60, tod % 60)
+        let hhmmss = nmeaTime(secondOfDay: tod)
         guard let v = speed(s) else {
             lines.append(nmea("GPGGA,\(hhmmss),,,,,0,00,99.9,,M,,M,,"))
             lines.append(nmea("GPRMC,\(hhmmss),V,,,,,,,020526,,,N"))
@@ -31,19 +32,6 @@ func recording(seconds: Int, speed: (Int) -> Double?) -> String {
         lines.append(nmea(String(format: "GPRMC,%@,A,%@,N,00418.000000,E,%.3f,0.0,020526,,,A", hhmmss, latText, knots)))
     }
     return lines.joined(separator: "\r\n") + "\r\n"
-}
-
-func nmea(_ body: String) -> String {
-    var sum: UInt8 = 0
-    for b in body.utf8 { sum ^= b }
-    return "$" + body + String(format: "*%02X", sum)
-}
-
-func temporaryDirectory(_ name: String = #function) throws -> String {
-    let dir = FileManager.default.temporaryDirectory
-        .appendingPathComponent("pacer-runtime-\(name.filter(\.isLetter))-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
 }
 
 func profile(position: Int = 1, alert: Int = 10, window: Int = 5, flush: Int = 5) -> PowerProfile {
@@ -76,7 +64,7 @@ struct Rig {
 
     init(_ text: String, plan: TrainingPlan, profile: PowerProfile = profile(), battery: Double? = nil,
          positioning: Bool = true, power: (any PowerMonitor)? = nil) throws {
-        let dir = try temporaryDirectory()
+        let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         buzzer = RecordingBuzzer(clock: clock)

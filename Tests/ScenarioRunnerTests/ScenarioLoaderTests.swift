@@ -2,7 +2,11 @@ import Configurator
 import Foundation
 import PacerCore
 @testable import ScenarioRunner
+import TestSupport
 import Testing
+
+/// The repository's plans, which scenarios name.
+let plansDirectory = hardwareDirectory + "/plans"
 
 @Suite("Scenario files")
 struct ScenarioLoaderTests {

@@ -4,6 +4,7 @@ import HAL
 import PacerCore
 @testable import ScenarioRunner
 import Storage
+import TestSupport
 import Testing
 
 /// Scenarios run end to end on the bundled recording (`Hardware/recordings/track-loop.nmea`,

@@ -1,44 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HAL
 import NMEA
 import PacerCore
 import Simulation
 import Synchronization
+import TestSupport
 
-// Helpers for the replay tests: recordings written to unique temporary files, NMEA with
-// correct checksums, and an event log that notes the clock's time of every event.
+// Helpers for the replay tests: recordings written to unique temporary files, receiver
+// cycles (their sentences built by TestSupport), and an event log that notes the clock's
+// time of every event.
 
 enum ReplayFixture {
-    /// `$body*hh` CR LF.
-    static func sentence(_ body: String) -> String {
-        var sum: UInt8 = 0
-        for byte in body.utf8 { sum ^= byte }
-        let digits = Array("0123456789ABCDEF")
-        return "$\(body)*\(digits[Int(sum >> 4)])\(digits[Int(sum & 0x0F)])\r\n"
-    }
-
-    static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// `hhmmss.cc` for a time of day in hundredths of a second (wrapping at midnight).
-    static func timeOfDay(centiseconds: Int) -> String {
-        let c = centiseconds % (86_400 * 100)
-        let s = c / 100
-        return padded(s / 3600, 2) + padded(s / 60 % 60, 2) + padded(s % 60, 2) + "." + padded(c % 100, 2)
-    }
-
     /// A cycle with a fix: GGA, RMC (with `date`, ddmmyy) and GSA; position moves with `k`.
     static func fixCycle(centiseconds: Int, date: String, k: Int) -> String {
-        let time = timeOfDay(centiseconds: centiseconds)
+        let time = nmeaTime(centiseconds: centiseconds)
         let lat = "5130." + padded(k % 100_000, 5)
         let lon = "00007." + padded((k * 3) % 100_000, 5)
-        return sentence("GPGGA,\(time),\(lat),N,\(lon),W,1,09,0.8,35.0,M,47.0,M,,")
-            + sentence("GPRMC,\(time),A,\(lat),N,\(lon),W,5.\(k % 10),270.0,\(date),,,A")
-            + sentence("GPGSA,A,3,02,05,09,12,15,18,21,25,29,,,,1.6,0.8,1.4")
+        return nmeaLine("GPGGA,\(time),\(lat),N,\(lon),W,1,09,0.8,35.0,M,47.0,M,,")
+            + nmeaLine("GPRMC,\(time),A,\(lat),N,\(lon),W,5.\(k % 10),270.0,\(date),,,A")
+            + nmeaLine("GPGSA,A,3,02,05,09,12,15,18,21,25,29,,,,1.6,0.8,1.4")
     }
 
     /// `seconds` cycles with a fix at 1 Hz from 08:00:00 on 1 June 2024: the cycle at offset
@@ -53,13 +32,13 @@ enum ReplayFixture {
 
     /// A cycle that has a time but no position (receiver lost the sky).
     static func noFixCycle(centiseconds: Int, date: String) -> String {
-        let time = timeOfDay(centiseconds: centiseconds)
-        return sentence("GPGGA,\(time),,,,,0,00,99.9,,M,,M,,")
-            + sentence("GPRMC,\(time),V,,,,,,,\(date),,,N")
+        let time = nmeaTime(centiseconds: centiseconds)
+        return nmeaLine("GPGGA,\(time),,,,,0,00,99.9,,M,,M,,")
+            + nmeaLine("GPRMC,\(time),V,,,,,,,\(date),,,N")
     }
 
     /// A report with neither time nor position, as a receiver sends while still searching.
-    static let timelessNoFix = sentence("GPRMC,,V,,,,,,,,,,N")
+    static let timelessNoFix = nmeaLine("GPRMC,,V,,,,,,,,,,N")
 
     /// Writes `text` to a new file in a unique temporary directory.
     static func file(_ text: String, name: String = "run.nmea") -> ReplayFile {
@@ -76,32 +55,16 @@ enum ReplayFixture {
     }
 }
 
-/// A recording on disk, removed (with its directory) when released.
+/// A recording on disk, removed (with its folder) when released.
 final class ReplayFile {
-    let directory: String
+    private let folder: TemporaryDirectory
     let path: String
 
-    init(text: String, name: String) {
-        var template = Array("/tmp/pacer-replay-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp failed")
-        directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        path = "\(directory)/\(name)"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        precondition(fd >= 0, "cannot create \(path)")
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            precondition(n > 0, "cannot write \(path)")
-            offset += n
-        }
-        close(fd)
-    }
+    var directory: String { folder.path }
 
-    deinit {
-        unlink(path)
-        rmdir(directory)
+    init(text: String, name: String) {
+        folder = TemporaryDirectory("replay")
+        path = try! folder.file(name, text)
     }
 }
 

@@ -2,6 +2,7 @@ import Coaching
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// The athlete profile with its history, and the stored plans with their progress, on a real
@@ -295,7 +296,7 @@ struct AthleteStoreTests {
         }
         // Back to v1: drop what v2 made and forget that it ran.
         let path = "\(dir)/\(ActivityStore.fileName)"
-        let downgrade = try run("/usr/bin/sqlite3", [path, """
+        let downgrade = try Program.run("/usr/bin/sqlite3", [path, """
             DROP TABLE athlete_profile; DROP TABLE plans; DROP INDEX activities_by_plan;
             DELETE FROM grdb_migrations WHERE identifier = 'v2';
             """])

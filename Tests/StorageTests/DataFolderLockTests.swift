@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 @testable import Storage
+import TestSupport
 import Testing
 
 @Suite("One writer per data folder")

@@ -2,6 +2,7 @@ import Coaching
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// A track point of a test file: where, when (seconds after `t0`; nil for no time), at what
@@ -100,7 +101,7 @@ struct GPXPlausibilityTests {
     static func importActivity(_ points: [TestTrackPoint], in dir: String, name: String = "run.gpx")
         throws -> (ActivityStore, GPXImportResult, String) {
         let store = try ActivityStore(directory: "\(dir)/\(name).data")
-        let path = try writeFile(trackFile(points), name, in: dir)
+        let path = try write(trackFile(points), to: name, in: dir)
         return (store, try store.importGPX(file: path, as: .activity), path)
     }
 
@@ -211,7 +212,7 @@ struct GPXPlausibilityTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
         let points = runNorth(100).map { TestTrackPoint(lat: $0.lat, lon: $0.lon, seconds: 0) }
-        let path = try writeFile(trackFile(points), "planned.gpx", in: dir)
+        let path = try write(trackFile(points), to: "planned.gpx", in: dir)
         let result = try store.importGPX(file: path, as: .route)
         #expect(result.pointCount == 100)
         #expect(result.timesLeftOut)

@@ -5,6 +5,7 @@ import FoundationXML
 #endif
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// A loop from the runner's door, in two segments (a pause), past a bakery they keep to
@@ -424,7 +425,7 @@ struct GPXShareTests {
         #expect(throws: StorageError.unknownActivity(77)) {
             try store.share(activity: 77, to: "\(dir)/x.gpx", choice: ShareChoice())
         }
-        let notAFolder = try writeFile("", "plain", in: dir)
+        let notAFolder = try write("", to: "plain", in: dir)
         let error = #expect(throws: StorageError.self) {
             try store.share(activity: id, to: "\(notAFolder)/x.gpx", choice: ShareChoice())
         }

@@ -2,6 +2,7 @@ import Coaching
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// A GPX 1.1 document: line 1 the XML declaration, line 2 `<gpx>`, the body from line 3.
@@ -90,13 +91,13 @@ struct GPXExportTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
-        let source = try writeFile(gpxDocument("""
+        let source = try write(gpxDocument("""
             <wpt lat="45.2" lon="6.1"><ele>300</ele><name>Col</name><desc>the top</desc></wpt>
             <rte><name>Loop</name>
             <rtept lat="45.1" lon="6.1"><ele>200</ele></rtept>
             <rtept lat="45.2" lon="6.1"><ele>300</ele></rtept>
             </rte>
-            """), "loop.gpx", in: dir)
+            """), to: "loop.gpx", in: dir)
         let route = try store.importGPX(file: source, as: .route)
         let path = "\(dir)/out.gpx"
         try store.exportGPX(route: route.id, to: path)
@@ -169,12 +170,12 @@ struct GPXImportTests {
             let ele = i <= 5 ? 200 + i * 10 : 250 - (i - 5) * 20
             points += "<trkpt lat=\"\(lat)\" lon=\"6\"><ele>\(ele)</ele><time>2024-05-01T08:\(i < 10 ? "0" : "")\(i):00Z</time></trkpt>\n"
         }
-        let path = try writeFile(gpxDocument("""
+        let path = try write(gpxDocument("""
             <metadata><name>Hill &amp; dale</name></metadata>
             <wpt lat="45.0045" lon="6"><ele>250</ele><name>Top</name></wpt>
             <trk><name>ignored: the metadata name wins</name><trkseg>
             \(points)</trkseg></trk>
-            """), "hill.gpx", in: dir)
+            """), to: "hill.gpx", in: dir)
         let result = try store.importGPX(file: path, as: .route)
         #expect(result.kind == .route)
         #expect(result.name == "Hill & dale")
@@ -206,14 +207,14 @@ struct GPXImportTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
-        let path = try writeFile(gpxDocument("""
+        let path = try write(gpxDocument("""
             <name>Old file</name>
             <time>2004-06-01T10:00:00Z</time>
             <trk><trkseg>
             <trkpt lat="45.0" lon="6.0"><ele>100</ele><time>2004-06-01T10:00:00Z</time><speed>2.5</speed></trkpt>
             <trkpt lat="45.001" lon="6.0"><ele>101</ele><time>2004-06-01T10:00:40+00:00</time><speed>2.75</speed></trkpt>
             </trkseg></trk>
-            """, namespace: "http://www.topografix.com/GPX/1/0", version: "1.0"), "old.gpx", in: dir)
+            """, namespace: "http://www.topografix.com/GPX/1/0", version: "1.0"), to: "old.gpx", in: dir)
         let result = try store.importGPX(file: path, as: .activity)
         let activity = try store.activity(result.id)
         #expect(activity.summary.name == "Old file")
@@ -225,9 +226,9 @@ struct GPXImportTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
-        let path = try writeFile(gpxDocument("""
+        let path = try write(gpxDocument("""
             <rte><rtept lat="45" lon="6"/><rtept lat="45.1" lon="6"/></rte>
-            """), "route.gpx", in: dir)
+            """), to: "route.gpx", in: dir)
         #expect(throws: GPXError(file: path, line: 2,
                                  reason: "no track (<trk>) points: the file holds a route; import it as a route")) {
             try store.importGPX(file: path, as: .activity)
@@ -241,11 +242,11 @@ struct GPXImportTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try ActivityStore(directory: dir)
-        let path = try writeFile(gpxDocument("""
+        let path = try write(gpxDocument("""
             <!-- no <!ENTITY here -->
             <metadata><name>Hill &amp; dale &lt;3 &#x263A;</name></metadata>
             <rte><rtept lat="45" lon="6"/><rtept lat="45.001" lon="6"/></rte>
-            """), "hill.gpx", in: dir)
+            """), to: "hill.gpx", in: dir)
         #expect(try store.importGPX(file: path, as: .route).name == "Hill & dale <3 \u{263A}")
     }
 
@@ -371,11 +372,11 @@ struct GPXRefusalTests {
         let store = try ActivityStore(directory: dir)
         // Something already stored, to see that it stays exactly as it was.
         _ = try SampleActivity().record(into: store)
-        let good = try writeFile(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/></rte>"), "good.gpx", in: dir)
+        let good = try write(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/></rte>"), to: "good.gpx", in: dir)
         _ = try store.importGPX(file: good, as: .route)
         let before = try store.rowCounts()
 
-        let path = try writeFile(c.content, "broken.gpx", in: dir)
+        let path = try write(c.content, to: "broken.gpx", in: dir)
         #expect {
             _ = try store.importGPX(file: path, as: c.kind)
         } throws: { error in

@@ -2,45 +2,11 @@ import Coaching
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
-
-/// The repository root, found from this file's path.
-let repositoryRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
 
 /// The GPX 1.1 schema, beside the repository (`../shared/schemas/gpx-1.1.xsd`).
 let gpxSchema = (repositoryRoot as NSString).deletingLastPathComponent + "/shared/schemas/gpx-1.1.xsd"
-
-/// A fresh temporary directory for one test, removed by the caller when it likes.
-func makeTemporaryDirectory(_ name: String = #function) throws -> String {
-    let dir = FileManager.default.temporaryDirectory
-        .appendingPathComponent("pacer-storage-\(name.filter(\.isLetter))-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
-}
-
-func writeFile(_ text: String, _ name: String, in dir: String) throws -> String {
-    let path = "\(dir)/\(name)"
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
-    return path
-}
-
-/// Runs a program; returns its exit status and what it wrote on stdout and stderr.
-func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
 
 /// Validates a GPX file against the GPX 1.1 schema with xmllint.
 func validateGPX(_ path: String) throws {
@@ -54,7 +20,7 @@ func validateGPX(_ path: String) throws {
         Issue.record("the GPX 1.1 schema is missing at \(gpxSchema)")
         return
     }
-    let result = try run(xmllint, ["--noout", "--nonet", "--schema", gpxSchema, path])
+    let result = try Program.run(xmllint, ["--noout", "--nonet", "--schema", gpxSchema, path])
     #expect(result.status == 0, "xmllint refused \(path): \(result.output)")
 }
 

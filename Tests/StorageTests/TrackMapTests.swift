@@ -2,6 +2,7 @@ import Coaching
 import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 @Suite("TrackMap")

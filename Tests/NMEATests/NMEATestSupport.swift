@@ -1,27 +1,10 @@
 import NMEA
 import PacerCore
+import TestSupport
 
-// Helpers shared by the NMEA tests: checksums, decoding a byte stream in chunks, a seeded
-// random generator, and floating-point tolerance for whole-value comparisons.
-
-/// The two uppercase hex digits of an NMEA checksum: XOR of every byte of `body` (the text
-/// between the start character and `*`).
-func checksum(_ body: String) -> String {
-    checksum(bytes: Array(body.utf8))
-}
-
-/// The checksum of a body given as bytes (for bodies that are not valid UTF-8).
-func checksum(bytes body: [UInt8]) -> String {
-    var sum: UInt8 = 0
-    for byte in body { sum ^= byte }
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(sum >> 4)], digits[Int(sum & 0x0F)]])
-}
-
-/// A whole sentence with a correct checksum: `nmea("GPGGA,…")` is `$GPGGA,…*hh`.
-func nmea(_ body: String, start: Character = "$") -> String {
-    "\(start)\(body)*\(checksum(body))"
-}
+// Helpers shared by the NMEA tests: decoding a byte stream in chunks, a seeded random
+// generator, and floating-point tolerance for whole-value comparisons. Sentences and their
+// checksums come from TestSupport.
 
 /// The sentences as one recording, each followed by `ending`.
 func recording(_ sentences: [String], ending: String = "\r\n") -> [UInt8] {
@@ -237,27 +220,4 @@ func withoutChecksum(_ sentence: String) -> String {
 func withWrongChecksum(_ sentence: String) -> String {
     let body = String(withoutChecksum(sentence).dropFirst())
     return "$\(body)*\(checksum(body) == "00" ? "01" : "00")"
-}
-
-// MARK: - Binary packets
-
-/// A u-blox UBX packet: B5 62, class, id, little-endian length, payload, Fletcher checksum.
-func ubxPacket(class messageClass: UInt8, id: UInt8, payload: [UInt8]) -> [UInt8] {
-    let length = UInt16(payload.count)
-    let body = [messageClass, id, UInt8(length & 0xFF), UInt8(length >> 8)] + payload
-    var a: UInt8 = 0, b: UInt8 = 0
-    for byte in body {
-        a = a &+ byte
-        b = b &+ a
-    }
-    return [0xB5, 0x62] + body + [a, b]
-}
-
-/// A SiRF binary packet: A0 A2, big-endian 15-bit length, payload, 15-bit checksum, B0 B3.
-func sirfPacket(payload: [UInt8]) -> [UInt8] {
-    let length = UInt16(payload.count)
-    var sum: UInt16 = 0
-    for byte in payload { sum = (sum &+ UInt16(byte)) & 0x7FFF }
-    return [0xA0, 0xA2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
-        + [UInt8(sum >> 8), UInt8(sum & 0xFF), 0xB0, 0xB3]
 }
