@@ -122,18 +122,10 @@ struct HardwareCheckTests {
     }
 
     @Test func aSerialGPSOnAPseudoTerminal() throws {
-        var master: Int32 = -1, slave: Int32 = -1
-        guard openpty(&master, &slave, nil, nil, nil) == 0 else { throw POSIXError(.ENODEV) }
-        defer {
-            close(master)
-            close(slave)
-        }
-        var t = termios()
-        tcgetattr(slave, &t)
-        cfmakeraw(&t)
-        tcsetattr(slave, TCSANOW, &t)
-        let path = String(cString: ttyname(slave))
-        let m = master
+        let pty = try PseudoTerminal(raw: true)
+        defer { pty.close() }
+        let path = pty.path
+        let m = pty.master
         let line = Array(nmeaLine("GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,").utf8)
         let done = Thread {
             for _ in 0..<8 {

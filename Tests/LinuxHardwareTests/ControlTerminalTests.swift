@@ -11,48 +11,9 @@ import Testing
 /// controls read the slave as they would stdin.
 @Suite("Control keys in the terminal")
 struct ControlTerminalTests {
-    /// A pseudo-terminal pair, closed at the end.
-    final class PTY {
-        private(set) var master: Int32
-        let slave: Int32
-
-        init() throws {
-            var m: Int32 = -1, s: Int32 = -1
-            guard openpty(&m, &s, nil, nil, nil) == 0 else {
-                throw ControlParseError("openpty: \(String(cString: strerror(errno)))")
-            }
-            master = m
-            slave = s
-            _ = fcntl(m, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(s, F_SETFD, FD_CLOEXEC)
-        }
-
-        deinit {
-            closeMaster()
-            close(slave)
-        }
-
-        /// The terminal goes away: the slave sees a hang-up.
-        func closeMaster() {
-            if master >= 0 { close(master) }
-            master = -1
-        }
-
-        func type(_ text: String) {
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
-        }
-
-        var localFlags: tcflag_t {
-            var t = termios()
-            _ = tcgetattr(slave, &t)
-            return t.c_lflag
-        }
-    }
-
     @Test("w, p, p, s become waypoint, pause, resume, stop, in order; the terminal is restored on stop")
     func keys() async throws {
-        let pty = try PTY()
+        let pty = try PseudoTerminal(raw: false)
         let before = pty.localFlags
         #expect(before & tcflag_t(ICANON) != 0 && before & tcflag_t(ECHO) != 0)
         let recorder = ControlRecorder()
@@ -81,7 +42,7 @@ struct ControlTerminalTests {
 
     @Test("a handler that stops the keys from their own thread: no hang, the terminal restored")
     func stopFromHandler() async throws {
-        let pty = try PTY()
+        let pty = try PseudoTerminal(raw: false)
         let before = pty.localFlags
         let recorder = ControlRecorder()
         let box = Mutex<TerminalControls?>(nil)
@@ -101,7 +62,7 @@ struct ControlTerminalTests {
 
     @Test("? and h print the keys; escape sequences and other keys do nothing")
     func helpAndOtherKeys() async throws {
-        let pty = try PTY()
+        let pty = try PseudoTerminal(raw: false)
         let recorder = ControlRecorder()
         let keys = TerminalControls(input: pty.slave, output: recorder.output)
         keys.start(recorder.handler)
@@ -120,7 +81,7 @@ struct ControlTerminalTests {
 
     @Test("p follows the runtime's pause state when told it, and waypoint names are shared")
     func pauseStateAndNames() async throws {
-        let pty = try PTY()
+        let pty = try PseudoTerminal(raw: false)
         let recorder = ControlRecorder()
         let names = WaypointNames()
         #expect(names.next() == "Waypoint 1")  // taken by another control
@@ -156,7 +117,7 @@ struct ControlTerminalTests {
 
     @Test("stop is prompt with no key pressed, and the terminal closing ends the reader quietly")
     func stopAndHangUp() async throws {
-        let pty = try PTY()
+        let pty = try PseudoTerminal(raw: false)
         let before = pty.localFlags
         let recorder = ControlRecorder()
         let keys = TerminalControls(input: pty.slave, output: recorder.output)
@@ -166,7 +127,7 @@ struct ControlTerminalTests {
         #expect(pty.localFlags == before)
 
         // A second pty whose master goes away (the ssh session dropped).
-        let other = try PTY()
+        let other = try PseudoTerminal(raw: false)
         let keys2 = TerminalControls(input: other.slave, output: recorder.output)
         keys2.start(recorder.handler)
         #expect(keys2.isActive)
@@ -175,5 +136,20 @@ struct ControlTerminalTests {
         let (_, took2) = elapsed { keys2.stop() }
         #expect(took2 < .seconds(2))
         #expect(recorder.commands.isEmpty)
+    }
+}
+
+extension PseudoTerminal {
+    /// Keys typed into the terminal.
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// The slave's local modes (ICANON, ECHO…).
+    var localFlags: tcflag_t {
+        var t = termios()
+        _ = tcgetattr(slave, &t)
+        return t.c_lflag
     }
 }

@@ -224,44 +224,16 @@ extension GPSDTest {
     }
 }
 
-/// A pseudo-terminal from `openpty`, in raw mode, its slave open to everyone (see the top of
-/// this file). Both ends stay open until `close()`, so gpsd never sees a hang-up from the test.
-final class GPSDPseudoTerminal {
-    let master: Int32
-    let slave: Int32
-    let path: String
-    private var closed = false
-
-    init() throws {
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var name = [CChar](repeating: 0, count: 128)
-        guard openpty(&master, &slave, &name, nil, nil) == 0 else {
-            throw GPSDTestError(description: "openpty: \(String(cString: strerror(errno)))")
-        }
-        self.master = master
-        self.slave = slave
-        path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // Not inherited by any process a test starts; writes never block a test.
-        _ = fcntl(master, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        // Raw: no echo, no line editing, no CR/LF translation; bytes pass as written.
-        var settings = termios()
-        tcgetattr(slave, &settings)
-        cfmakeraw(&settings)
-        tcsetattr(slave, TCSANOW, &settings)
-        chmod(path, 0o666)
+extension GPSDTest {
+    /// A raw pseudo-terminal for gpsd: writes into its master never block a test, and its
+    /// slave is open to everyone (see the top of this file). Both ends stay open until
+    /// `close()`, so gpsd never sees a hang-up from the test.
+    static func pseudoTerminal() throws -> PseudoTerminal {
+        let terminal = try PseudoTerminal(raw: true)
+        _ = fcntl(terminal.master, F_SETFL, fcntl(terminal.master, F_GETFL) | O_NONBLOCK)
+        chmod(terminal.path, 0o666)
+        return terminal
     }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        Glibc.close(master)
-        Glibc.close(slave)
-    }
-
-    deinit { close() }
 }
 
 /// A gpsd process.
@@ -389,7 +361,7 @@ final class GPSDFixture {
     /// gpsd's logs and control sockets; removed with the fixture.
     private let folder = TemporaryDirectory("gpsd")
     private var daemon: GPSDaemon?
-    private var terminal: GPSDPseudoTerminal?
+    private var terminal: PseudoTerminal?
     private var generation = 0
 
     var directory: String { folder.path }
@@ -403,7 +375,7 @@ final class GPSDFixture {
     func startDaemon() async throws {
         precondition(daemon == nil, "gpsd is already running")
         generation += 1
-        let terminal = try GPSDPseudoTerminal()
+        let terminal = try GPSDTest.pseudoTerminal()
         self.terminal = terminal
         daemon = try await GPSDaemon(
             port: port, device: terminal.path, directory: directory, generation: generation)

@@ -17,9 +17,9 @@ private func monotonicSeconds() -> Double {
 /// (`/dev/pts/N`); a thread writes `chunk(i)` to the master every 100 ms until `stop()`
 /// (or ten seconds).
 private final class FakeReceiver: @unchecked Sendable {
-    let path: String
-    private let master: Int32
-    private let slave: Int32
+    private let terminal: PseudoTerminal
+    var path: String { terminal.path }
+
     private final class Flags: Sendable {
         let stopped = Atomic<Bool>(false)
         let finished = Atomic<Bool>(false)
@@ -33,19 +33,14 @@ private final class FakeReceiver: @unchecked Sendable {
     /// `chunkAtSpeed(i, speed)` gets the speed the port is set to now (a pty keeps the
     /// setting, though it does not act on it): a receiver that only makes sense at one rate.
     init(chunkAtSpeed chunk: @escaping @Sendable (Int, speed_t) -> [UInt8]) throws {
-        var m: Int32 = -1, s: Int32 = -1
-        guard openpty(&m, &s, nil, nil, nil) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        master = m
-        slave = s
-        let masterFD = m, slaveFD = s
-        path = String(cString: ttyname(s))
         // Raw on the slave side from the start: no echo back into the master, no line editing.
-        var t = termios()
-        tcgetattr(s, &t)
-        cfmakeraw(&t)
-        tcsetattr(s, TCSANOW, &t)
+        let terminal = try PseudoTerminal(raw: true)
+        self.terminal = terminal
+        let masterFD = terminal.master, slaveFD = terminal.slave
         let flags = self.flags
+        // The thread holds the terminal: its descriptors stay open while it writes.
         let thread = Thread {
+            defer { withExtendedLifetime(terminal) {} }
             let end = monotonicSeconds() + 10
             var i = 0
             while !flags.stopped.load(ordering: .relaxed), monotonicSeconds() < end {
@@ -65,8 +60,7 @@ private final class FakeReceiver: @unchecked Sendable {
         flags.stopped.store(true, ordering: .relaxed)
         let end = monotonicSeconds() + 2
         while !flags.finished.load(ordering: .relaxed), monotonicSeconds() < end { usleep(10_000) }
-        close(master)
-        close(slave)
+        terminal.close()
     }
 }
 

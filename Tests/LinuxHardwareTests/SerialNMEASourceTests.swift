@@ -38,13 +38,13 @@ struct SerialNMEASourceTests {
         }
 
         /// A new pty, linked at the device path.
-        func plug() throws -> SerialPTY {
-            let pty = try SerialPTY()
-            try directory.link("ttyGPS", to: pty.slavePath)
+        func plug() throws -> PseudoTerminal {
+            let pty = try PseudoTerminal(raw: false)
+            try directory.link("ttyGPS", to: pty.path)
             return pty
         }
 
-        func unplug(_ pty: SerialPTY) {
+        func unplug(_ pty: PseudoTerminal) {
             pty.closeMaster()
             directory.remove("ttyGPS")
             pty.closeSlave()

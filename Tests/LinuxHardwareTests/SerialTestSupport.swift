@@ -9,8 +9,9 @@ import Synchronization
 import TestSupport
 
 // Helpers for the serial source tests: NMEA cycles (their sentences built by TestSupport),
-// pseudo-terminals standing in for a USB GPS, the board's clock running its loop on a
-// thread, and an event log. The device symlink goes in a TestSupport TemporaryDirectory.
+// what a test does with the pseudo-terminal standing in for a USB GPS, the board's clock
+// running its loop on a thread, and an event log. The pseudo-terminal and the folder for the
+// device symlink come from TestSupport.
 
 enum SerialTest {
     /// One receiver cycle (GGA, RMC, GSA) at `second` seconds after 12:00:00 on 15 June
@@ -65,36 +66,10 @@ enum SerialTest {
     }
 }
 
-/// A pseudo-terminal pair: the master is the GPS side the test writes NMEA into; the slave is
-/// the tty the source opens (through a symlink, as udev gives a USB GPS a stable name).
-final class SerialPTY {
-    private(set) var master: Int32
-    private(set) var slave: Int32
-    let slavePath: String
-
-    init() throws(SerialPortError) {
-        var m: Int32 = -1, s: Int32 = -1
-        guard openpty(&m, &s, nil, nil, nil) == 0 else {
-            throw SerialPortError(path: "openpty", reason: String(cString: strerror(errno)))
-        }
-        var name = [CChar](repeating: 0, count: 128)
-        guard ttyname_r(s, &name, name.count) == 0 else {
-            close(m)
-            close(s)
-            throw SerialPortError(path: "ttyname_r", reason: "no name for the pty slave")
-        }
-        master = m
-        slave = s
-        slavePath = SerialTest.string(name)
-        _ = fcntl(m, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(s, F_SETFD, FD_CLOEXEC)
-    }
-
-    deinit {
-        closeMaster()
-        closeSlave()
-    }
-
+/// The serial tests' pseudo-terminal (TestSupport's `PseudoTerminal`, in the system's default
+/// mode: the source sets it): the master is the GPS side the test writes NMEA into; the slave
+/// is the tty the source opens (through a symlink, as udev gives a USB GPS a stable name).
+extension PseudoTerminal {
     /// Writes all of `bytes` into the master in chunks of the given sizes (cycling), pausing
     /// briefly between chunks so that the reader sees the splits, mid-sentence.
     func write(_ bytes: [UInt8], chunkSizes: [Int] = [1, 7, 13, 64]) async {
@@ -169,22 +144,11 @@ final class SerialPTY {
             let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             guard n > 0 else { continue }
             target[n] = 0
-            guard SerialTest.string(target) == slavePath else { continue }
+            guard SerialTest.string(target) == path else { continue }
             let flags = fcntl(fd, F_GETFL)
             if flags >= 0 { modes.append(flags & O_ACCMODE) }
         }
         return modes.sorted()
-    }
-
-    /// The GPS is unplugged: the slave side sees a hang-up.
-    func closeMaster() {
-        if master >= 0 { close(master) }
-        master = -1
-    }
-
-    func closeSlave() {
-        if slave >= 0 { close(slave) }
-        slave = -1
     }
 
     /// The slave's terminal settings (shared by every descriptor open on it).
@@ -207,7 +171,7 @@ final class SerialPTY {
             let n = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
             guard n > 0 else { continue }
             target[n] = 0
-            if SerialTest.string(target) == slavePath { count += 1 }
+            if SerialTest.string(target) == path { count += 1 }
         }
         return count
     }

@@ -1,24 +1,14 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // Loopback TCP ports for the tests: a free one, and a listener on a free one.
 
-/// What a socket call refused, with the system's reason.
-public struct SocketError: Error, CustomStringConvertible {
-    public var description: String
-
-    init(_ call: String) {
-        description = "\(call): \(String(cString: strerror(errno)))"
-    }
-}
-
 /// A TCP socket bound to 127.0.0.1 on a port the system picked (port 0), and that port. With
 /// `backlog` it also listens; the socket is not inherited by processes a test starts.
 public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw SocketError("socket") }
+    guard fd >= 0 else { throw SystemCallError("socket") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
@@ -30,12 +20,12 @@ public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: 
         }
     }
     guard bound else {
-        let error = SocketError("bind")
+        let error = SystemCallError("bind")
         close(fd)
         throw error
     }
     if let backlog, listen(fd, backlog) != 0 {
-        let error = SocketError("listen")
+        let error = SystemCallError("listen")
         close(fd)
         throw error
     }
