@@ -8,7 +8,7 @@ import Testing
 /// trapped in a conversion to Int64 (SIGILL, exit 132) or printed "got null".
 @Suite("Numbers on the command line")
 struct NumberRangeEndToEndTests {
-    static let recording = "\(repositoryRoot)/Hardware/recordings/track-loop.nmea"
+    static let recording = Pacer.trackLoop
 
     @Test(arguments: [
         (["gps", "watch", "--source", "file:\(recording)?pace=fast", "--seconds", "9.3e9"],

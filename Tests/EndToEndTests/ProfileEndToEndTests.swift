@@ -196,15 +196,7 @@ struct ProfileEndToEndTests {
     @Test func theSettingsDataFolderIsUsed() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let settings = "\(dir)/pacer.yaml"
-        try """
-            gps: none
-            buzzer: "null"
-            battery: sim
-            profile: medium
-            data_dir: \(dir)/data
-            hardware_dir: \(repositoryRoot)/Hardware
-            """.write(toFile: settings, atomically: true, encoding: .utf8)
+        let settings = try Pacer.settings(in: dir)
         let set = try Pacer.run(["profile", "set", "--weight", "80", "--height", "185", "--frequency", "2", "--config", settings])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(FileManager.default.fileExists(atPath: "\(dir)/data/pacer.sqlite"))

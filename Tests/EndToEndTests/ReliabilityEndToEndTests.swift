@@ -9,20 +9,6 @@ import Testing
 /// real files, real signals.
 @Suite("Reliability, end to end", .serialized)
 struct ReliabilityEndToEndTests {
-    /// A settings file for a run on the bundled recording in real time, its data in `dir/data`.
-    static func settings(in dir: String) throws -> String {
-        let path = "\(dir)/pacer.yaml"
-        try """
-            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea
-            buzzer: "null"
-            battery: sim
-            profile: high
-            data_dir: \(dir)/data
-            hardware_dir: \(repositoryRoot)/Hardware
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// Waits (bounded) until the device answers on its socket.
     static func waitForSocket(_ socket: String) -> Bool {
         for _ in 0..<200 {
@@ -41,7 +27,7 @@ struct ReliabilityEndToEndTests {
     /// command that writes; a reader is not.
     @Test func oneWriterPerDataFolder() throws {
         let dir = try makeTemporaryDirectory()
-        let settings = try Self.settings(in: dir)
+        let settings = try Pacer.settings(in: dir, gps: "file:\(Pacer.trackLoop)", profile: "high")
         let first = try Pacer.start(["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02",
                                      "--socket", "/tmp/pacer-lock-\(getpid())-1.sock"])
         defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
@@ -88,7 +74,7 @@ struct ReliabilityEndToEndTests {
     @Test(arguments: ["SIGHUP", "SIGUSR2", "SIGPIPE"])
     func aStraySignalNeverLosesTheWorkout(signalName: String) throws {
         let dir = try makeTemporaryDirectory()
-        let settings = try Self.settings(in: dir)
+        let settings = try Pacer.settings(in: dir, gps: "file:\(Pacer.trackLoop)", profile: "high")
         let socket = "/tmp/pacer-signal-\(getpid())-\(signalName).sock"
         let arguments = ["run", "--plan", "easy-run", "--config", settings, "--today", "2026-05-02", "--socket", socket]
         let run: RunningProcess
@@ -166,15 +152,8 @@ struct ReliabilityEndToEndTests {
                 phases:
                   - {name: run, minutes: 0.34, speed_kmh: [8, 14]}
             """.write(toFile: "\(hardware)/plans/short.yaml", atomically: true, encoding: .utf8)
-        let settings = "\(dir)/pacer.yaml"
-        try """
-            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=5
-            buzzer: "null"
-            battery: sim
-            profile: quick
-            data_dir: \(data)
-            hardware_dir: \(hardware)
-            """.write(toFile: settings, atomically: true, encoding: .utf8)
+        let settings = try Pacer.settings(
+            in: dir, gps: "file:\(Pacer.trackLoop)?speed=5", profile: "quick", data: data, hardware: hardware)
         let run = try Pacer.start(["run", "--plan", "short", "--config", settings, "--today", "2026-05-02",
                                    "--socket", "/tmp/pacer-storage-\(getpid())-\(fault).sock"])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
@@ -212,7 +191,7 @@ struct ReliabilityEndToEndTests {
     @Test func aReadOnlyDataFolderIsRefusedAtTheStart() throws {
         try #require(getuid() == 0, "mounting a read-only tmpfs needs root (CI runs as root)")
         let dir = try makeTemporaryDirectory()
-        let settings = try Self.settings(in: dir)
+        let settings = try Pacer.settings(in: dir, gps: "file:\(Pacer.trackLoop)", profile: "high")
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         #expect(try Pacer.run(["plan", "activate", "easy-run", "--config", settings]).status == 0)

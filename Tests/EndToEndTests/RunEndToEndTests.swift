@@ -38,7 +38,7 @@ struct RunEndToEndTests {
         // every fix of the recording, gpxpy gives the 2D length over the workout's 9 minutes.
         let everyFix = "\(data)/recording.gpx"
         let babel = try Program.run("/usr/bin/gpsbabel", [
-            "-i", "nmea", "-f", repositoryRoot + "/Hardware/recordings/track-loop.nmea", "-o", "gpx", "-F", everyFix,
+            "-i", "nmea", "-f", Pacer.trackLoop, "-o", "gpx", "-F", everyFix,
         ])
         try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
         let gpxpy = try Program.run("/usr/bin/python3", [
@@ -162,15 +162,8 @@ struct RunEndToEndTests {
             smoothing_window_s: 0.5
             track_flush_interval_s: 0.2
             """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
-        let settings = "\(dir)/pacer.yaml"
-        try """
-            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea?speed=20
-            buzzer: "null"
-            battery: sim
-            profile: quick
-            data_dir: \(dir)/data
-            hardware_dir: \(hardware)
-            """.write(toFile: settings, atomically: true, encoding: .utf8)
+        let settings = try Pacer.settings(
+            in: dir, gps: "file:\(Pacer.trackLoop)?speed=20", profile: "quick", hardware: hardware)
 
         let running = try Pacer.start([
             "run", "--plan", "demo", "--config", settings, "--today", "2026-05-02", "--socket", "\(dir)/first.sock",

@@ -14,21 +14,6 @@ import Testing
 struct ShareEndToEndTests {
     static let schema = repositoryRoot + "/../shared/schemas/gpx-1.1.xsd"
 
-    /// A settings file for the data folder `dir/data`, with `extra` lines (`privacy_zones:`).
-    static func settings(in dir: String, _ extra: String = "") throws -> String {
-        let path = "\(dir)/pacer.yaml"
-        try """
-            gps: none
-            buzzer: "null"
-            battery: sim
-            profile: medium
-            data_dir: \(dir)/data
-            hardware_dir: \(repositoryRoot)/Hardware
-            \(extra)
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// A run as another device writes it: named with its date and time, a point a second with
     /// an elevation and a speed (Garmin's extension), two waypoints with names.
     static func writeRun(_ path: String) throws {
@@ -106,7 +91,7 @@ struct ShareEndToEndTests {
         // A place halfway round, off the start and the end.
         let creek = stored[1500].position
         try #require(Geodesy.distance(creek, first) > 600 && Geodesy.distance(creek, last) > 600)
-        let settings = try Self.settings(in: dir, """
+        let settings = try Pacer.settings(in: dir, extra: """
             privacy_zones:
               - {name: Creek, lat: \(creek.latitude), lon: \(creek.longitude), radius_m: 150}
             """)
@@ -275,7 +260,7 @@ struct ShareEndToEndTests {
         #expect(unwritable.stderr.contains("Error: \(plain)/shared.gpx: cannot create the file"), "\(unwritable.stderr)")
 
         // Privacy zones that cannot be read: refused with the file, line, key, value and range.
-        let settings = try Self.settings(in: dir, "privacy_zones: [{name: Home, lat: 45, lon: 6, radius_m: 50000}]")
+        let settings = try Pacer.settings(in: dir, extra: "privacy_zones: [{name: Home, lat: 45, lon: 6, radius_m: 50000}]")
         let badZone = try await Pacer.runOffThePool(["activities", "share", "1", "--out", out, "--config", settings])
         #expect(badZone.status == 78)  // EX_CONFIG: the settings
         #expect(badZone.stderr.contains("\(settings):7: privacy_zones[0].radius_m: must be above 0 and at most 10000 m, got 50000"),

@@ -35,15 +35,7 @@ struct WatchEndToEndTests {
                   - {name: too fast, minutes: 0.2, speed_kmh: [20, 25]}
                   - {name: easy, minutes: 0.05, speed_kmh: [6, 8]}
             """.write(toFile: "\(hardware)/plans/watch.yaml", atomically: true, encoding: .utf8)
-        let settings = "\(dir)/pacer.yaml"
-        try """
-            gps: file:\(repositoryRoot)/Hardware/recordings/track-loop.nmea
-            buzzer: "null"
-            battery: sim
-            profile: quick
-            data_dir: \(dir)/data
-            hardware_dir: \(hardware)
-            """.write(toFile: settings, atomically: true, encoding: .utf8)
+        let settings = try Pacer.settings(in: dir, gps: "file:\(Pacer.trackLoop)", profile: "quick", hardware: hardware)
         let socket = "\(dir)/control.sock"
 
         let run = try Pacer.start(["run", "--plan", "watch", "--config", settings, "--today", "2026-05-02", "--socket", socket])
