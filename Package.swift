@@ -111,10 +111,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
-        // What the test targets share: temporary folders, free loopback ports, NMEA sentences
-        // with checksums, reading an ALSA file capture, and running programs (the built `pacer`
-        // among them). Only test targets depend on it, so it is in no product; it needs nothing
-        // but Foundation.
+        // What the test targets share: temporary folders, free loopback ports and a fake gpsd,
+        // pseudo-terminals, NMEA sentences with checksums, reading an ALSA file capture, and
+        // running programs (the built `pacer` among them). Only test targets depend on it, so
+        // it is in no product; it needs nothing but Foundation.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"], swiftSettings: swiftSettings),

@@ -13,10 +13,6 @@ import Testing
 struct SerialPowerCommandTests {
     typealias Rig = SerialNMEASourceTests.Rig
 
-    /// `"B5 62 …"` as bytes.
-    static func hex(_ text: String) -> [UInt8] {
-        text.split(separator: " ").map { UInt8($0, radix: 16)! }
-    }
 
     /// What the receiver should get for each state, written out (10 s power-save period, no
     /// backup wake time).
@@ -24,16 +20,16 @@ struct SerialPowerCommandTests {
         let wake = [UInt8](repeating: 0xFF, count: 8)
         switch (commands, power) {
         case (.ubx, .tracking), (.ubx, .acquiring):
-            return wake + hex("B5 62 06 11 02 00 08 00 21 91")
+            return wake + hexBytes("B5 62 06 11 02 00 08 00 21 91")
         case (.ubx, .powerSave):
             // UBX-CFG-PM2 v2: flags updateEPH | cyclic tracking, update and search period
             // 10000 ms, the rest 0; then UBX-CFG-RXM Power Save Mode.
             return wake
-                + hex("B5 62 06 3B 30 00 02 00 00 00 00 10 02 00 10 27 00 00 10 27 00 00")
-                + [UInt8](repeating: 0, count: 32) + hex("F3 C3")  // CK_A, CK_B
-                + hex("B5 62 06 11 02 00 08 01 22 92")
+                + hexBytes("B5 62 06 3B 30 00 02 00 00 00 00 10 02 00 10 27 00 00 10 27 00 00")
+                + [UInt8](repeating: 0, count: 32) + hexBytes("F3 C3")  // CK_A, CK_B
+                + hexBytes("B5 62 06 11 02 00 08 01 22 92")
         case (.ubx, .backup):
-            return hex("B5 62 02 41 10 00 00 00 00 00 00 00 00 00 02 00 00 00 08 00 00 00 5D 4B")
+            return hexBytes("B5 62 02 41 10 00 00 00 00 00 00 00 00 00 02 00 00 00 08 00 00 00 5D 4B")
         case (.pmtk, .tracking), (.pmtk, .acquiring):
             return Array("$PMTK225,0*2B\r\n".utf8)
         case (.pmtk, .powerSave):

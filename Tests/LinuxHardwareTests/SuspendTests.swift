@@ -3,6 +3,7 @@ import HAL
 import LinuxHardware
 import PacerCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// A suspender that does not suspend this machine: it reports the board asleep for the
@@ -62,7 +63,7 @@ struct SuspendTests {
     }
 
     @Test func sysfsSuspendSetsTheWakeAlarmThenWritesMem() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-sys-\(UUID().uuidString)").path
+        let root = try makeTemporaryDirectory()
         try FileManager.default.createDirectory(atPath: "\(root)/class/rtc/rtc0", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(root)/power", withIntermediateDirectories: true)
         try "".write(toFile: "\(root)/class/rtc/rtc0/wakealarm", atomically: true, encoding: .utf8)

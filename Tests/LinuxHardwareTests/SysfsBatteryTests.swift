@@ -1,21 +1,13 @@
 import Foundation
 import HAL
 import LinuxHardware
+import TestSupport
 import Testing
 
 /// A fake `/sys/class/power_supply` in a unique temporary folder: real files and folders.
 private final class FakePowerSupplies {
-    let root: String
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pacer-sysfs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: root)
-    }
+    private let folder = TemporaryDirectory("sysfs")
+    var root: String { folder.path }
 
     /// A supply folder with the given attribute files (written with a trailing newline, as
     /// the kernel does).
@@ -33,7 +25,7 @@ private final class FakePowerSupplies {
 @Suite("Sysfs battery gauge", .timeLimit(.minutes(1)))
 struct SysfsBatteryTests {
     @Test func readsCapacityAndStatus() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT0", ["type": "Battery", "capacity": "87", "status": "Discharging"])
         let gauge = SysfsBattery(root: sys.root, supply: "BAT0")
         #expect(gauge.read() == BatteryReading(percent: 87, charging: false))
@@ -46,7 +38,7 @@ struct SysfsBatteryTests {
         ("Charging", true), ("Discharging", false), ("Full", false), ("Not charging", false), ("Unknown", false),
     ])
     func everyKernelStatusWord(word: String, charging: Bool) throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT1", ["type": "Battery", "capacity": "40", "status": word])
         let gauge = SysfsBattery(path: sys.root + "/BAT1/")  // a trailing slash is dropped
         #expect(gauge.read() == BatteryReading(percent: 40, charging: charging))
@@ -56,13 +48,13 @@ struct SysfsBatteryTests {
 
     @Test(arguments: ["abc", "-5", "101", "150", "87%", "4.5", "", "  "])
     func garbageCapacityGivesNoReading(value: String) throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT0", ["type": "Battery", "capacity": value, "status": "Discharging"])
         #expect(SysfsBattery(root: sys.root, supply: "BAT0").read() == nil)
     }
 
     @Test func garbageStatusGivesNoReading() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT0", ["type": "Battery", "capacity": "50", "status": "Exploding"])
         let gauge = SysfsBattery(root: sys.root, supply: "BAT0")
         #expect(gauge.read() == nil)
@@ -70,13 +62,13 @@ struct SysfsBatteryTests {
     }
 
     @Test func missingStatusMeansNotCharging() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT0", ["type": "Battery", "capacity": "0"])
         #expect(SysfsBattery(root: sys.root, supply: "BAT0").read() == BatteryReading(percent: 0, charging: false))
     }
 
     @Test func missingOrUnreadableFilesGiveNoReading() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         #expect(SysfsBattery(root: sys.root, supply: "nothing-here").read() == nil)
         try sys.supply("BAT0", ["type": "Battery", "status": "Charging"])
         #expect(SysfsBattery(root: sys.root, supply: "BAT0").read() == nil)  // no capacity at all
@@ -87,7 +79,7 @@ struct SysfsBatteryTests {
     }
 
     @Test func binaryGarbageDoesNotCrash() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         let dir = try sys.supply("BAT0", ["type": "Battery", "status": "Full"])
         try Data([0xFF, 0xFE, 0x00, 0x80, 0x0A]).write(to: URL(fileURLWithPath: dir + "/capacity"))
         #expect(SysfsBattery(path: dir).read() == nil)
@@ -96,7 +88,7 @@ struct SysfsBatteryTests {
     }
 
     @Test func chargeOrEnergyWhenThereIsNoCapacity() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("charge", ["type": "Battery", "status": "Charging", "charge_now": "1500000", "charge_full": "2000000"])
         try sys.supply("energy", ["type": "Battery", "status": "Discharging", "energy_now": "5550000", "energy_full": "7400000"])
         try sys.supply("over", ["type": "Battery", "charge_now": "2100000", "charge_full": "2000000"])
@@ -108,7 +100,7 @@ struct SysfsBatteryTests {
     }
 
     @Test func discoverFindsTheBatteriesThatPowerTheMachine() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         try sys.supply("BAT1", ["type": "Battery", "capacity": "60", "status": "Full"])
         try sys.supply("BAT0", ["type": "Battery", "capacity": "87", "status": "Discharging", "scope": "System"])
         try sys.supply("AC", ["type": "Mains", "online": "1"])
@@ -123,14 +115,14 @@ struct SysfsBatteryTests {
     }
 
     @Test func discoverOnAMissingOrEmptyRootFindsNothing() throws {
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         #expect(SysfsBattery.discover(root: sys.root).isEmpty)
         #expect(SysfsBattery.discover(root: sys.root + "/does-not-exist").isEmpty)
     }
 
     @Test func discoverFollowsSymbolicLinksAsTheKernelPublishesThem() throws {
         // /sys/class/power_supply/BAT0 is a link into /sys/devices/…
-        let sys = try FakePowerSupplies()
+        let sys = FakePowerSupplies()
         let real = try sys.supply("devices/platform/max17048/power_supply/max17048-0",
                                   ["type": "Battery", "capacity": "55", "status": "Discharging"])
         let classDir = sys.root + "/class"

@@ -6,12 +6,8 @@ import Testing
 // receiver for each power request. Known-good vectors are frames and sentences published
 // with their checksums (PMTK documentation; UBX frames captured from u-center or shipped in
 // receiver drivers); everything else is checked field by field against the message layout,
-// with the UBX checksum computed here independently.
-
-/// `"B5 62 06 …"` as bytes.
-private func hex(_ text: String) -> [UInt8] {
-    text.split(separator: " ").map { UInt8($0, radix: 16)! }
-}
+// with the UBX checksum written out here from its definition (frames are assembled by
+// TestSupport's ubxPacket).
 
 /// The UBX checksum written out from its definition: CK_A is the sum of the bytes, CK_B the
 /// sum of the running CK_A values, both modulo 256, over class, ID, length and payload.
@@ -23,12 +19,6 @@ private func fletcher(_ bytes: [UInt8]) -> [UInt8] {
         b = (b + a) % 256
     }
     return [UInt8(a), UInt8(b)]
-}
-
-/// A UBX frame assembled by hand: sync, class, ID, length (little-endian), payload, checksum.
-private func ubx(_ messageClass: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    let body = [messageClass, id, UInt8(payload.count % 256), UInt8(payload.count / 256)] + payload
-    return [0xB5, 0x62] + body + fletcher(body)
 }
 
 private func le32(_ value: UInt32) -> [UInt8] {
@@ -49,28 +39,28 @@ struct ReceiverCommandsTests {
     @Test("UBX frames match published ones, byte for byte")
     func publishedUBXFrames() {
         // UBX-CFG-RXM, Power Save Mode and Continuous Mode, as u-center sends them.
-        #expect(UBX.cfgRXM(.powerSave) == hex("B5 62 06 11 02 00 08 01 22 92"))
-        #expect(UBX.cfgRXM(.continuous) == hex("B5 62 06 11 02 00 08 00 21 91"))
+        #expect(UBX.cfgRXM(.powerSave) == hexBytes("B5 62 06 11 02 00 08 01 22 92"))
+        #expect(UBX.cfgRXM(.continuous) == hexBytes("B5 62 06 11 02 00 08 00 21 91"))
         // UBX-CFG-RXM with reserved1 = 0 (a SAM-M8Q driver).
-        #expect(UBX.frame(class: 0x06, id: 0x11, payload: [0x00, 0x01]) == hex("B5 62 06 11 02 00 00 01 1A 82"))
+        #expect(UBX.frame(class: 0x06, id: 0x11, payload: [0x00, 0x01]) == hexBytes("B5 62 06 11 02 00 00 01 1A 82"))
         // UBX-RXM-PMREQ, 16 bytes: infinite backup, woken by UART RX (a ZOE-M8B driver).
-        #expect(UBX.rxmPMREQ(wakeAfter: nil) == hex(
+        #expect(UBX.rxmPMREQ(wakeAfter: nil) == hexBytes(
             "B5 62 02 41 10 00 00 00 00 00 00 00 00 00 02 00 00 00 08 00 00 00 5D 4B"))
         // …and without the backup flag (a SAM-M8Q driver): the same framing.
-        #expect(UBX.frame(class: 0x02, id: 0x41, payload: hex(
+        #expect(UBX.frame(class: 0x02, id: 0x41, payload: hexBytes(
             "00 00 00 00 00 00 00 00 00 00 00 00 08 00 00 00")).suffix(2) == [0x5B, 0x3B])
         // UBX-CFG-PM2 as u-center writes it (version 1, 44 bytes, u-blox 7), two update periods.
         func pm2(period: String) -> String {
             "01 06 00 00 00 98 02 00 " + period + " 10 27 00 00 00 00 00 00 00 00 00 00 "
                 + "2C 01 00 00 4F C1 03 00 86 02 00 00 FE 00 00 00 64 40 01 00"
         }
-        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hex(pm2(period: "E8 03 00 00")))
-            == hex("B5 62 06 3B 2C 00 " + pm2(period: "E8 03 00 00") + " 9B CD"))
-        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hex(pm2(period: "88 13 00 00"))).suffix(2) == [0x4B, 0x7D])
+        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hexBytes(pm2(period: "E8 03 00 00")))
+            == hexBytes("B5 62 06 3B 2C 00 " + pm2(period: "E8 03 00 00") + " 9B CD"))
+        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hexBytes(pm2(period: "88 13 00 00"))).suffix(2) == [0x4B, 0x7D])
         // UBX-CFG-PM2 version 2, 48 bytes (a SAM-M8Q driver).
         let pm2v2 = "02 00 00 00 00 00 01 00 14 00 00 00 00 00 00 00 00 00 00 00 05 00 1E 00 "
             + [String](repeating: "00", count: 24).joined(separator: " ")
-        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hex(pm2v2)).suffix(2) == [0xAB, 0x9B])
+        #expect(UBX.frame(class: 0x06, id: 0x3B, payload: hexBytes(pm2v2)).suffix(2) == [0xAB, 0x9B])
     }
 
     @Test("the UBX checksum is the 8-bit Fletcher sum over class, ID, length and payload")
@@ -79,7 +69,7 @@ struct ReceiverCommandsTests {
         for length in [0, 1, 2, 47, 48, 300] {
             let payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let frame = UBX.frame(class: 0x06, id: 0x3B, payload: payload)
-            #expect(frame == ubx(0x06, 0x3B, payload))
+            #expect(frame == ubxPacket(class: 0x06, id: 0x3B, payload: payload))
             #expect(frame.count == 8 + length)
             let (a, b) = UBX.checksum(frame[2..<(frame.count - 2)])
             #expect([a, b] == Array(frame.suffix(2)))
@@ -91,7 +81,7 @@ struct ReceiverCommandsTests {
     @Test("continuous: the 0xFF wake train, then UBX-CFG-RXM Continuous Mode")
     func ubxContinuous() {
         let bytes = ReceiverCommands.encode(.continuous, for: .ubx)
-        #expect(bytes == [UInt8](repeating: 0xFF, count: 8) + hex("B5 62 06 11 02 00 08 00 21 91"))
+        #expect(bytes == [UInt8](repeating: 0xFF, count: 8) + hexBytes("B5 62 06 11 02 00 08 00 21 91"))
         #expect(bytes.count == 18)
     }
 
@@ -106,11 +96,11 @@ struct ReceiverCommandsTests {
         payload += le32(0)                               // gridOffset
         payload += [0, 0, 0, 0]                          // onTime, minAcqTime
         payload += [UInt8](repeating: 0, count: 20) + le32(0)  // reserved3, extintInactivityMs
-        let pm2 = ubx(0x06, 0x3B, payload)
+        let pm2 = ubxPacket(class: 0x06, id: 0x3B, payload: payload)
         #expect(pm2.count == 56)
         #expect(UBX.cfgPM2(updatePeriod: .seconds(seconds)) == pm2)
         let bytes = ReceiverCommands.encode(.powerSave(updatePeriod: .seconds(seconds)), for: .ubx)
-        #expect(bytes == [UInt8](repeating: 0xFF, count: 8) + pm2 + hex("B5 62 06 11 02 00 08 01 22 92"))
+        #expect(bytes == [UInt8](repeating: 0xFF, count: 8) + pm2 + hexBytes("B5 62 06 11 02 00 08 01 22 92"))
         #expect(bytes.count == 74)
     }
 
@@ -131,7 +121,7 @@ struct ReceiverCommandsTests {
         // updatePeriod = searchPeriod = 30000 ms = 0x7530.
         let payload = "02 00 00 00 00 10 00 00 30 75 00 00 30 75 00 00 "
             + [String](repeating: "00", count: 32).joined(separator: " ")
-        #expect(UBX.cfgPM2(updatePeriod: .seconds(30)) == ubx(0x06, 0x3B, hex(payload)))
+        #expect(UBX.cfgPM2(updatePeriod: .seconds(30)) == ubxPacket(class: 0x06, id: 0x3B, payload: hexBytes(payload)))
     }
 
     @Test("power save periods are whole milliseconds, at least 1 s")
@@ -147,14 +137,14 @@ struct ReceiverCommandsTests {
     @Test("backup: UBX-RXM-PMREQ, backup flag, woken by UART RX; forever or for a duration")
     func ubxBackup() {
         func pmreq(_ duration: UInt32) -> [UInt8] {
-            ubx(0x02, 0x41, [0x00, 0x00, 0x00, 0x00] + le32(duration) + le32(1 << 1) + le32(1 << 3))
+            ubxPacket(class: 0x02, id: 0x41, payload: [0x00, 0x00, 0x00, 0x00] + le32(duration) + le32(1 << 1) + le32(1 << 3))
         }
         #expect(ReceiverCommands.encode(.backup(wakeAfter: nil), for: .ubx) == pmreq(0))
         #expect(ReceiverCommands.encode(.backup(wakeAfter: nil), for: .ubx).count == 24)
         // 50 s = 50000 ms = 0xC350.
         #expect(ReceiverCommands.encode(.backup(wakeAfter: .seconds(50)), for: .ubx)
-            == hex("B5 62 02 41 10 00 00 00 00 00 50 C3 00 00 02 00 00 00 08 00 00 00")
-                + fletcher(hex("02 41 10 00 00 00 00 00 50 C3 00 00 02 00 00 00 08 00 00 00")))
+            == hexBytes("B5 62 02 41 10 00 00 00 00 00 50 C3 00 00 02 00 00 00 08 00 00 00")
+                + fletcher(hexBytes("02 41 10 00 00 00 00 00 50 C3 00 00 02 00 00 00 08 00 00 00")))
         #expect(UBX.rxmPMREQ(wakeAfter: .milliseconds(1500)) == pmreq(1500))
         // Never 0 (that would be forever), never beyond 12 days.
         #expect(UBX.rxmPMREQ(wakeAfter: .zero) == pmreq(1))

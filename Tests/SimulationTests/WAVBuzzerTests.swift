@@ -2,6 +2,7 @@ import PacerCore
 import Foundation
 import HAL
 import Simulation
+import TestSupport
 import Testing
 
 private func ms(_ value: Double) -> Duration { .nanoseconds(Int64((value * 1_000_000).rounded())) }
@@ -58,9 +59,7 @@ private struct WAVFile {
 }
 
 private func temporaryPath(_ name: String = #function) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-wav-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return "\(dir)/\(name.filter(\.isLetter)).wav"
+    try makeTemporaryDirectory("wav") + "/\(name.filter(\.isLetter)).wav"
 }
 
 @Suite("WAV buzzer")

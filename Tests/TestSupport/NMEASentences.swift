@@ -67,3 +67,8 @@ public func sirfPacket(payload: [UInt8]) -> [UInt8] {
     return [0xA0, 0xA2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         + [UInt8(sum >> 8), UInt8(sum & 0xFF), 0xB0, 0xB3]
 }
+
+/// Bytes written the way receiver manuals write packets: `"B5 62 06 …"`.
+public func hexBytes(_ text: String) -> [UInt8] {
+    text.split(separator: " ").map { UInt8($0, radix: 16)! }
+}

@@ -41,10 +41,8 @@ public final class TemporaryDirectory: Sendable {
         let base = FileManager.default.temporaryDirectory.path
         var template = Array("\(base)/pacer-\(label.isEmpty ? "test" : label)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: String(cString: template)])
-        }
-        return String(cString: template)
+        guard made != nil else { throw SystemCallError("mkdtemp") }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {
