@@ -6,6 +6,7 @@ import PacerCore
 import Runtime
 import Simulation
 import Storage
+import TestSupport
 import Testing
 
 /// The composition root: one call makes the device, its store and the runtime's parts.
@@ -20,7 +21,6 @@ struct AssemblyTests {
 
     @Test func theSimulatedDeviceIsAssembledWithItsSimulatedPartsByTheirOwnTypes() throws {
         let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let assembled = try Configurator.assemble(settings: settings(data: dir), timing: .virtual)
         let sim = assembled.device.simulated
         let replay = try #require(sim.replay)
@@ -38,7 +38,6 @@ struct AssemblyTests {
 
     @Test func realPartsHaveNoSimulatedHandles() throws {
         let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         var settings = try settings(data: dir)
         settings.gps = try DeviceURI(parsing: "gpsd://localhost:1")
         settings.battery = try DeviceURI(parsing: "sysfs:/nonexistent/BAT0")
@@ -52,7 +51,6 @@ struct AssemblyTests {
     /// the caller is told which.
     @Test func anUnfinishedActivityIsRecoveredAtAssembly() throws {
         let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         let open: Int64
         do {
             let store = try ActivityStore(directory: dir)

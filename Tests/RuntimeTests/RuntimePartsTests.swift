@@ -7,6 +7,7 @@ import PacerCore
 import Simulation
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 
 /// The runtime's parts, each on its own, on the virtual clock and a real SQLite store.
@@ -130,8 +131,8 @@ struct RuntimePartsTests {
     // MARK: CuePlayer and StorageWriter
 
     @Test func aCueSoundsIsChargedAndIsStoredWithTheActivity() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let folder = TemporaryDirectory()
+        let dir = folder.path
         let clock = VirtualClock()
         let store = try ActivityStore(directory: dir)
         let log = PowerLog()
@@ -151,12 +152,10 @@ struct RuntimePartsTests {
     }
 
     @Test func aFailingCommitIsReportedOnceAndRecoversWhenStorageWorksAgain() throws {
-        let dir = try temporaryDirectory()
-        let away = dir + ".away"
-        defer {
-            try? FileManager.default.removeItem(atPath: dir)
-            try? FileManager.default.removeItem(atPath: away)
-        }
+        let folder = TemporaryDirectory()
+        let dir = folder.path + "/data"
+        let away = folder.path + "/away"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let clock = VirtualClock()
         let store = try ActivityStore(directory: dir)
         let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
