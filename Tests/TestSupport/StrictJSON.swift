@@ -2,13 +2,13 @@
 /// Foundation's reader (and most others) silently resolves by keeping the last value. The
 /// event lines, events.jsonl and summary.json must never carry one (a `waypoint-ahead` line
 /// once had `distance_m` twice: the waypoint's, then the runner's).
-enum StrictJSON {
-    struct Malformed: Error, CustomStringConvertible {
-        var description: String
+public enum StrictJSON {
+    public struct Malformed: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// The keys that occur twice in one object, as `path.key`; empty when there are none.
-    static func duplicateKeys(_ text: String) throws -> [String] {
+    public static func duplicateKeys(_ text: String) throws -> [String] {
         var reader = Reader(bytes: Array(text.utf8))
         var found: [String] = []
         try reader.value(path: "$", found: &found)
