@@ -33,8 +33,8 @@ let package = Package(
         // Training plans, the pace coach and activity records. Pure Swift, no I/O.
         .target(name: "Coaching", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
         // Charts and reports: SVG and self-contained HTML pages built from plain values (an
-        // activity's record, a route, a comparison's rows). Pure Swift, no I/O: the storage layer
-        // feeds it, the command line writes what it returns.
+        // activity's record, a route, a comparison's rows). Pure Swift, no I/O: the command line
+        // turns the store's records into its inputs and writes what it returns.
         .target(name: "Charts", dependencies: ["Coaching", "PacerCore"], swiftSettings: swiftSettings),
         // NMEA 0183 engine: streaming framer, sentence parsers, epoch assembly. No I/O.
         .target(name: "NMEA", dependencies: ["PacerCore"], swiftSettings: swiftSettings),
@@ -69,10 +69,11 @@ let package = Package(
             name: "Runtime",
             dependencies: ["Coaching", "HAL", "PacerCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // Persistence (SQLite through GRDB) and exchange formats (GPX); feeds the reports (Charts).
+        // Persistence (SQLite through GRDB) and exchange formats (GPX). Knows nothing of the
+        // reports: the command line turns its records into Charts' inputs.
         .target(
             name: "Storage",
-            dependencies: ["Charts", "Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
 
         // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.

@@ -1,7 +1,7 @@
 import Coaching
 import PacerCore
 
-/// What an activity's report shows, as the storage layer reads it: the record's figures, its
+/// What an activity's report shows, as the store records it: the record's figures, its
 /// points, waypoints, cues and phase results. Plain values, so the report is a pure function
 /// of them.
 public struct ActivityReportInput: Hashable, Sendable {

@@ -1,11 +1,13 @@
 import Charts
 import Coaching
 import PacerCore
+import Storage
 
-/// The stored records as the reports (`Charts`) take them: the storage layer feeds the pure
-/// report builders, and the command line writes what they return.
+/// The stored records as the reports (`Charts`) take them. Storage does not know Charts:
+/// the command line, which uses both, turns the store's records into the pure report
+/// builders' inputs and writes the pages they return.
 extension ActivityDetail {
-    public var reportInput: ActivityReportInput {
+    var reportInput: ActivityReportInput {
         let a = summary
         return ActivityReportInput(
             id: a.id, name: a.name, state: a.state.rawValue, startedAt: a.startedAt, endedAt: a.endedAt, plan: a.plan,
@@ -17,7 +19,7 @@ extension ActivityDetail {
 }
 
 extension RouteDetail {
-    public var reportInput: RouteReportInput {
+    var reportInput: RouteReportInput {
         RouteReportInput(
             id: summary.id, name: summary.name, source: summary.source, distance: summary.distance,
             duration: summary.duration,
