@@ -69,7 +69,18 @@ public struct GPXImportResult: Hashable, Sendable {
     public var notesLeftOut = 0
 }
 
-extension ActivityStore {
+/// GPX in and out of the store (R18, R19, R22): an activity or a route exported, a file
+/// imported as either, an activity shared (`GPXShare.swift`). A format, not a table: it reads
+/// and writes the activities' and routes' tables in the shared database.
+public final class GPXExchange: DatabasePart {
+    let database: PacerDatabase
+
+    init(database: PacerDatabase) {
+        self.database = database
+    }
+}
+
+extension GPXExchange {
     /// `<type>` of a waypoint taken at the last known position (no fix at the press).
     static let lastKnownPositionType = "last-known-position"
 
@@ -291,7 +302,7 @@ extension ActivityStore {
                 try body { bytes in try handle.write(contentsOf: Data(bytes)) }
             } catch {
                 if let error = error as? StorageError { throw error }
-                throw StorageError.file(path: path, reason: "cannot write: \(reason(error))")
+                throw StorageError.file(path: path, reason: "cannot write: \(PacerDatabase.reason(error))")
             }
             return
         }
@@ -309,7 +320,7 @@ extension ActivityStore {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: temporary)
             if let error = error as? StorageError { throw error }
-            throw StorageError.file(path: path, reason: "cannot write: \(reason(error))")
+            throw StorageError.file(path: path, reason: "cannot write: \(PacerDatabase.reason(error))")
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -368,12 +379,12 @@ extension ActivityStore {
 
         var notes = filter.pointNotes + filter.elevationNotes
         let waypoints = try timedWaypoints(document.waypoints, activity: id, file: path, rules: rules, notes: &notes, db)
-        var batch = Pending()
+        var batch = ActivityLogStore.Pending()
         batch.waypoints = waypoints.enumerated().map { (id, $0, $1) }
-        try insert(batch, db)
+        try ActivityLogStore.insert(batch, db)
         let activityName = name ?? document.name ?? document.tracks.first(where: { $0.name != nil })?.name ?? fallback
         try db.execute(sql: "UPDATE activities SET name = ? WHERE id = ?", arguments: [activityName, id])
-        try close(id, state: .completed, endedAt: nil, activeTime: nil, db)
+        try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
         let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
         return GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
                                waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,

@@ -299,7 +299,7 @@ public struct ShareReport: Hashable, Sendable {
     }
 }
 
-extension ActivityStore {
+extension GPXExchange {
     /// Shares an activity (R18): writes to `path` a GPX 1.1 file holding only what `choice`
     /// names, with no track point and no waypoint in a hidden place, the track split where a
     /// place cuts it (`writeGPX`), through a temporary file renamed into place.

@@ -2,9 +2,9 @@ import Coaching
 import GRDB
 import PacerCore
 
-/// What the activity and route commands read (R6, R10, R19, R22). Reads see committed data
-/// only: points still in a recorder's buffer are not in the file yet.
-extension ActivityStore {
+/// What the activity commands read (R6, R10, R22). Reads see committed data only: points
+/// still in a recorder's buffer are not in the file yet.
+extension ActivityLogStore {
     /// Every activity, oldest first. Closed activities carry the statistics computed when they
     /// closed; one still recording is measured on its committed points.
     public func activities() throws -> [ActivitySummary] {
@@ -57,50 +57,6 @@ extension ActivityStore {
         OverallStatistics(try activities().filter { $0.state != .recording }.map(\.digest))
     }
 
-    /// Every imported route, oldest first.
-    public func routes() throws -> [RouteSummary] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM routes ORDER BY id").map(Self.routeSummary)
-        }
-    }
-
-    /// Everything stored for one route.
-    public func route(_ id: Int64) throws -> RouteDetail {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM routes WHERE id = ?", arguments: [id]) else {
-                throw StorageError.unknownRoute(id)
-            }
-            let points = try Row.fetchAll(
-                db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id]
-            ).map { row in
-                RoutePoint(position: GeoPoint(latitude: row[0], longitude: row[1]), altitude: row[2],
-                           time: (row[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)))
-            }
-            let waypoints = try Row.fetchAll(
-                db, sql: "SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq",
-                arguments: [id]
-            ).map { row in
-                RouteWaypoint(name: row[0], description: row[1], position: GeoPoint(latitude: row[2], longitude: row[3]),
-                              altitude: row[4], time: (row[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)))
-            }
-            let statistics = PathStatistics(segments: [points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) }])
-            return RouteDetail(summary: try Self.routeSummary(row), points: points, waypoints: waypoints,
-                               statistics: statistics)
-        }
-    }
-
-    /// Rows per table, for checks that an operation stored nothing (or something).
-    public func rowCounts() throws -> [String: Int] {
-        try read { db in
-            var counts: [String: Int] = [:]
-            for table in ["activities", "track_points", "waypoints", "cues", "phase_results",
-                          "routes", "route_points", "route_waypoints", "athlete_profile", "plans"] {
-                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
-            }
-            return counts
-        }
-    }
-
     // MARK: - Rows to values
 
     static func summary(_ row: Row, _ db: Database, statistics: ActivityStatistics? = nil) throws -> ActivitySummary {
@@ -148,20 +104,5 @@ extension ActivityStore {
             }
         }
         return summary
-    }
-
-    static func routeSummary(_ row: Row) throws -> RouteSummary {
-        let start: GeoPoint?
-        if let lat = row["start_lat"] as Double?, let lon = row["start_lon"] as Double? {
-            start = GeoPoint(latitude: lat, longitude: lon)
-        } else {
-            start = nil
-        }
-        return RouteSummary(
-            id: row["id"], name: row["name"], source: row["source"], distance: row["distance_m"],
-            duration: (row["duration_ms"] as Int64?).map { .milliseconds($0) },
-            elevationGain: row["elevation_gain"], elevationLoss: row["elevation_loss"],
-            minimumElevation: row["min_elevation"], maximumElevation: row["max_elevation"],
-            pointCount: row["point_count"], waypointCount: row["waypoint_count"], start: start)
     }
 }

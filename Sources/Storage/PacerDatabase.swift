@@ -1,0 +1,364 @@
+import Foundation
+import GRDB
+import PacerCore
+
+/// The store's one SQLite file (`<data_dir>/pacer.sqlite`) through GRDB: the connection pool,
+/// the data folder's lock, and the one ordered list of migrations for every part of the store
+/// (`ActivityLogStore`, `AthleteStore`, `PlanStore`, `RouteStore`, `GPXExchange`), which share it.
+///
+/// **Durability across power cuts (R28).** The database runs in WAL mode with
+/// `synchronous = FULL`. In WAL mode a commit appends the transaction to the `-wal` file;
+/// with `NORMAL`, that file is only fsynced at checkpoints, so a power cut can lose the last
+/// few commits (the database is never corrupted, but committed points can vanish). With
+/// `FULL`, every commit fsyncs the WAL before returning: a point that `commit()` returned
+/// for survives any power cut, which is what "a restart finds the unfinished activity with
+/// every committed point" needs. The cost is one fsync per commit, and the runtime commits
+/// every few seconds, not per point. WAL also lets the commands read while the runtime writes.
+public final class PacerDatabase: Sendable {
+    /// The database file's name inside the data folder.
+    public static let fileName = "pacer.sqlite"
+
+    public let path: String
+    let pool: DatabasePool
+    /// The data folder's lock, held for the store's life by a writer.
+    let lock: DataFolderLock?
+    /// The database file's device and inode when opened (`checkStillThere`).
+    let identity: (device: UInt64, inode: UInt64)
+
+    /// How a command uses the data folder.
+    public enum Access: Sendable {
+        /// Reads only: the database must exist (a mistyped folder is an error, not a new
+        /// empty database); no lock, so it works while a device records.
+        case read
+        /// Writes: creates the folder and the database when needed and takes the folder's
+        /// lock first (`DataFolderLock`), refused while another writer holds it.
+        case write(holder: String)
+
+        /// A writer named after this process's command line (`pacer device`).
+        public static var write: Access { .write(holder: processName) }
+
+        static var processName: String {
+            let args = CommandLine.arguments
+            let name = (args.first.map { ($0 as NSString).lastPathComponent } ?? "pacer")
+            return ([name] + args.dropFirst().prefix(2)).joined(separator: " ")
+        }
+    }
+
+    /// Opens `<directory>/pacer.sqlite`: for writing (the default), creating the folder and
+    /// the database when needed, under the folder's lock; for reading, only when it exists.
+    public convenience init(directory: String, access: Access = .write) throws {
+        let file = (directory as NSString).appendingPathComponent(Self.fileName)
+        switch access {
+        case .read:
+            guard FileManager.default.fileExists(atPath: file) else { throw StorageError.noDatabase(directory: directory) }
+            try self.init(path: file, lock: nil)
+        case .write(let holder):
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError.cannotOpen(path: directory, reason: "cannot create the data folder (\(Self.reason(error)))")
+            }
+            let lock = try DataFolderLock(directory: directory, holder: holder)
+            try self.init(path: file, lock: lock)
+        }
+    }
+
+    /// Opens (creating when needed) the database file at `path` and brings its schema up to
+    /// date; `lock`: the folder's lock, kept as long as the store.
+    public init(path: String, lock: DataFolderLock? = nil) throws {
+        self.path = path
+        self.lock = lock
+        var configuration = Configuration()
+        configuration.label = "pacer"
+        // Another process (the runtime, a command) may hold the write lock for a moment.
+        configuration.busyMode = .timeout(10)
+        do {
+            // A DatabasePool always runs in WAL mode (journal_mode = WAL)...
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // ...and sets synchronous = NORMAL on its writer connection when it sets WAL up,
+            // after `prepareDatabase` has run: FULL has to be set here, on that connection
+            // (it lives as long as the pool). Each commit is then durable when it returns;
+            // see the type's documentation. `durability()` reads it back.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw StorageError.cannotOpen(path: path, reason: Self.reason(error))
+        }
+        var info = stat()
+        _ = stat(path, &info)
+        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Closes the database; the store must not be used afterwards. Buffered items that were
+    /// not committed are dropped, as a power cut would drop them.
+    public func close() throws {
+        try pool.close()
+    }
+
+    /// The journal mode and the synchronous level of the connection that writes
+    /// (`("wal", 2)`: WAL, FULL), for checks and diagnostics.
+    public func durability() throws -> (journalMode: String, synchronous: Int) {
+        try pool.writeWithoutTransaction { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+        }
+    }
+
+    // MARK: - Schema
+
+    /// The schema, one migration per version, for every part of the store, in one list that
+    /// only grows at its end (a data folder knows which migrations it has run). Times are
+    /// milliseconds since 1970 UTC, durations milliseconds, distances metres, speeds metres
+    /// per second, altitudes metres.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE activities (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    plan TEXT,
+                    workout TEXT,
+                    profile TEXT,
+                    started_at INTEGER,
+                    ended_at INTEGER,
+                    state TEXT NOT NULL DEFAULT 'recording'
+                        CHECK (state IN ('recording', 'completed', 'stopped', 'recovered')),
+                    active_time_ms INTEGER,
+                    -- the GPX file an imported activity came from; NULL when recorded here
+                    source TEXT,
+                    -- statistics, computed once when the activity closes (NULL while recording)
+                    distance_m REAL,
+                    elapsed_ms INTEGER,
+                    moving_ms INTEGER,
+                    max_speed REAL,
+                    elevation_gain REAL,
+                    elevation_loss REAL,
+                    min_elevation REAL,
+                    max_elevation REAL,
+                    point_count INTEGER
+                );
+                CREATE INDEX activities_by_state ON activities(state);
+                CREATE TABLE track_points (
+                    activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    segment INTEGER NOT NULL,
+                    time INTEGER NOT NULL,
+                    lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                    lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+                    alt REAL,
+                    speed REAL,
+                    PRIMARY KEY (activity_id, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE waypoints (
+                    activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                    lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+                    alt REAL,
+                    at_last_known INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (activity_id, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE cues (
+                    activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    elapsed_ms INTEGER NOT NULL,
+                    cue TEXT NOT NULL,
+                    phase INTEGER,
+                    PRIMARY KEY (activity_id, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE phase_results (
+                    activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+                    phase_index INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    duration_ms INTEGER NOT NULL,
+                    time_in_band_ms INTEGER NOT NULL,
+                    distance_m REAL NOT NULL,
+                    min_speed REAL NOT NULL,
+                    max_speed REAL NOT NULL,
+                    PRIMARY KEY (activity_id, phase_index)
+                ) WITHOUT ROWID;
+                CREATE TABLE routes (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    source TEXT,
+                    distance_m REAL NOT NULL,
+                    duration_ms INTEGER,
+                    elevation_gain REAL NOT NULL,
+                    elevation_loss REAL NOT NULL,
+                    min_elevation REAL,
+                    max_elevation REAL,
+                    point_count INTEGER NOT NULL,
+                    waypoint_count INTEGER NOT NULL,
+                    start_lat REAL,
+                    start_lon REAL
+                );
+                CREATE TABLE route_points (
+                    route_id INTEGER NOT NULL REFERENCES routes(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                    lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+                    alt REAL,
+                    time INTEGER,
+                    PRIMARY KEY (route_id, seq)
+                ) WITHOUT ROWID;
+                CREATE TABLE route_waypoints (
+                    route_id INTEGER NOT NULL REFERENCES routes(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    name TEXT,
+                    description TEXT,
+                    lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                    lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+                    alt REAL,
+                    time INTEGER,
+                    PRIMARY KEY (route_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
+        // The athlete profile with its history of changes, and the stored plans.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE athlete_profile (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    changed_at INTEGER NOT NULL,
+                    weight_kg REAL NOT NULL,
+                    height_cm REAL NOT NULL,
+                    weekly_frequency INTEGER NOT NULL CHECK (weekly_frequency BETWEEN 1 AND 7),
+                    has_raced INTEGER NOT NULL CHECK (has_raced IN (0, 1)),
+                    has_run_marathon INTEGER NOT NULL CHECK (has_run_marathon IN (0, 1)),
+                    best_race_distance_m REAL,
+                    best_race_time_ms INTEGER,
+                    best_marathon_ms INTEGER,
+                    CHECK ((best_race_distance_m IS NULL) = (best_race_time_ms IS NULL))
+                );
+                CREATE INDEX athlete_profile_by_time ON athlete_profile(changed_at, id);
+                CREATE TABLE plans (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    goal_name TEXT NOT NULL,
+                    goal_distance_m REAL,
+                    goal_time_ms INTEGER,
+                    deadline TEXT
+                        CHECK (deadline IS NULL OR deadline GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                    created_at INTEGER NOT NULL,
+                    yaml TEXT NOT NULL,
+                    workout_count INTEGER NOT NULL CHECK (workout_count >= 0)
+                );
+                CREATE INDEX plans_by_name ON plans(name);
+                CREATE INDEX activities_by_plan ON activities(plan, workout);
+                """)
+        }
+        // The runtime's running totals (from every fix and the device's clock), written with
+        // every commit: a closed activity takes its distance and times from them, and one
+        // recovered after a power cut keeps those of its last commit. NULL for imports.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                ALTER TABLE activities ADD COLUMN live_started_at INTEGER;
+                ALTER TABLE activities ADD COLUMN live_elapsed_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_timer_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_moving_ms INTEGER;
+                ALTER TABLE activities ADD COLUMN live_distance_m REAL;
+                ALTER TABLE activities ADD COLUMN live_max_speed REAL;
+                """)
+        }
+        // Plans by identity (`PlanKey`), not by name, and the device's active plan.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE activities ADD COLUMN plan_key TEXT;
+                ALTER TABLE activities ADD COLUMN workout_index INTEGER;
+                CREATE INDEX activities_by_plan_key ON activities(plan_key, workout_index);
+                CREATE TABLE device_state (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL,
+                    changed_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    /// Rows per table, for checks that an operation stored nothing (or something).
+    public func rowCounts() throws -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for table in ["activities", "track_points", "waypoints", "cues", "phase_results",
+                          "routes", "route_points", "route_waypoints", "athlete_profile", "plans"] {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+            }
+            return counts
+        }
+    }
+
+
+    /// The database file must still be the one opened: a data folder removed or replaced
+    /// under a running device would take every later commit into an unlinked file.
+    func checkStillThere() throws {
+        var now = stat()
+        guard stat(path, &now) == 0, UInt64(now.st_ino) == identity.inode, UInt64(now.st_dev) == identity.device else {
+            throw StorageError.database("\(path) is gone (the data folder was removed or replaced): nothing more can be stored there")
+        }
+    }
+
+    /// Commits, then closes the activity: its state, its end (the last point's time when
+
+    /// A write transaction, with database errors said for a person.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as StorageError {
+            throw error
+        } catch let error as GPXError {
+            throw error
+        } catch {
+            throw StorageError.database(Self.reason(error))
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as StorageError {
+            throw error
+        } catch let error as ShareError {
+            throw error
+        } catch {
+            throw StorageError.database(Self.reason(error))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return "\(error.message ?? "SQLite error") (SQLite error \(error.resultCode.rawValue))"
+        }
+        if let error = error as? StorageError { return error.description }
+        if let error = error as? GPXError { return error.description }
+        // Foundation's file errors carry the system's reason underneath ("Permission denied").
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {
+            let posix = underlying as NSError
+            if posix.domain == NSPOSIXErrorDomain, let message = strerror(Int32(posix.code)) {
+                return String(cString: message)
+            }
+        }
+        return ns.localizedDescription
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds (truncated).
+    var milliseconds: Int64 {
+        let (s, atto) = components
+        return s * 1000 + atto / 1_000_000_000_000_000
+    }
+}
+
+/// A part of the store: what it stores lives in the shared database.
+protocol DatabasePart: Sendable {
+    var database: PacerDatabase { get }
+}
+
+extension DatabasePart {
+    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+    func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
+}
