@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests", dependencies: ["PacerCore", "Storage", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore", "TestSupport"],
+            name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore", "Charts", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),

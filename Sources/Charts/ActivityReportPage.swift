@@ -37,7 +37,9 @@ public enum ActivityReportPage {
             ? "The track to scale, north up"
             : "The track to scale, north up, coloured by speed against the band of the phase being run "
                 + "(each leg by the receiver's speed at the stored point it ends at)")
-            + "; numbered circles mark each kilometre of the stored track. Projection: equirectangular "
+            + (run.onOdometer ? "; numbered circles mark each kilometre of the device's distance. "
+                : "; numbered circles mark each kilometre of the stored track. ")
+            + "Projection: equirectangular "
             + "about the middle latitude."
         body += HTMLPage.section("Route", HTMLPage.figure(map.render(title: "The route of \(heading)", id: "map"),
                                                           caption: mapCaption))
@@ -75,8 +77,11 @@ public enum ActivityReportPage {
                     ["\(sp.number)", ActivityFormat.kilometres(sp.distance), clock(sp.seconds),
                      Pace.minutesPerKilometre(sp.speed), ActivityFormat.kilometresPerHour(sp.speed), clock(sp.cumulative)]
                 }, numeric: [0, 1, 2, 3, 4, 5])
-                + HTMLPage.paragraph("Each kilometre along the stored track points; the last row is what is left. "
-                    + "The distance above is the device's, from every fix, so it may differ by a few metres.",
+                + HTMLPage.paragraph(run.onOdometer
+                    ? "Each kilometre of the device's distance (the one above, from every fix); the last row is "
+                        + "what is left."
+                    : "Each kilometre along the stored track points; the last row is what is left. "
+                        + "The distance above is the device's, from every fix, so it may differ by a few metres.",
                     class: "note"))
         }
         if !input.waypoints.isEmpty {

@@ -13,23 +13,41 @@ public enum PaceClass: String, Hashable, Sendable, CaseIterable {
 /// against the band, kilometre marks and per-kilometre splits. Pure arithmetic on the stored
 /// record.
 ///
-/// **The timer.** Cues and phases are stored on the runner's timer (pauses excluded); points
-/// carry the receiver's UTC time. A point's timer reading is its time since the start, less
-/// the pauses before it. Pauses are known from the `paused` cues (the timer's reading when
-/// it stopped); a pause always starts a new segment, so the gap between two segments that
-/// holds a pause's reading is that pause, and the first point after it is placed at the
-/// timer's reading when it stopped (auto-pause resumes at that very fix). A pause by hand is
-/// resumed by hand, some seconds before the next position update: that running time is not
-/// in the points, but the activity's elapsed time less its timer is the whole time paused,
-/// and the difference is shared out among the pauses (exact for one pause). An imported
-/// activity has no timer: its points are placed at their time since its first point.
+/// **The timer and the distance.** A point recorded on the device carries the runner's timer
+/// (pauses excluded) and the odometer's distance there, as the coach read them. The seconds
+/// are those readings (a point stored while auto-pause made sure the runner stood still reads
+/// the moment the timer went back to), so every pause is left out exactly; the distance along
+/// is the odometer's, the one the activity's total is, so the splits add up to the activity's
+/// distance and the last one ends at its timer.
+///
+/// **Points without them** (recorded before they were stored). Cues and phases are stored on
+/// the runner's timer; points carry the receiver's UTC time. A point's timer reading is its
+/// time since the start, less the pauses before it. Pauses are known from the `paused` cues
+/// (the timer's reading when it stopped); a pause always starts a new segment, so the gap
+/// between two segments that holds a pause's reading is that pause, and the first point after
+/// it is placed at the timer's reading when it stopped (auto-pause resumes at that very fix).
+/// A pause by hand is resumed by hand, some seconds before the next position update: that
+/// running time is not in the points, but the activity's elapsed time less its timer is the
+/// whole time paused, and the difference is shared out among the pauses (exact for one
+/// pause). The distance is summed along the stored track. An imported activity has no timer:
+/// its points are placed at their time since its first point.
 public struct RunAnalysis: Sendable {
     /// Seconds on the timer (or since the first point, for an import), one per point.
     public var seconds: [Double]
     /// Metres per second at each point: the receiver's, else from the legs on either side.
     public var speeds: [Double]
-    /// Metres along the stored track at each point (segment gaps add nothing).
+    /// Metres at each point: the odometer's (`onOdometer`), else along the stored track
+    /// (segment gaps add nothing).
     public var along: [Double]
+    /// True when `along` is the odometer's distance the points carry: then the splits add up
+    /// to the activity's distance, `total`.
+    public var onOdometer: Bool
+    /// What the splits add up to: the activity's distance (`onOdometer`), else the stored
+    /// track's length.
+    public var total: Double
+    /// The timer at the end of the last split: the activity's timer when the points carry the
+    /// timer, else the last point's seconds.
+    public var end: Double?
     /// The phases on the timer: start and end seconds, band in m/s.
     public var phases: [Phase]
     /// One per point: the class of the leg that ends at it, from that point's speed against
@@ -51,14 +69,35 @@ public struct RunAnalysis: Sendable {
     public init(_ input: ActivityReportInput) {
         points = input.points
         onTimer = input.source == nil && input.timer != nil
-        seconds = onTimer ? RunAnalysis.timerSeconds(input) : RunAnalysis.sinceFirst(input.points)
+        let recorded = input.source == nil && !input.points.isEmpty
+        let timers = recorded ? input.points.compactMap(\.timer) : []
+        let odometer = recorded ? input.points.compactMap(\.distance) : []
+        if onTimer, timers.count == input.points.count, let timer = input.timer {
+            seconds = RunAnalysis.monotonic(timers.map(\.inSeconds))
+            end = max(timer.inSeconds, seconds.last ?? 0)
+        } else {
+            seconds = onTimer ? RunAnalysis.timerSeconds(input) : RunAnalysis.sinceFirst(input.points)
+            end = seconds.last
+        }
         var along: [Double] = []
-        var total = 0.0
-        for (i, p) in input.points.enumerated() {
-            if i > 0, input.points[i - 1].segment == p.segment {
-                total += Geodesy.distance(input.points[i - 1].position, p.position)
+        if odometer.count == input.points.count, !odometer.isEmpty {
+            onOdometer = true
+            var reading = 0.0
+            for d in odometer {
+                reading = max(reading, d)
+                along.append(reading)
             }
-            along.append(total)
+            total = input.distance
+        } else {
+            onOdometer = false
+            var sum = 0.0
+            for (i, p) in input.points.enumerated() {
+                if i > 0, input.points[i - 1].segment == p.segment {
+                    sum += Geodesy.distance(input.points[i - 1].position, p.position)
+                }
+                along.append(sum)
+            }
+            total = sum
         }
         self.along = along
         speeds = RunAnalysis.pointSpeeds(input.points, seconds: seconds, along: along)
@@ -95,6 +134,14 @@ public struct RunAnalysis: Sendable {
         if let p = phases.first(where: { second >= $0.start && second < $0.end }) { return p }
         if let last = phases.last, second >= last.end, second <= last.end + 1 { return last }
         return nil
+    }
+
+    /// The timer's readings as stored, each no later than any after it: a point stored while
+    /// auto-pause made sure the runner stood still reads the moment the timer went back to.
+    static func monotonic(_ readings: [Double]) -> [Double] {
+        var seconds = readings
+        for i in seconds.indices.reversed().dropFirst() { seconds[i] = min(seconds[i], seconds[i + 1]) }
+        return seconds
     }
 
     /// Seconds since the first point.
@@ -200,7 +247,8 @@ public struct RunAnalysis: Sendable {
         return GeoPoint(latitude: a.latitude + (b.latitude - a.latitude) * f, longitude: x)
     }
 
-    /// One per kilometre of the stored track, the last one the rest (when over 10 m).
+    /// One per kilometre (of the odometer's distance, else of the stored track), the last one
+    /// the rest up to `total` (when over 10 m), ending at `end`.
     public struct Split: Hashable, Sendable {
         public var number: Int
         /// Metres in this split.
@@ -215,13 +263,24 @@ public struct RunAnalysis: Sendable {
         guard let firstSecond = seconds.first else { return [] }
         var result: [Split] = []
         var previous = firstSecond
-        for mark in kilometreMarks {
+        var marks = kilometreMarks.map { (kilometre: $0.kilometre, second: $0.second) }
+        // On the odometer the activity's distance and timer run on past the last point (to
+        // the end of the recording): the kilometres passed there are placed on that stretch.
+        if onOdometer, let lastAlong = along.last, let lastSecond = seconds.last, let end, total > lastAlong {
+            var k = (marks.last?.kilometre ?? 0) + 1
+            while Double(k) * 1000 <= total {
+                let f = (Double(k) * 1000 - lastAlong) / (total - lastAlong)
+                marks.append((k, lastSecond + (end - lastSecond) * f))
+                k += 1
+            }
+        }
+        for mark in marks {
             result.append(Split(number: mark.kilometre, distance: 1000, seconds: mark.second - previous,
                                 cumulative: mark.second))
             previous = mark.second
         }
-        let rest = (along.last ?? 0) - Double(result.count) * 1000
-        if rest > 10, let last = seconds.last {
+        let rest = total - Double(result.count) * 1000
+        if rest > 10, let last = end {
             result.append(Split(number: result.count + 1, distance: rest, seconds: last - previous, cumulative: last))
         }
         return result

@@ -8,13 +8,22 @@ public struct TrackPoint: Hashable, Sendable {
     public var altitude: Double?
     /// Metres per second, as the receiver reported it.
     public var speed: Double?
+    /// The runner's timer at the point (pauses excluded), as the coach read it; nil for an
+    /// import, or a point recorded before the points carried it.
+    public var timer: Duration?
+    /// The odometer's distance at the point (metres), the one the coach and the activity's
+    /// total count; nil as `timer`.
+    public var distance: Double?
 
-    public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?) {
+    public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?,
+                timer: Duration? = nil, distance: Double? = nil) {
         self.segment = segment
         self.time = time
         self.position = position
         self.altitude = altitude
         self.speed = speed
+        self.timer = timer
+        self.distance = distance
     }
 }
 

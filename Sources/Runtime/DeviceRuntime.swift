@@ -341,8 +341,10 @@ public final class DeviceRuntime: Sendable {
         // Compared at the fix's arrival: a fix kept since (the latest at a pause) is old.
         let arrival = s.lastFix == fix ? (s.lastFixArrival ?? parts.clock.now) : parts.clock.now
         guard let (time, segment) = s.track.place(fix, arrival: arrival) else { return nil }
+        let now = parts.clock.now
         return (TrackPoint(segment: segment, time: time, position: fix.position,
-                           altitude: fix.altitude, speed: fix.speed), activity)
+                           altitude: fix.altitude, speed: fix.speed,
+                           timer: s.coach.elapsed(at: now), distance: s.coach.distance(at: now)), activity)
     }
 
     /// The receiver's latest fix as a track point, when it is live and newer than the last

@@ -104,6 +104,7 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         var point = point
         point.altitude = point.altitude.flatMap { $0.isFinite ? $0 : nil }
         point.speed = point.speed.flatMap { $0.isFinite ? $0 : nil }
+        point.distance = point.distance.flatMap { $0.isFinite ? $0 : nil }
         let p = point
         try buffer(activity) { pending, counters in
             pending.points.append((activity, counters.point, p))
@@ -283,13 +284,13 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         }
         if !batch.points.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, timer_ms, distance_m)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, seq, p) in batch.points {
                 try statement.execute(arguments: [
                     activity, seq, p.segment, p.time.millisecondsSince1970,
-                    p.position.latitude, p.position.longitude, p.altitude, p.speed,
+                    p.position.latitude, p.position.longitude, p.altitude, p.speed, p.timer?.milliseconds, p.distance,
                 ])
             }
         }
@@ -371,13 +372,17 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
 
     static func fetchPoints(_ activity: Int64, _ db: Database) throws -> [TrackPoint] {
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
+            db, sql: """
+                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m FROM track_points
+                WHERE activity_id = ? ORDER BY seq
+                """,
             arguments: [activity])
         var points: [TrackPoint] = []
         while let row = try rows.next() {
             points.append(TrackPoint(
                 segment: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
-                position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4], speed: row[5]))
+                position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4], speed: row[5],
+                timer: (row[6] as Int64?).map { .milliseconds($0) }, distance: row[7]))
         }
         return points
     }

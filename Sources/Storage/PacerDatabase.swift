@@ -275,6 +275,15 @@ public final class PacerDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Each track point's timer reading and odometer distance, as the runtime had them, so
+        // that the report's splits, charts and header share one distance and pauses are
+        // exact. NULL for imports and for points recorded before.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: """
+                ALTER TABLE track_points ADD COLUMN timer_ms INTEGER;
+                ALTER TABLE track_points ADD COLUMN distance_m REAL;
+                """)
+        }
         return migrator
     }
 
