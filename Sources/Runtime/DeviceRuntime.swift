@@ -289,10 +289,7 @@ public final class DeviceRuntime: Sendable {
                 // Every fix the receiver delivers places the runner on the route: the more
                 // fixes, the sooner a wrong turn is heard.
                 routeEvents = s.follower?.fix(fix.position, speed: fix.speed, elevation: fix.altitude, at: now) ?? []
-                if update {
-                    point = trackPoint(fix, &s)
-                    sleepNow = s.profile.gpsMode == .backup
-                }
+                if update { sleepNow = s.profile.gpsMode == .backup }
                 // Between position updates: counted for distance, not stored, not judged. A
                 // runner standing while auto-pause makes sure is not judged either: they are
                 // about to be paused, not to be told to speed up.
@@ -302,16 +299,21 @@ public final class DeviceRuntime: Sendable {
                     ? s.coach.fix(fix.position, speed: fix.speed, at: now)
                     : s.coach.track(fix.position, speed: fix.speed, at: now)
                 if case .pause(let since) = decision {
-                    // The track ends where the runner stands, as at a press.
-                    if !update { point = latestPoint(&s) }
-                    s.track.breakSegment()
                     pauseOut = s.coach.pause(at: now, stoppedAt: since)
+                    // The track ends where the runner stands, as at a press; the point's timer
+                    // is the one wound back to when they stopped.
+                    point = trackPoint(fix, &s)
+                    s.track.breakSegment()
                     if s.coach.isPaused {
                         autoPaused = now - since
                     } else {
                         // The workout ended on the way: nothing is paused.
                         s.autoPause.handOver()
                     }
+                } else if update {
+                    // Stored after the coach has counted it: the point carries the timer and
+                    // the odometer's distance with this fix's leg in them.
+                    point = trackPoint(fix, &s)
                 }
             }
         }

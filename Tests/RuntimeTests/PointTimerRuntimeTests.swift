@@ -34,4 +34,23 @@ struct PointTimerRuntimeTests {
         #expect(timers.last! <= detail.summary.activeTime!)
         #expect(distances.last! <= detail.summary.distance + 1e-9)
     }
+
+    /// Standing from 40 s to 70 s with auto-pause: the points stored while auto-pause makes
+    /// sure (41–44 s) read the timer as it ran then; the point stored at the pause carries the
+    /// timer wound back to the stop (40 s), and from there on it never reads less (a report caps
+    /// the earlier readings at the later ones), nor counts the standing.
+    @Test func anAutoPausePointCarriesTheTimerOfTheStop() throws {
+        let rig = try Rig(recording(seconds: 200) { s in (40..<70).contains(s) ? 0.0 : 3.0 },
+                          plan: plan(("run", 100, 2.5, 3.5)), profile: autoPauseProfile())
+        try rig.run()
+        let points = try rig.store.activity(#require(rig.runtime.status.activityID)).points
+        let timers = try points.map { try #require($0.timer) }
+        let last = try #require(points.last { $0.segment == 0 })
+        let after = timers[try #require(points.lastIndex { $0.segment == 0 })...]
+        #expect(zip(after, after.dropFirst()).allSatisfy { $0 <= $1 }, "\(timers.map(\.inSeconds))")
+        #expect(timers.max() == .seconds(99), "100 s of running, none of standing")
+        #expect(last.timer == .seconds(40), "the pause's point: \(String(describing: last.timer))")
+        let first = try #require(points.first { $0.segment == 1 })
+        #expect(first.timer == .seconds(40), "the first point after the resume: \(String(describing: first.timer))")
+    }
 }
