@@ -313,21 +313,22 @@ public final class PacerDatabase: Sendable {
 
     /// A write transaction, with database errors said for a person.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try saidForAPerson { try pool.write(body) }
+    }
+
+    /// A read, with database errors said for a person.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try saidForAPerson { try pool.read(body) }
+    }
+
+    /// Pacer's own errors pass as they are (a GPX or share refusal thrown inside a
+    /// transaction); the database's are said with SQLite's reason.
+    private func saidForAPerson<T>(_ work: () throws -> T) throws -> T {
         do {
-            return try pool.write(body)
+            return try work()
         } catch let error as StorageError {
             throw error
         } catch let error as GPXError {
-            throw error
-        } catch {
-            throw StorageError.database(Self.reason(error))
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as StorageError {
             throw error
         } catch let error as ShareError {
             throw error
