@@ -66,6 +66,27 @@ public final class GPSEventSink: Sendable {
         var restWatch: ScheduledTask?
         var tap: GPSEventSink?
         var silence: SilenceWatch?
+        /// The status as last handed to the handler, on the loop.
+        var delivered = DeliveredStatus()
+        /// The firmware put the receiver to sleep (its silence is expected), or woke it (no
+        /// fix is expected until `searchingUntil`).
+        var asleep = false
+        var searchingUntil: Instant?
+    }
+
+    /// The receiver's status as the device acts on it: the last one handed to the handler, on
+    /// the clock's loop (the status machine runs ahead of it, on the source's thread), with
+    /// its detail and the one before it.
+    public struct DeliveredStatus: Hashable, Sendable {
+        public var status: GPSStatus
+        public var detail: String?
+        public var previous: GPSStatus
+
+        public init(status: GPSStatus = .disconnected, detail: String? = nil, previous: GPSStatus = .disconnected) {
+            self.status = status
+            self.detail = detail
+            self.previous = previous
+        }
     }
 
     /// The silence watchdog: how long the receiver may say nothing before its fix is lost.
@@ -311,11 +332,45 @@ public final class GPSEventSink: Sendable {
         tap?.noFix()
     }
 
+    /// The status the device acts on (`DeliveredStatus`): the one owner of it.
+    public var delivered: DeliveredStatus { state.withLock { $0.delivered } }
+
+    // MARK: The receiver's sleep
+
+    /// The firmware put the receiver to sleep (backup between positions): until it wakes, its
+    /// silence and its lost fix are expected, not handed on (being unplugged still is).
+    public func receiverSleeps() {
+        state.withLock { $0.asleep = true }
+    }
+
+    /// The firmware woke the receiver: for `searching` (its hot start and a grace) having no
+    /// fix yet is expected, not handed on; a fix ends that.
+    public func receiverWoke(searching: Duration) {
+        let now = clock.now
+        state.withLock { s in
+            s.asleep = false
+            s.searchingUntil = now + searching
+        }
+    }
+
     private func emit(_ events: [GPSEvent]) {
         guard !events.isEmpty else { return }
-        let handler = self.handler
-        clock.execute {
-            for e in events { handler(e) }
+        clock.execute { [self] in
+            for e in events where deliver(e) { handler(e) }
+        }
+    }
+
+    /// On the loop, as the event is handed on: whether it is (a status the receiver's sleep
+    /// makes expected is not), and the delivered status after it.
+    private func deliver(_ event: GPSEvent) -> Bool {
+        guard case .status(let status, let detail) = event else { return true }
+        let now = clock.now
+        return state.withLock { s in
+            let searching = s.searchingUntil.map { now < $0 } ?? false
+            if status != .disconnected && status != .fix && (s.asleep || searching) { return false }
+            if status == .fix { s.searchingUntil = nil }
+            s.delivered = DeliveredStatus(status: status, detail: detail, previous: s.delivered.status)
+            return true
         }
     }
 }

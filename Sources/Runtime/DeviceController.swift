@@ -109,8 +109,6 @@ public final class DeviceController: Sendable {
         var today: TodaysWorkout?
         /// The workout offered (stepping moves it); nil when none can start.
         var offered: Int?
-        var gps = GPSStatus.disconnected
-        var gpsDetail: String?
         var lastFixTime: UTCTimestamp?
         var booted = false
         var shuttingDown = false
@@ -259,11 +257,15 @@ public final class DeviceController: Sendable {
         case .unavailable(let reason): parts.append(reason)
         case nil: break
         }
-        parts.append("gps \(s.gps.rawValue)")
+        parts.append("gps \(gps.status.rawValue)")
         return parts.joined(separator: "  ")
     }
 
     public var phase: DeviceState { state.withLock { $0.phase } }
+
+    /// The receiver's status as the device's own sink handed it on (the sink owns it);
+    /// disconnected when the device has no GPS.
+    private var gps: GPSEventSink.DeliveredStatus { deviceSink?.delivered ?? GPSEventSink.DeliveredStatus() }
 
     /// The running workout's runtime, if one runs.
     public var runtime: DeviceRuntime? { state.withLock { $0.runtime } }
@@ -272,10 +274,8 @@ public final class DeviceController: Sendable {
 
     private func bootCheck() {
         var faults = settings.knownFaults
-        let (gps, detail) = state.withLock { s in
-            s.booted = true
-            return (s.gps, s.gpsDetail)
-        }
+        state.withLock { $0.booted = true }
+        let (gps, detail) = (self.gps.status, self.gps.detail)
         if hub == nil {
             faults.append("GPS: none configured (the workout runs on time alone)")
         } else if gps == .disconnected {
@@ -289,7 +289,7 @@ public final class DeviceController: Sendable {
         }
         sound(faults.isEmpty ? .powerOn : .fault)
         if case .expired = offer { sound(.planExpired) }
-        if state.withLock({ $0.gps == .fix }) {
+        if self.gps.status == .fix {
             becomeReady()
         } else {
             becomeSearching()
@@ -302,12 +302,8 @@ public final class DeviceController: Sendable {
         case .fix(let fix), .reading(let fix):
             state.withLock { $0.lastFixTime = fix.time }
         case .status(let status, let detail):
-            let (phase, booted, was) = state.withLock { s -> (DeviceState, Bool, GPSStatus) in
-                let was = s.gps
-                s.gps = status
-                s.gpsDetail = detail
-                return (s.phase, s.booted, was)
-            }
+            let (phase, booted) = state.withLock { s in (s.phase, s.booted) }
+            let was = gps.previous
             guard phase != .running, phase != .off else { return }
             report(.gps(status, detail: detail))
             if let power = ReceiverPower.powerState(after: status, mode: .tracking) { parts.power?.gps(power, at: now) }
@@ -495,8 +491,7 @@ public final class DeviceController: Sendable {
             // The runtime may have left the receiver resting or asleep (its profile's mode).
             hub?.setPower(.tracking)
             deviceSink?.restPeriod = nil
-            let gps = state.withLock { $0.gps }
-            if let power = ReceiverPower.powerState(after: gps, mode: .tracking) { parts.power?.gps(power, at: parts.clock.now) }
+            if let power = ReceiverPower.powerState(after: gps.status, mode: .tracking) { parts.power?.gps(power, at: parts.clock.now) }
             if off {
                 finishSwitchingOff()
                 return
@@ -506,7 +501,7 @@ public final class DeviceController: Sendable {
     }
 
     private func backToWaiting() {
-        if state.withLock({ $0.gps == .fix }) {
+        if gps.status == .fix {
             becomeReady()
         } else {
             refreshToday()

@@ -35,9 +35,6 @@ public final class DeviceRuntime: Sendable {
         var startedAt: Instant?
         var track: TrackClock
         var hasFixNow = false
-        /// The receiver's status as the workout judges it (a sleeping receiver's silence is
-        /// not a loss): the one the status shows.
-        var gps = GPSStatus.disconnected
         var waypoints = 0
         var lastWaypointAt: Instant?
         var timer: ScheduledTask?
@@ -137,6 +134,7 @@ public final class DeviceRuntime: Sendable {
             }
             sink.restPeriod = ReceiverPower.restPeriod(parts.profile)
             self.sink.withLock { $0 = sink }
+            receiver.attach(sink)
             gps.start(sink)
         }
     }
@@ -220,10 +218,12 @@ public final class DeviceRuntime: Sendable {
     public var status: RuntimeStatus {
         let now = parts.clock.now
         let lastCue = player.lastCue
+        // The receiver's status as the sink handed it to this workout (the sink owns it).
+        let gps = sink.withLock { $0?.delivered.status } ?? .disconnected
         return state.withLock { s in
             RuntimeStatus(
                 plan: plan.name, workout: workout.name, profile: s.profile.name, coach: s.coach.status(at: now),
-                gps: s.gps, positioning: s.coach.positioning, activityID: s.activity, points: s.track.points,
+                gps: gps, positioning: s.coach.positioning, activityID: s.activity, points: s.track.points,
                 waypoints: s.waypoints, lastCue: lastCue, battery: s.battery.reading, route: s.follower?.progress)
         }
     }
@@ -237,11 +237,6 @@ public final class DeviceRuntime: Sendable {
 
     private func gpsEvent(_ event: GPSEvent) {
         let now = parts.clock.now
-        if case .status(let status, _) = event, !state.withLock({ $0.finished }), receiver.expects(status, at: now) {
-            // A receiver the firmware put to sleep is silent, and one just woken has no fix
-            // yet: neither is a loss.
-            return
-        }
         let finished = state.withLock { $0.finished }
         var out: [CoachOutput] = []
         var point: (TrackPoint, Int64)?
@@ -257,7 +252,6 @@ public final class DeviceRuntime: Sendable {
             switch event {
             case .status(let status, let detail):
                 power = ReceiverPower.powerState(after: status, mode: s.profile.gpsMode)
-                s.gps = status
                 logger.info("gps \(status.rawValue)\(detail.map { ": \($0)" } ?? "")")
                 switch status {
                 case .fix:

@@ -6,7 +6,8 @@ import Synchronization
 /// the commands the receiver is given (where its source can be commanded), and in the
 /// backup mode its sleep between positions: put in backup after a position, woken a
 /// hot-start time and a margin before the next is due. Its silence while asleep, and its
-/// search for a fix just after a wake, are expected, not a loss.
+/// search for a fix just after a wake, are expected, not a loss: the GPS sink is told of the
+/// sleep and the wake, and hands those statuses on to nobody.
 final class ReceiverPower: Sendable {
     /// A receiver put in backup is woken this long plus its hot-start time before the next
     /// position is due, so that the fix is there in time.
@@ -21,8 +22,8 @@ final class ReceiverPower: Sendable {
         /// Put in backup by the firmware: its silence is expected.
         var asleep = false
         var wakeTimer: ScheduledTask?
-        /// When the receiver was last woken from backup.
-        var wokeAt: Instant?
+        /// The sink that hears the receiver for the workout (once it is started).
+        var sink: GPSEventSink?
     }
 
     private let clock: any PacerClock
@@ -42,16 +43,9 @@ final class ReceiverPower: Sendable {
     var isAsleep: Bool { state.withLock { $0.asleep } }
     var current: GPSPowerState { state.withLock { $0.power } }
 
-    /// Whether a status the receiver reports is what its sleep makes expected (silent while
-    /// asleep, no fix yet just after a wake): then it is no loss and is not acted on. A fix
-    /// ends the wake.
-    func expects(_ status: GPSStatus, at now: Instant) -> Bool {
-        state.withLock { s in
-            let waking = s.wokeAt.map { now - $0 < hotStart + ReceiverPower.wakeGrace } ?? false
-            if status != .disconnected && status != .fix && (s.asleep || waking) { return true }
-            if status == .fix { s.wokeAt = nil }
-            return false
-        }
+    /// The workout's sink: told when the receiver sleeps and wakes.
+    func attach(_ sink: GPSEventSink) {
+        state.withLock { $0.sink = sink }
     }
 
     /// Tells the receiver (the states it can be told) and the energy model, when it changes.
@@ -73,14 +67,15 @@ final class ReceiverPower: Sendable {
     /// shorter than the hot start itself. `onWake` runs on the loop at the wake.
     func sleep(positionInterval interval: Duration, onWake: @escaping @Sendable () -> Void) {
         let now = clock.now
-        let wakeAt = state.withLock { s -> Instant? in
+        let sleep = state.withLock { s -> (at: Instant, sink: GPSEventSink?)? in
             guard !s.asleep else { return nil }
             let at = now + interval - hotStart - ReceiverPower.wakeMargin
             guard at - now > hotStart else { return nil }
             s.asleep = true
-            return at
+            return (at, s.sink)
         }
-        guard let wakeAt else { return }
+        guard let (wakeAt, sink) = sleep else { return }
+        sink?.receiverSleeps()
         set(.backup)
         let timer = clock.schedule(at: wakeAt) { [self] in
             onWake()
@@ -92,15 +87,15 @@ final class ReceiverPower: Sendable {
     /// Wakes a sleeping receiver: it tracks again and searches for its fix.
     func wake() {
         let now = clock.now
-        let wake = state.withLock { s -> Bool in
+        let wake = state.withLock { s -> (woke: Bool, sink: GPSEventSink?) in
             s.wakeTimer?.cancel()
             s.wakeTimer = nil
-            guard s.asleep else { return false }
+            guard s.asleep else { return (false, nil) }
             s.asleep = false
-            s.wokeAt = now
-            return true
+            return (true, s.sink)
         }
-        guard wake else { return }
+        guard wake.woke else { return }
+        wake.sink?.receiverWoke(searching: hotStart + ReceiverPower.wakeGrace)
         gps?.setPower(.tracking)
         state.withLock { $0.power = .acquiring }
         monitor?.gps(.acquiring, at: now)

@@ -89,15 +89,26 @@ struct RuntimePartsTests {
         let clock = VirtualClock()
         let log = PowerLog()
         let receiver = ReceiverPower(clock: clock, gps: nil, monitor: log, hotStart: .seconds(1))
+        let handed = Mutex<[GPSStatus]>([])
+        let sink = GPSEventSink(clock: clock) { event in
+            if case .status(let status, _) = event { handed.withLock { $0.append(status) } }
+        }
+        receiver.attach(sink)
         receiver.set(.tracking)
         receiver.set(.tracking)  // no change: nothing said twice
         #expect(log.gpsStates.map(\.1) == ["gps tracking"])
+        sink.opened("test")
+        sink.fix(Self.fix(0))
+        clock.runPending()
 
         let woke = WakeCount()
         receiver.sleep(positionInterval: .seconds(30)) { woke.add() }
         #expect(receiver.isAsleep && receiver.current == .backup)
-        #expect(receiver.expects(.fixLost, at: clock.now), "a sleeping receiver's silence is no loss")
-        #expect(!receiver.expects(.disconnected, at: clock.now), "unplugged is a loss, asleep or not")
+        // A sleeping receiver's silence is no loss: the sink hands it on to nobody.
+        sink.silent("quiet")
+        clock.runPending()
+        #expect(handed.withLock { $0 } == [.connected, .fix])
+        #expect(sink.delivered.status == .fix)
         // Woken a hot start (1 s) and a margin (2 s) before the next position, 30 s on.
         clock.advance(to: .zero + .seconds(26))
         #expect(receiver.isAsleep)
@@ -105,11 +116,33 @@ struct RuntimePartsTests {
         #expect(!receiver.isAsleep && woke.count == 1)
         #expect(log.gpsStates.map(\.1) == ["gps tracking", "gps backup", "gps acquiring"])
         #expect(log.gpsStates.last?.0 == 27)
-        // Searching just after the wake is expected, until the hot start and the grace are over.
-        #expect(receiver.expects(.acquiring, at: clock.now + .seconds(10)))
-        #expect(!receiver.expects(.acquiring, at: clock.now + .seconds(11)))
-        #expect(!receiver.expects(.fix, at: clock.now))
-        #expect(!receiver.expects(.fixLost, at: clock.now), "a fix ends the wake: a loss after it counts")
+        // Searching just after the wake is expected, until the hot start and the grace (11 s)
+        // are over; a fix ends the wake, and a loss after it counts.
+        clock.advance(to: .zero + .seconds(37))
+        sink.noFix()
+        clock.runPending()
+        #expect(handed.withLock { $0 } == [.connected, .fix])
+        clock.advance(to: .zero + .seconds(38))
+        sink.noFix()
+        sink.fix(Self.fix(38))
+        sink.silent("quiet")
+        clock.runPending()
+        #expect(handed.withLock { $0 } == [.connected, .fix, .fix, .fixLost])
+        #expect(sink.delivered == .init(status: .fixLost, detail: "quiet", previous: .fix))
+    }
+
+    /// Unplugged is a loss, asleep or not.
+    @Test func anUnplugWhileAsleepIsHandedOn() {
+        let clock = VirtualClock()
+        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: nil, hotStart: .seconds(1))
+        let sink = GPSEventSink(clock: clock) { _ in }
+        receiver.attach(sink)
+        sink.opened("test")
+        sink.fix(Self.fix(0))
+        receiver.sleep(positionInterval: .seconds(30)) {}
+        sink.closed("unplugged")
+        clock.runPending()
+        #expect(sink.delivered == .init(status: .disconnected, detail: "unplugged", previous: .fix))
     }
 
     @Test func aNapShorterThanTheHotStartIsNotTaken() {
