@@ -59,20 +59,64 @@ public struct YAMLMapping {
         return try YAMLMapping(file: file, node: root, path: "")
     }
 
-    /// Reads and parses a file from disk.
+    /// The largest data file read (settings, a profile, a plan, a scenario, a recipe): far
+    /// more than any needs (the longest bundled plan is a few kilobytes), and small enough that
+    /// reading it cannot exhaust a 512 MB board.
+    public static let maximumFileSize = 1 << 20
+
+    /// Reads and parses a file from disk. Only a regular file is read (a FIFO would block, a
+    /// device never end), at most `maximumFileSize` bytes, and only UTF-8 text: a stray byte
+    /// is named by its line and its offset in the file.
     public static func load(path: String) throws(DataFileError) -> YAMLMapping {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw DataFileError(file: path, reason: DataFileError.noSuchFile)
         }
         guard !isDirectory.boolValue else { throw DataFileError(file: path, reason: DataFileError.folder) }
-        let text: String
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw DataFileError(file: path, reason: "\(DataFileError.unreadable) (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw DataFileError(file: path, reason: "\(DataFileError.unreadable): not a regular file (a FIFO, a device, a socket)")
+        }
+        guard info.st_size <= maximumFileSize else {
+            throw DataFileError(
+                file: path,
+                reason: "is \(info.st_size) bytes, more than a data file may be (\(maximumFileSize) bytes): is it the right file?")
+        }
+        let data: Data
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw DataFileError(file: path, reason: "\(DataFileError.unreadable) (\(YAMLMapping.reason(error)))")
         }
-        return try load(file: path, text: text)
+        return try load(file: path, text: try text(of: data, file: path))
+    }
+
+    /// `data` as UTF-8 text; a byte sequence that is not UTF-8 is refused with its line and
+    /// its byte offset in the file (from 0).
+    static func text(of data: Data, file: String) throws(DataFileError) -> String {
+        let bytes = [UInt8](data)
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        // Decode scalar by scalar to the first error: its offset, and the line it is on.
+        var offset = 0, line = 1
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1 }
+                offset += UTF8.width(scalar)
+            case .emptyInput:
+                break decoding
+            case .error:
+                break decoding
+            }
+        }
+        throw DataFileError(
+            file: file, line: line,
+            reason: String(format: "byte offset %d (0x%02X): not UTF-8 text (save the file as UTF-8)", offset, bytes[min(offset, bytes.count - 1)]))
     }
 
     public init(file: String, node: Node, path: String) throws(DataFileError) {

@@ -89,3 +89,38 @@ enum ControlWire {
         "error: \(maximum) watchers already, the most at once; try again later"
     }
 }
+
+/// What an `error: …` reply from the control socket means for the client, so that
+/// `pacer ctl` exits with the matching sysexits status.
+public enum ControlRefusal: Hashable, Sendable {
+    /// The server is full or the device was slow: try again (EX_TEMPFAIL, 75).
+    case busy
+    /// The line itself was refused (too long, not UTF-8, not a command): EX_USAGE, 64.
+    case badCommand
+    /// The device answered the command with a refusal (not recording, …): 1.
+    case refused
+
+    /// The kind of refusal `reply` is; nil when it is no refusal.
+    public init?(reply: String) {
+        guard reply.hasPrefix("error:") else { return nil }
+        let line = reply.hasSuffix("\n") ? String(reply.dropLast()) : reply
+        if line + "\n" == ControlWire.busy || line == ControlWire.noAnswer
+            || line.hasSuffix("watchers already, the most at once; try again later") {
+            self = .busy
+        } else if line == ControlWire.commandTooLong || line == ControlWire.notUTF8
+            || line == ControlWire.watchTakesNoArgument || line.hasPrefix("error: no command within ") {
+            self = .badCommand
+        } else {
+            self = .refused
+        }
+    }
+
+    /// The sysexits status `pacer ctl` exits with.
+    public var exitStatus: Int32 {
+        switch self {
+        case .busy: 75
+        case .badCommand: 64
+        case .refused: 1
+        }
+    }
+}

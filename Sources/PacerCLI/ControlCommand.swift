@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Configurator
 import HAL
+import LinuxHardware
 
 /// `pacer ctl …`: sends one command to the running device over its control socket and prints
 /// the reply (R20).
@@ -13,8 +14,8 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Talks to `pacer run` or `pacer device` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
             else /tmp/pacer-UID/control.sock, or --socket. Prints the device's reply; exits 1 when \
-            its reply is an error, 69 when no device is running, 75 when it does not answer in \
-            time. \
+            the device refuses the command (not recording, …), 69 when no device is running, 75 \
+            when it is busy (too many clients) or does not answer in time. \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
         subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Watch.self])
@@ -38,10 +39,10 @@ struct CtlCommand: ParsableCommand {
             // A ConfigurationError prints as `Error: no Pacer running: …` with exit status 69.
             let reply = try Configurator.sendControl(
                 command.line, socketPath: socket, timeout: duration)
-            if reply.hasPrefix("error:") {
+            if let refusal = ControlRefusal(reply: reply) {
                 var standardError = StandardError()
                 print(reply, to: &standardError)
-                throw ExitCode.failure
+                throw ExitCode(refusal.exitStatus)
             }
             print(reply)
         }
@@ -116,9 +117,9 @@ struct CtlCommand: ParsableCommand {
                 (cues, phases, GPS, waypoints, pauses, battery, the end) as it happens, each with \
                 the status right after it. Each line is written as it arrives, for `| jq` or a \
                 phone over SSH (ssh pi@pacer pacer ctl watch). Exits 0 when the device ends the \
-                stream (the activity finished, or pacer run exited); 69 when no device runs; 1 \
-                when it refuses (4 watchers already), or when it drops this watcher for reading \
-                too slowly (its last line is then {"event":"error",…}).
+                stream (the activity finished, or pacer run exited); 69 when no device runs; 75 \
+                when it is busy (4 watchers already: try again); 1 when it drops this watcher for \
+                reading too slowly (its last line is then {"event":"error",…}).
                 """)
 
         @OptionGroup var options: Options
@@ -133,9 +134,11 @@ struct CtlCommand: ParsableCommand {
         func run() throws {
             var printed = 0
             var failure: String?
+            var status = ExitCode.failure
             try Configurator.watchControl(socketPath: options.socket, timeout: options.duration) { line in
-                if printed == 0, line.hasPrefix("error:") {
+                if printed == 0, let refusal = ControlRefusal(reply: line) {
                     failure = line
+                    status = ExitCode(refusal.exitStatus)
                     return false
                 }
                 // Each line at once, unbuffered: whoever reads the pipe sees events as they happen.
@@ -150,7 +153,7 @@ struct CtlCommand: ParsableCommand {
             if let failure {
                 var standardError = StandardError()
                 print(failure, to: &standardError)
-                throw ExitCode.failure
+                throw status
             }
         }
     }

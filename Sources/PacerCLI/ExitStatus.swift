@@ -46,7 +46,8 @@ enum ExitStatus: Int32, CaseIterable {
             case .unknownActivity, .unknownRoute, .unknownPlan, .noDatabase: return .noInput
             case .cannotOpen, .file: return .cannotCreate
             case .database: return .ioError
-            case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder: return .dataError
+            case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder, .tooFewPoints:
+                return .dataError
             }
         case let error as DataFileError: return error.isUnreadable ? .noInput : .dataError
         case let error as GPXError: return error.isUnreadable ? .noInput : .dataError

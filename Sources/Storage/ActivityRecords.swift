@@ -218,9 +218,12 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAthlete(String)
     /// A profile change dated before the latest stored one (a clock gone back?).
     case athleteChangeOutOfOrder(latest: UTCTimestamp, given: UTCTimestamp)
+    /// Too few points for what was asked (a route of one point): the reason.
+    case tooFewPoints(String)
 
     public var description: String {
         switch self {
+        case .tooFewPoints(let reason): reason
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
         case .busy(let directory, let holder):
             "\(directory) is in use by another Pacer"

@@ -34,14 +34,27 @@ public final class DataFolderLock: Sendable {
                 held[key] = (entry.fd, entry.count + 1)
                 return
             }
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o660)
+            // Never through a symbolic link (a link planted in the folder would have the
+            // device truncate its target), never anything but a regular file (a FIFO would
+            // block the open, a device would be written to).
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o660)
             guard fd >= 0 else {
+                if errno == ELOOP {
+                    throw StorageError.cannotOpen(
+                        path: path, reason: "it is a symbolic link, which Pacer does not follow: remove it (rm \(path))")
+                }
                 if errno == EROFS {
                     throw StorageError.cannotOpen(
                         path: directory, reason: "the data folder is on a read-only file system: nothing could be stored. "
                             + "Remount it read-write, or check the card (Linux remounts a damaged file system read-only)")
                 }
                 throw StorageError.cannotOpen(path: path, reason: "cannot open the lock file (\(String(cString: strerror(errno))))")
+            }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                close(fd)
+                throw StorageError.cannotOpen(
+                    path: path, reason: "it is not a regular file: remove it (rm \(path)), Pacer makes it again")
             }
             // A lock this process just released can still be held for a moment by a child
             // being spawned (it holds a copy of every descriptor until its exec closes the

@@ -438,6 +438,11 @@ extension GPXExchange {
             throw GPXError(file: path, line: document.line, reason: "no route (<rte>) or track (<trk>) points to import")
         }
         try filter.finish()
+        // A route is a line to follow: one point is none (`run --route` could not use it).
+        guard filter.keptCount >= 2 else {
+            throw GPXError(file: path, line: document.line,
+                           reason: "\(filter.keptCount) usable point(s): a route needs two or more")
+        }
         var notes = filter.pointNotes + filter.elevationNotes
         if filter.timesUnusable {
             try db.execute(sql: "UPDATE route_points SET time = NULL WHERE route_id = ?", arguments: [id])

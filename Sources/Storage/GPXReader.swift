@@ -269,6 +269,12 @@ public enum GPXReader {
             throw GPXError(file: path, line: nil, reason: GPXError.noSuchFile)
         }
         guard !isDirectory.boolValue else { throw GPXError(file: path, line: nil, reason: GPXError.folder) }
+        // Only a regular file: a FIFO would block the open (for ever, with nobody writing),
+        // a device would never end.
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw GPXError(file: path, line: nil, reason: "\(GPXError.unreadable): not a regular file (a FIFO, a device, a socket)")
+        }
         guard let base = InputStream(fileAtPath: path), access(path, R_OK) == 0 else {
             throw GPXError(file: path, line: nil, reason: "\(GPXError.unreadable) (permission?)")
         }

@@ -48,7 +48,7 @@ public final class RouteStore: DatabasePart {
     public func followedRoute(_ id: Int64) throws -> FollowedRoute {
         let detail = try route(id)
         guard detail.points.count >= 2 else {
-            throw StorageError.database("route #\(id) has \(detail.points.count) point(s): a route to follow needs two or more")
+            throw StorageError.tooFewPoints("route #\(id) has \(detail.points.count) point(s): a route to follow needs two or more")
         }
         return FollowedRoute(
             name: detail.summary.name, points: detail.points.map(\.position), elevations: detail.points.map(\.altitude),
@@ -65,7 +65,7 @@ public final class RouteStore: DatabasePart {
         guard detail.summary.state != .recording else { throw StorageError.notRecording(id, .recording) }
         let points = detail.points
         guard points.count >= 2 else {
-            throw StorageError.database("activity #\(id) has \(points.count) track point(s): a route needs two or more")
+            throw StorageError.tooFewPoints("activity #\(id) has \(points.count) track point(s): a route needs two or more")
         }
         let routeName = name ?? detail.summary.name
         let line = points.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) }

@@ -245,8 +245,22 @@ struct ControlSocketTests {
         let b = try #require(RawControlClient(path: rig.path))
         // Both are accepted before the third connects: the server handles them in order.
         let c = try #require(RawControlClient(path: rig.path))
-        #expect(c.readToEnd() == "error: busy, try again\n")
+        let reply = c.readToEnd()
+        #expect(reply == "error: busy, try again\n")
+        // `pacer ctl` reads it as "try again": EX_TEMPFAIL (issue 23, case 11).
+        #expect(ControlRefusal(reply: reply ?? "") == .busy)
+        #expect(ControlRefusal.busy.exitStatus == 75)
         _ = (a, b)
+    }
+
+    /// What each of the server's own replies means for `pacer ctl`'s exit status.
+    @Test func refusalsMapToTheirExitStatus() {
+        #expect(ControlRefusal(reply: "error: the device did not answer in time")?.exitStatus == 75)
+        #expect(ControlRefusal(reply: "error: 4 watchers already, the most at once; try again later")?.exitStatus == 75)
+        #expect(ControlRefusal(reply: "error: command too long (at most 256 bytes)")?.exitStatus == 64)
+        #expect(ControlRefusal(reply: "error: the command is not UTF-8 text")?.exitStatus == 64)
+        #expect(ControlRefusal(reply: "error: not recording")?.exitStatus == 1)
+        #expect(ControlRefusal(reply: "waypoint 'Water' stored at 52.0, 4.3") == nil)
     }
 
     @Test("a reply may come later, from another thread")

@@ -77,4 +77,25 @@ struct DataFolderLockTests {
         }
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/typo"))
     }
+
+    /// A `pacer.lock` planted as a symbolic link is refused, never followed: the file it
+    /// points to is not truncated (issue 23, case 8).
+    @Test func aLockFileThatIsASymbolicLinkIsRefusedAndItsTargetKept() throws {
+        let dir = try makeTemporaryDirectory()
+        let target = "\(dir)/precious.txt"
+        try "keep me\n".write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/\(DataFolderLock.fileName)", withDestinationPath: target)
+        let error = #expect(throws: StorageError.self) { try Self.makeDatabase(in: dir) }
+        #expect(error?.description.contains("symbolic link") == true, "\(String(describing: error))")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me\n")
+    }
+
+    /// A FIFO where the lock file goes is refused at once (an open without O_NONBLOCK would
+    /// wait for a writer for ever).
+    @Test func aLockFileThatIsAFIFOIsRefusedAtOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        #expect(mkfifo("\(dir)/\(DataFolderLock.fileName)", 0o600) == 0)
+        let error = #expect(throws: StorageError.self) { try Self.makeDatabase(in: dir) }
+        #expect(error?.description.contains("not a regular file") == true, "\(String(describing: error))")
+    }
 }
