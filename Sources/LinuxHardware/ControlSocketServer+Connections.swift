@@ -142,7 +142,7 @@ extension ControlSocketServer {
                         if code == EINTR || code == ECONNABORTED { continue }
                         if code != EAGAIN && code != EWOULDBLOCK {
                             // EMFILE and the like: stop accepting for a moment, not spin.
-                            logger?.warning("\(name): cannot accept: \(ControlIO.describe(code))")
+                            warn("accept", "\(name): cannot accept: \(ControlIO.describe(code))")
                             _ = poll(nil, 0, 100)
                         }
                         break
@@ -155,7 +155,7 @@ extension ControlSocketServer {
                     if open >= maximumClients {
                         ControlIO.sendOnce(fd, ControlWire.busy)
                         close(fd)
-                        logger?.warning("\(name): \(open) clients already; refused one")
+                        warn("busy", "\(name): \(open) clients already; refused one")
                         continue
                     }
                     connections.append(Connection(fd: fd, id: nextID, deadline: clock.now + clientTimeout))
@@ -174,7 +174,7 @@ extension ControlSocketServer {
                 case .awaitingReply:
                     let id = connections[i].id
                     state.withLock { _ = $0.awaiting.remove(id) }
-                    logger?.warning("\(name): no reply within \(ControlIO.text(replyTimeout))")
+                    warn("no reply", "\(name): no reply within \(ControlIO.text(replyTimeout))")
                     respond(&connections[i], ControlWire.noAnswer, now: later)
                 case .writing:
                     logger?.debug("\(name): a client did not take its reply in time")

@@ -62,7 +62,7 @@ extension ControlSocketServer {
             return (true, s.greeting)
         }
         guard admitted else {
-            logger?.warning("\(name): \(maximumWatchers) watchers already; refused one")
+            warn("watchers", "\(name): \(maximumWatchers) watchers already; refused one")
             respond(&c, ControlWire.tooManyWatchers(maximumWatchers), now: now)
             return
         }
@@ -142,7 +142,7 @@ extension ControlSocketServer {
         c.lines.append(ControlWire.lineBytes(ControlWire.watcherError(reason))!)
         c.ending = true
         c.deadline = now + clientTimeout
-        logger?.warning("\(name): dropped a watcher more than \(watcherBacklog) lines behind")
+        warn("slow watcher", "\(name): dropped a watcher more than \(watcherBacklog) lines behind")
         flushWatcher(&c)
     }
 }

@@ -81,6 +81,8 @@ public final class ControlSocketServer: ControlInput, EventPublisher {
 
     let logger: Logger?
     let state: Mutex<State>
+    /// The server's warnings, at most one line per kind per ten seconds.
+    let warnings = Mutex(WarningLimiter())
     /// The socket file as bound (device, inode): only that file is unlinked at stop.
     let boundFile: (dev: UInt64, ino: UInt64)?
 
@@ -201,5 +203,13 @@ public final class ControlSocketServer: ControlInput, EventPublisher {
         guard let boundFile, lstat(path, &info) == 0,
               UInt64(info.st_dev) == boundFile.dev, UInt64(info.st_ino) == boundFile.ino else { return }
         unlink(path)
+    }
+
+    /// Logs a warning of `kind`, unless one of that kind was logged in the last ten seconds
+    /// (then it is counted, and said with the next).
+    func warn(_ kind: String, _ text: @autoclosure () -> String) {
+        guard let logger else { return }
+        let now = ContinuousClock.now
+        if let line = warnings.withLock({ $0.line(kind, text(), at: now) }) { logger.warning("\(line)") }
     }
 }

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import HAL
-import LinuxHardware
+@testable import LinuxHardware
+import Logging
 import Synchronization
 import TestSupport
 import Testing
@@ -127,12 +128,13 @@ struct ControlSocketTests {
 
         init(
             clientTimeout: Duration = .seconds(2), replyTimeout: Duration = .seconds(5), maximumClients: Int = 16,
+            logger: Logger? = nil,
             answer: @escaping @Sendable (ControlCommand) -> String? = { "ok \($0.line)" }
         ) throws {
             recorder = ControlRecorder(answer: answer)
             server = try ControlSocketServer(
                 path: directory.socketPath, clientTimeout: clientTimeout, replyTimeout: replyTimeout,
-                maximumClients: maximumClients)
+                maximumClients: maximumClients, logger: logger)
             server.start(recorder.handler)
         }
 
@@ -251,6 +253,34 @@ struct ControlSocketTests {
         #expect(ControlRefusal(reply: reply ?? "") == .busy)
         #expect(ControlRefusal.busy.exitStatus == 75)
         _ = (a, b)
+    }
+
+    /// A flood of clients beyond the limit is refused one by one, and the journal hears of it
+    /// once per ten seconds with a count, not once per client (issue 23, case 10).
+    @Test func aFloodOfRefusedClientsIsOneWarning() throws {
+        let log = LogRecorder()
+        let rig = try Rig(clientTimeout: .seconds(10), maximumClients: 1, logger: log.logger)
+        defer { rig.server.stop() }
+        let holder = try #require(RawControlClient(path: rig.path))
+        for _ in 0..<200 {
+            let c = try #require(RawControlClient(path: rig.path))
+            #expect(c.readToEnd() == "error: busy, try again\n")
+        }
+        let warnings = log.entries.filter { $0.level == .warning }.map(\.message)
+        #expect(warnings.count == 1, "\(warnings.count) lines: \(warnings.prefix(3))")
+        #expect(warnings.first?.contains("clients already; refused one") == true)
+        _ = holder
+    }
+
+    @Test func theLimiterSaysHowManyItHeldBack() {
+        var limiter = WarningLimiter()
+        let t0 = ContinuousClock.now
+        #expect(limiter.line("busy", "full", at: t0) == "full")
+        #expect(limiter.line("busy", "full", at: t0 + .seconds(1)) == nil)
+        #expect(limiter.line("busy", "full", at: t0 + .seconds(9)) == nil)
+        #expect(limiter.line("slow", "dropped", at: t0 + .seconds(9)) == "dropped", "each kind its own")
+        #expect(limiter.line("busy", "full", at: t0 + .seconds(10)) == "full (and 2 more like it in the 10 s before)")
+        #expect(limiter.line("busy", "full", at: t0 + .seconds(30)) == "full")
     }
 
     /// What each of the server's own replies means for `pacer ctl`'s exit status.
