@@ -88,7 +88,7 @@ public enum ActivityReportPage {
             body += HTMLPage.section("Waypoints", HTMLPage.table(
                 ["", "name", "time (UTC)", "latitude, longitude", "altitude", "note"],
                 input.waypoints.enumerated().map { i, w in
-                    ["W\(i + 1)", w.name, ActivityFormat.dateTime(w.time, seconds: true), coordinates(w.position),
+                    ["W\(i + 1)", clip(w.name, maximumNameLength), ActivityFormat.dateTime(w.time, seconds: true), coordinates(w.position),
                      w.altitude.map(metres) ?? "-", w.atLastKnownPosition ? "no fix: at the last known position" : ""]
                 }, numeric: [3, 4]))
         }
@@ -178,6 +178,11 @@ public enum ActivityReportPage {
     }
 
     /// At most `count` characters, an ellipsis standing for the rest.
+    /// The longest name a table shows (a waypoint's, a route's): a longer one is cut with
+    /// "…", so that one 3,000-character name cannot squash every other column to a character.
+    /// The full name stays in the store and in exported GPX.
+    static let maximumNameLength = 60
+
     static func clip(_ text: String, _ count: Int) -> String {
         text.count <= count ? text : String(text.prefix(count - 1)) + "…"
     }

@@ -51,7 +51,8 @@ public enum RouteReportPage {
             body += HTMLPage.section("Waypoints", HTMLPage.table(
                 ["", "name", "latitude, longitude", "altitude", "description"],
                 input.waypoints.enumerated().map { i, w in
-                    ["W\(i + 1)", w.name ?? "(unnamed)", ActivityReportPage.coordinates(w.position),
+                    ["W\(i + 1)", w.name.map { ActivityReportPage.clip($0, ActivityReportPage.maximumNameLength) } ?? "(unnamed)",
+                     ActivityReportPage.coordinates(w.position),
                      w.altitude.map(ActivityReportPage.metres) ?? "-", w.description ?? ""]
                 }, numeric: [2, 3]))
         }

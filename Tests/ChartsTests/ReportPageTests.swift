@@ -94,6 +94,18 @@ struct ReportPageTests {
         }
     }
 
+    /// A 3,000-character waypoint name is cut in the table (issue 23, case 16): it squashed
+    /// every other column to one character per line.
+    @Test func aVeryLongWaypointNameIsCutInTheTable() throws {
+        var input = Self.banded()
+        let long = String(repeating: "Longname", count: 375)
+        input.waypoints[0].name = long
+        let page = ActivityReportPage.html(input)
+        try expectWellFormed(page)
+        #expect(!page.contains(String(long.prefix(ActivityReportPage.maximumNameLength))))
+        #expect(page.contains(String(long.prefix(ActivityReportPage.maximumNameLength - 1)) + "…"))
+    }
+
     @Test func aFlatProfileIsDrawnFlat() {
         // Altitudes within 0.2 m: the axis spans at least 10 m of round numbers.
         let profile = (0...20).map { ProfileSample(distance: Double($0) * 100, altitude: 12.3 + Double($0 % 3) * 0.1) }
