@@ -248,6 +248,10 @@ public enum GPXReader {
         }
     }
 
+    /// The deepest nesting of elements read: far beyond any GPX (a track point is four deep;
+    /// Garmin's extensions add three), and a bound on the reader's work and memory.
+    public static let maximumDepth = 64
+
     /// Reads the file at `path`, with every point.
     public static func read(path: String) throws(GPXError) -> GPXDocument {
         do {
@@ -485,6 +489,10 @@ public enum GPXReader {
 
         /// Open elements: local name, whether in the GPX namespace, line.
         var stack: [(name: String, gpx: Bool, line: Int)] = []
+        /// How many elements on `stack` are not GPX's (extensions, foreign namespaces): counted
+        /// as they open and close, so that no element looks down the whole stack (a file nested
+        /// a million deep took minutes, quadratically).
+        var foreignOpen = 0
         var text = ""
         var capturing = false
         var point: GPXPoint?
@@ -569,9 +577,15 @@ public enum GPXReader {
                 return
             }
             let inGPX = namespaceURI == namespace
+            guard stack.count < GPXReader.maximumDepth else {
+                fail("elements nested more than \(GPXReader.maximumDepth) deep: no GPX needs that many "
+                     + "(a point is four deep, its extensions a few more)", line: line)
+                return
+            }
             let parent = stack.last
+            let insideForeign = foreignOpen > 0
             stack.append((elementName, inGPX, line))
-            let insideForeign = stack.dropLast().contains { !$0.gpx }
+            if !inGPX { foreignOpen += 1 }
             if !inGPX || insideForeign {
                 // Extensions: only a point's speed is read.
                 if elementName == "speed", point != nil { startText() }
@@ -634,11 +648,12 @@ public enum GPXReader {
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
                     qualifiedName qName: String?) {
             guard error == nil, pointsError == nil, let (name, inGPX, line) = stack.popLast() else { return }
+            if !inGPX { foreignOpen -= 1 }
             let parent = stack.last?.name
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let wasCapturing = capturing
             capturing = false
-            if !inGPX || stack.contains(where: { !$0.gpx }) {
+            if !inGPX || foreignOpen > 0 {
                 if name == "speed", wasCapturing, point != nil { setSpeed(value, line: line) }
                 return
             }

@@ -91,4 +91,33 @@ struct HostileInputEndToEndTests {
         #expect(show.status == 65, "\(show.status): \(show.stderr)")
         #expect(show.stderr.contains("huge.yaml: is 3145728 bytes, more than a data file may be (1048576 bytes)"), "\(show.stderr)")
     }
+
+    /// Case 9: a GPX nested a million elements deep (7 MB) is refused at once, naming the
+    /// depth and the line (it ran for minutes, quadratically, holding the write lock); a file
+    /// with extensions a few levels deep still imports.
+    @Test func aGPXNestedAMillionDeepIsRefusedAtOnce() throws {
+        let dir = TemporaryDirectory()
+        let deep = dir.path + "/deep.gpx"
+        var text = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
+        text += "<extensions>" + String(repeating: "<a>", count: 1_000_000) + String(repeating: "</a>", count: 1_000_000)
+        text += "</extensions></gpx>\n"
+        try text.write(toFile: deep, atomically: true, encoding: .utf8)
+        let started = ContinuousClock.now
+        let imported = try Pacer.run(["routes", "import", deep, "--data-dir", dir.path + "/data"])
+        let took = ContinuousClock.now - started
+        #expect(imported.status == 65, "\(imported.status): \(imported.stderr)")
+        #expect(imported.stderr.contains("deep.gpx:3: elements nested more than 64 deep"), "\(imported.stderr)")
+        #expect(took < .seconds(10), "\(took)")
+
+        let fine = dir.path + "/fine.gpx"
+        try """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1" xmlns:x="urn:x">
+              <rte><rtept lat="52.0" lon="4.3"><extensions><x:a><x:b><x:c><x:d>1</x:d></x:c></x:b></x:a></extensions></rtept>
+              <rtept lat="52.001" lon="4.3"/></rte>
+            </gpx>
+            """.write(toFile: fine, atomically: true, encoding: .utf8)
+        let ok = try Pacer.run(["routes", "import", fine, "--data-dir", dir.path + "/data"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+    }
 }

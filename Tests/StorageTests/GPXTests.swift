@@ -372,7 +372,7 @@ struct GPXRefusalTests {
         let store = try ActivityStore(directory: dir)
         // Something already stored, to see that it stays exactly as it was.
         _ = try SampleActivity().record(into: store)
-        let good = try write(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/></rte>"), to: "good.gpx", in: dir)
+        let good = try write(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/><rtept lat=\"45.001\" lon=\"6\"/></rte>"), to: "good.gpx", in: dir)
         _ = try store.importGPX(file: good, as: .route)
         let before = try store.rowCounts()
 
