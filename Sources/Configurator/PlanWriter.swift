@@ -1,5 +1,6 @@
 import Coaching
 import Foundation
+import Storage
 import PacerCore
 
 /// Writes a `TrainingPlan` as a plan file (R3, R14): the YAML `PlanLoader` reads, so that a
@@ -53,9 +54,9 @@ public enum PlanWriter {
             throw DataFileError(file: path, reason: "already exists: choose another file, or replace it (--force)")
         }
         do {
-            try text(plan, header: header).write(toFile: path, atomically: true, encoding: .utf8)
+            try OutputFile.write(path, text: text(plan, header: header))
         } catch {
-            throw DataFileError(file: path, reason: "cannot be written (\((error as NSError).localizedDescription))")
+            throw DataFileError(file: path, reason: "cannot be written (\(error))")
         }
     }
 

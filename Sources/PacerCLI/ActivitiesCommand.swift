@@ -63,18 +63,16 @@ struct ExportOptions: ParsableArguments {
     }
 }
 
-/// Writes a report to `path` (through a temporary file renamed into place, so a reader never
-/// sees half a page), or to standard output for `-`.
+/// Writes a report to `path` through `OutputFile` (checked to the last byte; a file replaced
+/// only once complete; a device, a FIFO or a link's target written, never the node replaced),
+/// or to standard output for `-` (checked too).
 func writeReport(_ text: String, to path: String) throws {
     if path == "-" {
-        FileDescriptorOutput.write(Array(text.utf8), to: 1)
+        try StandardOutput.write(Array(text.utf8))
+        try StandardOutput.finish()
         return
     }
-    do {
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-    } catch {
-        throw CommandFailure(.cannotCreate, "--out \(path): \(error.localizedDescription)")
-    }
+    try OutputFile.write(path, text: text)
 }
 
 /// What an import says: what it stored, what it dropped or left out, and the notes.
@@ -197,7 +195,13 @@ struct ActivitiesCommand: ParsableCommand {
         func run() throws {
             let activities = try store.open()
             if export.gpx == "-" {
-                try activities.exportGPX(activity: id, options: export.options) { FileDescriptorOutput.write($0, to: 1) }
+                // Every write checked (`> file` on a full disk is an error, 74); a reader that
+                // closes the pipe ends it quietly.
+                var reading = true
+                try activities.exportGPX(activity: id, options: export.options) { bytes in
+                    if reading { reading = try StandardOutput.write(bytes) }
+                }
+                try StandardOutput.finish()
             } else {
                 try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
                 print("Activity #\(id) written to \(export.gpx)")

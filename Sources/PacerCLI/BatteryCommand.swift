@@ -2,6 +2,7 @@ import ArgumentParser
 import Configurator
 import Foundation
 import ScenarioRunner
+import Storage
 
 /// `pacer battery compare`: what each power profile costs and gives, on one scenario.
 struct BatteryCommand: ParsableCommand {
@@ -66,12 +67,8 @@ struct BatteryCommand: ParsableCommand {
             }
             print(json ? ComparisonReport.json(rows) : ComparisonReport.table(rows), terminator: "")
             if let svg {
-                do {
-                    try ComparisonReport.svg(rows, title: "\(loaded.name): energy against alerts and track")
-                        .write(toFile: svg, atomically: true, encoding: .utf8)
-                } catch {
-                    throw CommandFailure(.cannotCreate, "--svg \(svg): \(error.localizedDescription)")
-                }
+                // Checked to the last byte; a device or a link's target written, never replaced.
+                try OutputFile.write(svg, text: ComparisonReport.svg(rows, title: "\(loaded.name): energy against alerts and track"))
             }
         }
     }

@@ -45,7 +45,7 @@ enum ExitStatus: Int32, CaseIterable {
             case .busy: return .temporary
             case .unknownActivity, .unknownRoute, .unknownPlan, .noDatabase: return .noInput
             case .cannotOpen, .file: return .cannotCreate
-            case .database: return .ioError
+            case .database, .writeFailed: return .ioError
             case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder, .tooFewPoints:
                 return .dataError
             }

@@ -220,9 +220,12 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case athleteChangeOutOfOrder(latest: UTCTimestamp, given: UTCTimestamp)
     /// Too few points for what was asked (a route of one point): the reason.
     case tooFewPoints(String)
+    /// Writing an output file (or standard output) failed part way: a full disk, an I/O error.
+    case writeFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
+        case .writeFailed(let path, let reason): "\(path): cannot write it: \(reason)"
         case .tooFewPoints(let reason): reason
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
         case .busy(let directory, let holder):

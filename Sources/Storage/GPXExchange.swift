@@ -289,43 +289,19 @@ extension GPXExchange {
         try write(writer.finish())
     }
 
-    /// Writes through a temporary file renamed into place; a path that is not a regular file
-    /// (a device, a FIFO, a link: `/dev/stdout`) is written through, never replaced.
+    /// Writes `path` through `OutputFile` (checked to the last byte; a regular file replaced
+    /// only once complete; a device or FIFO written in place, never replaced).
     static func writeAtomically(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
-        var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            guard let handle = FileHandle(forWritingAtPath: path) else {
-                throw StorageError.file(path: path, reason: "cannot open it for writing: \(String(cString: strerror(errno)))")
-            }
-            defer { try? handle.close() }
-            do {
-                try body { bytes in try handle.write(contentsOf: Data(bytes)) }
-            } catch {
-                if let error = error as? StorageError { throw error }
-                throw StorageError.file(path: path, reason: "cannot write: \(PacerDatabase.reason(error))")
-            }
-            return
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary)
-        else {
-            throw StorageError.file(path: path, reason: "cannot create the file (does the folder exist? permission?)")
-        }
         do {
-            try body { bytes in try handle.write(contentsOf: Data(bytes)) }
-            try handle.close()
+            try OutputFile.write(path, body)
+        } catch let error as StorageError {
+            throw error
+        } catch let error as GPXError {
+            throw error
+        } catch let error as ShareError {
+            throw error
         } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(atPath: temporary)
-            if let error = error as? StorageError { throw error }
-            throw StorageError.file(path: path, reason: "cannot write: \(PacerDatabase.reason(error))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StorageError.file(path: path, reason: "cannot write: \(reason)")
+            throw StorageError.writeFailed(path: path, reason: PacerDatabase.reason(error))
         }
     }
 

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Writing a file the runner asked for (an export, a share, a report, a chart, a plan) so
+/// that a failure is never taken for success and nothing is replaced that Pacer did not make.
+///
+/// - A regular file, or a path where nothing is yet, is written to a temporary file beside
+///   it, flushed to the disk (`fsync`), and renamed over the path at the end: a reader never
+///   sees half a file, and a failed write leaves the old file as it was. An existing file's
+///   permissions are kept.
+/// - A symbolic link is followed: its target is written as above, the link stays.
+/// - Anything else (a device, a FIFO, `/dev/stdout`) is written in place, never replaced.
+///
+/// Every write is checked to its last byte, and the flush and the close too: a full disk, a
+/// short write or an I/O error is `StorageError.writeFailed`, naming the path and the reason.
+public enum OutputFile {
+    /// Writes `text` to `path` (see the type).
+    public static func write(_ path: String, text: String) throws(StorageError) {
+        do {
+            try write(path) { write in try write(Array(text.utf8)) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.writeFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Writes to `path` what `body` hands to the writer it is given, in pieces (see the type).
+    /// An error `body` throws is rethrown as it is, and a file being replaced is left as it was.
+    public static func write(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            guard errno == ENOENT else { throw StorageError.file(path: path, reason: "cannot look at it: \(reason(errno))") }
+            return try replace(path, mode: nil, body)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK:
+            guard let resolved = realpath(path, nil) else {
+                throw StorageError.file(path: path, reason: "a symbolic link to nothing (\(reason(errno)))")
+            }
+            defer { free(resolved) }
+            let target = String(cString: resolved)
+            var targetInfo = stat()
+            guard stat(target, &targetInfo) == 0 else { throw StorageError.file(path: path, reason: reason(errno)) }
+            if targetInfo.st_mode & S_IFMT == S_IFREG {
+                return try replace(target, mode: targetInfo.st_mode & 0o7777, body, named: path)
+            }
+            return try inPlace(target, body, named: path)
+        case S_IFREG:
+            return try replace(path, mode: info.st_mode & 0o7777, body)
+        case S_IFDIR:
+            throw StorageError.file(path: path, reason: "is a folder: give a file name")
+        default:
+            return try inPlace(path, body, named: path)
+        }
+    }
+
+    /// Through a temporary file renamed over `path`.
+    private static func replace(
+        _ path: String, mode: mode_t?, _ body: (([UInt8]) throws -> Void) throws -> Void, named shown: String? = nil
+    ) throws {
+        let shown = shown ?? path
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode ?? 0o644)
+        guard fd >= 0 else {
+            throw StorageError.file(path: shown, reason: "cannot create the file: \(reason(errno)) (does the folder exist? permission?)")
+        }
+        var closed = false
+        do {
+            if let mode { _ = fchmod(fd, mode) }
+            try body { bytes in try writeAll(bytes, to: fd, path: shown) }
+            guard fsync(fd) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+            closed = true
+            guard close(fd) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+            guard rename(temporary, path) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+        } catch {
+            if !closed { close(fd) }
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Into the node as it is (a device, a FIFO): opened for writing, not created, not truncated.
+    private static func inPlace(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void, named shown: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError.file(path: shown, reason: "cannot open it for writing: \(reason(errno))") }
+        do {
+            try body { bytes in try writeAll(bytes, to: fd, path: shown) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+    }
+
+    /// All of `bytes` to `fd`, retrying short writes and EINTR; any other failure is thrown.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(StorageError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { p in Glibc.write(fd, p.baseAddress! + offset, p.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.writeFailed(path: path, reason: reason(errno))
+            }
+            offset += n
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
+
+/// Standard output, for an export or a report written to `-`: every write checked. A reader
+/// that closed the pipe (`… | head`) ends the output quietly, as a pipe's end should; any
+/// other failure (`> file` on a full disk) is an error, and at the end output redirected to a
+/// file is flushed to the disk and checked.
+public enum StandardOutput {
+    /// Writes `bytes`; false when the reader has gone (stop writing), throws on a failure.
+    @discardableResult
+    public static func write(_ bytes: [UInt8]) throws(StorageError) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { p in Glibc.write(STDOUT_FILENO, p.baseAddress! + offset, p.count - offset) }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EPIPE { return false }
+                throw StorageError.writeFailed(path: "standard output", reason: String(cString: strerror(code)))
+            }
+            offset += n
+        }
+        return true
+    }
+
+    /// The end of the output: when it goes to a file, it is flushed to the disk and checked.
+    public static func finish() throws(StorageError) {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        if fsync(STDOUT_FILENO) != 0 && errno != EINVAL {
+            throw StorageError.writeFailed(path: "standard output", reason: String(cString: strerror(errno)))
+        }
+    }
+}
