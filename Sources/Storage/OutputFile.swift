@@ -32,7 +32,7 @@ public enum OutputFile {
     public static func write(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw StorageError.file(path: path, reason: "cannot look at it: \(reason(errno))") }
+            // Nothing there (or no way there: creating it says why).
             return try replace(path, mode: nil, body)
         }
         switch info.st_mode & S_IFMT {
