@@ -111,6 +111,9 @@ public final class DeviceController: Sendable {
         var offered: Int?
         var lastFixTime: UTCTimestamp?
         var booted = false
+        /// A start asked for while the parts were being checked: the workout starts when
+        /// they have been (it is never started before, and never forgotten).
+        var startPending = false
         var shuttingDown = false
         var runtime: DeviceRuntime?
         var searchTimer: ScheduledTask?
@@ -294,6 +297,10 @@ public final class DeviceController: Sendable {
         } else {
             becomeSearching()
         }
+        // A start pressed during the checks: now.
+        if state.withLock({ s in defer { s.startPending = false }; return s.startPending }) {
+            _ = startWorkout()
+        }
     }
 
     private func gpsEvent(_ event: GPSEvent) {
@@ -426,6 +433,13 @@ public final class DeviceController: Sendable {
     private func startWorkout() -> String {
         let (phase, today, offered) = state.withLock { ($0.phase, $0.today, $0.offered) }
         guard phase != .running, phase != .off else { return "error: a workout is already running" }
+        if phase == .starting {
+            // Power-on's checks come first (the boot check and its cue, a few seconds): the
+            // start waits for them, then the workout starts, as if pressed then.
+            state.withLock { $0.startPending = true }
+            logger.info("start asked for during power-on: it follows the checks")
+            return "starting after the power-on checks (\(Int(settings.bootCheckDelay.inSeconds)) s)"
+        }
         let offer = today ?? refreshToday()
         let reason: String
         switch offer {

@@ -128,6 +128,24 @@ struct DeviceControllerTests {
         #expect(abs(detail.summary.distance - 180) < 1, "\(detail.summary.distance)")
     }
 
+    /// A start pressed during power-on (issue 23, case 1) waits for the checks, then starts:
+    /// the workout is the one the device runs, answers for and stores, not one it forgets
+    /// (the device went on to say ready, and a stop found "no workout running").
+    @Test(arguments: [true, false])
+    func aStartDuringPowerOnStartsAfterTheChecks(byButton: Bool) throws {
+        let rig = try DeviceRig(recording(seconds: 400) { _ in 3.0 }, plan: twoWorkouts())
+        rig.run(until: 100, presses: byButton ? [(1, .short)] : [], commands: (byButton ? [] : [(1, .start)]) + [(20, .stop)])
+        #expect(rig.cues(.powerOn) == [3])
+        #expect(rig.cues(.started) == [3], "started once the checks were done")
+        #expect(rig.cues(.stopped) == [20], "the running workout heard the stop")
+        #expect(rig.controller.phase == .ready)
+        let activities = try rig.store.activities()
+        #expect(activities.count == 1)
+        let detail = try rig.store.activity(try #require(activities.first).id)
+        #expect(detail.summary.state == .stopped)
+        #expect(abs(detail.summary.distance - 51) < 1, "17 s at 3 m/s: \(detail.summary.distance)")
+    }
+
     @Test func searchingTicksUntilAFixAndPressesStepThroughTheWorkouts() throws {
         let plan = TrainingPlan(name: "twelve", workouts: (1...12).map { i in
             Workout(name: "W\(i)", phases: [Phase(name: "p", duration: .seconds(60), minimumSpeed: 2, maximumSpeed: 4)])
