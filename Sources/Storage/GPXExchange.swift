@@ -203,6 +203,7 @@ extension GPXExchange {
                 arguments: [id])
             var segment: Int?
             var cut = false
+            var previous: GeoPoint?
             while let p = try points.next() {
                 let position = GeoPoint(latitude: p[2], longitude: p[3])
                 report.storedPoints += 1
@@ -211,6 +212,9 @@ extension GPXExchange {
                     cut = true
                     continue
                 }
+                // No line across a hidden place, even between two points outside it.
+                if let previous, let mask, mask.crosses(from: previous, to: position) { cut = true }
+                previous = position
                 let number: Int = p[0]
                 if number != segment || cut {
                     writer.beginSegment()

@@ -78,6 +78,32 @@ struct PrivacyMask {
         for (index, zone) in zones.enumerated() where zone.contains(point) { return index + 1 }
         return nil
     }
+
+    /// Whether the straight line from `a` to `b` (two points outside every place) passes
+    /// through one: sparse points (one every 77 m in the medium profile) either side of a
+    /// 30 m zone would otherwise draw a line across it. The track is cut there.
+    func crosses(from a: GeoPoint, to b: GeoPoint) -> Bool {
+        if radius > 0, ends.contains(where: { Self.distance(from: $0, toSegment: a, b) <= radius }) { return true }
+        return zones.contains { Self.distance(from: $0.center, toSegment: a, b) <= $0.radius }
+    }
+
+    /// The distance in metres from `c` to the segment `a`–`b`, on a plane tangent at `c`
+    /// (places are hundreds of metres across, legs tens to hundreds: the plane is exact to
+    /// well under a metre there).
+    static func distance(from c: GeoPoint, toSegment a: GeoPoint, _ b: GeoPoint) -> Double {
+        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
+        let scale = PortableMath.cos(c.latitude * PortableMath.radians)
+        func plane(_ p: GeoPoint) -> (x: Double, y: Double) {
+            ((Geodesy.normalizedLongitude(p.longitude - c.longitude)) * scale * metresPerDegree,
+             (p.latitude - c.latitude) * metresPerDegree)
+        }
+        let (ax, ay) = plane(a), (bx, by) = plane(b)
+        let dx = bx - ax, dy = by - ay
+        let length = dx * dx + dy * dy
+        let t = length > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length)) : 0
+        let (px, py) = (ax + t * dx, ay + t * dy)
+        return (px * px + py * py).squareRoot()
+    }
 }
 
 /// What an export wrote: points and waypoints stored, written, and hidden by each place.

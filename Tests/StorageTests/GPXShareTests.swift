@@ -304,6 +304,40 @@ struct GPXShareTests {
             "track (229 of 344 points, 3 segments; 86 within 300 m of the start and end hidden, 29 within Bakery (100 m) hidden)"))
     }
 
+    /// Sparse points (77 m apart, the medium profile's spacing at a run's pace) either side
+    /// of a 30 m zone: no point is in it, and still no line is drawn across it (issue 23,
+    /// case 7): the track is cut between the two points, and no shared leg passes within the
+    /// zone.
+    @Test func aLineBetweenSparsePointsIsCutWhereItCrossesAZone() throws {
+        let dir = try makeTemporaryDirectory()
+        let store = try ActivityStore(directory: dir)
+        let id = try store.begin(ActivityStart(name: "Sparse", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+        for i in 0..<8 {
+            try store.append(TrackPoint(segment: 0, time: time(Double(i) * 30), position: LoopRun.position(77 * Double(i), 0),
+                                        altitude: nil, speed: 2.6), to: id)
+        }
+        try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(210))
+        let shed = PrivacyZone(name: "Shed", center: LoopRun.position(269.5, 0), radius: 30)
+        let path = "\(dir)/shared.gpx"
+        let report = try store.share(activity: id, to: path, choice: ShareChoice(items: [.track], zones: [shed]))
+        #expect(report.export.hiddenPoints == [0, 0], "no point is in the zone")
+        #expect(report.export.writtenPoints == 8)
+        let segments = try ParsedXML(path: path).all("trkseg")
+        #expect(segments.count == 2, "cut between 231 m and 308 m")
+        // Every leg drawn stays out of the zone.
+        for segment in segments {
+            let points = try segment.children?.compactMap { $0 as? XMLElement }.filter { $0.localName == "trkpt" }
+                .map(ParsedXML.position) ?? []
+            for (a, b) in zip(points, points.dropFirst()) {
+                let closest = stride(from: 0.0, through: 1.0, by: 0.01).map { t in
+                    Geodesy.distance(shed.center, GeoPoint(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                                                           longitude: a.longitude + (b.longitude - a.longitude) * t))
+                }.min()!
+                #expect(closest > shed.radius, "a leg passes \(closest) m from the zone's centre")
+            }
+        }
+    }
+
     /// `activities export` is unchanged by all this: everything, nothing hidden.
     @Test func exportStillWritesEverything() throws {
         let dir = try makeTemporaryDirectory()
