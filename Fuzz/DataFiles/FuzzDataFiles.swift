@@ -35,7 +35,8 @@ let recipeFolder: String = {
     return "\(base)/recipes"
 }()
 
-/// One input: a byte that picks the kind of file, then the file's text. The loader of that
+/// One input: a byte that picks the kind of file, then the file's bytes (read as `YAMLMapping.load(path:)`
+/// reads a file: refused unless UTF-8). The loader of that
 /// kind reads it, and must return a value or throw its `DataFileError`, whatever the text (a
 /// trap, an overflow or a sanitizer report is the finding). One loader an input, not all of
 /// them: YAML parsing is most of the time, and `scripts/fuzz.sh` gives each seed the byte of
@@ -44,7 +45,14 @@ let recipeFolder: String = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
-    let text = String(decoding: UnsafeBufferPointer(start: data + 1, count: size - 1), as: UTF8.self)
+    // The bytes as a file on disk is read: the UTF-8 check first (a stray byte is a
+    // DataFileError naming its line and offset), then the loader.
+    let text: String
+    do {
+        text = try YAMLMapping.text(of: Data(UnsafeBufferPointer(start: data + 1, count: size - 1)), file: "input.yaml")
+    } catch {
+        return 0
+    }
     switch data[0] % 10 {
     case 0: _ = try? PlanLoader.load(file: "plan.yaml", text: text)
     case 1: _ = try? PowerProfileLoader.load(file: "\(ownName(text)).yaml", text: text)

@@ -96,7 +96,7 @@ public struct YAMLMapping {
 
     /// `data` as UTF-8 text; a byte sequence that is not UTF-8 is refused with its line and
     /// its byte offset in the file (from 0).
-    static func text(of data: Data, file: String) throws(DataFileError) -> String {
+    public static func text(of data: Data, file: String) throws(DataFileError) -> String {
         let bytes = [UInt8](data)
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         // Decode scalar by scalar to the first error: its offset, and the line it is on.
