@@ -296,16 +296,8 @@ extension GPXExchange {
     /// Writes `path` through `OutputFile` (checked to the last byte; a regular file replaced
     /// only once complete; a device or FIFO written in place, never replaced).
     static func writeAtomically(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
-        do {
-            try OutputFile.write(path, body)
-        } catch let error as StorageError {
-            throw error
-        } catch let error as GPXError {
-            throw error
-        } catch let error as ShareError {
-            throw error
-        } catch {
-            throw StorageError.writeFailed(path: path, reason: PacerDatabase.reason(error))
+        try PacerDatabase.passingPacersOwn({ try OutputFile.write(path, body) }) {
+            StorageError.writeFailed(path: path, reason: PacerDatabase.reason($0))
         }
     }
 

@@ -324,6 +324,12 @@ public final class PacerDatabase: Sendable {
     /// Pacer's own errors pass as they are (a GPX or share refusal thrown inside a
     /// transaction); the database's are said with SQLite's reason.
     private func saidForAPerson<T>(_ work: () throws -> T) throws -> T {
+        try Self.passingPacersOwn(work) { StorageError.database(Self.reason($0)) }
+    }
+
+    /// Runs `work`; Pacer's own errors (storage, GPX, share) pass as they are, any other is
+    /// turned into one by `said`.
+    static func passingPacersOwn<T>(_ work: () throws -> T, said: (any Error) -> StorageError) throws -> T {
         do {
             return try work()
         } catch let error as StorageError {
@@ -333,7 +339,7 @@ public final class PacerDatabase: Sendable {
         } catch let error as ShareError {
             throw error
         } catch {
-            throw StorageError.database(Self.reason(error))
+            throw said(error)
         }
     }
 
