@@ -156,7 +156,6 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         }
         guard !batch.isEmpty else { return }
         do {
-            try database.checkStillThere()
             try write { db in try Self.insert(batch, db) }
         } catch {
             recording.withLock { $0.pending.restore(batch) }
@@ -183,7 +182,6 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
             return batch
         }
         do {
-            try database.checkStillThere()
             try write { db in
                 try Self.insert(batch, db)
                 guard try Self.exists(activity, db) else { throw StorageError.unknownActivity(activity) }

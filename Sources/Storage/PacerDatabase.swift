@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PacerCore
+import Synchronization
 
 /// The store's one SQLite file (`<data_dir>/pacer.sqlite`) through GRDB: the connection pool,
 /// the data folder's lock, and the one ordered list of migrations for every part of the store
@@ -19,11 +20,16 @@ public final class PacerDatabase: Sendable {
     public static let fileName = "pacer.sqlite"
 
     public let path: String
-    let pool: DatabasePool
     /// The data folder's lock, held for the store's life by a writer.
     let lock: DataFolderLock?
-    /// The database file's device and inode when opened (`checkStillThere`).
-    let identity: (device: UInt64, inode: UInt64)
+    /// The connection pool and the database file's device and inode when opened: both are
+    /// replaced when a writer makes a removed data folder again (`checkStillThere`).
+    private let connection: Mutex<(pool: DatabasePool, identity: FileIdentity)>
+
+    /// Held while a removed data folder is made again, so that it is made once.
+    private let remaking = Mutex(())
+
+    var pool: DatabasePool { connection.withLock { $0.pool } }
 
     /// How a command uses the data folder.
     public enum Access: Sendable {
@@ -68,25 +74,29 @@ public final class PacerDatabase: Sendable {
     public init(path: String, lock: DataFolderLock? = nil) throws {
         self.path = path
         self.lock = lock
+        let pool = try Self.open(path)
+        connection = Mutex((pool, FileIdentity(path: path) ?? FileIdentity(device: 0, inode: 0)))
+    }
+
+    /// Opens (creating when needed) the database at `path` with Pacer's settings and schema.
+    private static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "pacer"
         // Another process (the runtime, a command) may hold the write lock for a moment.
         configuration.busyMode = .timeout(10)
         do {
             // A DatabasePool always runs in WAL mode (journal_mode = WAL)...
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             // ...and sets synchronous = NORMAL on its writer connection when it sets WAL up,
             // after `prepareDatabase` has run: FULL has to be set here, on that connection
             // (it lives as long as the pool). Each commit is then durable when it returns;
             // see the type's documentation. `durability()` reads it back.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
+            return pool
         } catch {
             throw StorageError.cannotOpen(path: path, reason: Self.reason(error))
         }
-        var info = stat()
-        _ = stat(path, &info)
-        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
     /// Closes the database; the store must not be used afterwards. Buffered items that were
@@ -300,20 +310,56 @@ public final class PacerDatabase: Sendable {
     }
 
 
-    /// The database file must still be the one opened: a data folder removed or replaced
-    /// under a running device would take every later commit into an unlinked file.
+    /// The database file must still be the one opened. A data folder removed under a writer
+    /// (`rm -r`, a card formatted again) is made again: the database, still open, is copied
+    /// there whole (`VACUUM INTO`: everything committed, read through the open connection
+    /// from the unlinked file) and used from then on, with the folder's lock taken again,
+    /// so nothing stored is lost and later writes land on the disk. A file put in its place,
+    /// or a folder that cannot be made (its parent read-only or not the user's), is an
+    /// error: nothing is written into an unlinked file, and the next write tries again.
     func checkStillThere() throws {
-        var now = stat()
-        guard stat(path, &now) == 0, UInt64(now.st_ino) == identity.inode, UInt64(now.st_dev) == identity.device else {
-            throw StorageError.database("\(path) is gone (the data folder was removed or replaced): nothing more can be stored there")
+        let opened = connection.withLock { $0.identity }
+        let now = FileIdentity(path: path)
+        if now == opened { return }
+        let missing = now == nil && (errno == ENOENT || errno == ENOTDIR)
+        guard missing, let lock else {
+            throw StorageError.database(
+                "\(path) is gone (the data folder was removed or replaced): nothing more can be stored there")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError.database(
+                "\(path) is gone (the data folder was removed) and the folder cannot be made again (\(Self.reason(error))): "
+                    + "what is not stored yet waits in memory")
+        }
+        try remaking.withLock { _ throws in
+            guard FileIdentity(path: path) == nil else { return }  // made by another thread
+            try remake(lock)
+        }
+    }
+
+    /// Copies the open database to `path` (its folder made again), then uses the copy.
+    private func remake(_ lock: DataFolderLock) throws {
+        try lock.retake()
+        try saidForAPerson {
+            let old = pool
+            try old.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+            let pool = try Self.open(path)
+            guard let identity = FileIdentity(path: path) else { throw StorageError.database("\(path) vanished again") }
+            connection.withLock { $0 = (pool, identity) }
+            try? old.close()
         }
     }
 
     /// Commits, then closes the activity: its state, its end (the last point's time when
 
-    /// A write transaction, with database errors said for a person.
+    /// A write transaction, with database errors said for a person; a writer's database
+    /// file must still be there (`checkStillThere`), or nothing would reach the disk.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try saidForAPerson { try pool.write(body) }
+        if lock != nil { try checkStillThere() }
+        return try saidForAPerson { try pool.write(body) }
     }
 
     /// A read, with database errors said for a person.
@@ -358,6 +404,24 @@ public final class PacerDatabase: Sendable {
             }
         }
         return ns.localizedDescription
+    }
+}
+
+/// A file's device and inode: what tells the file opened from another put at its path.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    /// The identity of the file at `path`; nil (with `errno` set) when there is none.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }
 
