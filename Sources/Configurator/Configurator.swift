@@ -187,11 +187,25 @@ public enum Configurator {
         } catch {
             throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
         }
-        let parts = DeviceRuntime.Parts(
+        return AssembledDevice(device: device, store: store, recovered: recovered, parts: runtimeParts(device, log: store))
+    }
+
+    /// The device `pacer device` powers on: its parts (a missing one named in `faults`) and
+    /// its store as `DeviceStorage`, which keeps the device up, with the fault cue and the
+    /// reason, when the data folder cannot be used (a full or read-only card).
+    public static func powerOn(
+        settings: Settings, logger: Logger
+    ) throws(ConfigurationError) -> (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts) {
+        let storage = try DeviceStorage(settings: settings, logger: logger)
+        let device = try makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
+        return (device, storage, runtimeParts(device, log: storage))
+    }
+
+    private static func runtimeParts(_ device: Device, log: any ActivityLog) -> DeviceRuntime.Parts {
+        DeviceRuntime.Parts(
             clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
-            profile: device.profile, cues: device.cues, log: store, power: device.power,
+            profile: device.profile, cues: device.cues, log: log, power: device.power,
             profiles: device.profiles, gpsHotStart: device.gpsHotStart)
-        return AssembledDevice(device: device, store: store, recovered: recovered, parts: parts)
     }
 
     /// The device's activity store in the settings' data folder, for writing (SQLite, created

@@ -67,28 +67,33 @@ struct DeviceCommand: ParsableCommand {
         let logger = Logger(label: "pacer")
         let given = try today.map(RunCommand.parseDate)
 
-        let assembled: AssembledDevice
+        // A data folder that cannot be used (a full or read-only card) does not stop the
+        // device: it powers on with the fault cue and the reason (`DeviceStorage`).
+        let powered: (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts)
         do {
-            assembled = try Configurator.assemble(settings: settings, timing: .realTime, tolerant: true, logger: logger)
+            powered = try Configurator.powerOn(settings: settings, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
-        let store = assembled.store
-        let built = assembled.device
-        let followed = try route.map { try RouteChoice.load($0, store: store) }
-        if let followed { logger.notice("\(RouteChoice.describe(followed))") }
-        for id in assembled.recovered {
-            logger.notice("recovered unfinished activity \(id) (stored as recovered with every committed point)")
-        }
+        let built = powered.device
         var faults = built.faults
+        var followed: FollowedRoute?
+        if let route {
+            if Int64(route) != nil, powered.storage.openStore == nil {
+                faults.append("--route \(route): the routes cannot be read while the data folder cannot be used")
+            } else {
+                followed = try RouteChoice.load(route, store: powered.storage.openStore)
+            }
+        }
+        if let followed { logger.notice("\(RouteChoice.describe(followed))") }
         if let reason = built.buzzer.unavailableReason {
             faults.append("sound: \(reason)")
         }
         let clock = built.clock
         let watchers = WatchFeed()
         let controller = DeviceController(
-            parts: assembled.parts,
-            agenda: PlanAgenda(store: store),
+            parts: powered.parts,
+            agenda: powered.storage,
             settings: .init(actions: settings.buttonActions, knownFaults: faults, route: followed),
             today: { time in given ?? time?.date ?? WallClock.today },
             logger: logger,

@@ -116,6 +116,11 @@ public final class DeviceController: Sendable {
         var startPending = false
         var shuttingDown = false
         var runtime: DeviceRuntime?
+        /// Workouts whose end could not be stored (a full card, a folder gone): what they
+        /// left waits in memory and is stored again every `storageRetryInterval` while the
+        /// device is on.
+        var unstored: [DeviceRuntime] = []
+        var storageTimer: ScheduledTask?
         var searchTimer: ScheduledTask?
         var batteryTimer: ScheduledTask?
         /// The battery between workouts (the runtime watches it during one).
@@ -440,7 +445,10 @@ public final class DeviceController: Sendable {
             logger.info("start asked for during power-on: it follows the checks")
             return "starting after the power-on checks (\(Int(settings.bootCheckDelay.inSeconds)) s)"
         }
-        let offer = today ?? refreshToday()
+        // What made no workout available (storage that could not be used, a plan missing)
+        // may be mended since: asked again at the press.
+        let unavailable = if case .unavailable? = today { true } else { false }
+        let offer = unavailable ? refreshToday() : today ?? refreshToday()
         let reason: String
         switch offer {
         case .workout(let plan, let key, _, _):
@@ -491,11 +499,12 @@ public final class DeviceController: Sendable {
     /// The workout ended (completed, stopped): back to waiting, offering the next one.
     private func workoutEnded(_ end: ActivityEnd) {
         parts.clock.execute { [self] in
-            if let loss = state.withLock({ $0.runtime })?.storageLoss {
-                let fault = "the activity could not be stored: \(loss.reason) (\(loss.waiting) items not written); "
-                    + "what reached the disk is recovered at the next power-on"
+            if let runtime = state.withLock({ $0.runtime }), let loss = runtime.storageLoss {
+                let fault = "the activity could not be stored yet: \(loss.reason) (\(loss.waiting) items wait in memory, "
+                    + "tried again every \(Int(Self.storageRetryInterval.inSeconds)) s while the device is on)"
                 logger.error("\(fault)")
                 report(.fault(fault))
+                keepTrying(runtime)
             }
             let off = state.withLock { s -> Bool in
                 s.runtime = nil
@@ -511,6 +520,37 @@ public final class DeviceController: Sendable {
                 return
             }
             backToWaiting()
+        }
+    }
+
+    /// How often what a workout's end could not store is tried again.
+    public static let storageRetryInterval = Duration.seconds(5)
+
+    /// Keeps `runtime`'s unstored end, and tries it again on a timer until it is stored.
+    private func keepTrying(_ runtime: DeviceRuntime) {
+        let start = state.withLock { s -> Bool in
+            s.unstored.append(runtime)
+            return s.storageTimer == nil
+        }
+        guard start else { return }
+        let timer = parts.clock.scheduleRepeating(every: Self.storageRetryInterval) { [self] in storeWhatWaits() }
+        state.withLock { $0.storageTimer = timer }
+    }
+
+    /// Tries every unstored end again; says which are stored now.
+    private func storeWhatWaits() {
+        let waiting = state.withLock { $0.unstored }
+        let stored = waiting.filter { $0.storeWhatWaits() }
+        for runtime in stored {
+            let id = runtime.status.activityID.map(String.init) ?? "-"
+            logger.notice("storage works again: activity \(id) is stored whole")
+        }
+        state.withLock { s in
+            s.unstored.removeAll { r in stored.contains { $0 === r } }
+            if s.unstored.isEmpty {
+                s.storageTimer?.cancel()
+                s.storageTimer = nil
+            }
         }
     }
 
@@ -536,6 +576,15 @@ public final class DeviceController: Sendable {
     }
 
     private func finishSwitchingOff() {
+        // What still waits gets a last try; what fails now is lost with the power, except
+        // what reached the disk, which the next power-on recovers.
+        storeWhatWaits()
+        for runtime in state.withLock({ $0.unstored }) {
+            let id = runtime.status.activityID.map(String.init) ?? "-"
+            let left = runtime.storageLoss
+            let reason = left?.reason ?? "storage fails"
+            logger.error("switching off with activity \(id) not stored whole: \(reason) (\(left?.waiting ?? 0) items lost; what reached the disk is recovered at the next power-on)")
+        }
         state.withLock { s in
             s.phase = .off
             s.searchTimer?.cancel()

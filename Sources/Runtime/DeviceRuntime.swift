@@ -233,6 +233,12 @@ public final class DeviceRuntime: Sendable {
         writer.loss
     }
 
+    /// Tries again to store what the end could not (storage may work again): true when the
+    /// activity is stored whole now.
+    public func storeWhatWaits() -> Bool {
+        writer.finishAgain()
+    }
+
     // MARK: On the loop
 
     private func gpsEvent(_ event: GPSEvent) {

@@ -22,9 +22,18 @@ final class StorageWriter: Sendable {
         /// Why commits fail now (nil: they work); whether the runner was told.
         var problem: String?
         var told = false
-        /// Why the activity could not be closed.
+        /// Why the activity could not be closed, and the close to try again.
         var endProblem: String?
+        var end: End?
         var flushTimer: ScheduledTask?
+    }
+
+    /// An activity's close: what `finish` was given.
+    struct End {
+        var activity: Int64
+        var totals: ActivityTotals
+        var end: ActivityEnd
+        var activeTime: Duration
     }
 
     let log: any ActivityLog
@@ -101,15 +110,41 @@ final class StorageWriter: Sendable {
         }
     }
 
-    /// Closes the activity with its final totals; a failure is kept for `loss`.
+    /// Closes the activity with its final totals; a failure is kept for `loss`, and the
+    /// close for `finishAgain`.
     func finish(_ activity: Int64, totals: ActivityTotals, end: ActivityEnd, activeTime: Duration) {
+        let close = End(activity: activity, totals: totals, end: end, activeTime: activeTime)
         do {
-            try log.update(totals, for: activity)
-            try log.finish(activity, end: end, endedAt: totals.endedAt, activeTime: activeTime)
+            try store(close)
         } catch {
             logger.error("cannot close the activity: \(error)")
-            state.withLock { $0.endProblem = "\(error)" }
+            state.withLock { s in
+                s.endProblem = "\(error)"
+                s.end = close
+            }
         }
+    }
+
+    /// Tries a close that failed again (storage may work again: space freed, the folder made
+    /// again): true when the activity is now stored, with what waited for it.
+    func finishAgain() -> Bool {
+        guard let close = state.withLock({ $0.end }) else { return true }
+        do {
+            try store(close)
+        } catch {
+            state.withLock { $0.endProblem = "\(error)" }
+            return false
+        }
+        state.withLock { s in
+            s.end = nil
+            s.endProblem = nil
+        }
+        return true
+    }
+
+    private func store(_ close: End) throws {
+        try log.update(close.totals, for: close.activity)
+        try log.finish(close.activity, end: close.end, endedAt: close.totals.endedAt, activeTime: close.activeTime)
     }
 
     /// What could not be stored when the activity ended, and why (nil: everything was).

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 
 extension Pacer {
@@ -22,5 +23,32 @@ extension Pacer {
             """
         if !extra.isEmpty { text += "\n" + extra }
         return try write(text, to: "pacer.yaml", in: dir)
+    }
+
+    /// Hardware files for quick runs, in `<dir>/hardware`, and its path: the bundled cues, a
+    /// profile `quick` that samples every 0.2 s and commits every 0.5 s, and a plan `short`
+    /// of one workout of about twenty seconds.
+    static func quickHardware(in dir: String) throws -> String {
+        let hardware = "\(dir)/hardware"
+        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
+        try """
+            name: quick
+            summary: Test profile that samples and commits often.
+            position_interval_s: 0.2
+            alert_interval_s: 2
+            cue_style: beeps
+            smoothing_window_s: 1
+            track_flush_interval_s: 0.5
+            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
+        try """
+            name: Short
+            workouts:
+              - name: Twenty seconds
+                phases:
+                  - {name: run, minutes: 0.34, speed_kmh: [8, 14]}
+            """.write(toFile: "\(hardware)/plans/short.yaml", atomically: true, encoding: .utf8)
+        return hardware
     }
 }

@@ -115,75 +115,50 @@ struct ReliabilityEndToEndTests {
         #expect(try Int(Self.sql(database, "SELECT COUNT(*) FROM track_points")) ?? 0 > 0)
     }
 
-    /// Storage faults (case 2): the disk fills up, or the data folder is removed, while a
-    /// workout records. (A mounted file system cannot be made read-only under open files; a
-    /// read-only folder is refused at the start, below.) The workout goes on (the cues sound), the runner hears
-    /// storage-fault once, and the end says what could not be stored and exits 74 (EX_IOERR)
-    /// instead of "completed"; what reached the disk stays, for the next start to recover.
-    @Test(arguments: ["full", "removed"])
-    func aStorageFaultIsLoudAndTheEndSaysWhatWasLost(fault: String) throws {
+    /// A storage fault (case 2): the disk fills up while a workout records. (A mounted file
+    /// system cannot be made read-only under open files; a read-only folder is refused at
+    /// the start, below. A data folder removed is made again: StorageFaultsEndToEndTests.)
+    /// The workout goes on (the cues sound), the runner hears storage-fault once, and the
+    /// end says what could not be stored and exits 74 (EX_IOERR) instead of "completed";
+    /// what reached the disk stays, for the next start to recover.
+    @Test func aFullDiskIsLoudAndTheEndSaysWhatWasLost() throws {
         try #require(getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)")
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let mounted = fault != "removed"
-        if mounted {
-            let mount = try Program.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
-            try #require(mount.status == 0, "\(mount.stderr)")
-        }
-        defer { if mounted { _ = try? Program.run("/usr/bin/umount", ["-l", data]) } }
-        let hardware = "\(dir)/hardware"
-        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
-        try """
-            name: quick
-            summary: Test profile that samples and commits often.
-            position_interval_s: 0.2
-            alert_interval_s: 2
-            cue_style: beeps
-            smoothing_window_s: 1
-            track_flush_interval_s: 0.5
-            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
-        try """
-            name: Short
-            workouts:
-              - name: Twenty seconds
-                phases:
-                  - {name: run, minutes: 0.34, speed_kmh: [8, 14]}
-            """.write(toFile: "\(hardware)/plans/short.yaml", atomically: true, encoding: .utf8)
+        let mount = try Program.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
+        try #require(mount.status == 0, "\(mount.stderr)")
+        defer { _ = try? Program.run("/usr/bin/umount", ["-l", data]) }
+        let hardware = try Pacer.quickHardware(in: dir)
         let settings = try Pacer.settings(
             in: dir, gps: "file:\(Pacer.trackLoop)?speed=5", profile: "quick", data: data, hardware: hardware)
         let run = try Pacer.start(["run", "--plan", "short", "--config", settings, "--today", "2026-05-02",
-                                   "--socket", "/tmp/pacer-storage-\(getpid())-\(fault).sock"])
+                                   "--socket", "/tmp/pacer-storage-\(getpid())-full.sock"])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
-        // Let it commit for a few seconds, then break the storage.
-        var committed = 0
-        for _ in 0..<100 where committed < 10 {
-            usleep(100_000)
-            committed = Int((try? Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
-        }
+        // Let it commit for a few seconds, then fill the disk.
+        let committed = Self.waitForPoints(10, in: data)
         try #require(committed >= 10, "nothing was committed before the fault")
-        switch fault {
-        case "full":
-            _ = try Program.run("/usr/bin/dd", ["if=/dev/zero", "of=\(data)/filler", "bs=4k"])
-        default:
-            try FileManager.default.removeItem(atPath: data)
-        }
+        _ = try Program.run("/usr/bin/dd", ["if=/dev/zero", "of=\(data)/filler", "bs=4k"])
         let out = run.standardOutputData()
         run.process.waitUntilExit()
         let stdout = String(decoding: out.0, as: UTF8.self), stderr = String(decoding: out.1, as: UTF8.self)
-        #expect(run.process.terminationStatus == 74, "\(fault): exit \(run.process.terminationStatus): \(stderr)")
-        #expect(stderr.contains("error: the activity could not be stored"), "\(fault): \(stderr)")
-        #expect(stdout.components(separatedBy: "[storage-fault]").count == 2, "\(fault): the cue once: \(stdout)")
-        #expect(stdout.contains("[workout-complete]"), "\(fault): the workout went on to its end")
-        if fault != "removed" {
-            // What reached the disk is there, still recording: the next start recovers it.
-            #expect(try Self.sql("\(data)/pacer.sqlite", "SELECT state FROM activities") == "recording")
-            #expect(Int(try Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? 0 >= committed)
-        } else {
-            #expect(stderr.contains("is gone"), "\(stderr)")
+        #expect(run.process.terminationStatus == 74, "exit \(run.process.terminationStatus): \(stderr)")
+        #expect(stderr.contains("error: the activity could not be stored"), "\(stderr)")
+        #expect(stdout.components(separatedBy: "[storage-fault]").count == 2, "the cue once: \(stdout)")
+        #expect(stdout.contains("[workout-complete]"), "the workout went on to its end")
+        // What reached the disk is there, still recording: the next start recovers it.
+        #expect(try Self.sql("\(data)/pacer.sqlite", "SELECT state FROM activities") == "recording")
+        #expect(Int(try Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? 0 >= committed)
+    }
+
+    /// Waits (up to 10 s) until `n` track points are committed in `data`; how many are.
+    static func waitForPoints(_ n: Int, in data: String) -> Int {
+        var committed = 0
+        for _ in 0..<100 where committed < n {
+            usleep(100_000)
+            committed = Int((try? sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
         }
+        return committed
     }
 
     /// A read-only data folder (a card mounted read-only after a file system error): a

@@ -194,25 +194,36 @@ struct RuntimePartsTests {
         let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
         let activity = try writer.begin(ActivityStart(name: "t", startedAt: nil, plan: nil, workout: nil, profile: "test"))
         #expect(writer.commit(nil) == .stored)
-        // The data folder goes away (a card pulled, a folder moved): commits fail, nothing is lost yet.
+        // The data folder goes away (a card pulled, a folder moved) and cannot be made again
+        // (a file where it was): commits fail, nothing is lost yet.
         #expect(rename(dir, away) == 0)
+        #expect(FileManager.default.createFile(atPath: dir, contents: nil))
         writer.append(TrackPoint(segment: 0, time: Self.t0, position: Self.fix(0).position, altitude: 5, speed: 3),
                       to: activity)
         guard case .failed(let reason, first: true) = writer.commit(nil) else {
             Issue.record("the first failed commit is the one to tell")
             return
         }
-        #expect(reason.contains("is gone"), "\(reason)")
+        #expect(reason.contains("cannot be made again"), "\(reason)")
         guard case .failed(_, first: false) = writer.commit(nil) else {
             Issue.record("told once")
             return
         }
         #expect(store.uncommitted.waiting == 1)
-        // It comes back: the waiting point reaches the disk.
+        // The end fails too: what waits is kept, with the close, for `finishAgain`.
+        let totals = ActivityTotals(startedAt: Self.t0, elapsed: .seconds(1), timer: .seconds(1), moving: .seconds(1),
+                                    distance: 10, maximumSpeed: 3)
+        writer.finish(activity, totals: totals, end: .completed, activeTime: .seconds(1))
+        #expect(writer.loss?.waiting == 1)
+        #expect(!writer.finishAgain())
+        // It comes back: the waiting point reaches the disk, and the activity is closed.
+        try FileManager.default.removeItem(atPath: dir)
         #expect(rename(away, dir) == 0)
-        #expect(writer.commit(nil) == .stored)
-        #expect(try store.activity(activity).points.count == 1)
+        #expect(writer.finishAgain())
         #expect(writer.loss == nil)
+        let stored = try store.activity(activity)
+        #expect(stored.points.count == 1)
+        #expect(stored.summary.state == .completed)
     }
 }
 
