@@ -109,6 +109,17 @@ struct ControlWatchTests {
             }
         }.start()
 
+        // The slow one's last line waits `clientTimeout` for it: it is read as soon as the
+        // server drops it, however long the batches take on a loaded machine.
+        let slowEnd = Mutex<LineReader.End?>(nil)
+        let slowRead = DispatchSemaphore(value: 0)
+        Thread {
+            while rig.server.watcherCount > 1 { usleep(10_000) }
+            let end = slow.toEnd(timeout: .seconds(20))
+            slowEnd.withLock { $0 = end }
+            slowRead.signal()
+        }.start()
+
         let clock = ContinuousClock()
         var slowest = Duration.zero
         var total = Duration.zero
@@ -133,7 +144,8 @@ struct ControlWatchTests {
         #expect(await eventually { rig.server.watcherCount == 1 }, "the slow watcher is still registered")
 
         // The slow one: the first lines without a gap (what its socket held), then the news.
-        guard case .end(let rest) = slow.toEnd(timeout: .seconds(20)) else {
+        #expect(slowRead.wait(timeout: .now() + 60) == .success, "the slow watcher was never dropped")
+        guard case .end(let rest)? = slowEnd.withLock({ $0 }) else {
             Issue.record("the slow watcher's stream did not end cleanly")
             return
         }
