@@ -234,6 +234,10 @@ struct ActivitiesCommand: ParsableCommand {
                 too. The track is cut where it enters a hidden place and goes on in a new \
                 segment where it leaves: no line is drawn across the place.
 
+                What is hidden is more than the place: a circle about twice as wide, moved off \
+                it by this device's secret, the same for the same place every time, so that \
+                the ends of the shared track do not point at the place, however many you share.
+
                 Exit status: 0 shared; 64 a usage error (an unknown item, a bad distance); 66 \
                 no such activity (or no activities in the data folder); 73 the file cannot be \
                 written; 65 a name that tells a time, or nothing left to share.

@@ -140,7 +140,16 @@ public final class ActivityStore: ActivityLog, Sendable {
         try GPXExchange.writeGPX(details, name: name, time: time, options: options, to: write)
     }
     @discardableResult
-    public func share(activity id: Int64, to path: String, choice: ShareChoice) throws -> ShareReport {
-        try gpxExchange.share(activity: id, to: path, choice: choice)
+    public func share(activity id: Int64, to path: String, choice: ShareChoice,
+                      secret: ShareSecret? = nil) throws -> ShareReport {
+        try gpxExchange.share(activity: id, to: path, choice: choice, secret: secret)
     }
+    /// The circles a share hides (`PrivacyCircle`), for checks.
+    public func privacyCircles(activity id: Int64, choice: ShareChoice, secret: ShareSecret? = nil) throws -> [PrivacyCircle] {
+        var options = choice.options
+        options.secret = secret
+        return try gpxExchange.privacyCircles(activity: id, options: options)
+    }
+    /// The device's share secret (`ShareSecret`).
+    public func shareSecret() throws -> ShareSecret { try gpxExchange.shareSecret() }
 }

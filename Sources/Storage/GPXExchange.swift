@@ -23,9 +23,13 @@ public struct GPXExportOptions: Hashable, Sendable {
     public var hideWithin: Double?
     /// Places in which no point and no waypoint is written.
     public var privacyZones: [PrivacyZone]
+    /// The secret the hidden circles are moved by (`PrivacyCircle`); nil: the device's, read
+    /// from the database. Tests give one to know the circles.
+    public var secret: ShareSecret?
 
     public init(times: Bool = true, speeds: Bool = true, elevations: Bool = true, waypoints: Bool = true,
-                track: Bool = true, name: Bool = true, hideWithin: Double? = nil, privacyZones: [PrivacyZone] = []) {
+                track: Bool = true, name: Bool = true, hideWithin: Double? = nil, privacyZones: [PrivacyZone] = [],
+                secret: ShareSecret? = nil) {
         self.times = times
         self.speeds = speeds
         self.elevations = elevations
@@ -34,6 +38,7 @@ public struct GPXExportOptions: Hashable, Sendable {
         self.name = name
         self.hideWithin = hideWithin
         self.privacyZones = privacyZones
+        self.secret = secret
     }
 
     public static let all = GPXExportOptions()
@@ -124,21 +129,70 @@ extension GPXExchange {
         }
     }
 
-    /// Where an activity's points are hidden by `options` (`hideWithin` around its first and
-    /// last stored points, `privacyZones`); nil when nothing is hidden.
+    /// Where an activity's points are hidden by `options`: the circles (`PrivacyCircle`)
+    /// round its first and last stored points (`hideWithin`) and round the `privacyZones`,
+    /// moved by the secret; nil when nothing is hidden.
     static func privacyMask(activity id: Int64, options: GPXExportOptions, _ db: Database) throws -> PrivacyMask? {
-        var ends: [GeoPoint] = []
-        if options.hideWithin != nil {
+        guard options.hideWithin != nil || !options.privacyZones.isEmpty else { return nil }
+        let secret = try options.secret ?? shareSecret(db)
+        var circles: [PrivacyCircle] = []
+        if let radius = options.hideWithin, radius > 0 {
+            let anchors = try endAnchors(activity: id, db)
+            let near = PrivacyCircle.anchorDistance(radius)
             for order in ["ASC", "DESC"] {
-                if let row = try Row.fetchOne(
+                guard let row = try Row.fetchOne(
                     db, sql: "SELECT lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq \(order) LIMIT 1",
-                    arguments: [id]) {
-                    ends.append(GeoPoint(latitude: row[0], longitude: row[1]))
-                }
+                    arguments: [id]) else { continue }
+                let end = GeoPoint(latitude: row[0], longitude: row[1])
+                // The first recorded start or end near it (its own, when there is none before).
+                let anchor = anchors.first { Geodesy.distance($0, end) <= near } ?? end
+                let circle = PrivacyCircle.hiding(within: radius, of: anchor, secret: secret)
+                if !circles.contains(circle) { circles.append(circle) }
             }
         }
-        let mask = PrivacyMask(ends: ends, radius: options.hideWithin ?? 0, zones: options.privacyZones)
-        return mask.isEmpty ? nil : mask
+        for (index, zone) in options.privacyZones.enumerated() {
+            circles.append(PrivacyCircle.hiding(zone, place: index + 1, secret: secret))
+        }
+        return PrivacyMask(circles: circles)
+    }
+
+    /// Every activity's first and last stored points, the oldest activity's first: where
+    /// runs have started and ended on this device, the anchors of `--hide-within`'s circles.
+    /// An activity still recording counts only when it is the one shared (it may yet be
+    /// cancelled, and its anchor with it).
+    static func endAnchors(activity id: Int64, _ db: Database) throws -> [GeoPoint] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT f.lat, f.lon, l.lat, l.lon FROM activities a
+            JOIN track_points f ON f.activity_id = a.id
+                AND f.seq = (SELECT MIN(seq) FROM track_points WHERE activity_id = a.id)
+            JOIN track_points l ON l.activity_id = a.id
+                AND l.seq = (SELECT MAX(seq) FROM track_points WHERE activity_id = a.id)
+            WHERE a.state != 'recording' OR a.id = ?
+            ORDER BY a.id
+            """, arguments: [id])
+        return rows.flatMap { row in
+            [GeoPoint(latitude: row[0], longitude: row[1]), GeoPoint(latitude: row[2], longitude: row[3])]
+        }
+    }
+
+    /// The device's share secret (migration v6 makes it); refused when it is not there.
+    static func shareSecret(_ db: Database) throws -> ShareSecret {
+        guard let text = try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'share_secret'"),
+              let secret = ShareSecret(hex: text) else {
+            throw StorageError.database("the device's share secret is missing or damaged (device_state.share_secret): "
+                                        + "nothing is shared without it")
+        }
+        return secret
+    }
+
+    /// The circles a share of activity `id` with `options` hides, for checks.
+    public func privacyCircles(activity id: Int64, options: GPXExportOptions) throws -> [PrivacyCircle] {
+        try read { db in try Self.privacyMask(activity: id, options: options, db)?.circles ?? [] }
+    }
+
+    /// The device's share secret.
+    public func shareSecret() throws -> ShareSecret {
+        try read { db in try Self.shareSecret(db) }
     }
 
     /// Streams a stored activity from the database to GPX: its points are read with a cursor

@@ -294,6 +294,15 @@ public final class PacerDatabase: Sendable {
                 ALTER TABLE track_points ADD COLUMN distance_m REAL;
                 """)
         }
+        // The device's share secret (`ShareSecret`): 16 random bytes, made once and never
+        // changed, from which a share derives how its hidden circles are moved off the places
+        // they hide (issue 23, case 6). A share reads it; nothing writes it again.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO device_state (key, value, changed_at)
+                    VALUES ('share_secret', lower(hex(randomblob(16))), 0);
+                """)
+        }
         return migrator
     }
 

@@ -95,19 +95,32 @@ struct ShareEndToEndTests {
             privacy_zones:
               - {name: Creek, lat: \(creek.latitude), lon: \(creek.longitude), radius_m: 150}
             """)
+        // The device's secret, set to a known one in the data folder (the import made one at
+        // random): the circles hidden, larger than the places and moved off them, are known.
+        try await Self.setSecret("9f3b27c8e1d4a6055b7e8c2f0a1d3e49", in: "\(dir)/data")
         let out = "\(dir)/shared.gpx"
         let shared = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "track,times", "--hide-within", "300m",
                                     "--out", out, "--config", settings])
         #expect(shared.status == 0, "\(shared.stderr)")
         try await Self.validate(out)
 
-        func hidden(_ p: GeoPoint) -> Bool {
-            Geodesy.distance(p, first) <= 300 || Geodesy.distance(p, last) <= 300 || Geodesy.distance(p, creek) <= 150
-        }
+        let circles = try store.privacyCircles(activity: 1, choice: ShareChoice(
+            items: [.track, .times], hideWithin: 300, zones: [PrivacyZone(name: "Creek", center: creek, radius: 150)]))
+        // The run ends 1 km or so from its start: a circle round each (300 m, 255 m for the
+        // largest move, 37.5 m for the anchor), and the creek's (150 m and 120 m).
+        #expect(circles.map(\.place) == [0, 0, 1], "\(circles)")
+        #expect(zip(circles.map(\.radius), [592.8, 592.8, 270.15]).allSatisfy { abs($0 - $1) < 1e-6 }, "\(circles)")
+        func place(_ p: GeoPoint) -> Int? { circles.first { $0.contains(p) }?.place }
+        func hidden(_ p: GeoPoint) -> Bool { place(p) != nil }
         let kept = stored.filter { !hidden($0.position) }
-        let nearEnds = stored.filter { Geodesy.distance($0.position, first) <= 300 || Geodesy.distance($0.position, last) <= 300 }
+        let nearEnds = stored.filter { place($0.position) == 0 }
         let inCreek = stored.count - kept.count - nearEnds.count
         #expect(nearEnds.count > 0 && inCreek > 0)
+        // Everything within the places themselves is among the hidden.
+        #expect(stored.allSatisfy {
+            !(Geodesy.distance($0.position, first) <= 300 || Geodesy.distance($0.position, last) <= 300
+              || Geodesy.distance($0.position, creek) <= 150) || hidden($0.position)
+        })
 
         let elements = try Self.elements(out)
         let names = Set(elements.compactMap(\.localName))
@@ -123,16 +136,37 @@ struct ShareEndToEndTests {
             #expect(Self.child(element, "time") == point.time.iso8601)
             #expect(Geodesy.distance(position, first) > 300 && Geodesy.distance(position, last) > 300)
             #expect(Geodesy.distance(position, creek) > 150)
+            #expect(!hidden(position))
         }
-        // The place cuts the track: two segments, none crossing it.
-        #expect(elements.filter { $0.localName == "trkseg" }.count == 2)
+        // The places cut the track: two segments, no leg of them crossing a hidden circle.
+        let segments = elements.filter { $0.localName == "trkseg" }
+        #expect(segments.count == 2)
+        for segment in segments {
+            let points = try (segment.children ?? []).compactMap { $0 as? XMLElement }.map(Self.position)
+            for (a, b) in zip(points, points.dropFirst()) {
+                for t in stride(from: 0.0, through: 1.0, by: 0.05) {
+                    let p = GeoPoint(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                                     longitude: a.longitude + (b.longitude - a.longitude) * t)
+                    #expect(!hidden(p), "a leg crosses a hidden circle")
+                }
+            }
+        }
         let text = try String(contentsOfFile: out, encoding: .utf8)
         #expect(!text.contains("gpxtpx") && !text.contains("fenix"))
 
-        let expected = "Activity #1 shared to \(out): track (\(grouped(kept.count)) of 2,984 points, 2 segments; "
-            + "\(nearEnds.count) within 300 m of the start and end hidden, \(inCreek) within Creek (150 m) hidden), "
+        let expected = "Activity #1 shared to \(out): track (\(grouped(kept.count)) of 2,984 points, \(segments.count) segments; "
+            + "\(nearEnds.count) hidden round the start and end (300 m and more), \(inCreek) hidden round Creek (150 m and more)), "
             + "times; left out: speeds, elevations, waypoints, name\n"
         #expect(shared.stdout == expected)
+    }
+
+    /// Sets the device's share secret in a data folder's database (it is never written by
+    /// Pacer after it is made), as a test's known one.
+    static func setSecret(_ hex: String, in data: String) async throws {
+        let result = try await Program.runOffThePool("/usr/bin/sqlite3", [
+            "\(data)/pacer.sqlite", "UPDATE device_state SET value = '\(hex)' WHERE key = 'share_secret'; SELECT changes();",
+        ])
+        try #require(result.status == 0 && result.stdout == "1\n", "sqlite3: \(result.output)")
     }
 
     func grouped(_ n: Int) -> String {
@@ -214,7 +248,7 @@ struct ShareEndToEndTests {
         #expect(rest.filter { $0.localName == "wpt" }.compactMap { Self.child($0, "name") } == ["Chapel"])
         let firstWritten = try #require(rest.first { $0.localName == "trkpt" })
         #expect(Geodesy.distance(try Self.position(firstWritten), detail.points[0].position) > 300)
-        #expect(hidden.stdout.contains("waypoints (1 of 2; 1 within 300 m of the start and end hidden)"), "\(hidden.stdout)")
+        #expect(hidden.stdout.contains("waypoints (1 of 2; 1 hidden round the start and end (300 m and more))"), "\(hidden.stdout)")
     }
 
     /// Each mistake with its message and exit status, and no file written.

@@ -114,16 +114,24 @@ struct ParsedXML {
 /// Checks a shared file field by field against what is stored: what was chosen is there and
 /// equals the stored values; what was not is nowhere; nothing lies in a hidden place; the
 /// track is split where a place cuts it; the file is valid GPX 1.1.
-func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDetail,
+/// `circles`: those the share hid (`ActivityStore.privacyCircles`), larger than the places
+/// and moved off them (issue 23, case 6); every point within the places themselves must be
+/// among the hidden.
+func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDetail, circles: [PrivacyCircle] = [],
                  sourceLocation: SourceLocation = #_sourceLocation) throws {
     try validateGPX(path)
     let file = try ParsedXML(path: path)
     let items = choice.items
     let first = detail.points.first?.position, last = detail.points.last?.position
-    func hidden(_ p: GeoPoint) -> Bool {
+    #expect(circles.isEmpty == (choice.hideWithin == nil && choice.zones.isEmpty), sourceLocation: sourceLocation)
+    func hidden(_ p: GeoPoint) -> Bool { circles.contains { $0.contains(p) } }
+    func inAPlace(_ p: GeoPoint) -> Bool {
         if let radius = choice.hideWithin, let first, let last,
            Geodesy.distance(p, first) <= radius || Geodesy.distance(p, last) <= radius { return true }
         return choice.zones.contains { Geodesy.distance($0.center, p) <= $0.radius }
+    }
+    for p in detail.points.map(\.position) + detail.waypoints.map(\.position) where inAPlace(p) {
+        #expect(hidden(p), "a point in a place is outside the hidden circles", sourceLocation: sourceLocation)
     }
 
     // Nothing of what was left out, anywhere in the file.
@@ -221,6 +229,10 @@ func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDet
 /// run's tasks share (one a core) while timing tests elsewhere wait to be resumed.
 @Suite("Sharing an activity (R18)", .serialized)
 struct GPXShareTests {
+    /// The secret the hidden circles are moved by: a fixed one, so that what is hidden is
+    /// known (a store makes its own at random).
+    static let secret = ShareSecret(hex: "3c9a5e0f7d21b84466f0a1c2e9d35b17")!
+
     static let choices: [Set<ShareItem>] = [
         [.track], [.track, .times], [.track, .speeds], [.track, .elevations], [.track, .waypoints], [.track, .name],
         [.waypoints], [.waypoints, .times, .elevations, .name], [.track, .times, .speeds],
@@ -259,8 +271,10 @@ struct GPXShareTests {
                 + "left out: times, speeds, elevations, waypoints, name")
     }
 
-    /// Nothing within 300 m of the first or the last recorded point, track points and
-    /// waypoints alike; the file starts at the first point outside.
+    /// Nothing within 100 m of the first or the last recorded point, track points and
+    /// waypoints alike, and more: the circle hidden (`PrivacyCircle`) has a radius of 205.1 m
+    /// (100 m, 85 m for the largest move, 20 m for the anchor and a thousandth), its centre
+    /// moved off the door by the secret; the file starts at the first point outside.
     @Test func hideWithinHidesTheStartAndTheEnd() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -268,20 +282,26 @@ struct GPXShareTests {
         let run = LoopRun()
         let id = try run.record(into: store)
         let path = "\(dir)/shared.gpx"
-        let choice = ShareChoice(items: [.track, .times, .waypoints], hideWithin: 300)
-        let report = try store.share(activity: id, to: path, choice: choice)
-        try checkShared(path, choice: choice, stored: store.activity(id))
-        // East 0–294 m from the door (43 points) and north 7–301 m on the way back (43).
-        #expect(report.export.hiddenPoints == [86])
-        #expect(report.export.writtenPoints == 344 - 86)
+        let choice = ShareChoice(items: [.track, .times, .waypoints], hideWithin: 100)
+        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circles = try store.privacyCircles(activity: id, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activity(id), circles: circles)
+        // With this secret the centre is 69.4 m east and 7.2 m north of the door (moved
+        // 0.698 r): east 0–273 m from the door (40 points) and north 7–196 m on the way back
+        // (28) are hidden.
+        let circle = try #require(circles.first)
+        #expect(circles.count == 1 && abs(circle.radius - 205.1) < 1e-9)
+        #expect(abs(Geodesy.distance(circle.center, LoopRun.position(69.4, 7.2))) < 0.5)
+        #expect(report.export.hiddenPoints == [68])
+        #expect(report.export.writtenPoints == 344 - 68)
         #expect(report.export.writtenWaypoints == 3 && report.export.hiddenWaypoints == [1])
         let first = try #require(try ParsedXML(path: path).all("trkpt").first)
-        #expect(try ParsedXML.position(first) == LoopRun.position(301, 0))
-        #expect(Geodesy.distance(try ParsedXML.position(first), run.points[0].position) > 300)
+        #expect(try ParsedXML.position(first) == LoopRun.position(280, 0))
+        #expect(Geodesy.distance(try ParsedXML.position(first), run.points[0].position) > 100)
         #expect(report.summary(activity: id, path: path)
-                == "Activity #\(id) shared to \(path): track (258 of 344 points, 2 segments; 86 within 300 m of the "
-                + "start and end hidden), times, waypoints (3 of 4; 1 within 300 m of the start and end hidden); "
-                + "left out: speeds, elevations, name")
+                == "Activity #\(id) shared to \(path): track (276 of 344 points, 2 segments; 68 hidden round the "
+                + "start and end (100 m and more)), times, waypoints (3 of 4; 1 hidden round the start and end "
+                + "(100 m and more)); left out: speeds, elevations, name")
     }
 
     /// A place in the middle of the track cuts it: the track stops before it and goes on in
@@ -292,20 +312,24 @@ struct GPXShareTests {
         let store = try ActivityStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/shared.gpx"
-        let choice = ShareChoice(items: Set(ShareItem.allCases), hideWithin: 300, zones: [LoopRun.bakery])
-        let report = try store.share(activity: id, to: path, choice: choice)
-        try checkShared(path, choice: choice, stored: store.activity(id))
-        // North 203–399 m on the bakery's street: 29 points.
-        #expect(report.export.hiddenPoints == [86, 29])
+        let choice = ShareChoice(items: Set(ShareItem.allCases), hideWithin: 100, zones: [LoopRun.bakery])
+        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circles = try store.privacyCircles(activity: id, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activity(id), circles: circles)
+        // The bakery's circle is 180.1 m across (100 m and 80 m for the largest move), its
+        // centre 64.6 m east and 36.9 m north of the bakery with this secret: north 175–504 m
+        // on the bakery's street, 48 points (29 were within its own 100 m).
+        #expect(report.export.hiddenPoints == [68, 48])
         #expect(report.export.segments == 3)
         #expect(try ParsedXML(path: path).all("trkseg").count == 3)
         #expect(report.export.hiddenWaypoints == [1, 1])
         #expect(report.summary(activity: id, path: path).contains(
-            "track (229 of 344 points, 3 segments; 86 within 300 m of the start and end hidden, 29 within Bakery (100 m) hidden)"))
+            "track (228 of 344 points, 3 segments; 68 hidden round the start and end (100 m and more), "
+                + "48 hidden round Bakery (100 m and more))"))
     }
 
     /// Sparse points (77 m apart, the medium profile's spacing at a run's pace) either side
-    /// of a 30 m zone: no point is in it, and still no line is drawn across it (issue 23,
+    /// of a 12 m zone (its hidden circle 21.6 m): no point is in it, and still no line is drawn across it (issue 23,
     /// case 7): the track is cut between the two points, and no shared leg passes within the
     /// zone.
     @Test func aLineBetweenSparsePointsIsCutWhereItCrossesAZone() throws {
@@ -317,9 +341,13 @@ struct GPXShareTests {
                                         altitude: nil, speed: 2.6), to: id)
         }
         try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(210))
-        let shed = PrivacyZone(name: "Shed", center: LoopRun.position(269.5, 0), radius: 30)
+        // 12 m: its hidden circle (21.6 m, moved 7.2 to 9.6 m) keeps clear of the points
+        // either side, 38.5 m off the shed.
+        let shed = PrivacyZone(name: "Shed", center: LoopRun.position(269.5, 0), radius: 12)
         let path = "\(dir)/shared.gpx"
-        let report = try store.share(activity: id, to: path, choice: ShareChoice(items: [.track], zones: [shed]))
+        let choice = ShareChoice(items: [.track], zones: [shed])
+        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circle = try #require(try store.privacyCircles(activity: id, choice: choice, secret: Self.secret).first)
         #expect(report.export.hiddenPoints == [0, 0], "no point is in the zone")
         #expect(report.export.writtenPoints == 8)
         let segments = try ParsedXML(path: path).all("trkseg")
@@ -334,6 +362,11 @@ struct GPXShareTests {
                                                            longitude: a.longitude + (b.longitude - a.longitude) * t))
                 }.min()!
                 #expect(closest > shed.radius, "a leg passes \(closest) m from the zone's centre")
+                let offCircle = stride(from: 0.0, through: 1.0, by: 0.01).map { t in
+                    Geodesy.distance(circle.center, GeoPoint(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                                                             longitude: a.longitude + (b.longitude - a.longitude) * t))
+                }.min()!
+                #expect(offCircle > circle.radius, "a leg passes through the hidden circle")
             }
         }
     }
@@ -381,8 +414,9 @@ struct GPXShareTests {
         #expect(error?.description == "waypoint 2's name \"Gate at 7:15\" tells a date or time (7:15) and times are "
                 + "left out: include times too, or leave waypoints out")
         let choice = ShareChoice(items: [.track, .waypoints], zones: [PrivacyZone(name: "Gate", center: LoopRun.position(602, 100), radius: 20)])
-        try store.share(activity: second, to: path, choice: choice)
-        try checkShared(path, choice: choice, stored: store.activity(second))
+        try store.share(activity: second, to: path, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activity(second),
+                        circles: store.privacyCircles(activity: second, choice: choice, secret: Self.secret))
     }
 
     /// The dates and times people put in names.
