@@ -140,13 +140,14 @@ extension UInt64 {
 
 /// A circle a share hides (issue 23, case 6): not the place's own circle, whose centre a
 /// circle fitted to where the track stops would find within a metre, but a larger one
-/// moved off it. For a place of radius `r` the centre is moved by `d`, its length a fixed
-/// fraction of `r` between `minimumOffset` and `maximumOffset` and its direction any,
-/// both derived from the device's secret and the place (`ShareSecret`); the radius is
-/// `r · (1 + maximumOffset)` (and a thousandth of `r` for the plane's approximation), the
-/// same whatever `d`, so the radius says nothing of how far the centre was moved. Every
-/// point within `r` of the place is inside; the centre is never nearer the place than
-/// `minimumOffset · r`.
+/// moved off it. For a place of radius `r` the centre is moved by `d`, its length a
+/// fraction of `r` in `zoneOffset` (a settings zone) or `endOffset` (`--hide-within`) and
+/// its direction any, both derived from the device's secret and the place (`ShareSecret`);
+/// the radius is `r` times one more than the range's top (and a thousandth of `r` for the
+/// plane's approximation, and the anchor distance round a start or end), the same whatever
+/// `d`, so the radius says nothing of how far the centre was moved. Every point within `r`
+/// of the place is inside; the centre is never nearer the place than the range's bottom
+/// times `r` (less the anchor's distance from the place, round a start or end).
 public struct PrivacyCircle: Hashable, Sendable {
     public var center: GeoPoint
     /// Metres.
