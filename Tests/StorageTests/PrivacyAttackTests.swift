@@ -292,4 +292,25 @@ struct ShareSecretTests {
         defer { try? FileManager.default.removeItem(atPath: other) }
         #expect(try ActivityStore(directory: other).shareSecret() != secret, "each device its own")
     }
+
+    /// A data folder from before v6 gets its secret when first opened, for reading too (a
+    /// share is a reader), and its activities are shared with it.
+    @Test func aDataFolderFromBeforeGetsItsSecretWhenOpened() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let id = try LoopRun().record(into: try ActivityStore(directory: dir))
+        let downgrade = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", """
+            DELETE FROM device_state WHERE key = 'share_secret';
+            DELETE FROM grdb_migrations WHERE identifier = 'v6';
+            SELECT COUNT(*) FROM device_state;
+            """)
+        #expect(downgrade == "0\n", "the folder as version 5 left it")
+        let store = try ActivityStore(directory: dir, access: .read)
+        let secret = try store.shareSecret()
+        let choice = ShareChoice(items: [.track], zones: [LoopRun.bakery])
+        let report = try store.share(activity: id, to: "\(dir)/shared.gpx", choice: choice)
+        #expect(try store.privacyCircles(activity: id, choice: choice)
+                == store.privacyCircles(activity: id, choice: choice, secret: secret), "the share used the folder's secret")
+        #expect(report.export.hiddenPoints[1] >= 29, "at least the bakery's own 100 m")
+    }
 }
