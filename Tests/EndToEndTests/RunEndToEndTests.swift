@@ -149,19 +149,14 @@ struct RunEndToEndTests {
     @Test func sigkillMidRecordingIsRecovered() throws {
         let dir = try makeTemporaryDirectory()
         // A profile that samples and commits often, so that a short run stores points.
-        let hardware = "\(dir)/hardware"
-        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
-        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/plans", toPath: "\(hardware)/plans")
-        try """
-            name: quick
+        let hardware = try Pacer.testHardware(in: dir, quickProfile: """
             summary: Test profile that samples and commits often.
             position_interval_s: 0.1
             alert_interval_s: 1
             cue_style: beeps
             smoothing_window_s: 0.5
             track_flush_interval_s: 0.2
-            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
+            """, bundledPlans: true)
         let settings = try Pacer.settings(
             in: dir, gps: "file:\(Pacer.trackLoop)?speed=20", profile: "quick", hardware: hardware)
 

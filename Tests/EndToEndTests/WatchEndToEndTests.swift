@@ -14,27 +14,21 @@ struct WatchEndToEndTests {
     /// coach's 10 s of settling are over), then a short second one.
     @Test func aWatcherFollowsARunToItsEnd() throws {
         let dir = try makeTemporaryDirectory()
-        let hardware = "\(dir)/hardware"
-        try FileManager.default.createDirectory(atPath: "\(hardware)/profiles", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: "\(hardware)/plans", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: repositoryRoot + "/Hardware/cues.yaml", toPath: "\(hardware)/cues.yaml")
-        try """
-            name: quick
+        let hardware = try Pacer.testHardware(in: dir, quickProfile: """
             summary: Test profile that samples often.
             position_interval_s: 0.5
             alert_interval_s: 2
             cue_style: beeps
             smoothing_window_s: 1
             track_flush_interval_s: 1
-            """.write(toFile: "\(hardware)/profiles/quick.yaml", atomically: true, encoding: .utf8)
-        try """
+            """, plans: ["watch": """
             name: Watch
             workouts:
               - name: Short "watched" run
                 phases:
                   - {name: too fast, minutes: 0.2, speed_kmh: [20, 25]}
                   - {name: easy, minutes: 0.05, speed_kmh: [6, 8]}
-            """.write(toFile: "\(hardware)/plans/watch.yaml", atomically: true, encoding: .utf8)
+            """])
         let settings = try Pacer.settings(in: dir, gps: "file:\(Pacer.trackLoop)", profile: "quick", hardware: hardware)
         let socket = "\(dir)/control.sock"
 
