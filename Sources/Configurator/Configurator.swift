@@ -4,6 +4,7 @@ import HAL
 import LinuxHardware
 import Logging
 import NMEA
+import PacerCore
 import Runtime
 import Simulation
 import Storage
@@ -36,6 +37,8 @@ public struct Device: Sendable {
     public let power: (any PowerMonitor)?
     /// The profiles the profile steps down to, by name (the whole chain).
     public let profiles: [String: PowerProfile]
+    /// The system clock the receiver's time is checked against; nil: none (a replay).
+    public var systemTime: (any SystemTime)?
     /// Parts that could not be had and were left out (`makeDevice(…, tolerant: true)`):
     /// what the device's boot check tells.
     public var faults: [String] = []
@@ -166,6 +169,7 @@ public enum Configurator {
             buzzer: buzzer, battery: battery, hardware: hardware, power: simulated.supply, profiles: profiles)
         device.faults = faults
         device.simulated = simulated
+        device.systemTime = try makeSystemTime(settings.systemClock, gps: settings.gps, clock: clock)
         return device
     }
 
@@ -187,7 +191,7 @@ public enum Configurator {
         } catch {
             throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
         }
-        return AssembledDevice(device: device, store: store, recovered: recovered, parts: runtimeParts(device, log: store))
+        return AssembledDevice(device: device, store: store, recovered: recovered, parts: runtimeParts(device, log: store, logger: logger))
     }
 
     /// The device `pacer device` powers on: its parts (a missing one named in `faults`) and
@@ -198,14 +202,15 @@ public enum Configurator {
     ) throws(ConfigurationError) -> (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts) {
         let storage = try DeviceStorage(settings: settings, logger: logger)
         let device = try makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
-        return (device, storage, runtimeParts(device, log: storage))
+        return (device, storage, runtimeParts(device, log: storage, logger: logger))
     }
 
-    private static func runtimeParts(_ device: Device, log: any ActivityLog) -> DeviceRuntime.Parts {
+    private static func runtimeParts(_ device: Device, log: any ActivityLog, logger: Logger) -> DeviceRuntime.Parts {
         DeviceRuntime.Parts(
             clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
             profile: device.profile, cues: device.cues, log: log, power: device.power,
-            profiles: device.profiles, gpsHotStart: device.gpsHotStart)
+            profiles: device.profiles, gpsHotStart: device.gpsHotStart,
+            receiverTime: ReceiverTime(system: device.systemTime, logger: logger))
     }
 
     /// The device's activity store in the settings' data folder, for writing (SQLite, created
@@ -253,6 +258,60 @@ public enum Configurator {
             }
         case .virtual: VirtualClock()
         case .paced(let speed): VirtualClock(pacedBy: MonotonicWaiter(), speed: speed)
+        }
+    }
+
+    /// The system clock the receiver's time is checked against (issue 23, case 15: a
+    /// receiver with a week-rollover fault):
+    /// - `system`: the board's `CLOCK_REALTIME` (set when after the earliest plausible date,
+    ///   synchronized when NTP says so);
+    /// - `sim?at=2026-05-02T07:00:00Z[&synchronized=yes|no]`: a scripted clock, at that time
+    ///   when the device is built and moving with its clock; `sim` alone: a clock not set;
+    /// - `none`: no system clock, the receiver's time is taken as it is.
+    ///
+    /// Nil (no `system_clock:`): the board's for a receiver (`gpsd`, `serial`); none for a
+    /// replayed recording, which is of its own day, not of today's system clock.
+    public static func makeSystemTime(
+        _ uri: DeviceURI?, gps: DeviceURI, clock: any PacerClock
+    ) throws(ConfigurationError) -> (any SystemTime)? {
+        guard let uri else {
+            return ["gpsd", "serial"].contains(gps.scheme) ? RealtimeSystemTime() : nil
+        }
+        let known = "known: system, sim?at=YYYY-MM-DDTHH:MM:SSZ[&synchronized=yes|no], sim (not set), none"
+        switch uri.scheme {
+        case "system", "none":
+            guard uri.path.isEmpty, uri.authority.isEmpty, uri.query.isEmpty else {
+                throw ConfigurationError("system clock '\(uri)': '\(uri.scheme)' takes nothing after it (\(known))")
+            }
+            return uri.scheme == "system" ? RealtimeSystemTime() : nil
+        case "sim":
+            guard uri.path.isEmpty, uri.authority.isEmpty else {
+                throw ConfigurationError("system clock '\(uri)': a simulated clock is `sim` or `sim?at=…` (\(known))")
+            }
+            if let unknown = uri.query.keys.sorted().first(where: { !["at", "synchronized"].contains($0) }) {
+                throw ConfigurationError("system clock '\(uri)': unknown query item '\(unknown)' (known: at, synchronized)")
+            }
+            var start: UTCTimestamp?
+            if let at = uri.query["at"] {
+                guard let time = GPXReader.parseTime(Substring(at)) else {
+                    throw ConfigurationError("system clock '\(uri)': at=\(at) is not a UTC time like 2026-05-02T07:00:00Z")
+                }
+                start = time
+            }
+            var synchronized = false
+            if let raw = uri.query["synchronized"] {
+                switch raw {
+                case "yes": synchronized = true
+                case "no": synchronized = false
+                default: throw ConfigurationError("system clock '\(uri)': synchronized=\(raw) is not one of yes, no")
+                }
+                guard start != nil else {
+                    throw ConfigurationError("system clock '\(uri)': synchronized= needs a time (at=…): a clock not set is not synchronized")
+                }
+            }
+            return SimulatedSystemTime(clock: clock, start: start, synchronized: synchronized, name: uri.text)
+        default:
+            throw ConfigurationError("unknown system clock '\(uri)' (\(known))")
         }
     }
 

@@ -26,6 +26,10 @@ public struct Settings: Hashable, Sendable {
     public var buttonActions = ButtonActions.defaults
     /// Places whose points and waypoints `pacer activities share` never writes (`privacy_zones:`).
     public var privacyZones: [PrivacyZone] = []
+    /// The system clock the receiver's time is checked against (`system_clock:`): `system`
+    /// (the board's), `sim?at=TIME&synchronized=yes` or `sim` (scripted: set, or not set),
+    /// `none`. Nil: the default for the GPS source (`Configurator.makeSystemTime`).
+    public var systemClock: DeviceURI?
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
@@ -163,6 +167,8 @@ public struct Settings: Hashable, Sendable {
             let parsed = try uri("buttons", nil)
             buttons = parsed.scheme == "none" ? nil : parsed
         }
+        var systemClock: DeviceURI?
+        if map.has("system_clock") { systemClock = try uri("system_clock", nil) }
         let timing = try buttonTiming(map.optionalMapping("button_timing"))
         let actions = try buttonActions(map.optionalMapping("button_actions"))
         let zones = try privacyZones(&map)
@@ -174,6 +180,7 @@ public struct Settings: Hashable, Sendable {
         settings.buttonTiming = timing
         settings.buttonActions = actions
         settings.privacyZones = zones
+        settings.systemClock = systemClock
         return settings
     }
 

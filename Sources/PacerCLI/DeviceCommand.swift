@@ -47,6 +47,9 @@ struct DeviceCommand: ParsableCommand {
     @Option(name: .long, help: RouteChoice.help)
     var route: String?
 
+    @Option(name: .long, help: "The system clock the GPS time is checked against (a week-rollover fault): system, sim?at=YYYY-MM-DDTHH:MM:SSZ[&synchronized=yes], sim (not set), none (default: the settings' system_clock, else system for a receiver and none for a recording).")
+    var systemClock: String?
+
     @Option(name: .long, help: "The control socket for `pacer ctl` (default: $RUNTIME_DIRECTORY/control.sock under systemd, else $XDG_RUNTIME_DIR/pacer/control.sock).")
     var socket: String?
 
@@ -56,6 +59,13 @@ struct DeviceCommand: ParsableCommand {
         StopSignals.reset()
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
+        if let systemClock {
+            do {
+                settings.systemClock = try DeviceURI(parsing: systemClock)
+            } catch {
+                throw ValidationError("--system-clock: \(error)")
+            }
+        }
         if let buttons {
             do {
                 let uri = try DeviceURI(parsing: buttons)

@@ -47,6 +47,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: RouteChoice.help)
     var route: String?
 
+    @Option(name: .long, help: "The system clock the GPS time is checked against (a week-rollover fault): system, sim?at=YYYY-MM-DDTHH:MM:SSZ[&synchronized=yes], sim (not set), none (default: the settings' system_clock, else system for a receiver and none for a recording).")
+    var systemClock: String?
+
     @Option(name: .long, help: "The control socket for `pacer ctl` (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
     var socket: String?
 
@@ -60,6 +63,13 @@ struct RunCommand: ParsableCommand {
         StopSignals.reset()
         var settings = try device.settings(gps: source)
         if let dataDir { settings.dataDirectory = dataDir }
+        if let systemClock {
+            do {
+                settings.systemClock = try DeviceURI(parsing: systemClock)
+            } catch {
+                throw ValidationError("--system-clock: \(error)")
+            }
+        }
         let logger = Logger(label: "pacer")
 
         // The storage: the device's plan and its progress are kept there.

@@ -312,7 +312,9 @@ public final class DeviceController: Sendable {
         let now = parts.clock.now
         switch event {
         case .fix(let fix), .reading(let fix):
-            state.withLock { $0.lastFixTime = fix.time }
+            // The receiver's time as the device uses it: the plan's deadline is judged by it.
+            let time = parts.receiverTime.corrected(fix.time)
+            state.withLock { $0.lastFixTime = time }
         case .status(let status, let detail):
             let (phase, booted) = state.withLock { s in (s.phase, s.booted) }
             let was = gps.previous

@@ -241,8 +241,14 @@ public final class DeviceRuntime: Sendable {
 
     // MARK: On the loop
 
-    private func gpsEvent(_ event: GPSEvent) {
+    private func gpsEvent(_ received: GPSEvent) {
         let now = parts.clock.now
+        // The receiver's time as the device uses it (a week-rollover fault corrected).
+        let event: GPSEvent = switch received {
+        case .fix(let fix): .fix(parts.receiverTime.corrected(fix))
+        case .reading(let fix): .reading(parts.receiverTime.corrected(fix))
+        case .status: received
+        }
         let finished = state.withLock { $0.finished }
         var out: [CoachOutput] = []
         var point: (TrackPoint, Int64)?
@@ -449,7 +455,7 @@ public final class DeviceRuntime: Sendable {
     private func captureWaypoint(_ name: String) -> WaypointOutcome {
         let now = parts.clock.now
         // The receiver's latest fix, newer than the last sampled one when the profile samples slowly.
-        let current = sink.withLock { $0?.latestFix }
+        let current = sink.withLock { $0?.latestFix }.map(parts.receiverTime.corrected)
         let outcome: WaypointOutcome = state.withLock { s in
             guard let activity = s.activity, !s.finished else { return .notRecording }
             if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }

@@ -19,10 +19,14 @@ extension DeviceRuntime {
         public var profiles: [String: PowerProfile]
         /// The receiver's time from a wake out of backup to a fix.
         public var gpsHotStart: Duration
+        /// Where the receiver's time is checked against the system clock (a week-rollover
+        /// fault); the default checks nothing.
+        public var receiverTime: ReceiverTime
 
         public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
                     profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,
-                    profiles: [String: PowerProfile] = [:], gpsHotStart: Duration = .seconds(1)) {
+                    profiles: [String: PowerProfile] = [:], gpsHotStart: Duration = .seconds(1),
+                    receiverTime: ReceiverTime = ReceiverTime(system: nil)) {
             self.clock = clock
             self.gps = gps
             self.buzzer = buzzer
@@ -33,6 +37,7 @@ extension DeviceRuntime {
             self.power = power
             self.profiles = profiles
             self.gpsHotStart = gpsHotStart
+            self.receiverTime = receiverTime
         }
     }
 

@@ -2,6 +2,7 @@ import Coaching
 import HAL
 import PacerCore
 import Runtime
+import Simulation
 import Storage
 import Synchronization
 import TestSupport
@@ -237,5 +238,47 @@ struct GPSTimeJumpTests {
         #expect(detail.summary.averageSpeed <= detail.summary.maximumSpeed + 0.01, "\(name)")
         #expect(abs(detail.summary.distance - 360) < 4, "\(name): \(detail.summary.distance)")
         #expect(Set(detail.points.map(\.segment)).count == 1, "\(name)")
+    }
+}
+
+/// Issue 23, case 15: a receiver with a week-rollover fault from its first fix (every date
+/// 1024 weeks early, 2006-09-16 for 2026-05-02). The track clock's anchor is the corrected
+/// time, so the activity, its points and its waypoints are dated 2026-05-02; the time line
+/// is the receiver's (to the millisecond), only its era corrected.
+@Suite("GPS time from a faulty receiver")
+struct ReceiverTimeRuntimeTests {
+    static let early = GPSTimeJumpTests.jumping(seconds: 130) { _ in -1024 * 604_800 }
+    static let runStart = UTCTimestamp(date: CivilDate(year: 2026, month: 5, day: 2)!, millisecondOfDay: 7 * 3_600_000)
+
+    @Test(arguments: [
+        ("a set system clock", UTCTimestamp?.some(UTCTimestamp(millisecondsSince1970: runStart.millisecondsSince1970 - 30_000))),
+        ("no set system clock", UTCTimestamp?.none),
+    ])
+    func theActivityIsDatedByTheCorrectedTime(name: String, system: UTCTimestamp?) throws {
+        let rig = try Rig(Self.early, plan: plan(("run", 120, 2.5, 3.5)),
+                          profile: profile(position: 1, alert: 20, window: 3, flush: 5),
+                          systemTime: { SimulatedSystemTime(clock: $0, start: system) })
+        let runtime = rig.runtime
+        _ = rig.clock.schedule(at: Instant.zero + .seconds(30)) { runtime.waypoint("Gate") }
+        try rig.run()
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let start = try #require(detail.summary.startedAt)
+        #expect(start == Self.runStart, "\(name): the activity starts at \(start)")
+        #expect(detail.points.count >= 118, "\(name)")
+        #expect(detail.points.allSatisfy { $0.time.date == CivilDate(year: 2026, month: 5, day: 2)! }, "\(name)")
+        // The receiver's own times, one a second from 07:00:00, moved by 1024 weeks only.
+        #expect(detail.points.first?.time == Self.runStart, "\(name)")
+        let waypoint = try #require(detail.waypoints.first)
+        #expect(waypoint.time.date == CivilDate(year: 2026, month: 5, day: 2)!, "\(name): waypoint at \(waypoint.time)")
+    }
+
+    /// Without a system clock (a replayed recording), the receiver's time is taken as it
+    /// is: the recording's own date, as before.
+    @Test func withoutASystemClockTheReceiverIsTakenAsItIs() throws {
+        let rig = try Rig(Self.early, plan: plan(("run", 120, 2.5, 3.5)),
+                          profile: profile(position: 1, alert: 20, window: 3, flush: 5))
+        try rig.run()
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(detail.summary.startedAt?.date == CivilDate(year: 2006, month: 9, day: 16)!)
     }
 }

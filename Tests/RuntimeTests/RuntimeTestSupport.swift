@@ -63,7 +63,8 @@ struct Rig {
     let events = EventLog()
 
     init(_ text: String, plan: TrainingPlan, profile: PowerProfile = profile(), battery: Double? = nil,
-         positioning: Bool = true, power: (any PowerMonitor)? = nil) throws {
+         positioning: Bool = true, power: (any PowerMonitor)? = nil,
+         systemTime: ((VirtualClock) -> any SystemTime)? = nil) throws {
         let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -75,7 +76,8 @@ struct Rig {
         let events = self.events
         runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
-                         cues: testCues, log: store, power: power),
+                         cues: testCues, log: store, power: power,
+                         receiverTime: ReceiverTime(system: systemTime?(clock))),
             plan: plan, workoutIndex: 0, positioning: positioning,
             onEvent: { event, _ in events.add(clock.now.seconds, event) },
             onFinish: { end in

@@ -16,4 +16,17 @@ static inline long long pacer_input_event_sec(const struct input_event *e) { ret
 
 static inline long long pacer_input_event_usec(const struct input_event *e) { return (long long)e->input_event_usec; }
 
+// Whether NTP keeps the system clock synchronized, for the system-time adapter
+// (RealtimeSystemTime): adjtimex with no change asked (no privilege needed) gives the
+// kernel's clock state and its status bits, STA_UNSYNC set while nobody synchronizes it.
+// <sys/timex.h> is not in Swift's Glibc module, hence this helper here with the other
+// kernel interfaces the Linux adapters need.
+#include <sys/timex.h>
+
+static inline int pacer_clock_synchronized(void) {
+    struct timex tx = {0};
+    int state = adjtimex(&tx);
+    return state != -1 && state != TIME_ERROR && (tx.status & STA_UNSYNC) == 0;
+}
+
 #endif

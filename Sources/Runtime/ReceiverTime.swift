@@ -1,0 +1,67 @@
+import HAL
+import Logging
+import PacerCore
+import Synchronization
+
+/// Where the receiver's time enters the device (issue 23, case 15): every fix's time is
+/// checked against the system clock (`GPSTimeCheck`) before the device uses it, so a receiver
+/// with a week-rollover fault from its first fix neither dates the activity 1024 weeks early
+/// nor lets an expired plan start. One for the device's life, shared by the device controller
+/// (today's date, for the plan's deadline) and each workout's runtime (the track clock's
+/// anchor, every point and waypoint), so both hear the same time.
+///
+/// Each fix is judged as it comes (a receiver that was wrong at its first fix and later
+/// finds the right era is followed); a verdict is logged when it changes, so a steady fault
+/// is logged once, with both dates. Without a system clock (`nil`: a replayed recording is
+/// of its own day) every time is taken as it is.
+public final class ReceiverTime: Sendable {
+    private let system: (any SystemTime)?
+    private let earliest: UTCTimestamp
+    private let logger: Logger
+    private let last = Mutex<GPSTimeCheck.Verdict?>(nil)
+
+    public init(system: (any SystemTime)?, earliest: UTCTimestamp = GPSTimeCheck.earliestPlausible,
+                logger: Logger = Logger(label: "pacer.time")) {
+        self.system = system
+        self.earliest = earliest
+        self.logger = logger
+    }
+
+    /// The fix with its time as the device uses it.
+    public func corrected(_ fix: Fix) -> Fix {
+        var fix = fix
+        fix.time = corrected(fix.time)
+        return fix
+    }
+
+    /// The receiver's time `gps` as the device uses it.
+    public func corrected(_ gps: UTCTimestamp) -> UTCTimestamp {
+        guard let system else { return gps }
+        let reading = system.read()
+        let verdict = GPSTimeCheck.judge(gps: gps, system: reading, earliest: earliest)
+        let delta = GPSTimeCheck.correction(verdict, gps: gps, system: reading)
+        let time = UTCTimestamp(millisecondsSince1970: gps.millisecondsSince1970 + delta)
+        let changed = last.withLock { previous in
+            defer { previous = verdict }
+            return previous != verdict
+        }
+        if changed { log(verdict, gps: gps, time: time, reading: reading) }
+        return time
+    }
+
+    private func log(_ verdict: GPSTimeCheck.Verdict, gps: UTCTimestamp, time: UTCTimestamp, reading: SystemTimeReading) {
+        let clock = reading.quality == .unset
+            ? "system clock not set (\(reading.time.iso8601)), earliest plausible date \(earliest.date)"
+            : "system clock \(reading.time.iso8601)\(reading.quality == .synchronized ? ", synchronized" : "")"
+        switch verdict {
+        case .asIs(let reason):
+            logger.info("GPS time \(gps.iso8601) taken as it is: \(reason) (\(clock))")
+        case .rollover(let eras):
+            logger.warning("GPS time \(gps.iso8601) is \(eras * 1024) weeks early (a week-rollover fault of the receiver; \(clock)): corrected to \(time.iso8601)")
+        case .useSystemTime:
+            logger.warning("GPS time \(gps.iso8601) is far from the \(clock) and no week rollover explains it: the system clock's \(time.iso8601) is used")
+        case .implausible:
+            logger.warning("GPS time \(gps.iso8601) is before the earliest plausible date and no week rollover explains it (\(clock)): kept as it is")
+        }
+    }
+}
