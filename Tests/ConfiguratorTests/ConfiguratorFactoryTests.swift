@@ -2,6 +2,7 @@ import Configurator
 import HAL
 import LinuxHardware
 import NMEA
+import PacerCore
 import Simulation
 import Synchronization
 import TestSupport
@@ -21,6 +22,27 @@ struct ConfiguratorFactoryTests {
         #expect(try gps("serial:///dev/ttyACM0?baud=38400") is SerialNMEASource)
         #expect(try gps("file:\(hardwareDirectory)/recordings/track-loop.nmea?pace=fast") is NMEAFileSource)
         #expect(try gps("none") == nil)
+    }
+
+    /// The system clock the receiver's time is checked against (issue 23, case 15): the
+    /// board's for a receiver, none for a replayed recording, unless the settings say.
+    @Test func theSystemClockIsTheBoardsForAReceiverAndNoneForARecording() throws {
+        func system(_ uri: String?, gps: String) throws -> (any SystemTime)? {
+            try Configurator.makeSystemTime(uri.map { try DeviceURI(parsing: $0) }, gps: DeviceURI(parsing: gps), clock: clock)
+        }
+        #expect(try system(nil, gps: "gpsd://") is RealtimeSystemTime)
+        #expect(try system(nil, gps: "serial:///dev/ttyACM0") is RealtimeSystemTime)
+        #expect(try system(nil, gps: "file:run.nmea") == nil)
+        #expect(try system(nil, gps: "none") == nil)
+        #expect(try system("none", gps: "gpsd://") == nil)
+        #expect(try system("system", gps: "file:run.nmea") is RealtimeSystemTime)
+        let set = try #require(try system("sim?at=2026-05-02T07:00:00Z&synchronized=yes", gps: "file:run.nmea"))
+        #expect(set.read() == SystemTimeReading(time: UTCTimestamp(millisecondsSince1970: 1_777_705_200_000), quality: .synchronized))
+        clock.advance(to: Instant.zero + .seconds(90))
+        #expect(set.read().time.iso8601 == "2026-05-02T07:01:30.000Z", "it moves with the device's clock")
+        #expect(try system("sim", gps: "file:run.nmea")?.read().quality == .unset)
+        // The machine running the tests has a clock set after 2026-01-01.
+        #expect(RealtimeSystemTime().read().quality != .unset)
     }
 
     @Test(arguments: [

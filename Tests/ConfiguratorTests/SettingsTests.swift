@@ -78,6 +78,20 @@ struct SettingsTests {
         #expect(flagged.dataDirectory == "here")
     }
 
+    /// `system_clock:`, optional: the system clock the receiver's time is checked against
+    /// (issue 23, case 15); absent, the default for the GPS source (nil here).
+    @Test func theSystemClock() throws {
+        let plain = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
+        #expect(plain.systemClock == nil)
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        try (base + "system_clock: sim?at=2026-05-02T07:00:00Z\n").write(toFile: "\(dir)/c.yaml", atomically: true, encoding: .utf8)
+        let s = try Settings.load(path: "\(dir)/c.yaml", environment: environment)
+        #expect(s.systemClock?.scheme == "sim" && s.systemClock?.query["at"] == "2026-05-02T07:00:00Z")
+        try (base + "system_clock: \"\"\n").write(toFile: "\(dir)/e.yaml", atomically: true, encoding: .utf8)
+        #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/e.yaml", environment: environment) }
+    }
+
     /// Buttons: none unless named; their timing and actions from the file, checked.
     @Test func buttonsTheirTimingAndActions() throws {
         let plain = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
