@@ -1,4 +1,5 @@
 import Coaching
+import HAL
 import PacerCore
 
 /// A scripted run of the firmware (a folder under `Scenarios/`): which plan, workout and
@@ -40,6 +41,9 @@ public struct Scenario: Hashable, Sendable {
     public var until: Duration?
     /// The GPX file of the route the runner follows (`pacer run --route`), resolved.
     public var route: String?
+    /// The simulated system clock the receiver's time is checked against (`system_clock:`,
+    /// `sim?at=…` or `sim`); nil: none, the recording's dates are taken as they are.
+    public var systemClock: DeviceURI?
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,

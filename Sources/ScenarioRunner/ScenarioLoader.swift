@@ -1,7 +1,9 @@
 import Coaching
 import Configurator
 import Foundation
+import HAL
 import PacerCore
+import Simulation
 import Yams
 
 /// Reads `scenario.yaml`, the human-written half of a scenario (same family as plan files):
@@ -15,6 +17,9 @@ import Yams
 /// until: "30:00"              # device mode: when the scenario ends
 /// profile: medium             # a power profile (default medium)
 /// date: 2026-05-02            # today, for the plan's deadline (default: the recording's date)
+/// system_clock: "sim?at=2026-05-02T06:59:30Z"  # the system clock the GPS time is checked
+///                             # against (`sim` alone: not set; default none: the recording's
+///                             # dates as they are); a receiver 1024 weeks early is corrected
 /// recording: run.nmea         # what the GPS replays, relative to this folder
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
 /// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
@@ -147,6 +152,21 @@ public enum ScenarioLoader {
         }
 
         let hardware = try map.optionalString("hardware")
+        var systemClock: DeviceURI?
+        if let text = try map.optionalString("system_clock") {
+            // Checked as the configurator will build it: a scenario's clock is simulated (the
+            // board's would make the run depend on the day it is run).
+            do {
+                let uri = try DeviceURI(parsing: text)
+                guard uri.scheme == "sim" || uri.scheme == "none" else {
+                    throw ConfigurationError("'\(text)' is not a simulated clock: sim?at=YYYY-MM-DDTHH:MM:SSZ[&synchronized=yes], sim (not set) or none")
+                }
+                _ = try Configurator.makeSystemTime(uri, gps: DeviceURI(parsing: "file:run.nmea"), clock: VirtualClock())
+                systemClock = uri
+            } catch {
+                throw map.error("system_clock", "\(error)")
+            }
+        }
         var script: [ScriptedAction] = []
         for var item in try list(&map, "script") {
             script.append(try action(&item))
@@ -181,6 +201,7 @@ public enum ScenarioLoader {
         scenario.deviceMode = mode == "device"
         scenario.until = until
         scenario.route = route
+        scenario.systemClock = systemClock
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
             throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
         }

@@ -44,16 +44,21 @@ enum ScenarioRecordings {
 
     /// The UTC date of the first dated cycle in the recording (the device's "today").
     static func firstDate(of path: String) throws -> CivilDate {
+        try firstTime(of: path).date
+    }
+
+    /// The UTC time of the first dated cycle in the recording.
+    static func firstTime(of path: String) throws -> UTCTimestamp {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ScenarioError("\(path): cannot be read")
         }
         defer { try? handle.close() }
         var decoder = NMEADecoder()
-        var date: CivilDate?
+        var date: UTCTimestamp?
         while date == nil, let chunk = try handle.read(upToCount: 64 * 1024), !chunk.isEmpty {
             chunk.withUnsafeBytes { raw in
                 decoder.feed(raw.bindMemory(to: UInt8.self)) { epoch in
-                    if date == nil, case .fix(let fix) = epoch { date = fix.time.date }
+                    if date == nil, case .fix(let fix) = epoch { date = fix.time }
                 }
             }
         }

@@ -107,7 +107,7 @@ public enum ScenarioRunner {
         guard scenario.workoutIndex < plan.workouts.count else {
             throw ScenarioError("\(scenario.file): workout \(scenario.workoutIndex + 1): the plan has \(plan.workouts.count)")
         }
-        let today = try scenario.date ?? ScenarioRecordings.firstDate(of: recording)
+        let today = try scenario.date ?? firstDate(of: recording, scenario)
         if scenario.deviceMode {
             // The device's plan, as `pacer plan activate` makes it; the device itself judges
             // whether it may start (a plan past its deadline is refused, with its cue).
@@ -229,6 +229,9 @@ public enum ScenarioRunner {
         settings.profile = scenario.profile
         settings.dataDirectory = dataDir
         if let hardware = scenario.hardware { settings.hardware = hardware }
+        // The scenario's own system clock, never the settings' (the board's would make the
+        // results depend on the day they are made).
+        settings.systemClock = scenario.systemClock
         do {
             settings.gps = try DeviceURI(parsing: try gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")
@@ -401,6 +404,20 @@ public enum ScenarioRunner {
         }
     }
 
+    /// The recording's first date as the device takes it (the plan's deadline, before a
+    /// fix): the receiver's, checked against the scenario's system clock as it reads at the
+    /// start, like every fix (`GPSTimeCheck`).
+    static func firstDate(of recording: String, _ scenario: Scenario) throws -> CivilDate {
+        let first = try ScenarioRecordings.firstTime(of: recording)
+        guard let uri = scenario.systemClock,
+              let system = try Configurator.makeSystemTime(uri, gps: DeviceURI(parsing: "file:\(recording)"), clock: VirtualClock())
+        else { return first.date }
+        let reading = system.read()
+        let verdict = GPSTimeCheck.judge(gps: first, system: reading)
+        return UTCTimestamp(
+            millisecondsSince1970: first.millisecondsSince1970 + GPSTimeCheck.correction(verdict, gps: first, system: reading)).date
+    }
+
     /// One life of the device in device mode: power-on at scenario time `from`, the
     /// controller waiting for presses, until the power is cut or the scenario's `until`.
     static func runDeviceMode(
@@ -411,7 +428,7 @@ public enum ScenarioRunner {
     ) throws -> DeviceRun {
         let clock = device.clock
         let fixedToday = scenario.date
-        let firstDate = try ScenarioRecordings.firstDate(of: recording)
+        let firstDate = try firstDate(of: recording, scenario)
         let agenda = PlanAgenda(store: store)
         let controller = DeviceController(
             parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions, route: route),

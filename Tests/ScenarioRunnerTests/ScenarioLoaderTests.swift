@@ -160,6 +160,10 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nmode: device\nuntil: 60\nworkout: 2\n", 6, "has no workout"),
         ("name: x\nplan: demo\nrecording: run.nmea\nuntil: 60\n", 4, "only a device-mode scenario"),
         ("name: x\nplan: demo\nrecording: run.nmea\nscript:\n  - {at: 3, do: start}\n", 5, "is for a device-mode scenario"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: system\n", 4, "is not a simulated clock"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"sim?at=noon\"\n", 4, "at=noon is not a UTC time"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"sim?offset=5\"\n", 4, "unknown query item 'offset'"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"\"\n", 4, "is empty"),
         ("name: [x\n", nil, "not valid YAML"),
         // Numbers out of every range: refused with the range and the value, never converted
         // (each trapped converting to Int64 before).
