@@ -35,7 +35,8 @@ final class DeviceRig: Sendable {
     let events = Locked<[DeviceEvent]>([])
     let off = Locked(false)
 
-    init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil) throws {
+    init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil,
+         systemTime: ((VirtualClock) -> any SystemTime)? = nil) throws {
         let dir = try makeTemporaryDirectory()
         buzzer = RecordingBuzzer(clock: clock)
         store = try ActivityStore(directory: dir)
@@ -54,7 +55,8 @@ final class DeviceRig: Sendable {
         let clock = self.clock
         self.controller = DeviceController(
             parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
-                         cues: CueBook(sounds: sounds), log: store),
+                         cues: CueBook(sounds: sounds), log: store,
+                         receiverTime: ReceiverTime(system: systemTime?(clock))),
             agenda: StoreAgenda(store: store, plan: plan),
             today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
             onEvent: { e in events.update { $0.append(e) } },
@@ -167,6 +169,21 @@ struct DeviceControllerTests {
         #expect(try rig.store.activities().isEmpty)
         let refusals = rig.events.value.filter { if case .refused = $0 { true } else { false } }
         #expect(refusals.count == 2)
+    }
+
+    /// Issue 23, case 15: a receiver 1024 weeks early from its first fix (2006-09-16 for
+    /// 2026-05-02), the system clock set: the deadline (2026-05-01) is judged by the corrected
+    /// date, so the plan is expired, by ear, at the press and at `ctl start`, as above.
+    @Test func aReceiver1024WeeksEarlyDoesNotStartAnExpiredPlan() throws {
+        let early = GPSTimeJumpTests.jumping(seconds: 100) { _ in -1024 * 604_800 }
+        let clockSet = UTCTimestamp(date: CivilDate(year: 2026, month: 5, day: 2)!, millisecondOfDay: 7 * 3_600_000 - 60_000)
+        let rig = try DeviceRig(early, plan: twoWorkouts(deadline: CivilDate(year: 2026, month: 5, day: 1)),
+                                systemTime: { SimulatedSystemTime(clock: $0, start: clockSet) })
+        rig.run(until: 60, presses: [(30, .short)], commands: [(40, .start)])
+        #expect(rig.cues(.planExpired) == [3, 3, 30, 40])
+        #expect(rig.cues(.started).isEmpty)
+        #expect(try rig.store.activities().isEmpty)
+        #expect(rig.controller.statusLine.hasPrefix("ready  plan 'two' expired on 2026-05-01"), "\(rig.controller.statusLine)")
     }
 
     @Test func aMissingGPSIsAFaultAtPowerOn() throws {
