@@ -86,9 +86,9 @@ public enum ActivityReportPage {
         }
         if !input.waypoints.isEmpty {
             body += HTMLPage.section("Waypoints", HTMLPage.table(
-                ["", "name", "time (UTC)", "latitude, longitude", "altitude", "note"],
+                ["", "name", input.zone.isUTC ? "time (UTC)" : "time (local)", "latitude, longitude", "altitude", "note"],
                 input.waypoints.enumerated().map { i, w in
-                    ["W\(i + 1)", clip(w.name, maximumNameLength), ActivityFormat.dateTime(w.time, seconds: true), coordinates(w.position),
+                    ["W\(i + 1)", clip(w.name, maximumNameLength), ActivityFormat.dateTime(w.time, seconds: true, zone: input.zone), coordinates(w.position),
                      w.altitude.map(metres) ?? "-", w.atLastKnownPosition ? "no fix: at the last known position" : ""]
                 }, numeric: [3, 4]))
         }
@@ -105,15 +105,16 @@ public enum ActivityReportPage {
                 }, numeric: [1, 2]))
         }
         body += "<footer>Made by pacer activities report \(input.id) from the stored activity. "
-            + "Times are UTC; speeds km/h; distances km; altitudes metres above sea level.</footer>\n"
+            + "Times are \(input.zone.isUTC ? "UTC" : "local (the board's time zone)"); speeds km/h; distances km; "
+            + "altitudes metres above sea level.</footer>\n"
         return HTMLPage.document(title: heading, body: body)
     }
 
     static func meta(_ a: ActivityReportInput) -> String {
         var parts: [String] = []
         if let start = a.startedAt {
-            var when = ActivityFormat.dateTime(start, seconds: true) + " UTC"
-            if let end = a.endedAt { when += " to " + ActivityFormat.dateTime(end, seconds: true) + " UTC" }
+            var when = ActivityFormat.dateTimeZoned(start, seconds: true, zone: a.zone)
+            if let end = a.endedAt { when += " to " + ActivityFormat.dateTimeZoned(end, seconds: true, zone: a.zone) }
             parts.append(when)
         }
         parts.append(a.state)

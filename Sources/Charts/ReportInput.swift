@@ -31,6 +31,8 @@ public struct ActivityReportInput: Hashable, Sendable {
     /// By phase index; each carries its speed band (`minimumSpeed...maximumSpeed`).
     public var phases: [PhaseResult]
     public var statistics: ActivityStatistics
+    /// The zone the page shows times in (stored times are UTC).
+    public var zone: DisplayZone = .utc
 
     public init(
         id: Int64, name: String, state: String, startedAt: UTCTimestamp?, endedAt: UTCTimestamp?, plan: String?,

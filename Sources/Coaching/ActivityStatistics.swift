@@ -520,11 +520,17 @@ public enum ActivityFormat {
     }
 
     /// `2024-05-01 07:30` (UTC).
-    public static func dateTime(_ time: UTCTimestamp, seconds: Bool = false) -> String {
+    public static func dateTime(_ time: UTCTimestamp, seconds: Bool = false, zone: DisplayZone = .utc) -> String {
+        let time = zone.wallClock(time)
         let ms = Int64(time.millisecondOfDay)
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         var text = "\(time.date) \(two(ms / 3_600_000)):\(two(ms / 60_000 % 60))"
         if seconds { text += ":\(two(ms / 1000 % 60))" }
         return text
+    }
+
+    /// `dateTime` with the zone said: `2026-05-02 09:00:00 CEST`.
+    public static func dateTimeZoned(_ time: UTCTimestamp, seconds: Bool = false, zone: DisplayZone = .utc) -> String {
+        dateTime(time, seconds: seconds, zone: zone) + " " + zone.period(at: time).label
     }
 }

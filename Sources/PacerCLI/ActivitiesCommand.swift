@@ -121,7 +121,7 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            printLines(ActivityReport.list(try store.open().activities()))
+            printLines(ActivityReport.list(try store.open().activities(), zone: .system))
         }
     }
 
@@ -147,7 +147,7 @@ struct ActivitiesCommand: ParsableCommand {
         }
 
         func run() throws {
-            printLines(ActivityReport.detail(try store.open().activity(id), mapWidth: width, mapHeight: height))
+            printLines(ActivityReport.detail(try store.open().activity(id), mapWidth: width, mapHeight: height, zone: .system))
         }
     }
 

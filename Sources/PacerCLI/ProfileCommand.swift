@@ -330,7 +330,7 @@ struct ProfileCommand: ParsableCommand {
 enum ProfileReport {
     /// `2026-05-02 08:00 UTC`.
     static func date(_ time: UTCTimestamp) -> String {
-        ActivityFormat.dateTime(time) + " UTC"
+        ActivityFormat.dateTimeZoned(time, zone: .system)
     }
 
     static func value(_ field: AthleteProfile.Field, of profile: AthleteProfile) -> String {
@@ -361,7 +361,7 @@ enum ProfileReport {
             let text = "  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value
             guard let since else { return text }
             return text.padding(toLength: max(text.count + 2, 42), withPad: " ", startingAt: 0)
-                + "since \(ActivityFormat.dateTime(since))"
+                + "since \(ActivityFormat.dateTime(since, zone: .system))"
         }
         var lines = AthleteProfile.Field.allCases.map { row($0.label, value($0, of: profile), since[$0]) }
         lines.append(row("BMI", "\(ActivityFormat.fixed(profile.bodyMassIndex, places: 1)) kg/m2"))
@@ -387,7 +387,7 @@ enum ProfileReport {
             } else {
                 what = AthleteProfile.Field.allCases.map { "\($0.label) \(value($0, of: profile))" }
             }
-            lines.append("  \(ActivityFormat.dateTime(time))  \(what.joined(separator: ", "))")
+            lines.append("  \(ActivityFormat.dateTime(time, zone: .system))  \(what.joined(separator: ", "))")
             previous = profile
         }
         return lines

@@ -9,12 +9,14 @@ import Storage
 extension ActivityDetail {
     var reportInput: ActivityReportInput {
         let a = summary
-        return ActivityReportInput(
+        var input = ActivityReportInput(
             id: a.id, name: a.name, state: a.state.rawValue, startedAt: a.startedAt, endedAt: a.endedAt, plan: a.plan,
             workout: a.workout, profile: a.profile, source: a.source, distance: a.distance, timer: a.activeTime,
             elapsedTime: a.elapsedTime, movingTime: a.movingTime, averageSpeed: a.averageSpeed,
             maximumSpeed: a.maximumSpeed, points: points, waypoints: waypoints, cues: cues, phases: phaseResults,
             statistics: statistics)
+        input.zone = .system
+        return input
     }
 }
 

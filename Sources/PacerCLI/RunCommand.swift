@@ -190,7 +190,7 @@ struct RunCommand: ParsableCommand {
         }
         if let id = runtime.status.activityID {
             let detail = try store.activity(id)
-            for line in ActivityReport.detail(detail, mapWidth: 50, mapHeight: 14) { print(line) }
+            for line in ActivityReport.detail(detail, mapWidth: 50, mapHeight: 14, zone: .system) { print(line) }
         }
     }
 

@@ -6,15 +6,15 @@ import PacerCore
 public enum ActivityReport {
     // MARK: - Activities
 
-    /// The activity list (R22): one line per activity under a header.
-    public static func list(_ activities: [ActivitySummary]) -> [String] {
+    /// The activity list (R22): one line per activity under a header; dates in `zone`.
+    public static func list(_ activities: [ActivitySummary], zone: DisplayZone = .utc) -> [String] {
         guard !activities.isEmpty else { return ["No activities yet."] }
-        var lines = [row([("ID", -4), ("DATE (UTC)", 16), ("NAME", 24), ("STATE", 9), ("KM", -7), ("TIME", -8),
+        var lines = [row([("ID", -4), (zone.isUTC ? "DATE (UTC)" : "DATE (local)", 16), ("NAME", 24), ("STATE", 9), ("KM", -7), ("TIME", -8),
                           ("AVG KM/H", -8), ("GAIN M", -6), ("LOW M", -6), ("HIGH M", -6)])]
         for a in activities {
             lines.append(row([
                 ("\(a.id)", -4),
-                (a.startedAt.map { ActivityFormat.dateTime($0) } ?? "-", 16),
+                (a.startedAt.map { ActivityFormat.dateTime($0, zone: zone) } ?? "-", 16),
                 (clip(a.name, 24), 24),
                 (a.state.rawValue, 9),
                 (ActivityFormat.kilometres(a.distance), -7),
@@ -29,13 +29,15 @@ public enum ActivityReport {
     }
 
     /// Everything about one activity (R6): the statistics, the phases, the waypoints, the map
-    /// and the elevation profile.
-    public static func detail(_ d: ActivityDetail, mapWidth: Int = 60, mapHeight: Int = 20) -> [String] {
+    /// and the elevation profile; times in `zone`.
+    public static func detail(
+        _ d: ActivityDetail, mapWidth: Int = 60, mapHeight: Int = 20, zone: DisplayZone = .utc
+    ) -> [String] {
         let a = d.summary
         let s = d.statistics
         var lines = ["Activity #\(a.id) \"\(a.name)\" (\(a.state.rawValue))"]
-        var when = a.startedAt.map { ActivityFormat.dateTime($0, seconds: true) + " UTC" } ?? "unknown"
-        if let end = a.endedAt { when += " to " + ActivityFormat.dateTime(end, seconds: true) + " UTC" }
+        var when = a.startedAt.map { ActivityFormat.dateTimeZoned($0, seconds: true, zone: zone) } ?? "unknown"
+        if let end = a.endedAt { when += " to " + ActivityFormat.dateTimeZoned(end, seconds: true, zone: zone) }
         lines.append(field("Date", when))
         if a.plan != nil || a.workout != nil {
             lines.append(field("Workout", [a.plan, a.workout].compactMap { $0 }.joined(separator: " / ")))
@@ -75,7 +77,7 @@ public enum ActivityReport {
             lines.append("")
             lines.append("Waypoints")
             for (i, w) in d.waypoints.enumerated() {
-                var text = "  W\(i + 1)  \(w.name)  \(ActivityFormat.dateTime(w.time, seconds: true))"
+                var text = "  W\(i + 1)  \(w.name)  \(ActivityFormat.dateTime(w.time, seconds: true, zone: zone))"
                 text += "  \(ActivityFormat.fixed(w.position.latitude, places: 6)), \(ActivityFormat.fixed(w.position.longitude, places: 6))"
                 if let alt = w.altitude { text += "  \(metres(alt))" }
                 if w.atLastKnownPosition { text += "  (last known position: no fix)" }
