@@ -14,6 +14,29 @@ if grep -rln --include='*.swift' -E '^[[:space:]]*(@[A-Za-z]+ )*(public |interna
     echo "test: the files above import Foundation, which the inner layers may not (ARCHITECTURE.md)" >&2
     exit 1
 fi
-swift build --build-tests --explicit-target-dependency-import-check error
-swift test --skip-build
-.build/debug/pacer scenario test Scenarios
+# Quiet when all is well: the build's and the tests' full output goes to a log; what is
+# printed is each warning and error, each failing test with its issues, and a summary line.
+# On a failure the log's path is printed with its end.
+log_dir=$(mktemp -d /tmp/pacer-test.XXXXXX)
+fail() {   # fail STEP LOG: the end of LOG, and where the rest is
+    echo "test: $1 failed; the end of its output (all of it in $2):" >&2
+    tail -n 60 "$2" >&2
+    exit 1
+}
+started=$SECONDS
+echo "test: building the tests (log: $log_dir/build.log)"
+swift build --build-tests --explicit-target-dependency-import-check error >"$log_dir/build.log" 2>&1 \
+    || fail "the build" "$log_dir/build.log"
+grep -E '(warning|error): ' "$log_dir/build.log" | sort -u || true
+echo "test: running the tests (log: $log_dir/test.log)"
+status=0
+swift test --skip-build --disable-xctest >"$log_dir/test.log" 2>&1 || status=$?
+grep -E '^✘ Test .* recorded an issue|^✘ Test .* failed' "$log_dir/test.log" | head -n 100 || true
+summary=$(grep -E '^[✔✘] Test run with' "$log_dir/test.log" | tail -n 1)
+[ "$status" -eq 0 ] || fail "swift test (${summary:-no summary})" "$log_dir/test.log"
+tests=$(sed -E 's/.*Test run with ([0-9]+ tests in [0-9]+ suites).*/\1/' <<<"$summary")
+echo "test: $tests passed"
+echo "test: the bundled scenarios, each twice, against their goldens"
+.build/debug/pacer scenario test Scenarios >"$log_dir/scenarios.log" 2>&1 || { cat "$log_dir/scenarios.log"; exit 1; }
+grep -vE '^PASS |scenarios pass$' "$log_dir/scenarios.log" || true
+echo "test: all passed in $((SECONDS - started)) s: $tests, $(tail -n 1 "$log_dir/scenarios.log")"

@@ -83,7 +83,7 @@ struct HostileInputEndToEndTests {
     @Test func aDataFileTooLargeIsRefusedWithItsSize() throws {
         let dir = TemporaryDirectory()
         let plan = dir.path + "/huge.yaml"
-        FileManager.default.createFile(atPath: plan, contents: nil)
+        #expect(FileManager.default.createFile(atPath: plan, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: plan))
         try handle.truncate(atOffset: 3 << 20)  // sparse: 3 MiB of nothing
         try handle.close()

@@ -95,6 +95,7 @@ struct StorageFaultsEndToEndTests {
         let rig = try Rig(mountedSize: "400k")
         defer { rig.unmount() }
         let device = try rig.startDevice()
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         let start = Self.ctl(["start"], rig.socket)
         try #require(start.status == 0, "\(start.stdout) \(start.stderr)")
@@ -122,6 +123,7 @@ struct StorageFaultsEndToEndTests {
     @Test func aDataFolderRemovedMidRunIsMadeAgainAndLaterWorkoutsAreStored() throws {
         let rig = try Rig(mountedSize: nil)
         let device = try rig.startDevice()
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         try #require(Self.ctl(["start"], rig.socket).status == 0)
         try #require(ReliabilityEndToEndTests.waitForPoints(5, in: rig.data) >= 5, "nothing was committed")
@@ -179,6 +181,7 @@ struct StorageFaultsEndToEndTests {
             try #require(mount.status == 0, "\(mount.stderr)")
         }
         let device = try rig.startDevice()
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         let status = Self.waitForStatus("ready", rig.socket)
         #expect(device.process.isRunning, "the device stays up")
         #expect(status.contains("the data folder cannot be used"), "\(status)")
