@@ -30,7 +30,7 @@ let recipeFolder: String = {
         """
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/Scenarios/routes")) ?? []
     for name in names where name.hasSuffix(".gpx") {
-        FileManager.default.createFile(atPath: "\(base)/routes/\(name)", contents: Data(route.utf8))
+        _ = FileManager.default.createFile(atPath: "\(base)/routes/\(name)", contents: Data(route.utf8))
     }
     return "\(base)/recipes"
 }()
