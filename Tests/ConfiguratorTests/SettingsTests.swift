@@ -55,7 +55,7 @@ struct SettingsTests {
         let s = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
         let hardware = (hardwareDirectory as NSString).standardizingPath
         #expect(s.hardwareDirectory == hardware)
-        #expect(s.gps.path == "\(hardware)/recordings/track-loop.nmea")
+        #expect(s.gps.path == "\(hardware)/recordings/easy-run.nmea")
         #expect(s.gps.query["pace"] == "clock")
         let dir = try makeTemporaryDirectory()
         try """

@@ -1,6 +1,6 @@
 import Configurator
 import Foundation
-import ScenarioRunner
+@testable import ScenarioRunner
 import TestSupport
 import Testing
 
@@ -81,5 +81,23 @@ struct ScenarioDocsTests {
             !(page.contains("\(kind):") || page.contains(" \(kind),") || page.contains(" \(kind) ("))
         }
         #expect(unknown.isEmpty, "docs/scenarios.md does not document the expectations \(unknown)")
+    }
+}
+
+/// The simulated setup's receiver (Hardware/config/simulated.yaml) is a recording made from a
+/// recipe beside it: it must still be what the recipe makes (issue 24, item 10: the first
+/// try a new user makes is the bundled plan on this recording).
+@Suite("The bundled recordings")
+struct BundledRecordingTests {
+    @Test func theFirstTrysRecordingIsWhatItsRecipeMakes() throws {
+        let recipe = hardwareDirectory + "/recordings/easy-run.synth.yaml"
+        let recording = hardwareDirectory + "/recordings/easy-run.nmea"
+        let dir = try makeTemporaryDirectory()
+        try ScenarioRecordings.synthesize(recipe: recipe, to: "\(dir)/made.nmea")
+        let made = try #require(FileManager.default.contents(atPath: "\(dir)/made.nmea"))
+        #expect(made == FileManager.default.contents(atPath: recording),
+                "remake it: pacer nmea synth \(recipe) --out \(recording)")
+        let settings = try String(contentsOfFile: hardwareDirectory + "/config/simulated.yaml", encoding: .utf8)
+        #expect(settings.contains("gps: file:../recordings/easy-run.nmea"), "the simulated setup replays it")
     }
 }
