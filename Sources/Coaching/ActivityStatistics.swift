@@ -34,7 +34,9 @@ public struct PathPoint: Hashable, Sendable {
 ///   segment's ends the window holds what there is.
 /// - **Threshold:** gain and loss count only swings of the smoothed altitude of at least
 ///   `threshold` (10 m, about five times the smoothed noise), each counted in full (see
-///   `PathStatistics.elevationChanges`).
+///   `PathStatistics.elevationChanges`). The threshold runs over the whole track, across
+///   the gaps between segments: a climb cut by auto-pauses or outages into pieces each under
+///   10 m counts whole, as the runner climbed it (smoothing stays within each segment).
 /// The price: climbs smaller than 10 m are not counted, and a hill shorter than the window
 /// (about 500 m at 10 km/h) is flattened — a 32 m climb over 400 m counts about 20 m.
 /// A path without times (a planned route, drawn or from a map) has no receiver noise: its
@@ -126,8 +128,11 @@ public struct PathStatistics: Hashable, Sendable {
         var cumulative: [ProfileSample] = []
         var minimum: Double?
         var maximum: Double?
-        var gain = 0.0
-        var loss = 0.0
+        // Every segment's smoothed altitudes in one run: a climb is counted across the gaps
+        // between segments (an outage run through, a pause), as the runner climbed it, not
+        // cut into pieces each under the threshold.
+        var path: [Double] = []
+        var timed = true
         for segment in segments {
             var previous: GeoPoint?
             var measured: [(distance: Double, altitude: Double, time: UTCTimestamp?)] = []
@@ -145,15 +150,14 @@ public struct PathStatistics: Hashable, Sendable {
                 minimum = Swift.min(minimum ?? altitude, altitude)
                 maximum = Swift.max(maximum ?? altitude, altitude)
             }
-            let timed = !measured.isEmpty && measured.allSatisfy { $0.time != nil }
-            let changes = PathStatistics.elevationChanges(
-                altitudes, threshold: timed ? elevation.threshold : elevation.plannedThreshold)
-            gain += changes.gain
-            loss += changes.loss
+            if !measured.allSatisfy({ $0.time != nil }) { timed = false }
+            path += altitudes
         }
+        let changes = PathStatistics.elevationChanges(
+            path, threshold: timed && !path.isEmpty ? elevation.threshold : elevation.plannedThreshold)
         self.distance = distance
-        self.elevationGain = gain
-        self.elevationLoss = loss
+        self.elevationGain = changes.gain
+        self.elevationLoss = changes.loss
         self.minimumElevation = minimum
         self.maximumElevation = maximum
         self.elevationProfile = PathStatistics.resample(cumulative, total: distance, samples: profileSamples)

@@ -204,14 +204,17 @@ struct ActivityStatisticsTests {
         #expect(rule.smoothed(samples.map { (nil, $0.altitude) }) == [0, 0, 30, 0, 0])
     }
 
-    @Test func elevationIsNotCountedAcrossSegmentGaps() {
+    /// A track resumed 50 m higher after a gap (an outage run through uphill, a pause) climbed
+    /// those 50 m: counted, as the same track imported as a route counts them (issue 24,
+    /// item 6; it was 0 when gain was counted segment by segment).
+    @Test func elevationIsCountedAcrossSegmentGaps() {
         var t = TrackBuilder()
         t.add(altitude: 100)
         for _ in 0..<10 { t.step(north: 3, altitude: 100) }
         t.segment = 1
         for _ in 0..<10 { t.step(north: 3, seconds: 60, altitude: 150) }  // resumed 50 m higher
         let s = ActivityStatistics(points: t.points)
-        #expect(s.elevationGain == 0)
+        #expect(s.elevationGain == 50)
         #expect(s.maximumElevation == 150)
     }
 
