@@ -12,7 +12,10 @@ import PacerCore
 /// - Sparse (further apart: a receiver duty-cycled by the low or medium profile, or an outage
 ///   the runner ran through): the path is estimated from the two fixes' times and Doppler
 ///   speeds (`sparseLength`: the Doppler speed measures motion along the path, bends
-///   included), never shorter than the straight line. Across a phase's end, where the runner
+///   included), never shorter than the straight line. When an end is (nearly) standing
+///   (`stoppingSpeed`), the runner may have stood for most of the gap: at most `detour` times
+///   the straight line (a 74 s silence at a stop, 9.5 m between its ends: 14 m, not the
+///   mean speed's 138 m). Across a phase's end, where the runner
 ///   was told to change pace, the speed is one end's before it and the other's after.
 ///   Without speeds, the straight line.
 ///
@@ -36,6 +39,12 @@ public struct Odometer: Sendable {
         public var paceChange: Double = 0.3
         /// A straight line at least this share of a speed's distance is a straight stretch.
         public var straightness: Double = 0.95
+        /// A Doppler speed (m/s) at or below which the runner may have stopped (slower than a
+        /// walk): a sparse leg with such an end is not credited more than `detour` times its
+        /// straight line.
+        public var stoppingSpeed: Double = 1.0
+        /// How much longer than the straight line a path with a stop in it may be credited.
+        public var detour: Double = 1.5
 
         public init() {}
     }
@@ -139,6 +148,11 @@ public struct Odometer: Sendable {
                     length = max(chord, a * before + b * (seconds - before))
                 } else {
                     length = max(chord, sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler))
+                }
+                // An end (nearly) standing: the runner may have stood for any part of the gap,
+                // so its speeds say nothing of the time between; the positions bound the path.
+                if min(a, b) <= parameters.stoppingSpeed {
+                    length = max(chord, min(length, chord * parameters.detour))
                 }
             }
         }

@@ -43,6 +43,29 @@ struct OdometerTests {
         #expect(abs(o.distance - 210) < 1e-6)
     }
 
+    /// The probe's gap (issue 24): 74 s of silence while the runner stood, the two fixes
+    /// 9.5 m apart at 3.05 and 0.67 m/s. The mean speed over the gap would be 137.6 m; the
+    /// watch counted 0.2 m. With an end nearly standing, the positions bound the leg.
+    @Test func aGapWithAStandingEndAddsLittleMoreThanItsStraightLine() {
+        var o = Odometer()
+        o.add(Self.east(0), speed: 3.05, at: Self.t(0))
+        let leg = o.add(Self.east(9.5), speed: 0.67, at: Self.t(74))
+        let length = leg?.length ?? .infinity
+        #expect(length >= 9.5 - 1e-6, "never shorter than the straight line")
+        #expect(length < 15, "\(length) m")
+        #expect(abs(o.distance - length) < 1e-9)
+        // Running at both ends, the same gap is a loop run through the outage: the mean speed.
+        var loop = Odometer()
+        loop.add(Self.east(0), speed: 3.05, at: Self.t(0))
+        let ran = loop.add(Self.east(9.5), speed: 2.9, at: Self.t(74))
+        #expect(abs((ran?.length ?? 0) - (3.05 + 2.9) / 2 * 74) < 1e-6)
+        // Stopping at a light on a straight street: the straight line, whatever the bound.
+        var light = Odometer()
+        light.add(Self.east(0), speed: 3, at: Self.t(0))
+        let stopped = light.add(Self.east(60), speed: 0.2, at: Self.t(30))
+        #expect(abs((stopped?.length ?? 0) - 60) < 1e-6)
+    }
+
     @Test func aSpeedNoRunnerRunsIsIgnored() {
         var o = Odometer()
         o.add(Self.east(0), speed: 3, at: Self.t(0))

@@ -153,6 +153,32 @@ struct ScenarioRunnerTests {
         #expect(try #require(outcome.activities.first).segments.count == 4)
     }
 
+    /// Issue 24's gap end to end: on high (1 Hz) the runner runs east at 3.05 m/s for 120 s,
+    /// the receiver goes silent for 74 s while the runner stops, and comes back 9.5 m further
+    /// at 0.67 m/s, then standing to the end. The gap adds under 15 m (the mean speed over it
+    /// would add 137.6 m).
+    @Test func aSilenceWhileTheRunnerStoodAddsAlmostNothing() throws {
+        let dir = try makeTemporaryDirectory()
+        let metresPerMinuteOfLongitude = 111_195.0 * cos(52.0 * .pi / 180) / 60
+        var lines: [String] = []
+        func fix(_ second: Int, east: Double, speed: Double) {
+            let minutes = 18.0 + east / metresPerMinuteOfLongitude
+            let lon = "004" + (minutes < 10 ? "0" : "") + String(format: "%.5f", minutes)
+            let time = nmeaTime(secondOfDay: 7 * 3600 + second)
+            let knots = String(format: "%.3f", speed / 0.514444)
+            lines.append(nmea("GNRMC,\(time),A,5204.00000,N,\(lon),E,\(knots),90.00,020526,,,A"))
+            lines.append(nmea("GNGGA,\(time),5204.00000,N,\(lon),E,1,09,0.92,2.0,M,46.3,M,,"))
+        }
+        for s in 0...120 { fix(s, east: 3.05 * Double(s), speed: 3.05) }
+        fix(194, east: 366 + 9.5, speed: 0.67)
+        for s in 195...560 { fix(s, east: 366 + 9.5, speed: 0.1) }
+        try write(lines.joined(separator: "\n") + "\n", to: "run.nmea", in: dir)
+        try write("name: Gap\nplan: demo\nprofile: high\nrecording: run.nmea\nscript:\n  - {at: 300, do: stop}\n", to: "scenario.yaml", in: dir)
+        let (outcome, _) = try run(try ScenarioLoader.load(directory: dir, plansDir: plansDirectory))
+        let distance = try #require(outcome.activities.first).summary.distance
+        #expect(distance > 366 - 5 && distance < 366 + 15, "\(distance) m")
+    }
+
     @Test func aLowBatterySoundsTheCueAtTheNextCheck() throws {
         let (outcome, _) = try run(try scenario("battery: {level: 50}\nscript:\n  - {at: 125, do: battery, level: 14}\n"))
         let low = outcome.events.filter { $0.kind == "cue" && $0.name == "low-battery" }
