@@ -8,11 +8,13 @@ import PacerCore
 /// - Standing still (both fixes' Doppler speeds at most `stationarySpeed`): no distance, no
 ///   moving time, whatever the positions' jitter.
 /// - Dense (the fixes at most `denseGap` apart, a receiver tracking at 1 Hz or faster): the
-///   straight line between them. At that rate the straight line is the recorded track itself.
+///   mean of the two Doppler speeds over the leg's time (without speeds, the straight line).
+///   A second's straight line collects the positions' jitter (2 to 5 m for a real receiver):
+///   summed at 1 Hz it grows with the noise, the Doppler speeds' sum does not.
 /// - Sparse (further apart: a receiver duty-cycled by the low or medium profile, or an outage
 ///   the runner ran through): the path is estimated from the two fixes' times and Doppler
 ///   speeds (`sparseLength`: the Doppler speed measures motion along the path, bends
-///   included), never shorter than the straight line. When an end is (nearly) standing
+///   included), never shorter than the straight line less two positions' noise. When an end is (nearly) standing
 ///   (`stoppingSpeed`), the runner may have stood for most of the gap: at most `detour` times
 ///   the straight line (a 74 s silence at a stop, 9.5 m between its ends: 14 m, not the
 ///   mean speed's 138 m). Across a phase's end, where the runner
@@ -35,10 +37,9 @@ public struct Odometer: Sendable {
         /// Doppler speeds above this (m/s, 43 km/h) are not a runner's: the leg falls back to the
         /// straight line and the speed counts for no maximum.
         public var plausibleSpeed: Double = 12
-        /// Two Doppler speeds further apart than this (m/s) are a change of pace, not noise.
-        public var paceChange: Double = 0.3
-        /// A straight line at least this share of a speed's distance is a straight stretch.
-        public var straightness: Double = 0.95
+        /// Metres a straight line between two sparse fixes may be longer than the path through
+        /// their positions' noise alone (two fixes' errors of 2 to 5 m, independent 30 s apart).
+        public var chordNoise: Double = 10
         /// A Doppler speed (m/s) at or below which the runner may have stopped (slower than a
         /// walk): a sparse leg with such an end is not credited more than `detour` times its
         /// straight line.
@@ -142,12 +143,17 @@ public struct Odometer: Sendable {
         } else {
             moving = doppler != nil || chord / seconds > parameters.stationarySpeed
             length = chord
-            if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
+            if gap <= parameters.denseGap, let doppler {
+                // Dense: the Doppler speeds over the leg's time. A second's straight line between
+                // two positions collects their noise (2 to 5 m for a real receiver), the Doppler
+                // speed does not: at 1 Hz the sum of straight lines grows with the jitter.
+                length = doppler * seconds
+            } else if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
                 if let change, change >= last.at, change <= t {
                     let before = (change - last.at).inSeconds
                     length = max(chord, a * before + b * (seconds - before))
                 } else {
-                    length = max(chord, sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler))
+                    length = sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler)
                 }
                 // An end (nearly) standing: the runner may have stood for any part of the gap,
                 // so its speeds say nothing of the time between; the positions bound the path.
@@ -204,16 +210,15 @@ public struct Odometer: Sendable {
     /// The distance handed out so far: up to the last fix, or the last `settle` when later.
     public var settledReading: Double { distance + credited }
 
-    /// A sparse leg's path from its ends' Doppler speeds. At one pace (the speeds within
-    /// `paceChange` of each other, Doppler noise) it is that pace over the gap. Across a change
-    /// of pace the runner ran between the slower and the faster speed: when the straight line
-    /// is about as fast as the slower one (within `straightness`, a street's gentle bends),
-    /// the runner went straight and changed pace at one end, and the slower speed over the gap
-    /// is the path; otherwise the path turned, and the mean speed over the gap is the estimate.
+    /// A sparse leg's path from its ends' Doppler speeds: their mean over the gap (the
+    /// Doppler speed measures motion along the path, bends included; sampled at the ends of
+    /// the gap it is as likely to read high as low, so the sum over a run does not drift).
+    /// The straight line bounds it from below only when it is longer than the speeds allow by
+    /// more than two positions' noise (`chordNoise`): taking the longer of the two at every leg
+    /// would keep every chord that noise or a brief surge lengthens and add 1 to 2.5 % on a
+    /// real trail at one fix per 30 s.
     func sparseLength(chord: Double, seconds: Double, speeds: (Double, Double), mean: Double) -> Double {
-        let slower = min(speeds.0, speeds.1)
-        guard abs(speeds.0 - speeds.1) >= parameters.paceChange else { return mean * seconds }
-        return chord / seconds >= slower * parameters.straightness ? slower * seconds : mean * seconds
+        max(mean * seconds, chord - parameters.chordNoise)
     }
 
     /// The distance at `t`: up to the last fix, plus the last fix's speed carried on to `t`.

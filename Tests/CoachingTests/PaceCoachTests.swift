@@ -111,7 +111,9 @@ struct PaceCoachTests {
             let p = GeoPoint(latitude: (s % 2 == 0 ? 0 : 2) / metresPerDegree, longitude: Double(s) * 3 / metresPerDegree)
             if let last { path += Geodesy.distance(last, p) }
             last = p
-            _ = s % 30 == 0 ? coach.fix(p, speed: 3.6, at: CoachDriver.t(s)) : coach.track(p, speed: 3.6, at: CoachDriver.t(s))
+            // The Doppler speed along the zigzag: 3.606 m/s.
+            let speed = (3.0 * 3 + 2 * 2).squareRoot()
+            _ = s % 30 == 0 ? coach.fix(p, speed: speed, at: CoachDriver.t(s)) : coach.track(p, speed: speed, at: CoachDriver.t(s))
         }
         let status = coach.status(at: CoachDriver.t(120))
         #expect(abs(status.distance - path) < 0.01, "\(status.distance) against \(path)")
@@ -276,10 +278,9 @@ struct PaceCoachTests {
         // Doppler speed); 50 to 51 averages 2.25 m/s.
         #expect(results[0].timeInBand == .seconds(50))
         #expect(results[1].timeInBand == .seconds(99))   // legs from 101 to 200
-        // 1e-5 degrees of longitude a second at the equator, from the first fix at 1 s to 100 s,
-        // and the second before the first fix at its Doppler speed (3 m/s).
-        let step = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1e-5))
-        #expect(abs(results[0].distance - (99 * step + 3)) < 0.01, "\(results[0].distance)")
+        // At 1 Hz the Doppler speeds over each second: 3 m/s from the first fix at 1 s to 50 s,
+        // 2.25 from 50 to 51, 1.5 to 100, and the second before the first fix at 3 m/s.
+        #expect(abs(results[0].distance - (3 + 49 * 3 + 2.25 + 49 * 1.5)) < 0.01, "\(results[0].distance)")
     }
 
     /// A phase ending between two sparse fixes gets, at its end, the distance carried on from
