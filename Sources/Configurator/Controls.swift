@@ -38,7 +38,7 @@ extension Configurator {
         if keys {
             inputs.append(TerminalControls(names: names, isPaused: isPaused, logger: logger))
         }
-        return DeviceControls(inputs: inputs, watch: socket)
+        return DeviceControls(inputs: inputs, watch: socket, names: names)
     }
 
     /// `evdev:/dev/input/event0[?keys=28,29]`: Linux input events (the Pi's gpio-key overlay,
@@ -102,4 +102,7 @@ public struct DeviceControls: Sendable {
     public let inputs: [any ControlInput]
     /// The control socket, which streams the device's events to `pacer ctl watch`.
     public let watch: any EventPublisher
+    /// The waypoint names the button, keys and signals share (`Waypoint N`): a press sent by
+    /// `pacer ctl press` that marks a waypoint takes the next one too.
+    public let names: WaypointNames
 }

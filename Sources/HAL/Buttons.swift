@@ -266,6 +266,18 @@ public struct ButtonActions: Hashable, Sendable {
         self.waiting = waiting
     }
 
+    /// The command `pattern` asks of a running workout, if any: a waypoint named by `name`,
+    /// pause (resume when `isPaused`), stop. The button, `pacer device` and `pacer ctl press`
+    /// all map a press through this.
+    public func runningCommand(for pattern: PressPattern, name: () -> String, isPaused: Bool) -> ControlCommand? {
+        switch running[pattern] ?? .none {
+        case .waypoint: .waypoint(name())
+        case .pause: isPaused ? .resume : .pause
+        case .stop: .stop
+        case .none: nil
+        }
+    }
+
     public static let defaults = ButtonActions(
         defaultRunning: [.short: .waypoint, .double: .none, .long: .pause, .veryLong: .stop],
         waiting: [.short: .start, .double: .nextWorkout, .long: .previousWorkout, .veryLong: .announce])
@@ -301,12 +313,7 @@ public final class ButtonControls: ControlInput {
 
     /// The command a pattern asks for now, if any.
     public func command(for pattern: PressPattern) -> ControlCommand? {
-        switch actions.running[pattern] ?? .none {
-        case .waypoint: .waypoint(names())
-        case .pause: isPaused() ? .resume : .pause
-        case .stop: .stop
-        case .none: nil
-        }
+        actions.runningCommand(for: pattern, name: names, isPaused: isPaused())
     }
 
     public func start(_ handler: @escaping Handler) {

@@ -11,6 +11,9 @@ public enum ControlCommand: Hashable, Sendable {
     case status
     /// Start today's workout (a device waiting for its start press, `pacer device`).
     case start
+    /// A press pattern, as the button's decoder hands it on (`pacer ctl press double`): it
+    /// does what the settings' `button_actions` say for the state, as the button would.
+    case press(PressPattern)
     /// The process is asked to end (SIGTERM from `systemctl stop`, Ctrl-C): a running workout
     /// is stopped and stored, then the device shuts down. Not a protocol command: signals
     /// only.
@@ -42,7 +45,10 @@ extension ControlCommand {
     public static let maximumLineLength = 256
 
     /// What `error: unknown command` lists.
-    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, start"
+    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, start, press PATTERN"
+
+    /// The press patterns `press` takes, for its messages: `short, double, long, very-long`.
+    public static let pressSummary = PressPattern.allCases.map(\.rawValue).joined(separator: ", ")
 
     /// Parses one command line of the control protocol: a verb (case does not matter), and
     /// for `waypoint` the name, which is the rest of the line with surrounding spaces
@@ -73,6 +79,14 @@ extension ControlCommand {
             }
             self = .waypoint(String(Substring(rest)))
             return
+        case "press":
+            let name = String(Substring(rest))
+            guard !name.isEmpty else { throw ControlParseError("press needs a pattern: press \(Self.pressSummary)") }
+            guard let pattern = PressPattern(rawValue: name.lowercased()) else {
+                throw ControlParseError("unknown press '\(name)' (presses: \(Self.pressSummary))")
+            }
+            self = .press(pattern)
+            return
         case "pause": self = .pause
         case "resume": self = .resume
         case "stop": self = .stop
@@ -93,6 +107,7 @@ extension ControlCommand {
         case .stop: "stop"
         case .status: "status"
         case .start: "start"
+        case .press(let pattern): "press \(pattern.rawValue)"
         case .shutdown: "shutdown"
         }
     }

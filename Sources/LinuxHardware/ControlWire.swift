@@ -8,7 +8,9 @@ import PacerCore
 //     server → client   waypoint 'Water 🚰' stored at 48.1173 N 11.5167 E\n
 //
 // Commands: `waypoint NAME…` (the rest of the line, trimmed, is the name), `pause`, `resume`,
-// `stop`, `status`. Anything else is answered with `error: …` (the parser's message), as is
+// `stop`, `status`, `start`, `press short|double|long|very-long` (the button's pattern: the
+// device does what its `button_actions` say, as for the button, and answers what it did).
+// Anything else is answered with `error: …` (the parser's message), as is
 // a line that is too long, not UTF-8, or does not arrive in time. What the device answers
 // to a good command is the runtime's business; by convention a refusal begins `error:` too,
 // and `pacer ctl` exits 1 on it.

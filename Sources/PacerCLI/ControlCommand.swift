@@ -18,7 +18,7 @@ struct CtlCommand: ParsableCommand {
             when it is busy (too many clients) or does not answer in time. \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
-        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Watch.self])
+        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Press.self, Watch.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
@@ -82,6 +82,34 @@ struct CtlCommand: ParsableCommand {
             abstract: "Start the workout the device offers (`pacer device`, as a short press does).")
         @OptionGroup var options: Options
         func run() throws { try options.send(.start) }
+    }
+
+    /// `pacer ctl press double`: the button without the button, for trying device mode on a
+    /// desktop. The pattern goes where the button's decoder sends its output (the device's
+    /// `press`), not through the decoder: the edges' timing is the decoder's business, and
+    /// a hold replayed over the socket would only delay the answer by the hold (3 s for a
+    /// very long press) and could mix with a real button's edges.
+    struct Press: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Press the button: short, double, long or very-long.",
+            discussion: """
+                Does what the button would do now, by the settings' button_actions: waiting                 (`pacer device`), by default short starts, double offers the next workout, long                 the previous, very-long says again where the device stands; while a workout runs,                 short marks a waypoint, long pauses or resumes, very-long stops. Prints what                 the press did.
+                """)
+
+        @Argument(help: "The press: short, double, long or very-long.")
+        var pattern: String
+
+        @OptionGroup var options: Options
+
+        func validate() throws {
+            guard PressPattern(rawValue: pattern.lowercased()) != nil else {
+                throw ValidationError("unknown press '\(pattern)' (presses: \(ControlCommand.pressSummary))")
+            }
+        }
+
+        func run() throws {
+            try options.send(.press(PressPattern(rawValue: pattern.lowercased())!))
+        }
     }
 
     struct Pause: ParsableCommand {

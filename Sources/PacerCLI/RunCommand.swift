@@ -173,8 +173,18 @@ struct RunCommand: ParsableCommand {
         }
 
         try runtime.start()
+        let actions = settings.buttonActions
+        let names = controls.names
         for control in controls.inputs {
-            control.start { command, reply in runtime.handle(command, reply: reply) }
+            control.start { command, reply in
+                guard case .press(let pattern) = command else { return runtime.handle(command, reply: reply) }
+                // `pacer ctl press`: what the button's decoder hands on, mapped as the button maps it.
+                guard let mapped = actions.runningCommand(
+                    for: pattern, name: { names.next() }, isPaused: runtime.status.coach.paused) else {
+                    return reply("\(pattern.rawValue) press: none (button_actions gives it no action while running)")
+                }
+                runtime.handle(mapped) { reply("\(pattern.rawValue) press: \(mapped.line): \($0)") }
+            }
         }
         clock.run()
         for control in controls.inputs { control.stop() }

@@ -199,33 +199,48 @@ public final class DeviceController: Sendable {
         }
     }
 
-    /// A press pattern from the buttons, on the loop.
-    public func press(_ pattern: PressPattern) {
+    /// A press pattern from the buttons (the decoder's output), on the loop; `pacer ctl press`
+    /// comes here too, with `reply` to hear what the press did.
+    public func press(_ pattern: PressPattern, reply: (@Sendable (String) -> Void)? = nil) {
         parts.clock.execute { [self] in
             parts.power?.wakeup(at: parts.clock.now)
+            let said = "\(pattern.rawValue) press"
             let (phase, runtime) = state.withLock { ($0.phase, $0.runtime) }
             if phase == .running, let runtime {
-                let command: ControlCommand? = switch settings.actions.running[pattern] ?? .none {
-                case .waypoint: .waypoint(nextWaypointName())
-                case .pause: runtime.status.coach.paused ? .resume : .pause
-                case .stop: .stop
-                case .none: nil
-                }
+                let command = settings.actions.runningCommand(
+                    for: pattern, name: { nextWaypointName() }, isPaused: runtime.status.coach.paused)
                 report(.pressed(pattern, action: command?.line ?? "none"))
                 if let command {
-                    runtime.handle(command) { [logger] reply in logger.info("\(pattern.rawValue) press: \(reply)") }
+                    runtime.handle(command) { [logger] answer in
+                        logger.info("\(pattern.rawValue) press: \(answer)")
+                        reply?("\(said): \(command.line): \(answer)")
+                    }
+                } else {
+                    reply?("\(said): none (button_actions gives it no action while running)")
                 }
                 return
             }
-            guard phase != .off else { return }
+            guard phase != .off else {
+                reply?("error: the device is switching off")
+                return
+            }
             let action = settings.actions.waiting[pattern] ?? .none
             report(.pressed(pattern, action: action.rawValue))
             switch action {
-            case .start: _ = startWorkout()
-            case .nextWorkout: step(by: 1)
-            case .previousWorkout: step(by: -1)
-            case .announce: announce(withState: true)
-            case .none: break
+            case .start:
+                let answer = startWorkout()
+                reply?(answer.hasPrefix("error:") ? answer : "\(said): start: \(answer)")
+            case .nextWorkout:
+                step(by: 1)
+                reply?("\(said): next-workout: \(statusLine)")
+            case .previousWorkout:
+                step(by: -1)
+                reply?("\(said): previous-workout: \(statusLine)")
+            case .announce:
+                announce(withState: true)
+                reply?("\(said): announce: \(statusLine)")
+            case .none:
+                reply?("\(said): none (button_actions gives it no action while \(phase.rawValue))")
             }
         }
     }
@@ -239,6 +254,9 @@ public final class DeviceController: Sendable {
             case .shutdown:
                 reply("switching off")
                 switchOff()
+            case .press(let pattern):
+                // What the button's decoder hands on, with the reply: the same path.
+                press(pattern, reply: reply)
             case .start where phase != .running:
                 reply(startWorkout())
             case .status where phase != .running:

@@ -41,6 +41,10 @@ extension DeviceRuntime {
             }
         case .status:
             parts.clock.execute { [self] in reply(status.line) }
+        case .press(let pattern):
+            // The runtime has no button_actions: whoever holds them maps a press to a command
+            // first (`ButtonActions.runningCommand`, as `pacer run` and `pacer device` do).
+            reply("error: a \(pattern.rawValue) press means nothing here without the button's actions")
         }
     }
 

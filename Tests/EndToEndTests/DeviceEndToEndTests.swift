@@ -67,4 +67,66 @@ struct DeviceEndToEndTests {
             #expect(journal.contains(line), "the device's output lacks '\(line)': \(journal)")
         }
     }
+
+    /// Issue 24 item 11: `pacer ctl press` is the button on a desktop. It goes where the
+    /// button's decoder hands its patterns (the device's press, with its button_actions):
+    /// double offers the next workout, very-long says it again, short starts it; an unknown
+    /// pattern is refused with the list (64).
+    @Test func ctlPressDoesWhatTheButtonDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        let data = "\(dir)/data"
+        let socket = "/tmp/pacer-press-\(UUID().uuidString.prefix(8)).sock"
+        defer { unlink(socket) }
+        let activate = try Pacer.run(["plan", "activate", "long-run", "--data-dir", data])
+        #expect(activate.status == 0, "\(activate.stderr)")
+
+        let unknown = try Pacer.run(["ctl", "press", "triple", "--socket", socket])
+        #expect(unknown.status == 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("unknown press 'triple' (presses: short, double, long, very-long)"), "\(unknown.stderr)")
+
+        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
+        let watchdog = DispatchWorkItem { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        var status = ""
+        for _ in 0..<200 where !status.hasPrefix("ready") {
+            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+            if !status.hasPrefix("ready") { usleep(50_000) }
+        }
+        #expect(status.hasPrefix("ready  Long run: workout 1/2"), "\(status)")
+
+        let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
+        usleep(300_000)
+        let double = try Pacer.run(["ctl", "press", "double", "--socket", socket])
+        #expect(double.status == 0, "\(double.stderr)")
+        #expect(double.stdout.hasPrefix("double press: next-workout: ready  Long run: workout 2/2"), "\(double.stdout)")
+        let again = try Pacer.run(["ctl", "press", "very-long", "--socket", socket])
+        #expect(again.stdout.hasPrefix("very-long press: announce: ready  Long run: workout 2/2"), "\(again.stdout)")
+        let back = try Pacer.run(["ctl", "press", "long", "--socket", socket])
+        #expect(back.stdout.hasPrefix("long press: previous-workout: ready  Long run: workout 1/2"), "\(back.stdout)")
+        let start = try Pacer.run(["ctl", "press", "short", "--socket", socket])
+        #expect(start.stdout.hasPrefix("short press: start: started: Long run: workout 1"), "\(start.stdout) \(start.stderr)")
+        usleep(1_500_000)
+        // Running, a long press pauses (button_actions' running map).
+        let pause = try Pacer.run(["ctl", "press", "long", "--socket", socket])
+        #expect(pause.stdout.hasPrefix("long press: pause: "), "\(pause.stdout) \(pause.stderr)")
+        kill(device.process.processIdentifier, SIGTERM)
+        let out = device.standardOutputData()
+        device.process.waitUntilExit()
+        let watched = watch.standardOutputData()
+        watch.process.waitUntilExit()
+
+        let objects = try String(decoding: watched.0, as: UTF8.self).split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        let buttons = objects.filter { $0["event"] as? String == "button" }.map { "\($0["press"] ?? "-") \($0["action"] ?? "-")" }
+        #expect(buttons == ["double next-workout", "very-long announce", "long previous-workout", "short start", "long pause"],
+                "\(buttons)")
+        let offered = objects.filter { $0["event"] as? String == "offered" }.compactMap { $0["workout"] as? Int }
+        #expect(offered == [2, 1], "\(offered)")
+        let journal = String(decoding: out.0, as: UTF8.self)
+        for line in ["button double: next-workout", "offers Long run: workout 2/2", "button very-long: announce", "cue count 2"] {
+            #expect(journal.contains(line), "the device's output lacks '\(line)': \(journal)")
+        }
+    }
 }

@@ -47,6 +47,11 @@ struct WatchEndToEndTests {
             if !answering { usleep(50_000) }
         }
         try #require(answering, "pacer run never answered on its control socket")
+        // `pacer ctl press` (issue 24 item 11) on `pacer run`: mapped by the running button_actions,
+        // where a double press does nothing by default, and says so.
+        let press = try Pacer.run(["ctl", "press", "double", "--socket", socket])
+        #expect(press.status == 0 && press.stdout == "double press: none (button_actions gives it no action while running)\n",
+                "\(press.stdout) \(press.stderr)")
 
         let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
         let counted = try Pacer.start(["ctl", "watch", "--socket", socket, "--count", "2"])

@@ -55,16 +55,30 @@ struct ControlParsingTests {
                 return error.description
             }
         }
-        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start)")
-        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status, start)")
+        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start, press PATTERN)")
+        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status, start, press PATTERN)")
         // Switching the device off is for signals (systemctl stop), not for the socket.
-        #expect(message("shutdown") == "unknown command 'shutdown' (commands: waypoint NAME, pause, resume, stop, status, start)")
+        #expect(message("shutdown") == "unknown command 'shutdown' (commands: waypoint NAME, pause, resume, stop, status, start, press PATTERN)")
         #expect(message("waypoint") == "waypoint needs a name: waypoint NAME")
         #expect(message("waypoint   ") == "waypoint needs a name: waypoint NAME")
         #expect(message("pause now") == "'pause' takes no argument")
         #expect(message("waypoint a\u{7}b") == "a waypoint name cannot hold control characters")
         #expect(message("waypoint " + String(repeating: "x", count: 300)) == "command too long (309 bytes; at most 256)")
         #expect(message("waypoint " + String(repeating: "x", count: 247)) == nil)
+        // `pacer ctl press`: the button's four patterns, and nothing else.
+        #expect(message("press") == "press needs a pattern: press short, double, long, very-long")
+        #expect(message("press triple") == "unknown press 'triple' (presses: short, double, long, very-long)")
+        #expect(message("press very long") == "unknown press 'very long' (presses: short, double, long, very-long)")
+    }
+
+    @Test("press takes the button's patterns, in any case, and prints back as it parses")
+    func presses() throws {
+        for pattern in PressPattern.allCases {
+            let command = try ControlCommand(parsing: "press \(pattern.rawValue)")
+            #expect(command == .press(pattern))
+            #expect(try ControlCommand(parsing: command.line) == command)
+        }
+        #expect(try ControlCommand(parsing: " PRESS  Very-Long \n") == .press(.veryLong))
     }
 
     @Test("default path: $XDG_RUNTIME_DIR/pacer, else /tmp/pacer-<uid>")
@@ -171,7 +185,7 @@ struct ControlSocketTests {
     func unknownCommand() throws {
         let rig = try Rig()
         defer { rig.server.stop() }
-        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start)")
+        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, start, press PATTERN)")
         #expect(try rig.send("pause please") == "error: 'pause' takes no argument")
         #expect(try rig.send("status") == "ok status")
         #expect(rig.recorder.commands == [.status])
