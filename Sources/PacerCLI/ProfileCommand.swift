@@ -28,9 +28,16 @@ struct ProfileCommand: ParsableCommand {
         }
 
         /// The store for reading, nil when the folder holds no database yet (nothing stored:
-        /// the caller says so in its own words).
+        /// the caller says so in its own words). A folder that does not exist is an error
+        /// naming it (66, as `pacer activities list` gives): a mistyped --data-dir is not
+        /// "nothing stored yet".
         func openIfPresent() throws -> ActivityStore? {
             let folder = try folder()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure(.noInput, "no data folder \(folder): it does not exist (is the data folder right? "
+                    + "the device's is the settings' data_dir, /var/lib/pacer on the board)")
+            }
             guard FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)") else { return nil }
             return try Configurator.openActivityStore(directory: folder, access: .read)
         }

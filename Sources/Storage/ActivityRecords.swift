@@ -223,6 +223,22 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Writing an output file (or standard output) failed part way: a full disk, an I/O error.
     case writeFailed(path: String, reason: String)
 
+    /// What really stops the holder of a data folder (`PID COMMAND`, as the lock file has it):
+    /// `pacer ctl stop` ends a `pacer run` but never `pacer device`, which the service runs
+    /// (systemd would start a killed one again) or a shell (SIGTERM stores and switches off).
+    static func howToStop(_ holder: String?) -> String {
+        let parts = holder?.split(separator: " ", maxSplits: 1) ?? []
+        let pid = parts.first.map { "kill \($0)" } ?? "stop the other Pacer"
+        let command = parts.count > 1 ? String(parts[1]) : ""
+        if command.hasPrefix("pacer run") {
+            return "pacer ctl stop ends the run, or \(pid)"
+        }
+        if command.hasPrefix("pacer device") {
+            return "sudo systemctl stop pacer when it runs as the service, else \(pid)"
+        }
+        return "\(pid); the service: sudo systemctl stop pacer"
+    }
+
     public var description: String {
         switch self {
         case .writeFailed(let path, let reason): "\(path): cannot write it: \(reason)"
@@ -234,8 +250,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
                     let parts = s.split(separator: " ", maxSplits: 1)
                     return " (PID \(parts[0])" + (parts.count > 1 ? ", \(parts[1]))" : ")")
                 } ?? "")
-                + ": one device or command writes to a data folder at a time. Stop it first "
-                + "(sudo systemctl stop pacer, or pacer ctl stop), or use another --data-dir"
+                + ": one device or command writes to a data folder at a time. Stop it first ("
+                + StorageError.howToStop(holder) + "), or use another --data-dir"
         case .noDatabase(let directory):
             "no activities in \(directory): it holds no \(ActivityStore.fileName) (is the data folder right? "
                 + "the device's is the settings' data_dir, /var/lib/pacer on the board)"

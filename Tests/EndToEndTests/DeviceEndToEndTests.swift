@@ -95,6 +95,13 @@ struct DeviceEndToEndTests {
         }
         #expect(status.hasPrefix("ready  Long run: workout 1/2"), "\(status)")
 
+        // Issue 24 item 12: the device holds its folder; the refusal says what really stops it.
+        let busy = try Pacer.run(["plan", "activate", "tempo", "--data-dir", data])
+        #expect(busy.status == 75, "\(busy.stderr)")
+        #expect(busy.stderr.contains("(PID \(device.process.processIdentifier), pacer device")
+                && busy.stderr.contains("Stop it first (sudo systemctl stop pacer when it runs as the service, else kill \(device.process.processIdentifier))")
+                && !busy.stderr.contains("pacer ctl stop"), "\(busy.stderr)")
+
         let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
         usleep(300_000)
         let double = try Pacer.run(["ctl", "press", "double", "--socket", socket])

@@ -192,6 +192,24 @@ struct ProfileEndToEndTests {
         }
     }
 
+    /// Issue 24 item 12: a data folder that does not exist is an error naming it, with 66 as
+    /// `pacer activities list` gives, not "no profile yet" (`plan active` likewise).
+    @Test func aMissingDataFolderIsAnErrorNamingIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let nowhere = "\(dir)/nowhere"
+        let list = try Pacer.run(["activities", "list", "--data-dir", nowhere])
+        #expect(list.status == 66, "\(list.stderr)")
+        for arguments in [["profile", "show"], ["profile", "show", "--json"], ["plan", "active"]] {
+            let show = try Pacer.run(arguments + ["--data-dir", nowhere])
+            #expect(show.status == 66, "\(arguments): \(show.stderr)")
+            #expect(show.stdout.isEmpty)
+            #expect(show.stderr.contains("no data folder \(nowhere): it does not exist"), "\(show.stderr)")
+            #expect(!show.stderr.contains("No athlete profile yet"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: nowhere), "reading made the folder")
+    }
+
     /// Without --data-dir, the settings' data_dir, as for `pacer activities`.
     @Test func theSettingsDataFolderIsUsed() throws {
         let dir = try makeTemporaryDirectory()

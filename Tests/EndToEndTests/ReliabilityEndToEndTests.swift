@@ -40,6 +40,9 @@ struct ReliabilityEndToEndTests {
         #expect(second.status != 0)
         #expect(second.stderr.contains("is in use by another Pacer (PID \(first.process.processIdentifier), pacer run"),
                 "\(second.stderr)")
+        // A run is ended by `pacer ctl stop` or its PID (issue 24 item 12: say what really stops it).
+        #expect(second.stderr.contains("Stop it first (pacer ctl stop ends the run, or kill \(first.process.processIdentifier))"),
+                "\(second.stderr)")
         #expect(try Self.sql(database, "SELECT state FROM activities") == "recording", "the live activity was touched")
         #expect(try Self.sql(database, "SELECT COUNT(*) FROM activities") == "1")
 

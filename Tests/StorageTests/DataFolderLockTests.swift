@@ -41,6 +41,10 @@ struct DataFolderLockTests {
         guard case .busy(_, let who) = error else { Issue.record("\(error)"); return }
         #expect(who == "\(holder.processIdentifier) pacer device", "\(String(describing: who))")
         #expect(error.description.contains("is in use by another Pacer (PID "), "\(error)")
+        // What really stops a device (issue 24 item 12): not `pacer ctl stop`.
+        #expect(error.description.contains("Stop it first (sudo systemctl stop pacer when it runs as the service, else kill \(holder.processIdentifier))"),
+                "\(error)")
+        #expect(!error.description.contains("pacer ctl stop"), "\(error)")
         #expect(try ActivityStore(directory: dir, access: .read).activities().isEmpty)
         kill(holder.processIdentifier, SIGKILL)  // as a power cut or a kill ends a device
         holder.waitUntilExit()
