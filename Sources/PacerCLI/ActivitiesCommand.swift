@@ -423,8 +423,17 @@ struct RoutesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            guard export.gpx != "-" else { throw ValidationError("routes are exported to a file: give --gpx FILE") }
-            try store.open().exportGPX(route: id, to: export.gpx, options: export.options)
+            let routes = try store.open()
+            guard export.gpx != "-" else {
+                // As for an activity: every write checked, a reader that closes the pipe ends it quietly.
+                var reading = true
+                try routes.exportGPX(route: id, options: export.options) { bytes in
+                    if reading { reading = try StandardOutput.write(bytes) }
+                }
+                try StandardOutput.finish()
+                return
+            }
+            try routes.exportGPX(route: id, to: export.gpx, options: export.options)
             print("Route #\(id) written to \(export.gpx)")
         }
     }

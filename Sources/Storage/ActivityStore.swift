@@ -130,6 +130,9 @@ public final class ActivityStore: ActivityLog, Sendable {
     public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
         try gpxExchange.exportGPX(route: id, to: path, options: options)
     }
+    public func exportGPX(route id: Int64, options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+        try gpxExchange.exportGPX(route: id, options: options, to: write)
+    }
     public func importGPX(file path: String, as kind: GPXImportKind, name: String? = nil,
                           rules: GPXPlausibility = .standard) throws -> GPXImportResult {
         try gpxExchange.importGPX(file: path, as: kind, name: name, rules: rules)

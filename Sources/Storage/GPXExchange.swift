@@ -291,33 +291,50 @@ extension GPXExchange {
     /// a cursor and written as they come.
     public func exportGPX(route id: Int64, to path: String, options: GPXExportOptions = .all) throws {
         try read { db in
-            guard let name = try String.fetchOne(db, sql: "SELECT name FROM routes WHERE id = ?", arguments: [id]) else {
-                throw StorageError.unknownRoute(id)
-            }
+            let name = try Self.routeName(id, db)
             try Self.writeAtomically(path) { write in
-                var writer = GPXWriter(name: name)
-                if options.waypoints {
-                    let waypoints = try Row.fetchCursor(
-                        db, sql: """
-                            SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq
-                            """, arguments: [id])
-                    while let w = try waypoints.next() {
-                        writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
-                                        time: options.times ? (w[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil,
-                                        name: w[0], description: w[1])
-                    }
-                }
-                writer.beginRoute(name: name)
-                let points = try Row.fetchCursor(
-                    db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
-                while let p = try points.next() {
-                    writer.routePoint(GeoPoint(latitude: p[0], longitude: p[1]), altitude: options.elevations ? p[2] : nil,
-                                      time: options.times ? (p[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil)
-                    if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
-                }
-                try write(writer.finish())
+                try Self.writeGPX(route: id, name: name, options: options, db, to: write)
             }
         }
+    }
+
+    /// Writes the route as GPX 1.1 to `write`, 64 KiB at a time (`routes export ID --gpx -`).
+    public func exportGPX(route id: Int64, options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
+        try read { db in
+            try Self.writeGPX(route: id, name: try Self.routeName(id, db), options: options, db, to: write)
+        }
+    }
+
+    static func routeName(_ id: Int64, _ db: Database) throws -> String {
+        guard let name = try String.fetchOne(db, sql: "SELECT name FROM routes WHERE id = ?", arguments: [id]) else {
+            throw StorageError.unknownRoute(id)
+        }
+        return name
+    }
+
+    static func writeGPX(route id: Int64, name: String, options: GPXExportOptions, _ db: Database,
+                         to write: ([UInt8]) throws -> Void) throws {
+        var writer = GPXWriter(name: name)
+        if options.waypoints {
+            let waypoints = try Row.fetchCursor(
+                db, sql: """
+                    SELECT name, description, lat, lon, alt, time FROM route_waypoints WHERE route_id = ? ORDER BY seq
+                    """, arguments: [id])
+            while let w = try waypoints.next() {
+                writer.waypoint(GeoPoint(latitude: w[2], longitude: w[3]), altitude: options.elevations ? w[4] : nil,
+                                time: options.times ? (w[5] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil,
+                                name: w[0], description: w[1])
+            }
+        }
+        writer.beginRoute(name: name)
+        let points = try Row.fetchCursor(
+            db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
+        while let p = try points.next() {
+            writer.routePoint(GeoPoint(latitude: p[0], longitude: p[1]), altitude: options.elevations ? p[2] : nil,
+                              time: options.times ? (p[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)) : nil)
+            if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+        }
+        try write(writer.finish())
     }
 
     /// Several activities in one document (a scenario's run, a power cut and the run after
