@@ -41,20 +41,49 @@ extension PlanCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a plan the device's: `pacer run` without --plan follows it, workout after workout.",
             discussion: """
-                PLAN is a plan file or a bundled plan's name. The device then offers the plan's \
+                PLAN is a plan file, a bundled plan's name, or the id of a plan stored by \
+                `pacer plan create --save` ("stored as plan 1": `pacer plan activate 1`). The \
+                device then offers the plan's \
                 first workout not completed yet (run to its last phase), while the plan's \
                 deadline has not passed. Progress is kept by the plan file's identity (a hash \
                 of its contents), not its name: two plans with one name keep their own, and a \
                 plan file that changes starts afresh.
                 """)
 
-        @Argument(help: "A plan file, or a bundled plan's name.")
+        @Argument(help: "A plan file, a bundled plan's name, or a stored plan's id.")
         var plan: String
 
         @OptionGroup var store: ProfileCommand.StoreLocation
 
+        /// The plan file for a stored plan's id: the file `plan create --save` wrote into the
+        /// data folder's plans/ when it is still there with the same text, else the stored
+        /// text written there as `plan-ID.yaml` (the same text: the same plan, its progress kept).
+        func storedPlanPath(_ id: Int64) throws -> String {
+            let stored = try store.open(writing: true).plan(id: id)
+            let folder = try store.folder() + "/plans"
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in files.sorted() where name.hasSuffix(".yaml") {
+                if FileManager.default.contents(atPath: "\(folder)/\(name)") == Data(stored.yaml.utf8) {
+                    return "\(folder)/\(name)"
+                }
+            }
+            let path = "\(folder)/plan-\(id).yaml"
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try OutputFile.write(path, text: stored.yaml)
+            } catch {
+                throw CommandFailure(.cannotCreate, "\(path): cannot write the stored plan #\(id): \(error)")
+            }
+            return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+
         func run() throws {
-            let path = try PlanCommand.planPath(plan, config: store.config)
+            let path: String
+            if let id = Int64(plan), id > 0, (try? PlanCommand.planPath(plan, config: store.config)) == nil {
+                path = try storedPlanPath(id)
+            } else {
+                path = try PlanCommand.planPath(plan, config: store.config)
+            }
             let loaded: TrainingPlan
             do {
                 loaded = try PlanLoader.load(path: path)

@@ -257,7 +257,8 @@ extension PlanCommand {
                     yaml: PlanWriter.text(result.plan, header: result.header), workouts: result.plan.workouts.count,
                     createdAt: PlanCommand.now())
                 print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
-                    + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(path); stored as plan \(id)")
+                    + "\(result.plan.deadline.map { "\($0)" } ?? "none")) to \(path); stored as plan \(id) "
+                    + "(`pacer plan activate \(id)` makes it the device's)")
             } else {
                 print(PlanWriter.text(result.plan, header: result.header), terminator: "")
             }

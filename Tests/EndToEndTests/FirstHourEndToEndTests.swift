@@ -26,4 +26,39 @@ struct FirstHourEndToEndTests {
         #expect(none.status == 66 && none.stderr.contains("there is no route #7") && none.stdout.isEmpty, "\(none.stderr)")
         #expect(!none.stderr.contains("USAGE"), "\(none.stderr)")
     }
+
+    /// `plan create --save` says "stored as plan 1": `plan activate 1` takes that id, and
+    /// activates the very file it wrote (the same identity: the same progress).
+    @Test func aStoredPlanIsActivatedByItsId() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let data = "\(dir)/data"
+        let set = try Pacer.run(["profile", "set", "--weight", "70", "--height", "175", "--frequency", "3", "--data-dir", data])
+        #expect(set.status == 0, "\(set.stderr)")
+        let create = try Pacer.run(["plan", "create", "--goal", "7k-35", "--start", "2026-05-01", "--deadline", "2026-07-24",
+                                    "--save", "--data-dir", data])
+        #expect(create.status == 0, "\(create.stderr)")
+        #expect(create.stdout.contains("stored as plan 1 (`pacer plan activate 1` makes it the device's)"), "\(create.stdout)")
+        let file = "\(data)/plans/7k-35-from-2026-05-01.yaml"
+        #expect(FileManager.default.fileExists(atPath: file))
+
+        let activate = try Pacer.run(["plan", "activate", "1", "--data-dir", data])
+        #expect(activate.status == 0, "\(activate.stderr)")
+        #expect(activate.stdout.hasPrefix("The device's plan is now '7 km in 35:00 by 2026-07-24' (\(file), "), "\(activate.stdout)")
+        let active = try Pacer.run(["plan", "active", "--data-dir", data])
+        #expect(active.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(file), "), "\(active.stdout)")
+
+        // Its file moved away (--out elsewhere, or removed): the stored text is written back.
+        try FileManager.default.removeItem(atPath: file)
+        let again = try Pacer.run(["plan", "activate", "1", "--data-dir", data])
+        #expect(again.status == 0 && again.stdout.contains("(\(data)/plans/plan-1.yaml, "), "\(again.stdout) \(again.stderr)")
+        #expect(FileManager.default.contents(atPath: "\(data)/plans/plan-1.yaml").map { String(decoding: $0, as: UTF8.self) }?
+            .contains("7 km in 35:00") == true)
+
+        let none = try Pacer.run(["plan", "activate", "9", "--data-dir", data])
+        #expect(none.status == 66 && none.stderr.contains("there is no stored plan #9"), "\(none.stderr)")
+        // A bundled plan's name still means the bundled plan.
+        let named = try Pacer.run(["plan", "activate", "tempo", "--data-dir", data])
+        #expect(named.status == 0 && named.stdout.contains("'Tempo'"), "\(named.stdout) \(named.stderr)")
+    }
 }
