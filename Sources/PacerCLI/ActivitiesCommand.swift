@@ -91,7 +91,18 @@ enum ImportSummary {
         }
         lines.append(contentsOf: result.notes.map { "  \($0)" })
         if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
+        if let notKept = notKept(result) { lines.append(notKept) }
         return lines
+    }
+
+    /// What the file held that Pacer does not keep, with the counts: heart rate and cadence.
+    static func notKept(_ result: GPXImportResult) -> String? {
+        func points(_ n: Int) -> String { n == 1 ? "1 point" : "\(n) points" }
+        var parts: [String] = []
+        if result.heartRatesNotKept > 0 { parts.append("the heart rate of \(points(result.heartRatesNotKept))") }
+        if result.cadencesNotKept > 0 { parts.append("the cadence of \(points(result.cadencesNotKept))") }
+        guard !parts.isEmpty else { return nil }
+        return "Not kept: \(parts.joined(separator: " and ")) in the file (Pacer records neither)."
     }
 }
 
@@ -314,7 +325,9 @@ struct ActivitiesCommand: ParsableCommand {
                 reason: a jump faster than 50 km/h (give or take 50 m of GPS error) that the \
                 track does not come back from, times that go back or are all the same (an \
                 activity's), elevations outside -500 to 9000 m. A few such points (1 in 100; none \
-                in a file of under 10 points) are dropped as GPS glitches instead, and said.
+                in a file of under 10 points) are dropped as GPS glitches instead, and said. \
+                Heart rate and cadence in the points' extensions are not kept; how many points \
+                had them is said.
                 """)
 
         @Argument(help: "The GPX file.")
@@ -331,7 +344,13 @@ struct ActivitiesCommand: ParsableCommand {
         func run() throws {
             let result = try store.open(writing: true).importGPX(
                 file: file, as: kind == .route ? .route : .activity, name: name)
-            printLines(ImportSummary.lines(result))
+            var lines = ImportSummary.lines(result)
+            // What it became, said: a route is not in `activities list`.
+            lines.insert(kind == .route
+                ? "Stored as route #\(result.id), to follow (pacer routes list; pacer run --route \(result.id)), not as an "
+                    + "activity: --as activity keeps a past run among the activities."
+                : "Stored as activity #\(result.id), a past run (pacer activities list).", at: 1)
+            printLines(lines)
         }
     }
 }

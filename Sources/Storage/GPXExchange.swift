@@ -72,6 +72,9 @@ public struct GPXImportResult: Hashable, Sendable {
     /// Where and why, for the first few (10) of each; `notesLeftOut` more were not listed.
     public var notes: [GPXImportNote] = []
     public var notesLeftOut = 0
+    /// The file's points with a heart rate, and with a cadence: Pacer keeps neither.
+    public var heartRatesNotKept = 0
+    public var cadencesNotKept = 0
 }
 
 /// GPX in and out of the store (R18, R19, R22): an activity or a route exported, a file
@@ -429,10 +432,13 @@ extension GPXExchange {
         try db.execute(sql: "UPDATE activities SET name = ? WHERE id = ?", arguments: [activityName, id])
         try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
         let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
-        return GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
-                               waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
-                               droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                               notes: notes, notesLeftOut: filter.notesLeftOut)
+        var result = GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
+                                     waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
+                                     droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
+                                     notes: notes, notesLeftOut: filter.notesLeftOut)
+        result.heartRatesNotKept = document.heartRateCount
+        result.cadencesNotKept = document.cadenceCount
+        return result
     }
 
     /// A route: the file's `<rte>` points when it has any, else its track points as one line.
@@ -530,10 +536,13 @@ extension GPXExchange {
             try waypoint.execute(arguments: [id, seq, w.name, w.description, w.position.latitude,
                                              w.position.longitude, w.altitude, w.time?.millisecondsSince1970])
         }
-        return GPXImportResult(kind: .route, id: id, name: routeName, pointCount: line.count,
-                               waypointCount: waypoints.count, distance: stats.distance, pointsRead: filter.count,
-                               droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                               timesLeftOut: filter.timesUnusable, notes: notes, notesLeftOut: filter.notesLeftOut)
+        var result = GPXImportResult(kind: .route, id: id, name: routeName, pointCount: line.count,
+                                     waypointCount: waypoints.count, distance: stats.distance, pointsRead: filter.count,
+                                     droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
+                                     timesLeftOut: filter.timesUnusable, notes: notes, notesLeftOut: filter.notesLeftOut)
+        result.heartRatesNotKept = document.heartRateCount
+        result.cadencesNotKept = document.cadenceCount
+        return result
     }
 
     /// Waypoints' elevations outside `rules.elevations` are left out (and said), as a point's are.

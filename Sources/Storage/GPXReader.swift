@@ -93,6 +93,10 @@ public struct GPXDocument: Hashable, Sendable {
     /// The points read, wherever they went.
     public var trackPointCount = 0
     public var routePointCount = 0
+    /// Points with a heart rate or a cadence in their extensions (Garmin's `hr` and `cad`, as
+    /// watches write them): not kept by Pacer, but counted so an import can say so.
+    public var heartRateCount = 0
+    public var cadenceCount = 0
 
     public init(version: String, line: Int) {
         self.version = version
@@ -587,8 +591,10 @@ public enum GPXReader {
             stack.append((elementName, inGPX, line))
             if !inGPX { foreignOpen += 1 }
             if !inGPX || insideForeign {
-                // Extensions: only a point's speed is read.
+                // Extensions: only a point's speed is read; its heart rate and cadence are counted.
                 if elementName == "speed", point != nil { startText() }
+                if elementName == "hr", point != nil { document?.heartRateCount += 1 }
+                if elementName == "cad", point != nil { document?.cadenceCount += 1 }
                 return
             }
             switch elementName {

@@ -61,4 +61,57 @@ struct FirstHourEndToEndTests {
         let named = try Pacer.run(["plan", "activate", "tempo", "--data-dir", data])
         #expect(named.status == 0 && named.stdout.contains("'Tempo'"), "\(named.stdout) \(named.stderr)")
     }
+
+    /// A watch's GPX: 12 points a few seconds apart, each with a heart rate, 8 with a cadence.
+    static func watchGPX() -> String {
+        var points = ""
+        for i in 0..<12 {
+            let lat = 52.0 + Double(i) * 0.0001
+            let cad = i < 8 ? "<gpxtpx:cad>84</gpxtpx:cad>" : ""
+            points += """
+                <trkpt lat="\(lat)" lon="4.3"><time>2026-05-02T07:00:\(String(format: "%02d", i * 5))Z</time>\
+                <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>\(140 + i)</gpxtpx:hr>\(cad)\
+                </gpxtpx:TrackPointExtension></extensions></trkpt>
+
+                """
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="a watch" xmlns="http://www.topografix.com/GPX/1/1"
+                 xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2">
+            <trk><name>Morning run</name><trkseg>
+            \(points)</trkseg></trk></gpx>
+
+            """
+    }
+
+    /// `activities import` says what it stored (a route by default, an activity with --as
+    /// activity) and that the file's heart rates and cadences are not kept, with the counts.
+    @Test func anImportSaysWhatItStoredAndWhatItDidNotKeep() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let data = "\(dir)/data"
+        let gpx = "\(dir)/watch.gpx"
+        try Self.watchGPX().write(toFile: gpx, atomically: true, encoding: .utf8)
+
+        let route = try Pacer.run(["activities", "import", gpx, "--data-dir", data])
+        #expect(route.status == 0, "\(route.stderr)")
+        let routeLines = route.stdout.split(separator: "\n").map(String.init)
+        #expect(routeLines.first?.hasPrefix("Imported route #1 \"Morning run\"") == true, "\(route.stdout)")
+        #expect(routeLines.contains("Stored as route #1, to follow (pacer routes list; pacer run --route 1), not as an activity: "
+                                    + "--as activity keeps a past run among the activities."), "\(route.stdout)")
+        #expect(routeLines.contains("Not kept: the heart rate of 12 points and the cadence of 8 points in the file (Pacer records neither)."),
+                "\(route.stdout)")
+
+        let activity = try Pacer.run(["activities", "import", gpx, "--as", "activity", "--data-dir", data])
+        #expect(activity.status == 0, "\(activity.stderr)")
+        #expect(activity.stdout.contains("Stored as activity #1, a past run (pacer activities list)."), "\(activity.stdout)")
+        #expect(activity.stdout.contains("Not kept: the heart rate of 12 points and the cadence of 8 points"), "\(activity.stdout)")
+        let list = try Pacer.run(["activities", "list", "--data-dir", data])
+        #expect(list.stdout.contains("Morning run"), "\(list.stdout)")
+
+        // A file without them says nothing of them.
+        let plain = try Pacer.run(["activities", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])
+        #expect(plain.status == 0 && !plain.stdout.contains("Not kept"), "\(plain.stdout)")
+    }
 }
