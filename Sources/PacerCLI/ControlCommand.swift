@@ -145,7 +145,10 @@ struct CtlCommand: ParsableCommand {
                 (cues, phases, GPS, waypoints, pauses, battery, the end) as it happens, each with \
                 the status right after it. Each line is written as it arrives, for `| jq` or a \
                 phone over SSH (ssh pi@pacer pacer ctl watch). Exits 0 when the device ends the \
-                stream (the activity finished, or pacer run exited); 69 when no device runs; 75 \
+                stream: `pacer run` ends it when the run ends; `pacer device` stays on after a \
+                workout and goes on streaming (the next offer, the next workout) until it is \
+                stopped, so --until-end exits after the workout's end ({"event":"finished"}) \
+                instead. 69 when no device runs; 75 \
                 when it is busy (4 watchers already: try again); 1 when it drops this watcher for \
                 reading too slowly (its last line is then {"event":"error",…}).
                 """)
@@ -154,6 +157,9 @@ struct CtlCommand: ParsableCommand {
 
         @Option(name: .long, help: "Stop after this many lines, the status line included.")
         var count: Int?
+
+        @Flag(name: .long, help: "Exit after the workout's end (its \"finished\" event), as with pacer run, when watching pacer device.")
+        var untilEnd = false
 
         func validate() throws {
             if let count, count < 1 { throw ValidationError("--count must be at least 1") }
@@ -176,6 +182,7 @@ struct CtlCommand: ParsableCommand {
                     failure = "error: the device dropped this watcher: it read its events too slowly"
                     return false
                 }
+                if untilEnd, line.hasPrefix(#"{"event":"finished""#) { return false }
                 return count.map { printed < $0 } ?? true
             }
             if let failure {

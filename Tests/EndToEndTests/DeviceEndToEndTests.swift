@@ -117,6 +117,19 @@ struct DeviceEndToEndTests {
         // Running, a long press pauses (button_actions' running map).
         let pause = try Pacer.run(["ctl", "press", "long", "--socket", socket])
         #expect(pause.stdout.hasPrefix("long press: pause: "), "\(pause.stdout) \(pause.stderr)")
+        // Issue 24 item 15: the device stays on after a workout; --until-end ends the watch
+        // with the workout (a very long press stops it), the device still running.
+        let untilEnd = try Pacer.start(["ctl", "watch", "--until-end", "--socket", socket])
+        usleep(300_000)
+        let stop = try Pacer.run(["ctl", "press", "very-long", "--socket", socket])
+        #expect(stop.stdout.hasPrefix("very-long press: stop: stopping: "), "\(stop.stdout) \(stop.stderr)")
+        let ended = untilEnd.standardOutputData()
+        untilEnd.process.waitUntilExit()
+        #expect(untilEnd.process.terminationStatus == 0, "\(String(decoding: ended.1, as: UTF8.self))")
+        #expect(device.process.isRunning, "the device switched off: the watch did not end by itself")
+        let endedLines = String(decoding: ended.0, as: UTF8.self).split(separator: "\n")
+        #expect(endedLines.last?.hasPrefix(#"{"event":"finished""#) == true, "\(endedLines)")
+        #expect(watch.process.isRunning, "a watch without --until-end goes on after the workout")
         kill(device.process.processIdentifier, SIGTERM)
         let out = device.standardOutputData()
         device.process.waitUntilExit()
@@ -127,10 +140,10 @@ struct DeviceEndToEndTests {
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         }
         let buttons = objects.filter { $0["event"] as? String == "button" }.map { "\($0["press"] ?? "-") \($0["action"] ?? "-")" }
-        #expect(buttons == ["double next-workout", "very-long announce", "long previous-workout", "short start", "long pause"],
+        #expect(buttons == ["double next-workout", "very-long announce", "long previous-workout", "short start", "long pause", "very-long stop"],
                 "\(buttons)")
         let offered = objects.filter { $0["event"] as? String == "offered" }.compactMap { $0["workout"] as? Int }
-        #expect(offered == [2, 1], "\(offered)")
+        #expect(Array(offered.prefix(2)) == [2, 1], "\(offered)")
         let journal = String(decoding: out.0, as: UTF8.self)
         for line in ["button double: next-workout", "offers Long run: workout 2/2", "button very-long: announce", "cue count 2"] {
             #expect(journal.contains(line), "the device's output lacks '\(line)': \(journal)")
