@@ -30,14 +30,20 @@ public enum HardwareCheck {
         public var soundCardsFile: String
         public var connectTimeout: Duration
         public var soundTimeout: Duration
+        /// The button: `evdev:/dev/input/event0?keys=28`, or `none`.
+        public var buttons: String
+        /// How long to wait for a press of it; nil: only that it can be read.
+        public var pressWithin: Duration?
 
         public init(
             gps: String = "gpsd://localhost:2947", buzzer: String = "alsa:default", battery: String = "sysfs",
             listen: Duration = .seconds(5), tryOtherBauds: Bool = true,
             powerSupplyRoot: String = SysfsBattery.defaultRoot, deviceRoot: String = "/dev",
             soundCardsFile: String = "/proc/asound/cards", connectTimeout: Duration = .seconds(2),
-            soundTimeout: Duration = .seconds(3)
+            soundTimeout: Duration = .seconds(3), buttons: String = "none", pressWithin: Duration? = nil
         ) {
+            self.buttons = buttons
+            self.pressWithin = pressWithin
             self.gps = gps
             self.buzzer = buzzer
             self.battery = battery
@@ -57,6 +63,7 @@ public enum HardwareCheck {
             gps(configuration),
             sound(configuration),
             battery(configuration),
+            button(configuration),
             clock(),
         ])
     }
@@ -192,6 +199,42 @@ public enum HardwareCheck {
                 name: part, configured: c.battery, required: false, status: .warning, found: [],
                 problem: "unknown battery setting '\(c.battery)': the simulated battery's estimate will be used",
                 fix: ["use sysfs (the board's fuel gauge) or sim"])
+        }
+    }
+
+    /// The button: required once one is configured (it is how a runner talks to the device);
+    /// none is fine, as a GPS of none is (`pacer ctl`, signals and the keys still reach it).
+    static func button(_ c: Configuration) -> HardwareReport.Part {
+        let part = "button"
+        let uri: DeviceURI
+        do {
+            uri = try DeviceURI(parsing: c.buttons)
+        } catch {
+            return .init(
+                name: part, configured: c.buttons, required: true, status: .missing, found: [],
+                problem: "the buttons setting \(error.description)", fix: ["for example: evdev:/dev/input/event0?keys=28"])
+        }
+        switch uri.scheme {
+        case "none":
+            return .init(
+                name: part, configured: c.buttons, required: false, status: .ok,
+                found: ["no button configured: pacer ctl (ctl press), signals and the terminal's keys reach the device"],
+                problem: nil, fix: [])
+        case "evdev":
+            var keys: Set<UInt16>?
+            if let list = uri.query["keys"] {
+                keys = Set(list.split(separator: ",").compactMap { UInt16($0) })
+            }
+            guard !uri.path.isEmpty else {
+                return .init(name: part, configured: c.buttons, required: true, status: .missing, found: [],
+                             problem: "the buttons setting names no device", fix: ["for example: evdev:/dev/input/event0?keys=28"])
+            }
+            return .init(name: part, configured: c.buttons, required: true,
+                         HardwareProbe.button(path: uri.path, keys: keys, pressWithin: c.pressWithin))
+        default:
+            return .init(
+                name: part, configured: c.buttons, required: true, status: .missing, found: [],
+                problem: "unknown buttons '\(uri.scheme):'", fix: ["use evdev:/dev/input/eventN?keys=CODE,… or none"])
         }
     }
 

@@ -8,7 +8,7 @@ struct HardwareCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Probe the GPS, the sound output and the battery gauge, and say how to fix what is missing.",
+            abstract: "Probe the GPS, the sound output, the battery gauge and the button, and say how to fix what is missing.",
             discussion: """
                 Each part gets a block: what was found, what is wrong, and the fix. The GPS and \
                 the sound output are required: the command exits with status 69 (EX_UNAVAILABLE) when either is \
@@ -17,7 +17,9 @@ struct HardwareCommand: ParsableCommand {
                 (less once it has a position). The parts checked are those of the settings file \
                 (--config, $PACER_CONFIG or /etc/pacer/pacer.yaml); without one, the board's: \
                 gpsd://localhost:2947, alsa:default and sysfs. --gps, --buzzer and --battery \
-                override either.
+                override either. The button (the settings' buttons, or --buttons) must exist and \
+                be readable when one is configured; with --press SECONDS a press must also \
+                arrive within that time (press it while the check runs). No button is a warning.
                 """)
 
         @Option(name: .long, help: "Settings file whose parts to check.")
@@ -32,6 +34,12 @@ struct HardwareCommand: ParsableCommand {
         @Option(name: .long, help: "Battery gauge: sysfs (the board's fuel gauge), sysfs:/sys/class/power_supply/NAME, or sim.")
         var battery: String?
 
+        @Option(name: .long, help: "Button: evdev:/dev/input/eventN?keys=CODE,…, or none.")
+        var buttons: String?
+
+        @Option(name: .long, help: "Seconds to wait for a press of the button (default: only check it can be read).")
+        var press: Double?
+
         @Option(name: .long, help: "Seconds to listen to the GPS for sentences and a position.")
         var listen: Double = 5
 
@@ -40,21 +48,24 @@ struct HardwareCommand: ParsableCommand {
 
         func validate() throws {
             try AllowedRange.listenSeconds.check(listen, option: "--listen")
+            if let press { try AllowedRange.listenSeconds.check(press, option: "--press") }
         }
 
         func run() throws {
-            var parts = (gps: "gpsd://localhost:2947", buzzer: "alsa:default", battery: "sysfs")
+            var parts = (gps: "gpsd://localhost:2947", buzzer: "alsa:default", battery: "sysfs", buttons: "none")
             if let path = config ?? Settings.installedPath() {
                 do {
                     let settings = try Settings.load(path: path)
-                    parts = (settings.gps.text, settings.buzzer.text, settings.battery.text)
+                    parts = (settings.gps.text, settings.buzzer.text, settings.battery.text,
+                             settings.buttons?.text ?? "none")
                 } catch {
                     throw CommandFailure(error)
                 }
             }
             let configuration = HardwareCheck.Configuration(
                 gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
-                listen: AllowedRange.listenSeconds.duration(listen))
+                listen: AllowedRange.listenSeconds.duration(listen), buttons: buttons ?? parts.buttons,
+                pressWithin: press.map { AllowedRange.listenSeconds.duration($0) })
             let report = HardwareCheck.run(configuration)
             print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
             if !report.passed { throw ExitCode(report.exitStatus) }

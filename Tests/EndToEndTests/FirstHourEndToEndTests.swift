@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TestSupport
 import Testing
 
@@ -113,5 +116,71 @@ struct FirstHourEndToEndTests {
         // A file without them says nothing of them.
         let plain = try Pacer.run(["activities", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])
         #expect(plain.status == 0 && !plain.stdout.contains("Not kept"), "\(plain.stdout)")
+    }
+}
+
+/// `pacer hw check` tries the button (issue 24 item 15): the evdev device must be there and
+/// readable; with --press, a press must arrive. A FIFO carrying the kernel's input_event
+/// records stands in for the device (no uinput here), as in the evdev adapter's tests.
+@Suite("pacer hw check tries the button, end to end", .serialized)
+struct ButtonCheckEndToEndTests {
+    /// One `struct input_event` as a 64-bit kernel writes it.
+    static func record(type: UInt16 = 1, code: UInt16, value: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: Int(1_000)) { bytes += $0 }
+        withUnsafeBytes(of: Int(0)) { bytes += $0 }
+        withUnsafeBytes(of: type) { bytes += $0 }
+        withUnsafeBytes(of: code) { bytes += $0 }
+        withUnsafeBytes(of: value) { bytes += $0 }
+        return bytes
+    }
+
+    static let simulated = ["--gps", "none", "--buzzer", "null", "--battery", "sim"]
+
+    @Test func theButtonIsCheckedAndAPressHeard() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        // No button configured: fine, and said.
+        let none = try Pacer.run(["hw", "check"] + Self.simulated)
+        #expect(none.status == 0, "\(none.stdout)")
+        #expect(none.stdout.contains("no button configured"), "\(none.stdout)")
+
+        // A device that is not there: the button is missing, the check fails (69).
+        let missing = try Pacer.run(["hw", "check", "--buttons", "evdev:\(dir)/event9?keys=28"] + Self.simulated)
+        #expect(missing.status == 69, "\(missing.stdout)")
+        #expect(missing.stdout.contains("button   MISSING   evdev:\(dir)/event9?keys=28   (required)"), "\(missing.stdout)")
+        #expect(missing.stdout.contains("the button's input device \(dir)/event9 is not there"), "\(missing.stdout)")
+
+        let fifo = "\(dir)/event0"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // There and readable, not pressed: ok without --press.
+        let readable = try Pacer.run(["hw", "check", "--buttons", "evdev:\(fifo)?keys=28"] + Self.simulated)
+        #expect(readable.status == 0, "\(readable.stdout)")
+        #expect(readable.stdout.contains("\(fifo) is a FIFO, readable (keys 28)"), "\(readable.stdout)")
+
+        // --press: nothing pressed within the time is a failure that says so.
+        let silent = try Pacer.run(["hw", "check", "--buttons", "evdev:\(fifo)?keys=28", "--press", "0.5"] + Self.simulated)
+        #expect(silent.status == 69, "\(silent.stdout)")
+        #expect(silent.stdout.contains("no press within 0.5 s"), "\(silent.stdout)")
+
+        // A press of another key, then of key 28, while the check waits.
+        let check = try Pacer.start(["hw", "check", "--buttons", "evdev:\(fifo)?keys=28", "--press", "10", "--json"] + Self.simulated)
+        let writer = open(fifo, O_WRONLY)
+        #expect(writer >= 0)
+        let bytes = Self.record(code: 30, value: 1) + Self.record(code: 30, value: 0)
+            + Self.record(type: 0, code: 0, value: 0) + Self.record(code: 28, value: 1) + Self.record(code: 28, value: 0)
+        #expect(bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == bytes.count)
+        let out = check.standardOutputData()
+        check.process.waitUntilExit()
+        close(writer)
+        #expect(check.process.terminationStatus == 0, "\(String(decoding: out.0, as: UTF8.self))")
+        let object = try #require(try JSONSerialization.jsonObject(with: out.0) as? [String: Any])
+        let parts = try #require(object["parts"] as? [[String: Any]])
+        let button = try #require(parts.first { $0["part"] as? String == "button" })
+        #expect(button["status"] as? String == "ok", "\(button)")
+        let found = (button["found"] as? [String]) ?? []
+        #expect(found.contains("key 30 pressed, not one of the configured keys"), "\(found)")
+        #expect(found.contains { $0.hasPrefix("a press of key 28 heard after ") }, "\(found)")
     }
 }
