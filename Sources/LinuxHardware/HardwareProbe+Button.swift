@@ -10,7 +10,17 @@ extension HardwareProbe {
     /// reading; with `pressWithin`, a key press (of one of `keys`, or any key) must also arrive
     /// within that time. The kernel's `input_event` records are read as the adapter reads
     /// them; a FIFO carrying such records stands in for the device in tests.
+    ///
+    /// Like every probe, it runs on a thread of its own, abandoned if a system call hangs.
     public static func button(path: String, keys: Set<UInt16>?, pressWithin: Duration?) -> ProbeFinding {
+        let limit = (pressWithin ?? .zero) + .seconds(2)
+        return runBounded(limit) { buttonProbe(path: path, keys: keys, pressWithin: pressWithin) }
+            ?? ProbeFinding(status: .missing, found: ["\(path): no answer within \(seconds(limit))"],
+                            problem: "the button's input device hangs when opened or read",
+                            fix: ["check the device: ls -l \(path); dmesg | tail"])
+    }
+
+    static func buttonProbe(path: String, keys: Set<UInt16>?, pressWithin: Duration?) -> ProbeFinding {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
