@@ -10,6 +10,21 @@ import Testing
 /// and SIGTERM switches it off after storing the workout.
 @Suite("pacer device, end to end", .serialized)
 struct DeviceEndToEndTests {
+    /// `pacer device` on `data`, answering on `socket`, once it is ready (within the boot
+    /// check's 3 s and the first fix; 10 s at most), with `pacer ctl status` then. Killed
+    /// after a minute whatever happens, so a test that fails early leaves nothing running.
+    static func startReadyDevice(data: String, socket: String) throws -> (RunningProcess, String) {
+        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
+        let pid = device.process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if device.process.isRunning { kill(pid, SIGKILL) } }
+        var status = ""
+        for _ in 0..<200 where !status.hasPrefix("ready") {
+            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+            if !status.hasPrefix("ready") { usleep(50_000) }
+        }
+        return (device, status)
+    }
+
     @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
@@ -19,17 +34,8 @@ struct DeviceEndToEndTests {
         let activate = try Pacer.run(["plan", "activate", "easy-run", "--data-dir", data])
         #expect(activate.status == 0, "\(activate.stderr)")
 
-        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
-        let watchdog = DispatchWorkItem { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-
-        // Ready within the boot check's 3 s and the first fix.
-        var status = ""
-        for _ in 0..<200 where !status.hasPrefix("ready") {
-            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
-            if !status.hasPrefix("ready") { usleep(50_000) }
-        }
+        let (device, status) = try Self.startReadyDevice(data: data, socket: socket)
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(status.hasPrefix("ready  Easy run: workout 1/1 Easy 40  gps fix"), "\(status)")
         let before = try Pacer.run(["activities", "list", "--data-dir", data])
         #expect(!before.stdout.contains("Easy run"), "nothing is recorded before a start: \(before.stdout)")
@@ -84,15 +90,8 @@ struct DeviceEndToEndTests {
         #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("unknown press 'triple' (presses: short, double, long, very-long)"), "\(unknown.stderr)")
 
-        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
-        let watchdog = DispatchWorkItem { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-        var status = ""
-        for _ in 0..<200 where !status.hasPrefix("ready") {
-            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
-            if !status.hasPrefix("ready") { usleep(50_000) }
-        }
+        let (device, status) = try Self.startReadyDevice(data: data, socket: socket)
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(status.hasPrefix("ready  Long run: workout 1/2"), "\(status)")
 
         // Issue 24 item 12: the device holds its folder; the refusal says what really stops it.
