@@ -5,7 +5,7 @@ import PacerCore
 /// become track points and when the coach judges pace; it does not shorten the distance.
 ///
 /// Each pair of consecutive fixes is a leg:
-/// - Standing still (both fixes' Doppler speeds at most `stationarySpeed`): no distance, no
+/// - Standing still (the mean of both fixes' Doppler speeds at most `stationarySpeed`): no distance, no
 ///   moving time, whatever the positions' jitter.
 /// - Dense (the fixes at most `denseGap` apart, a receiver tracking at 1 Hz or faster): the
 ///   mean of the two Doppler speeds over the leg's time (without speeds, the straight line).
