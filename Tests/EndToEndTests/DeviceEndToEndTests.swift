@@ -17,12 +17,7 @@ struct DeviceEndToEndTests {
         let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket])
         let pid = device.process.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if device.process.isRunning { kill(pid, SIGKILL) } }
-        var status = ""
-        for _ in 0..<200 where !status.hasPrefix("ready") {
-            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
-            if !status.hasPrefix("ready") { usleep(50_000) }
-        }
-        return (device, status)
+        return (device, StorageFaultsEndToEndTests.waitForStatus("ready", socket, seconds: 10))
     }
 
     @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {

@@ -10,9 +10,9 @@ import Testing
 /// tmpfs that fills, a read-only bind mount, a folder removed), `pacer ctl` to press.
 @Suite("Storage faults on the device, end to end", .serialized)
 struct StorageFaultsEndToEndTests {
+    /// `query`'s answer from the database in `data` ("" when it cannot be read).
     static func sql(_ data: String, _ query: String) -> String {
-        ((try? Program.run("/usr/bin/sqlite3", ["\(data)/pacer.sqlite", query]))?.stdout ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? ReliabilityEndToEndTests.sql("\(data)/pacer.sqlite", query)) ?? ""
     }
 
     static func ctl(_ words: [String], _ socket: String) -> (status: Int32, stdout: String, stderr: String) {
