@@ -150,7 +150,8 @@ public struct PaceCoach: Sendable {
     private var phaseStartInstant: Instant?
     /// Time in band of the current phase, from the legs closed so far.
     private var timeInBand = Duration.zero
-    /// The last leg (its end and speed), carried on to a phase's end, a pause or a stop.
+    /// The last leg's end and the speed run on past it (its last fix's), carried on to a
+    /// phase's end, a pause or a stop.
     private var lastLeg: (end: Instant, speed: Double)?
     private var phaseStartElapsed = Duration.zero
 
@@ -453,10 +454,10 @@ public struct PaceCoach: Sendable {
             let legStart = max(leg.from, p.start)
             let inLeg = p.end - legStart
             let band = p.result.minimumSpeed...p.result.maximumSpeed
-            let inBand = inLeg > .zero && band.contains(leg.speed(from: legStart, to: p.end))
+            let inBand = inLeg > .zero ? leg.timeInBand(band, from: legStart, to: p.end) : .zero
             let revised = PhaseResult(
                 index: p.result.index, name: p.result.name, duration: p.result.duration,
-                timeInBand: min(p.result.duration, p.bandBefore + (inBand ? inLeg : .zero)),
+                timeInBand: min(p.result.duration, p.bandBefore + inBand),
                 distance: max(0, atEnd - p.startDistance),
                 minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed)
             if revised != p.result { out.append(.phaseRevised(revised)) }
@@ -465,9 +466,8 @@ public struct PaceCoach: Sendable {
         }
         open.removeAll()
         let from = max(leg.from, phaseStartInstant ?? leg.from)
-        let speed = leg.speed(from: from, to: leg.to)
-        if leg.to > from, inBand(speed) { timeInBand += leg.to - from }
-        lastLeg = (leg.to, speed)
+        timeInBand += leg.timeInBand(band, from: from, to: leg.to)
+        lastLeg = (leg.to, leg.closingSpeed)
         return out
     }
 
@@ -484,9 +484,12 @@ public struct PaceCoach: Sendable {
         return t > from ? t - from : .zero
     }
 
-    private func inBand(_ speed: Double) -> Bool {
+    private func inBand(_ speed: Double) -> Bool { band.contains(speed) }
+
+    /// The current phase's range (m/s).
+    private var band: ClosedRange<Double> {
         let phase = workout.phases[min(phaseIndex, workout.phases.count - 1)]
-        return speed >= phase.minimumSpeed && speed <= phase.maximumSpeed
+        return phase.minimumSpeed...phase.maximumSpeed
     }
 
     private func result(endingAt end: Duration, distance: Double? = nil, timeInBand band: Duration? = nil) -> PhaseResult {

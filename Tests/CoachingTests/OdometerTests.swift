@@ -39,6 +39,30 @@ struct OdometerTests {
         #expect(abs(o.distance - 180) < 1e-6, "\(o.distance)")
     }
 
+    /// A sparse leg from 11 to 8.4 km/h (a runner who slowed somewhere in the 30 s) against a
+    /// band of 10 to 12 km/h: in band while the speed is above 10 km/h, the first 38 % of the
+    /// leg, not wholly out by its mean (9.7 km/h). Two ends 0.3 km/h apart (the Doppler
+    /// speeds' noise at a steady pace) are judged by their mean against a narrow band.
+    @Test func timeInBandFollowsAChangeOfPaceThroughALeg() throws {
+        let kmh = 1 / 3.6
+        var o = Odometer()
+        o.add(Self.east(0), speed: 11 * kmh, at: Self.t(0))
+        let slowingLeg = o.add(Self.east(30 * 9.7 * kmh), speed: 8.4 * kmh, at: Self.t(30))
+        let slowing = try #require(slowingLeg)
+        let band = (10 * kmh)...(12 * kmh)
+        let share = slowing.timeInBand(band, from: Self.t(0), to: Self.t(30)).inSeconds / 30
+        #expect(abs(share - 1.0 / 2.6) < 0.001, "\(share)")
+        #expect(slowing.timeInBand(band, from: Self.t(15), to: Self.t(30)) == .zero, "past 11.5 s the runner is under 10 km/h")
+        #expect(abs(slowing.closingSpeed - 8.4 * kmh) < 1e-9, "what is carried on past the leg: the last fix's speed")
+
+        var steady = Odometer()
+        steady.add(Self.east(0), speed: 11.9 * kmh, at: Self.t(0))
+        let noisyLeg = steady.add(Self.east(30 * 11.75 * kmh), speed: 11.55 * kmh, at: Self.t(30))
+        let noisy = try #require(noisyLeg)
+        #expect(noisy.timeInBand((11.6 * kmh)...(12 * kmh), from: Self.t(0), to: Self.t(30)) == .seconds(30))
+        #expect(abs(noisy.closingSpeed - 11.725 * kmh) < 1e-3, "the mean, not the noisy last speed")
+    }
+
     /// Standing still, the position wanders but the Doppler speed does not: no distance.
     @Test func standingStillCountsNothing() {
         var o = Odometer()

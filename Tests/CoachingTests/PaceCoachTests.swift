@@ -258,8 +258,8 @@ struct PaceCoachTests {
         #expect(coach.status(at: CoachDriver.t(590)).neededSpeed == nil, "10 s left")
     }
 
-    /// Time in band is the time run at a speed in the band, leg by leg (a leg's speed is the
-    /// mean of its ends'), whatever the smoothed judgement said.
+    /// Time in band is the time run at a speed in the band, leg by leg (a leg whose ends differ
+    /// by a change of pace follows the change through it), whatever the smoothed judgement said.
     @Test func phaseResultsTallyTimeInBandAndDistance() {
         var d = CoachDriver(workout(("a", 100, 2.5, 3.5), ("b", 100, 2.5, 3.5)), alert: 10, window: 1)
         d.run(to: 200) { s in s <= 50 || s > 100 ? 3.0 : 1.5 }
@@ -275,9 +275,11 @@ struct PaceCoachTests {
         #expect(results.count == 2)
         #expect(results[0].duration == .seconds(100))
         // From the start to 50 s (the first fix, at 1 s, counts the second before it at its
-        // Doppler speed); 50 to 51 averages 2.25 m/s.
-        #expect(results[0].timeInBand == .seconds(50))
-        #expect(results[1].timeInBand == .seconds(99))   // legs from 101 to 200
+        // Doppler speed); from 50 to 51 the speed falls from 3 to 1.5 m/s, under 2.5 after a
+        // third of the second.
+        #expect(results[0].timeInBand == .milliseconds(50_333))
+        // The last third of the second from 100 to 101 (1.5 up to 3 m/s), then 101 to 200.
+        #expect(results[1].timeInBand == .milliseconds(99_333))
         // At 1 Hz the Doppler speeds over each second: 3 m/s from the first fix at 1 s to 50 s,
         // 2.25 from 50 to 51, 1.5 to 100, and the second before the first fix at 3 m/s.
         #expect(abs(results[0].distance - (3 + 49 * 3 + 2.25 + 49 * 1.5)) < 0.01, "\(results[0].distance)")
