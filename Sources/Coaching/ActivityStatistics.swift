@@ -12,11 +12,16 @@ public struct PathPoint: Hashable, Sendable {
     public var altitude: Double?
     /// When the receiver measured it; nil for a planned route's point.
     public var time: UTCTimestamp?
+    /// The odometer's metres at the point, for a point recorded on the device: the distance
+    /// the activity's figures use (the straight lines between points kept every 30 s are
+    /// shorter).
+    public var odometer: Double?
 
-    public init(position: GeoPoint, altitude: Double?, time: UTCTimestamp? = nil) {
+    public init(position: GeoPoint, altitude: Double?, time: UTCTimestamp? = nil, odometer: Double? = nil) {
         self.position = position
         self.altitude = altitude
         self.time = time
+        self.odometer = odometer
     }
 }
 
@@ -117,7 +122,8 @@ public struct PathStatistics: Hashable, Sendable {
     public var minimumElevation: Double?
     public var maximumElevation: Double?
     /// Smoothed altitude against distance, evenly spaced by distance; empty when no point has
-    /// an altitude.
+    /// an altitude. The distance is the odometer's when every point carries it (a recording on
+    /// the device: the profile ends at the activity's distance), else along the points.
     public var elevationProfile: [ProfileSample]
     public var start: GeoPoint?
     public var end: GeoPoint?
@@ -133,6 +139,8 @@ public struct PathStatistics: Hashable, Sendable {
         // cut into pieces each under the threshold.
         var path: [Double] = []
         var timed = true
+        let onOdometer = segments.contains { !$0.isEmpty } && segments.allSatisfy { $0.allSatisfy { $0.odometer != nil } }
+        var axisEnd = 0.0
         for segment in segments {
             var previous: GeoPoint?
             var measured: [(distance: Double, altitude: Double, time: UTCTimestamp?)] = []
@@ -140,8 +148,10 @@ public struct PathStatistics: Hashable, Sendable {
             for point in segment {
                 if let previous { distance += Geodesy.distance(previous, point.position) }
                 previous = point.position
+                let along = onOdometer ? point.odometer ?? distance : distance
+                axisEnd = Swift.max(axisEnd, along)
                 if let altitude = point.altitude, altitude.isFinite {
-                    measured.append((distance, altitude, point.time))
+                    measured.append((along, altitude, point.time))
                 }
             }
             let altitudes = elevation.smoothed(measured.map { ($0.time, $0.altitude) })
@@ -160,7 +170,7 @@ public struct PathStatistics: Hashable, Sendable {
         self.elevationLoss = changes.loss
         self.minimumElevation = minimum
         self.maximumElevation = maximum
-        self.elevationProfile = PathStatistics.resample(cumulative, total: distance, samples: profileSamples)
+        self.elevationProfile = PathStatistics.resample(cumulative, total: axisEnd, samples: profileSamples)
         self.start = segments.first(where: { !$0.isEmpty })?.first?.position
         self.end = segments.last(where: { !$0.isEmpty })?.last?.position
     }
@@ -313,7 +323,8 @@ public struct ActivityStatistics: Hashable, Sendable {
     public init(points: [TrackPoint], parameters: Parameters = Parameters()) {
         let segments = ActivityStatistics.segments(of: points)
         path = PathStatistics(
-            segments: segments.map { $0.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time) } },
+            segments: segments.map { $0.map { PathPoint(position: $0.position, altitude: $0.altitude, time: $0.time,
+                                                         odometer: $0.distance) } },
             elevation: parameters.elevation, profileSamples: parameters.profileSamples)
         pointCount = points.count
         segmentCount = segments.count

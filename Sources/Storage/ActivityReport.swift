@@ -99,7 +99,14 @@ public enum ActivityReport {
             lines += TrackMap.framed(segments: segments, waypoints: d.waypoints.map(\.position),
                                      width: mapWidth, height: mapHeight)
         }
-        let chart = ElevationChart.render(s.elevationProfile, width: mapWidth, height: 8,
+        var profile = s.elevationProfile
+        // On the odometer (a recording on the device) the axis ends at the activity's distance,
+        // the one above: past the last stored point the runner ran on at its altitude.
+        if !d.points.isEmpty, d.points.allSatisfy({ $0.distance != nil }), let last = profile.last,
+           a.distance > last.distance {
+            profile.append(ProfileSample(distance: a.distance, altitude: last.altitude))
+        }
+        let chart = ElevationChart.render(profile, width: mapWidth, height: 8,
                                           include: [s.minimumElevation, s.maximumElevation].compactMap { $0 })
         if !chart.isEmpty {
             lines.append("")

@@ -212,7 +212,9 @@ extension GPXExchange {
     /// start (which would tell when the runner left the place).
     static func writeGPX(activity id: Int64, options: GPXExportOptions, _ db: Database,
                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
-        let row = try Row.fetchOne(db, sql: "SELECT name, started_at FROM activities WHERE id = ?", arguments: [id])
+        let row = try Row.fetchOne(
+            db, sql: "SELECT name, started_at, source, COALESCE(distance_m, live_distance_m) FROM activities WHERE id = ?",
+            arguments: [id])
         let name: String? = options.name ? row?["name"] : nil
         var startedAt = (row?["started_at"] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))
         if startedAt == nil {
@@ -254,7 +256,11 @@ extension GPXExchange {
             }
         }
         if options.track {
-            writer.beginTrack(name: name, type: "running")
+            // The device's distance, for an activity recorded here (an import's is its points'),
+            // unless places are hidden: then the track shown is not what was measured.
+            let recorded = row.map { ($0[2] as String?) == nil } ?? false
+            let distance: Double? = recorded && mask == nil ? row?[3] : nil
+            writer.beginTrack(name: name, type: "running", distance: distance)
             let points = try Row.fetchCursor(
                 db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
                 arguments: [id])
@@ -354,7 +360,8 @@ extension GPXExchange {
             }
         }
         for detail in details {
-            writer.beginTrack(name: detail.summary.name, type: "running")
+            writer.beginTrack(name: detail.summary.name, type: "running",
+                              distance: detail.summary.source == nil ? detail.summary.distance : nil)
             for segment in detail.segments {
                 writer.beginSegment()
                 for p in segment {

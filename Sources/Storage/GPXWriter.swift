@@ -12,6 +12,8 @@ import PacerCore
 public struct GPXWriter {
     public static let namespace = "http://www.topografix.com/GPX/1/1"
     public static let speedNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    /// Pacer's own track extension: the distance the device measured (`beginTrack(distance:)`).
+    public static let pacerNamespace = "urn:pacer:gpx:track:1"
 
     public private(set) var bytes: [UInt8] = []
 
@@ -90,14 +92,31 @@ public struct GPXWriter {
         bytes.append(contentsOf: "</rtept>\n".utf8)
     }
 
-    /// Starts a track; tracks come last.
-    public mutating func beginTrack(name: String? = nil, type: String? = nil) {
+    /// Starts a track; tracks come last. `distance`: the metres the device measured for it
+    /// (its odometer, which counts every fix), said in the track's `<desc>` and, for programs,
+    /// in its `<extensions>` as `<pacer:distance>` (namespace `pacerNamespace`): on a sparse
+    /// power profile the straight lines between the points kept are shorter, and a program
+    /// that sums them reads less than the runner was told.
+    public mutating func beginTrack(name: String? = nil, type: String? = nil, distance: Double? = nil) {
         closeRoute()
         closeTrack()
         section = .tracks
         bytes.append(contentsOf: "  <trk>\n".utf8)
         if let name { element("name", name, indent: 4) }
+        let distance = distance.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        if let distance {
+            var text: [UInt8] = []
+            text.appendDecimal(distance / 1000, places: 3)
+            element("desc", "Distance \(String(decoding: text, as: UTF8.self)) km, by the device's odometer, which "
+                    + "counts every fix; the straight lines between the points here may sum to less.", indent: 4)
+        }
         if let type { element("type", type, indent: 4) }
+        if let distance {
+            bytes.append(contentsOf: "    <extensions><pacer:TrackExtension xmlns:pacer=\"\(GPXWriter.pacerNamespace)\">".utf8)
+            bytes.append(contentsOf: "<pacer:distance>".utf8)
+            bytes.appendDecimal(distance, places: 1)
+            bytes.append(contentsOf: "</pacer:distance></pacer:TrackExtension></extensions>\n".utf8)
+        }
         openTrack = true
     }
 

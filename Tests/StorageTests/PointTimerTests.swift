@@ -105,6 +105,42 @@ struct PointTimerTests {
         #expect(splits.last?.cumulative == header.activeTime?.inSeconds)
     }
 
+    /// The `<pacer:distance>` a GPX export gives its track, in metres.
+    static func exportedDistance(_ gpx: [UInt8]) -> Double? {
+        let text = String(decoding: gpx, as: UTF8.self)
+        guard let open = text.range(of: "<pacer:distance>"),
+              let close = text.range(of: "</pacer:distance>", range: open.upperBound..<text.endIndex) else { return nil }
+        return Double(text[open.upperBound..<close.lowerBound])
+    }
+
+    /// One run, one distance (issue 24, item 7): `Scenarios/battery-compare` on the medium
+    /// profile (a point kept every 30 s, so the stored track's straight lines are 4 % short of
+    /// the odometer) recorded by the binary into a real data folder; the header, the phases
+    /// (laps), the report's splits, the text report's elevation axis and the GPX export's
+    /// stated distance all agree to 0.1 %.
+    @Test func aRunsHeaderPhasesSplitsProfileAndExportShareOneDistance() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/battery-compare", "--quiet",
+                                                 "--out", "\(dir)/out", "--data-dir", "\(dir)/data"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        let detail = try store.activity(1)
+        let header = detail.summary.distance
+        func agrees(_ figure: Double, _ what: String) {
+            #expect(abs(figure - header) <= header * 0.001, "\(what): \(figure) m, the header \(header) m")
+        }
+        #expect(detail.statistics.distance < header * 0.98, "the stored points' straight lines alone are short")
+        agrees(detail.phaseResults.map(\.distance).reduce(0, +), "the phases")
+        agrees(RunAnalysis(Self.reportInput(detail)).splits.map(\.distance).reduce(0, +), "the splits")
+        agrees(try #require(Self.exportedDistance(try store.gpx(activity: 1))), "the GPX export")
+        let axis = try #require(ActivityReport.detail(detail).last)
+        #expect(axis.hasSuffix(" \(ActivityFormat.kilometres(header)) km"), "the elevation profile's axis: \(axis)")
+        // Hidden places: the track shown is not what was measured, so it states no distance.
+        let shared = try store.gpx(activity: 1, options: GPXExportOptions(hideWithin: 200))
+        #expect(Self.exportedDistance(shared) == nil, "a share with hidden places states no distance")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
                    "needs the sqlite3 shell (apt-get install sqlite3)"))
     func aDataFolderFromBeforeOpensAndItsPointsAreReportedAsBefore() throws {
