@@ -108,7 +108,9 @@ public struct CoachStatus: Hashable, Sendable {
 ///   inside the phase's range, split at the phase's end the same way, so a phase run in
 ///   band throughout reports its average inside the band.
 /// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
-///   gps-back cue on recovery; no pace cues until a fresh speed arrives. Nothing is carried
+///   gps-back cue on recovery; no pace cues until a fresh speed arrives. Started before the
+///   first fix, the loss is told after `reminderGrace` (a first fix within it is silent: no
+///   "lost" then "back" at the start). Nothing is carried
 ///   on from the last fix across a loss. Positioning off: phases run on time alone, no pace
 ///   cues.
 /// - Paused: nothing sounds and phase time stands still. A pause may be dated back (auto-pause:
@@ -133,6 +135,11 @@ public struct PaceCoach: Sendable {
     private var pace = PaceState.unknown
     private var lastPaceCue: Instant?
     private var gpsLost = false
+    /// Whether a fix has come since the start: a workout started while the receiver searches
+    /// is not told "lost" at once (below).
+    private var hadFix = false
+    /// Whether the runner was told of the current loss (a gps-back answers only a told loss).
+    private var lossTold = false
     private var lastLostCue: Instant?
     /// No pace judgement before this (the settle time after a start, phase change, resume).
     private var judgeFrom: Instant?
@@ -206,10 +213,11 @@ public struct PaceCoach: Sendable {
         // A phase that ended since the last fix is where the runner was told to change pace.
         if let leg = odometer.add(position, speed: speed, at: t, paceChangeAt: open.last?.end) { out += close(leg) }
         out += split(at: t)
+        hadFix = true
         if gpsLost {
             gpsLost = false
             lastLostCue = nil
-            out.append(.cue(.gpsBack, phase: phaseIndex))
+            if lossTold { out.append(.cue(.gpsBack, phase: phaseIndex)) }
         }
         if let speed, speed.isFinite { smoother.add(speed, at: t) }
         return out
@@ -238,7 +246,12 @@ public struct PaceCoach: Sendable {
         smoother.reset()
         setPace(.unknown, at: t)
         lastLostCue = t
-        out.append(.cue(.gpsLost, phase: phaseIndex))
+        // Started while the receiver still searches (no fix yet since the start): its first
+        // fix often follows within the second (a real receiver's first sentences say "no fix"),
+        // and "GPS lost" then "GPS back" at the start is noise. The loss is told after
+        // `reminderGrace`, if it still lasts; a gps-back answers only a loss that was told.
+        lossTold = hadFix
+        if lossTold { out.append(.cue(.gpsLost, phase: phaseIndex)) }
         return out
     }
 
@@ -248,8 +261,9 @@ public struct PaceCoach: Sendable {
         guard isRunning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
-        if gpsLost, let last = lastLostCue, t - last >= settings.alertInterval + CoachSettings.reminderGrace {
+        if gpsLost, let last = lastLostCue, t - last >= lostCueWait {
             lastLostCue = t
+            lossTold = true
             out.append(.cue(.gpsLost, phase: phaseIndex))
         }
         return out
@@ -314,11 +328,17 @@ public struct PaceCoach: Sendable {
         accumulated + (runningSince.map { t - $0 } ?? .zero)
     }
 
+    /// From the last gps-lost cue to the next: the alert interval and `reminderGrace`; from a
+    /// loss not yet told (started before the first fix), `reminderGrace`.
+    private var lostCueWait: Duration {
+        lossTold ? settings.alertInterval + CoachSettings.reminderGrace : CoachSettings.reminderGrace
+    }
+
     /// When the runtime should call `tick` next: the phase's end, the next gps-lost reminder.
     public var nextDeadline: Instant? {
         guard isRunning, let since = runningSince else { return nil }
         var deadlines: [Instant] = [since + (phaseEnd(phaseIndex) - accumulated)]
-        if gpsLost, let last = lastLostCue { deadlines.append(last + settings.alertInterval + CoachSettings.reminderGrace) }
+        if gpsLost, let last = lastLostCue { deadlines.append(last + lostCueWait) }
         return deadlines.min()
     }
 

@@ -21,12 +21,22 @@ public enum ScenarioCheck {
     ///   device life: a power cut starts afresh);
     /// - an activity's elapsed time (start to end, pauses included) is never shorter than its
     ///   timer (pauses excluded);
-    /// - a phase run in band all the time reports an average speed inside its band.
+    /// - a phase run in band all the time reports an average speed inside its band;
+    /// - gps-back never sounds within 2 s of a gps-lost cue (a reminder in the second a
+    ///   power-save fix comes back tells the runner the GPS is lost as it returns).
     public static func invariantFailures(_ o: ScenarioOutcome) -> [String] {
         var failures: [String] = []
         var last: ScenarioEvent?
+        var lastLost: ScenarioEvent?
         for e in o.events {
             switch e.kind {
+            case "cue" where e.name == Cue.gpsLost.rawValue:
+                lastLost = e
+            case "cue" where e.name == Cue.gpsBack.rawValue:
+                if let l = lastLost, e.time - l.time < contradictionWindow {
+                    failures.append("\(o.scenario.file): gps-lost at \(ScenarioRecorder.clock(l.time)) and gps-back at "
+                        + "\(ScenarioRecorder.clock(e.time))")
+                }
             case "phase-started", "power-cut", "started":
                 last = nil
             case "cue" where e.name.map(paceCues.contains) == true:

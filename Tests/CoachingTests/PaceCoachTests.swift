@@ -187,6 +187,25 @@ struct PaceCoachTests {
         #expect(d.cues(.onPace) == [10, 20, 48], "no pace cues while there is no fix")
     }
 
+    /// Started while the receiver searches: a first fix within the 2 s grace is silent (a
+    /// real receiver's first sentences say "no fix" in the second its first fix comes); a
+    /// search that lasts is told at 2 s, reminded, and answered by gps-back.
+    @Test func aStartBeforeTheFirstFixIsToldOnlyWhenTheSearchLasts() {
+        var quick = CoachDriver(oneBand, alert: 10)
+        quick.record(quick.coach.fixLost(at: quick.now))
+        quick.run(to: 20) { s in s >= 1 ? 3.0 : nil }
+        #expect(quick.cues(.gpsLost).isEmpty && quick.cues(.gpsBack).isEmpty, "\(quick.cues)")
+
+        var slow = CoachDriver(oneBand, alert: 10)
+        slow.record(slow.coach.fixLost(at: slow.now))
+        slow.run(to: 30) { s in s >= 20 ? 3.0 : nil }
+        #expect(slow.cues(.gpsLost) == [2, 14])
+        #expect(slow.cues(.gpsBack) == [20])
+        // A loss after a fix is told at once, as before.
+        slow.record(slow.coach.fixLost(at: slow.now))
+        #expect(slow.cues(.gpsLost) == [2, 14, 30])
+    }
+
     @Test func withPositioningOffOnlyPhaseCuesSound() {
         var d = CoachDriver(workout(("a", 60, 2, 3), ("b", 60, 3, 4)), positioning: false)
         d.run(to: 130) { _ in 1.0 }
