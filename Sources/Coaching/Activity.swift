@@ -165,7 +165,12 @@ public protocol ActivityLog: AnyObject, Sendable {
     /// Starts an activity; returns its id.
     func begin(_ start: ActivityStart) throws -> Int64
     func append(_ point: TrackPoint, to activity: Int64) throws
-    func add(_ waypoint: Waypoint, to activity: Int64) throws
+    /// Adds a waypoint; returns its number in the activity, for `revise`.
+    @discardableResult
+    func add(_ waypoint: Waypoint, to activity: Int64) throws -> Int
+    /// Replaces the waypoint `add` numbered `number` (its position refined once the fix after
+    /// the press arrived), committed or not: the next commit stores the new one in its place.
+    func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) throws
     func add(_ cue: CueRecord, to activity: Int64) throws
     func add(_ result: PhaseResult, to activity: Int64) throws
     /// The running totals, made durable with the next commit (the latest replaces earlier ones).

@@ -85,7 +85,11 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     }
 
     public func append(_ point: TrackPoint, to activity: Int64) throws { try log.append(point, to: activity) }
-    public func add(_ waypoint: Waypoint, to activity: Int64) throws { try log.add(waypoint, to: activity) }
+    @discardableResult
+    public func add(_ waypoint: Waypoint, to activity: Int64) throws -> Int { try log.add(waypoint, to: activity) }
+    public func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) throws {
+        try log.revise(waypoint, number: number, of: activity)
+    }
     public func add(_ cue: CueRecord, to activity: Int64) throws { try log.add(cue, to: activity) }
     public func add(_ result: PhaseResult, to activity: Int64) throws { try log.add(result, to: activity) }
     public func update(_ totals: ActivityTotals, for activity: Int64) throws { try log.update(totals, for: activity) }

@@ -112,14 +112,31 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         }
     }
 
-    public func add(_ waypoint: Waypoint, to activity: Int64) throws {
+    @discardableResult
+    public func add(_ waypoint: Waypoint, to activity: Int64) throws -> Int {
+        try Self.check(waypoint.position, activity: activity)
+        var waypoint = waypoint
+        waypoint.altitude = waypoint.altitude.flatMap { $0.isFinite ? $0 : nil }
+        let w = waypoint
+        var number = 0
+        try buffer(activity) { pending, counters in
+            number = counters.waypoint
+            pending.waypoints.append((activity, counters.waypoint, w))
+            counters.waypoint += 1
+        }
+        return number
+    }
+
+    /// Buffers the new waypoint under the old one's sequence number: the commit writes it in
+    /// the old one's place (in the same batch, after it; in a later one, over the stored row).
+    public func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) throws {
         try Self.check(waypoint.position, activity: activity)
         var waypoint = waypoint
         waypoint.altitude = waypoint.altitude.flatMap { $0.isFinite ? $0 : nil }
         let w = waypoint
         try buffer(activity) { pending, counters in
-            pending.waypoints.append((activity, counters.waypoint, w))
-            counters.waypoint += 1
+            precondition(number < counters.waypoint, "waypoint \(number) of activity \(activity) was never added")
+            pending.waypoints.append((activity, number, w))
         }
     }
 
@@ -294,7 +311,7 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         }
         if !batch.waypoints.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO waypoints (activity_id, seq, name, time, lat, lon, alt, at_last_known)
+                INSERT OR REPLACE INTO waypoints (activity_id, seq, name, time, lat, lon, alt, at_last_known)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, seq, w) in batch.waypoints {

@@ -55,7 +55,11 @@ public final class ActivityStore: ActivityLog, Sendable {
 
     public func begin(_ start: ActivityStart) throws -> Int64 { try activityLog.begin(start) }
     public func append(_ point: TrackPoint, to activity: Int64) throws { try activityLog.append(point, to: activity) }
-    public func add(_ waypoint: Waypoint, to activity: Int64) throws { try activityLog.add(waypoint, to: activity) }
+    @discardableResult
+    public func add(_ waypoint: Waypoint, to activity: Int64) throws -> Int { try activityLog.add(waypoint, to: activity) }
+    public func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) throws {
+        try activityLog.revise(waypoint, number: number, of: activity)
+    }
     public func add(_ cue: CueRecord, to activity: Int64) throws { try activityLog.add(cue, to: activity) }
     public func add(_ result: PhaseResult, to activity: Int64) throws { try activityLog.add(result, to: activity) }
     public func update(_ totals: ActivityTotals, for activity: Int64) throws {

@@ -397,6 +397,33 @@ struct ActivityStoreTests {
         #expect(lines.last == "(1 activity is still recording and not counted.)")
     }
 
+    /// A waypoint stored at a press and placed again at the next fix (issue 24, item 5): the
+    /// new place replaces the old, whether the old was committed already or not, and the
+    /// others keep theirs.
+    @Test func aRevisedWaypointReplacesTheOneStoredAtThePress() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try ActivityStore(directory: dir)
+        let id = try store.begin(ActivityStart(name: "Run", startedAt: time(0), plan: nil, workout: nil, profile: "medium"))
+        func w(_ name: String, _ lat: Double) -> Waypoint {
+            Waypoint(name: name, time: time(lat), position: GeoPoint(latitude: lat, longitude: 6.2), altitude: nil,
+                     atLastKnownPosition: false)
+        }
+        #expect(try store.add(w("Gate", 45.1), to: id) == 0)
+        try store.commit()
+        #expect(try store.add(w("Bridge", 45.2), to: id) == 1)
+        // Committed before its revision, and revised in the batch it was added in.
+        try store.revise(w("Gate", 45.15), number: 0, of: id)
+        try store.revise(w("Bridge", 45.25), number: 1, of: id)
+        #expect(try store.add(w("Pond", 45.3), to: id) == 2)
+        try store.commit()
+        #expect(try store.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3])
+        // Before any commit: the press's place is what a power cut leaves.
+        #expect(try store.add(w("Hill", 45.4), to: id) == 3)
+        try store.commit()
+        #expect(try store.activity(id).waypoints.map(\.name) == ["Gate", "Bridge", "Pond", "Hill"])
+    }
+
     @Test func anUnwritableFolderIsSaidClearly() throws {
         #expect {
             _ = try ActivityStore(directory: "/proc/pacer-cannot-be-here")
