@@ -37,6 +37,8 @@ public final class DeviceRuntime: Sendable {
         var hasFixNow = false
         var waypoints = 0
         var lastWaypointAt: Instant?
+        /// Waypoints stored at the press, placed between fixes at the next one.
+        var placer = WaypointPlacer()
         var timer: ScheduledTask?
         var batteryTimer: ScheduledTask?
         var battery = BatteryWatch()
@@ -270,6 +272,8 @@ public final class DeviceRuntime: Sendable {
                     s.hasFixNow = true
                 case .fixLost, .disconnected, .acquiring:
                     if s.hasFixNow { s.track.breakSegment() }
+                    // No next fix to place a press by: the places stored at the presses stay.
+                    s.placer.drop()
                     s.hasFixNow = false
                     // No speed is not zero speed: a loss never counts toward an auto-pause.
                     s.autoPause.fixLost()
@@ -282,6 +286,12 @@ public final class DeviceRuntime: Sendable {
                 s.hasFixNow = true
                 s.lastFix = fix
                 s.lastFixArrival = now
+                // The fix after a press places it (paused or not: where the runner was at the
+                // press does not change).
+                for p in s.placer.next(fix, at: now) {
+                    writer.revise(p.waypoint, number: p.number, of: p.activity)
+                    logger.info("waypoint '\(p.waypoint.name)' placed between fixes at \(DeviceRuntime.describe(p.waypoint.position))")
+                }
                 let decision = s.autoPause.observe(
                     speed: fix.speed, at: now, running: s.coach.isRunning && s.activity != nil,
                     phaseMinimumSpeed: s.coach.currentPhase.minimumSpeed)
@@ -463,17 +473,27 @@ public final class DeviceRuntime: Sendable {
             let live = current ?? (s.hasFixNow ? s.lastFix : nil)
             guard let fix = live ?? s.lastFix else { return .noPositionYet }
             s.lastWaypointAt = now
+            // When the fix arrived: the one the runtime has handled, or one the receiver has
+            // just handed on.
+            let arrival = fix == s.lastFix ? (s.lastFixArrival ?? now) : now
+            // The press's time on the run's time line (a sparse profile's fix is up to a
+            // minute old); at a live fix, the place carried on to the press (WaypointPlacer).
+            let pressed = s.track.utc(at: now)
+                ?? UTCTimestamp(millisecondsSince1970: fix.time.millisecondsSince1970 + (now - arrival).nanoseconds / 1_000_000)
             let waypoint = Waypoint(
-                // On the run's time line: the fix's own time, or the clock's while the
-                // receiver's has jumped (track points tell; a waypoint's fix may be old).
-                name: name, time: s.track.timeJumped ? s.track.utc(at: now) ?? fix.time : fix.time,
-                position: fix.position, altitude: fix.altitude,
-                atLastKnownPosition: live == nil)
+                name: name, time: pressed,
+                position: live != nil ? WaypointPlacer.deadReckoned(fix, arrival: arrival, now: now) : fix.position,
+                altitude: fix.altitude, atLastKnownPosition: live == nil)
+            let number: Int
             do {
-                try writer.add(waypoint, to: activity)
+                number = try writer.add(waypoint, to: activity)
             } catch {
                 logger.error("cannot store waypoint '\(name)': \(error)")
                 return .notRecording
+            }
+            if live != nil {
+                s.placer.hold(.init(number: number, activity: activity, waypoint: waypoint, pressedAt: now,
+                                    before: fix, beforeArrival: arrival))
             }
             s.waypoints += 1
             return live != nil ? .stored(waypoint) : .storedAtLastKnownPosition(waypoint)
@@ -544,6 +564,7 @@ public final class DeviceRuntime: Sendable {
         let done = state.withLock { s -> (Int64?, Duration, ActivityTotals)? in
             guard !s.finished else { return nil }
             s.finished = true
+            s.placer.drop()
             s.timer?.cancel()
             s.batteryTimer?.cancel()
             return (s.activity, s.coach.elapsed(at: now), totals(s, at: now))

@@ -65,8 +65,14 @@ final class StorageWriter: Sendable {
     }
 
     /// A waypoint: its failure is the caller's to tell (the press is answered with it).
-    func add(_ waypoint: Waypoint, to activity: Int64) throws {
+    /// Returns its number, for `revise`.
+    func add(_ waypoint: Waypoint, to activity: Int64) throws -> Int {
         try log.add(waypoint, to: activity)
+    }
+
+    /// A waypoint stored before, in its refined place: a failure keeps the first place.
+    func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) {
+        attempt("a waypoint's refined place") { try log.revise(waypoint, number: number, of: activity) }
     }
 
     private func attempt(_ what: String, _ write: () throws -> Void) {
