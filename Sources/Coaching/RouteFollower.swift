@@ -56,7 +56,10 @@ public struct FollowedRoute: Hashable, Sendable {
 ///   the hysteresis: a runner at the edge of the corridor does not flicker.
 /// - Progress never goes back. The end is reached within `arrival` metres of it, or when the
 ///   distance run since the last fix reaches past it and the runner is on its last stretch
-///   (fixes a minute apart may never fall within a few metres of it).
+///   (fixes a minute apart may never fall within a few metres of it), or when the straight
+///   leg between two fixes passes within `arrival` metres of it and the distance run since
+///   the last place matched reaches it (the fix after it may be off the route's end, on
+///   another part of the route).
 /// Waypoints are placed on the route where it passes nearest to them (the first such place
 /// along the route when it passes them twice). Turn-arounds are the places where the route
 /// reverses its direction within a few tens of metres.
@@ -218,6 +221,24 @@ public struct RouteFollower: Sendable {
             return events
         }
         if finished { return [] }
+
+        // The end passed between two fixes: the leg from the last fix to this one passes
+        // within `arrival` of it (fixes 30 s apart may fall 45 m either side of it, and the
+        // one after it on another part of the route, or none), and the distance run since
+        // the last place matched reaches it. Progress decides, not the place: at the start of
+        // a loop or an out-and-back, which ends where it starts, the end is a route away.
+        // A fix within `arrival` of the end reaches it below, at its own place.
+        let end = route.points[route.points.count - 1]
+        if let last, matched + runSinceMatch >= length - RouteFollower.arrival,
+           Geodesy.distance(position, end) > RouteFollower.arrival,
+           RouteLine.distance(from: end, toSegment: last.position, position) <= RouteFollower.arrival {
+            offPending = false
+            off = nil
+            self.matched = length
+            runSinceMatch = 0
+            elevationNow = line.elevation(at: length, route.elevations) ?? elevation
+            return arrivals(from: matched, to: length)
+        }
 
         let expected = matched + runSinceMatch
         let reach = max(0, matched - RouteFollower.backTolerance)...min(length, matched + runSinceMatch * 1.5 + RouteFollower.reachMargin)
@@ -419,6 +440,17 @@ struct RouteLine {
             }
         }
         return found.map(\.along)
+    }
+
+    /// Metres from `p` to the nearest point of the segment from `a` to `b`, in the plane
+    /// tangent at `p`.
+    static func distance(from p: GeoPoint, toSegment a: GeoPoint, _ b: GeoPoint) -> Double {
+        let (ax, ay) = local(a, from: p), (bx, by) = local(b, from: p)
+        let dx = bx - ax, dy = by - ay
+        let squared = dx * dx + dy * dy
+        let t = squared > 0 ? min(1, max(0, -(ax * dx + ay * dy) / squared)) : 0
+        let x = ax + t * dx, y = ay + t * dy
+        return (x * x + y * y).squareRoot()
     }
 
     /// East and north metres of `p` from `origin` in the plane tangent at `origin`.

@@ -129,6 +129,33 @@ struct RouteFollowerTests {
         #expect(end.t == 360)
     }
 
+    @Test("The end between two fixes 30 s apart, the runner carrying on past it onto another part of the route: the end, not off-route")
+    func endPassedOntoAnotherPartOfTheRoute() {
+        // A hook: east 600 m, north 300 m, west 300 m, south 240 m to the end, 60 m short of
+        // the first leg. 93 m a fix: 1,395 m in (45 m before the end), then 48 m past it,
+        // 12 m from the first leg, then along the first leg, away from the end.
+        let route = Plane.route([(0, 0), (600, 0), (600, 300), (300, 300), (300, 60)])
+        var run = RouteRun(route, settings: RouteFollower.Settings(offRoute: 40, backOn: 20, waypointAhead: 200))
+        run.run([(0, 0), (600, 0), (600, 300), (300, 300), (300, 0), (600, 0)], speed: 3.1, every: 30)
+        #expect(run.finishes == 1)
+        #expect(run.offRoutes == 0)
+        let end = run.events.first { if case .finished = $0.event { true } else { false } }
+        #expect(end?.t == 480, "at the fix 48 m past the end")
+        #expect(run.follower.progress.place == .finished)
+    }
+
+    @Test("A loop that ends where it starts, with sparse fixes: the end is not heard at the start")
+    func loopEndNotHeardAtTheStart() {
+        let route = Plane.route([(0, 0), (300, 0), (300, 300), (0, 300), (0, 0)])
+        var run = RouteRun(route)
+        // From the start, which is the end: the first leg leaves from it. Round the loop and
+        // 60 m on past the end: the fixes at 390 s and 420 s straddle it.
+        run.run([(0, 0), (300, 0), (300, 300), (0, 300), (0, 0), (0, -60)], every: 30)
+        #expect(run.finishes == 1)
+        let end = run.events.first { if case .finished = $0.event { true } else { false } }
+        #expect(end?.t == 420, "at the end of the loop, not at its start: \(String(describing: end))")
+    }
+
     @Test("A figure-eight (a bow tie) crossing itself: at the crossing, progress stays on the branch being run")
     func figureEight() {
         // A bow tie: two diagonals joined by two sides; the diagonals cross at (0, 0), 141 m and
