@@ -68,7 +68,9 @@ struct WaypointPlacer {
         var placed: [Pending] = []
         pending.removeAll { p in
             // The same fix the press was placed from (handed on after the press): not the next.
-            guard fix.time > p.before.time, now > p.beforeArrival else { return false }
+            // Compared as fixes and by the device's clock, not by the receiver's time, which
+            // may jump.
+            guard fix != p.before, now > p.beforeArrival else { return false }
             let gap = now - p.beforeArrival
             guard gap <= WaypointPlacer.maximumGap else { return true }
             let f = min(1, max(0, (p.pressedAt - p.beforeArrival) / gap))

@@ -135,8 +135,11 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         waypoint.altitude = waypoint.altitude.flatMap { $0.isFinite ? $0 : nil }
         let w = waypoint
         try buffer(activity) { pending, counters in
-            precondition(number < counters.waypoint, "waypoint \(number) of activity \(activity) was never added")
             pending.waypoints.append((activity, number, w))
+            // A store opened again since the add (its counters read from what was committed)
+            // may not know the number: the revision is the waypoint, and what comes next
+            // goes after it.
+            counters.waypoint = max(counters.waypoint, number + 1)
         }
     }
 

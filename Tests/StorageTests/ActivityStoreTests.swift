@@ -422,6 +422,14 @@ struct ActivityStoreTests {
         #expect(try store.add(w("Hill", 45.4), to: id) == 3)
         try store.commit()
         #expect(try store.activity(id).waypoints.map(\.name) == ["Gate", "Bridge", "Pond", "Hill"])
+        // Revised through a store opened since, which never saw the add (it was not
+        // committed): the revision is the waypoint, and the next add goes after it.
+        #expect(try store.add(w("Lake", 45.5), to: id) == 4)
+        let again = try ActivityStore(directory: dir)
+        try again.revise(w("Lake", 45.55), number: 4, of: id)
+        #expect(try again.add(w("Mill", 45.6), to: id) == 5)
+        try again.commit()
+        #expect(try again.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3, 45.4, 45.55, 45.6])
     }
 
     @Test func anUnwritableFolderIsSaidClearly() throws {
