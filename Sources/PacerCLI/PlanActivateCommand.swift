@@ -60,7 +60,10 @@ extension PlanCommand {
         /// text written there as `plan-ID.yaml` (the same text: the same plan, its progress kept).
         func storedPlanPath(_ id: Int64) throws -> String {
             let stored = try store.open(writing: true).plan(id: id)
-            let folder = try store.folder() + "/plans"
+            // Absolute: the device finds its plan from any working directory (a relative
+            // --data-dir would otherwise store a path that only works from here).
+            let data = try store.folder()
+            let folder = (data.hasPrefix("/") ? data : FileManager.default.currentDirectoryPath + "/" + data) + "/plans"
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             for name in files.sorted() where name.hasSuffix(".yaml") {
                 if FileManager.default.contents(atPath: "\(folder)/\(name)") == Data(stored.yaml.utf8) {
@@ -74,7 +77,7 @@ extension PlanCommand {
             } catch {
                 throw CommandFailure(.cannotCreate, "\(path): cannot write the stored plan #\(id): \(error)")
             }
-            return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            return path
         }
 
         func run() throws {

@@ -63,6 +63,13 @@ struct FirstHourEndToEndTests {
         // A bundled plan's name still means the bundled plan.
         let named = try Pacer.run(["plan", "activate", "tempo", "--data-dir", data])
         #expect(named.status == 0 && named.stdout.contains("'Tempo'"), "\(named.stdout) \(named.stderr)")
+
+        // Activated with a relative --data-dir, the plan is found from anywhere else.
+        let relative = try Pacer.run(["plan", "activate", "1", "--data-dir", "data"], in: dir)
+        #expect(relative.status == 0 && relative.stdout.contains("(\(data)/plans/plan-1.yaml, "), "\(relative.stdout) \(relative.stderr)")
+        let elsewhere = try Pacer.run(["plan", "active", "--data-dir", data], in: "/")
+        #expect(elsewhere.status == 0 && elsewhere.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(data)/plans/plan-1.yaml, "),
+                "\(elsewhere.stdout) \(elsewhere.stderr)")
     }
 
     /// A watch's GPX: 12 points a few seconds apart, each with a heart rate, 8 with a cadence.
