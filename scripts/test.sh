@@ -28,6 +28,11 @@ echo "test: building the tests (log: $log_dir/build.log)"
 swift build --build-tests --explicit-target-dependency-import-check error >"$log_dir/build.log" 2>&1 \
     || fail "the build" "$log_dir/build.log"
 grep -E '(warning|error): ' "$log_dir/build.log" | sort -u || true
+# The project's own code builds without a warning: one would be lost among passing tests.
+if grep -qE "^$PWD/(Sources|Tests)/.*warning: " "$log_dir/build.log"; then
+    echo "test: the warnings above are in the project's code: fix them (a warning fails the test command)" >&2
+    exit 1
+fi
 echo "test: running the tests (log: $log_dir/test.log)"
 status=0
 swift test --skip-build --disable-xctest >"$log_dir/test.log" 2>&1 || status=$?
