@@ -18,6 +18,9 @@ public struct GPXExportOptions: Hashable, Sendable {
     public var track: Bool
     /// The activity's name, in the metadata and the track.
     public var name: Bool
+    /// The distance the device measured, stated in the track (`GPXWriter.beginTrack`): an
+    /// export's; a share writes only what the runner chose.
+    public var distance: Bool
     /// Metres around the track's first and last stored points in which no point and no
     /// waypoint is written; nil: none hidden.
     public var hideWithin: Double?
@@ -28,14 +31,15 @@ public struct GPXExportOptions: Hashable, Sendable {
     public var secret: ShareSecret?
 
     public init(times: Bool = true, speeds: Bool = true, elevations: Bool = true, waypoints: Bool = true,
-                track: Bool = true, name: Bool = true, hideWithin: Double? = nil, privacyZones: [PrivacyZone] = [],
-                secret: ShareSecret? = nil) {
+                track: Bool = true, name: Bool = true, distance: Bool = true, hideWithin: Double? = nil,
+                privacyZones: [PrivacyZone] = [], secret: ShareSecret? = nil) {
         self.times = times
         self.speeds = speeds
         self.elevations = elevations
         self.waypoints = waypoints
         self.track = track
         self.name = name
+        self.distance = distance
         self.hideWithin = hideWithin
         self.privacyZones = privacyZones
         self.secret = secret
@@ -257,9 +261,9 @@ extension GPXExchange {
         }
         if options.track {
             // The device's distance, for an activity recorded here (an import's is its points'),
-            // unless places are hidden: then the track shown is not what was measured.
+            // in an export (a share holds only what was chosen), with no place hidden.
             let recorded = row.map { ($0[2] as String?) == nil } ?? false
-            let distance: Double? = recorded && mask == nil ? row?[3] : nil
+            let distance: Double? = recorded && options.distance && mask == nil ? row?[3] : nil
             writer.beginTrack(name: name, type: "running", distance: distance)
             let points = try Row.fetchCursor(
                 db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
@@ -361,7 +365,7 @@ extension GPXExchange {
         }
         for detail in details {
             writer.beginTrack(name: detail.summary.name, type: "running",
-                              distance: detail.summary.source == nil ? detail.summary.distance : nil)
+                              distance: detail.summary.source == nil && options.distance ? detail.summary.distance : nil)
             for segment in detail.segments {
                 writer.beginSegment()
                 for p in segment {

@@ -99,7 +99,7 @@ public struct ShareChoice: Hashable, Sendable {
     public var options: GPXExportOptions {
         GPXExportOptions(times: items.contains(.times), speeds: items.contains(.speeds),
                          elevations: items.contains(.elevations), waypoints: items.contains(.waypoints),
-                         track: items.contains(.track), name: items.contains(.name),
+                         track: items.contains(.track), name: items.contains(.name), distance: false,
                          hideWithin: hideWithin, privacyZones: zones)
     }
 

@@ -118,7 +118,7 @@ struct ParsedXML {
 /// and moved off them (issue 23, case 6); every point within the places themselves must be
 /// among the hidden.
 func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDetail, circles: [PrivacyCircle] = [],
-                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+                 statesDistance: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
     try validateGPX(path)
     let file = try ParsedXML(path: path)
     let items = choice.items
@@ -140,10 +140,14 @@ func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDet
     #expect(names.contains("ele") == items.contains(.elevations), "ele: \(names)", sourceLocation: sourceLocation)
     #expect(names.contains("wpt") == items.contains(.waypoints), "wpt: \(names)", sourceLocation: sourceLocation)
     #expect(names.contains("trk") == items.contains(.track), "trk: \(names)", sourceLocation: sourceLocation)
-    #expect(names.isDisjoint(with: ["course", "hdop", "desc", "cmt", "src", "link", "author", "copyright", "keywords"]),
+    // The device's distance (the track's <desc> and <pacer:distance>) only in an export.
+    #expect(names.isDisjoint(with: ["course", "hdop", "cmt", "src", "link", "author", "copyright", "keywords"]),
             "\(names)", sourceLocation: sourceLocation)
+    #expect(names.contains("desc") == statesDistance, "desc: \(names)", sourceLocation: sourceLocation)
+    #expect(names.contains("distance") == statesDistance, "distance: \(names)", sourceLocation: sourceLocation)
     #expect(names.contains("speed") == items.contains(.speeds), "speed: \(names)", sourceLocation: sourceLocation)
-    #expect(names.contains("extensions") == items.contains(.speeds), "\(names)", sourceLocation: sourceLocation)
+    #expect(names.contains("extensions") == (items.contains(.speeds) || statesDistance), "\(names)",
+            sourceLocation: sourceLocation)
     let declared = (file.root.namespaces ?? []).compactMap(\.stringValue)
     #expect(declared.contains(GPXWriter.speedNamespace) == items.contains(.speeds), "\(declared)",
             sourceLocation: sourceLocation)
@@ -379,7 +383,8 @@ struct GPXShareTests {
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/all.gpx"
         try store.exportGPX(activity: id, to: path)
-        try checkShared(path, choice: ShareChoice(items: Set(ShareItem.allCases)), stored: store.activity(id))
+        try checkShared(path, choice: ShareChoice(items: Set(ShareItem.allCases)), stored: store.activity(id),
+                        statesDistance: true)
     }
 
     /// Without times, a name that tells a date or time is refused, and nothing is written;

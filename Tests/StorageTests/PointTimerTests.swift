@@ -137,8 +137,8 @@ struct PointTimerTests {
         let axis = try #require(ActivityReport.detail(detail).last)
         #expect(axis.hasSuffix(" \(ActivityFormat.kilometres(header)) km"), "the elevation profile's axis: \(axis)")
         // Hidden places: the track shown is not what was measured, so it states no distance.
-        let shared = try store.gpx(activity: 1, options: GPXExportOptions(hideWithin: 200))
-        #expect(Self.exportedDistance(shared) == nil, "a share with hidden places states no distance")
+        let hidden = try store.gpx(activity: 1, options: GPXExportOptions(hideWithin: 200))
+        #expect(Self.exportedDistance(hidden) == nil, "an export with hidden places states no distance")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
