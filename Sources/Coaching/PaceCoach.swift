@@ -7,6 +7,9 @@ public enum PaceState: String, Hashable, Sendable {
     case slow
     case onPace = "on-pace"
     case fast
+    /// The speeds to judge do not agree, or are too few: the cue is held back rather than
+    /// guessed (the last judgement still decides the hysteresis and when a repeat is due).
+    case unsure
 }
 
 /// What the coach decides; the runtime sounds the cues and records the rest.
@@ -41,6 +44,11 @@ public struct CoachSettings: Hashable, Sendable {
     /// A split cue sounds each time the distance passes a multiple of this many metres; nil:
     /// none (the profile's `split_cue_km`).
     public var splitDistance: Double?
+    /// A pace cue needs at least this many trusted speeds in the window: one speed alone
+    /// could be the spike that decides.
+    public var minimumSamples: Int
+    /// Which speeds are trusted (the quality floor, the positions' support).
+    public var trust: SpeedTrust
     /// The needed speed is shown only while at least this much of the phase is left: in the
     /// last seconds it would swing wildly.
     public static let neededSpeedMinimumTimeLeft = Duration.seconds(30)
@@ -50,12 +58,15 @@ public struct CoachSettings: Hashable, Sendable {
     public static let reminderGrace = Duration.seconds(2)
 
     public init(alertInterval: Duration, smoothingWindow: Duration, hysteresis: Double = 0.1,
-                settleTime: Duration = .seconds(10), splitDistance: Double? = nil) {
+                settleTime: Duration = .seconds(10), splitDistance: Double? = nil,
+                minimumSamples: Int = 2, trust: SpeedTrust = SpeedTrust()) {
         self.alertInterval = alertInterval
         self.smoothingWindow = smoothingWindow
         self.hysteresis = hysteresis
         self.settleTime = settleTime
         self.splitDistance = splitDistance
+        self.minimumSamples = minimumSamples
+        self.trust = trust
     }
 }
 
@@ -100,6 +111,13 @@ public struct CoachStatus: Hashable, Sendable {
 ///   alert interval has passed while it lasts. Leaving slow or fast needs the speed
 ///   `hysteresis` inside the range (at most a quarter of the range's width). After the start,
 ///   a phase change or a resume, the first judgement waits `settleTime`, on the speeds since.
+/// - Only trusted speeds are smoothed and judged (`SpeedTrust`: the fix's quality floor, and
+///   a speed the positions support). A judgement needs `minimumSamples` of them (those in the
+///   window, or the latest when it holds fewer), and their mean and the mean of their newer
+///   half must each be on the side of the band the cue would tell (below the minimum for
+///   speed-up, above the maximum for slow-down, within the band or its hysteresis for
+///   on-pace); otherwise the coach is unsure (`PaceState.unsure`) and the cue is held back,
+///   not guessed. Still slow or fast by the hysteresis alone is unsure too.
 /// - Distance, per phase and in all, is the odometer's, attributed by time: a phase ending
 ///   between two fixes gets, at its end, the distance carried on from the last fix at that
 ///   fix's speed; the next fix closes the leg across the end and the phase's result is
@@ -133,6 +151,13 @@ public struct PaceCoach: Sendable {
     public private(set) var finished = false
 
     private var pace = PaceState.unknown
+    /// The last judgement was held back (`PaceState.unsure`).
+    private var unsure = false
+    /// This path's recent fixes (the last `trust.referenceSpan` and the one before), to check
+    /// a speed against the positions; emptied at a loss, a pause, a resume.
+    private var recent: [(at: Instant, position: GeoPoint, speed: Double?)] = []
+    /// Speeds the positions before them did not support, until later fixes confirm or drop them.
+    private var suspects: [(at: Instant, position: GeoPoint, speed: Double)] = []
     private var lastPaceCue: Instant?
     private var gpsLost = false
     /// Whether a fix has come since the start: a workout started while the receiver searches
@@ -206,7 +231,8 @@ public struct PaceCoach: Sendable {
 
     /// A fix between position updates: counted and smoothed, never judged. `speed` is the
     /// receiver's speed over ground in m/s.
-    public mutating func track(_ position: GeoPoint, speed: Double?, at t: Instant) -> [CoachOutput] {
+    public mutating func track(_ position: GeoPoint, speed: Double?, quality: FixTrust = .unknown,
+                               at t: Instant) -> [CoachOutput] {
         guard isRunning, positioning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
@@ -219,14 +245,59 @@ public struct PaceCoach: Sendable {
             lastLostCue = nil
             if lossTold { out.append(.cue(.gpsBack, phase: phaseIndex)) }
         }
-        if let speed, speed.isFinite { smoother.add(speed, at: t) }
+        if let speed, speed.isFinite, settings.trust.meetsFloor(quality) {
+            confirmSuspects(at: position, speed: speed, t)
+            if trusts(speed, at: position, t) {
+                smoother.add(speed, at: t)
+            } else {
+                suspects.append((t, position, speed))
+            }
+        }
+        remember(position, speed: speed, at: t)
         return out
+    }
+
+    /// A speed the positions before it did not support is a spike, or a change of pace right
+    /// at its fix (the runner told to speed up at a phase change): the fixes after it tell
+    /// which. At the first fix `referenceSpan` or more after it (the next one, for fixes 30 s
+    /// apart), a suspect that the straight line since and the speed now support is judged on
+    /// after all (a sudden change of pace that lasts); the others are dropped.
+    private mutating func confirmSuspects(at position: GeoPoint, speed: Double, _ t: Instant) {
+        let trust = settings.trust
+        while let first = suspects.first, t - first.at >= trust.referenceSpan {
+            suspects.removeFirst()
+            if trust.supported(speed: first.speed, chord: Geodesy.distance(first.position, position),
+                               span: t - first.at, previous: speed) {
+                smoother.add(first.speed, at: first.at)
+            }
+        }
+    }
+
+    /// Whether `speed`, at a fix at `position`, is supported by the positions before it
+    /// (`SpeedTrust`).
+    private func trusts(_ speed: Double, at position: GeoPoint, _ t: Instant) -> Bool {
+        let trust = settings.trust
+        guard let last = recent.last, t > last.at else { return true }
+        let reference = recent.last(where: { t - $0.at >= trust.referenceSpan }) ?? recent[0]
+        return trust.supported(
+            speed: speed, chord: Geodesy.distance(reference.position, position),
+            span: t - reference.at, previous: last.speed)
+    }
+
+    /// Keeps the fixes a later speed is checked against: those within the reference span,
+    /// and the latest before it.
+    private mutating func remember(_ position: GeoPoint, speed: Double?, at t: Instant) {
+        recent.append((t, position, speed.flatMap { $0.isFinite ? $0 : nil }))
+        if let keep = recent.lastIndex(where: { t - $0.at >= settings.trust.referenceSpan }), keep > 0 {
+            recent.removeFirst(keep)
+        }
     }
 
     /// A position update (a fix sampled at the profile's interval): counted like every fix,
     /// then the pace is judged.
-    public mutating func fix(_ position: GeoPoint, speed: Double?, at t: Instant) -> [CoachOutput] {
-        var out = track(position, speed: speed, at: t)
+    public mutating func fix(_ position: GeoPoint, speed: Double?, quality: FixTrust = .unknown,
+                             at t: Instant) -> [CoachOutput] {
+        var out = track(position, speed: speed, quality: quality, at: t)
         guard isRunning, positioning else { return out }
         out += judge(at: t)
         return out
@@ -244,6 +315,8 @@ public struct PaceCoach: Sendable {
         timeInBand += bandTail(to: t)
         lastLeg = nil
         smoother.reset()
+        recent.removeAll()
+        suspects.removeAll()
         setPace(.unknown, at: t)
         lastLostCue = t
         // Started while the receiver still searches (no fix yet since the start): its first
@@ -284,8 +357,11 @@ public struct PaceCoach: Sendable {
         accumulated += at - since
         runningSince = nil
         pace = .unknown
+        unsure = false
         lastPaceCue = nil
         smoother.reset()
+        recent.removeAll()
+        suspects.removeAll()
         // Distance runs up to the pause, and not across it.
         if !gpsLost { odometer.settle(at: at) }
         out += split(at: at)
@@ -356,7 +432,8 @@ public struct PaceCoach: Sendable {
         }
         return CoachStatus(
             phaseIndex: index, phaseCount: workout.phases.count, phaseName: phase.name, phase: phase,
-            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? smoother.speed : nil, pace: pace,
+            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? smoother.speed : nil,
+            pace: unsure ? .unsure : pace,
             phaseDistance: phaseDistance, distance: distance, neededSpeed: needed,
             gpsLost: gpsLost, paused: isPaused, finished: finished)
     }
@@ -391,7 +468,8 @@ public struct PaceCoach: Sendable {
                 timeInBand = .zero
                 setPace(.unknown, at: boundary)
                 judgeFrom = boundary + settings.settleTime
-                        smoother.reset()
+                smoother.reset()
+                suspects.removeAll()
                 out.append(.cue(.phaseChange, phase: phaseIndex))
                 out.append(.phaseStarted(phaseIndex))
             } else {
@@ -416,24 +494,50 @@ public struct PaceCoach: Sendable {
             return []
         }
         if let from = judgeFrom, t < from { return [] }
-        let next: PaceState
-        if let speed = smoother.speed {
-            let phase = workout.phases[phaseIndex]
-            // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
-            // of its width: otherwise the way back in would be narrower than the band itself,
-            // or closed, and a runner right on the goal pace could never be on pace again.
-            let h = min(settings.hysteresis, (phase.maximumSpeed - phase.minimumSpeed) / 4)
-            switch pace {
-            case .slow where speed < phase.minimumSpeed + h: next = .slow
-            case .fast where speed > phase.maximumSpeed - h: next = .fast
-            default:
-                next = speed < phase.minimumSpeed ? .slow : speed > phase.maximumSpeed ? .fast : .onPace
-            }
-        } else {
-            // No speed in the window (the receiver reports none): the last judgement stands.
-            next = pace
+        let phase = workout.phases[phaseIndex]
+        // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
+        // of its width: otherwise the way back in would be narrower than the band itself,
+        // or closed, and a runner right on the goal pace could never be on pace again.
+        let h = min(settings.hysteresis, (phase.maximumSpeed - phase.minimumSpeed) / 4)
+        // The speeds the judgement rests on: never one alone, which could be the spike that
+        // decides (a window as long as the interval between fixes lends the one before it).
+        let evidence = smoother.evidence(atLeast: max(1, settings.minimumSamples))
+        guard evidence.count >= settings.minimumSamples, let latest = smoother.latest,
+              t - latest <= settings.trust.freshness else {
+            // Too few trusted speeds (none: the receiver reports none, or none was trusted),
+            // or none recent (this update's own speed was not trusted).
+            unsure = true
+            return []
         }
-        guard next != .unknown else { return [] }
+        // Their mean: the window's, or with the speed before it when the window holds one.
+        let speed = evidence.reduce(0, +) / Double(evidence.count)
+        let next: PaceState
+        switch pace {
+        case .slow where speed < phase.minimumSpeed + h: next = .slow
+        case .fast where speed > phase.maximumSpeed - h: next = .fast
+        default:
+            next = speed < phase.minimumSpeed ? .slow : speed > phase.maximumSpeed ? .fast : .onPace
+        }
+        // The mean and the newer half of the evidence must each say what the cue would tell:
+        // the runner who changed pace within the window is judged on what they run now, not
+        // on the mean that still holds what they ran before; an older speed that pulls the
+        // mean across an edge leaves the coach unsure. Still slow (or fast) by the hysteresis
+        // alone is unsure too: a repeat would tell a runner in the band to change.
+        let half = evidence.count / 2
+        let newer = evidence[half...].reduce(0, +) / Double(evidence.count - half)
+        // The newer speeds must say it by a margin (half the hysteresis): a speed just across
+        // an edge is as likely noise, or a runner already on the way back, as the pace run.
+        let m = h * settings.trust.edgeMargin
+        let says: (Double, Double) -> Bool = switch next {
+        case .slow: { $0 < phase.minimumSpeed - $1 }
+        case .fast: { $0 > phase.maximumSpeed + $1 }
+        default: { $0 >= phase.minimumSpeed - h + $1 && $0 <= phase.maximumSpeed + h - $1 }
+        }
+        guard says(speed, 0), says(newer, m) else {
+            unsure = true
+            return []
+        }
+        unsure = false
         if next != pace {
             setPace(next, at: t)
         } else if let last = lastPaceCue, t - last < settings.alertInterval {
@@ -461,6 +565,7 @@ public struct PaceCoach: Sendable {
 
     private mutating func setPace(_ next: PaceState, at t: Instant) {
         pace = next
+        unsure = false
         lastPaceCue = nil
     }
 

@@ -311,9 +311,11 @@ public final class DeviceRuntime: Sendable {
                 // about to be paused, not to be told to speed up.
                 let pausing = if case .pause = decision { true } else { false }
                 let standing = s.autoPause.isPending || pausing
+                // The fix's quality (HDOP, satellites, an estimated fix) goes with its speed: the
+                // coach judges pace only on speeds it can trust.
                 out = update && !standing
-                    ? s.coach.fix(fix.position, speed: fix.speed, at: now)
-                    : s.coach.track(fix.position, speed: fix.speed, at: now)
+                    ? s.coach.fix(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
+                    : s.coach.track(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
                 if case .pause(let since) = decision {
                     pauseOut = s.coach.pause(at: now, stoppedAt: since)
                     // The track ends where the runner stands, as at a press; the point's timer

@@ -107,9 +107,10 @@ extension RuntimeStatus {
 
     /// The compact status every runtime line carries: `elapsed_s` (active time), `distance_m`,
     /// `phase` (from 1) of `phases`, `phase_name`, `phase_left_s`, `speed_kmh` (smoothed; when
-    /// known), `pace` (`slow`, `on-pace`, `fast`, `unknown`), `gps` (its status, or `off`
-    /// without positioning), `activity` (its id; null before the start), `state` (`starting`,
-    /// `running`, `paused`, `finished`), `battery_pct` when read, and `route` when one is followed.
+    /// known), `pace` (`slow`, `on-pace`, `fast`, `unsure`, `unknown`), `gps` (its status, or
+    /// `off` without positioning), `activity` (its id; null before the start), `state`
+    /// (`starting`, `running`, `paused`, `finished`), `battery_pct` when read, and `route` when
+    /// one is followed.
     public var jsonObject: EventJSON.Value {
         let state = coach.finished ? "finished" : coach.paused ? "paused" : activityID == nil ? "starting" : "running"
         var fields: [(String, EventJSON.Value)] = [

@@ -37,6 +37,7 @@ public struct RuntimeStatus: Hashable, Sendable {
         case .slow: parts.append("SPEED UP")
         case .fast: parts.append("SLOW DOWN")
         case .onPace: parts.append("on pace")
+        case .unsure: parts.append("pace unsure")
         case .unknown: break
         }
         parts.append(String(format3(coach.distance / 1000)) + " km")

@@ -117,7 +117,9 @@ struct ReportEndToEndTests {
         case "pause-resume":
             #expect(html.contains("<td>paused</td>") && html.contains("<td>resumed</td>"))
         default:
-            for part in ["speed-up (8)", "slow-down (8)", "speed slower than the band", "speed faster than the band"] {
+            // Six of each: the repeat 30 s after each spell, when the runner was back in the
+            // band and only the window's mean still held the spell, is held back (unsure).
+            for part in ["speed-up (6)", "slow-down (6)", "speed slower than the band", "speed faster than the band"] {
                 #expect(html.contains(part), "no \(part)")
             }
         }

@@ -1,0 +1,118 @@
+import Coaching
+import PacerCore
+import Testing
+
+/// Pace judged on what can be trusted (issue 24, item 4): a speed the positions do not
+/// support is not judged, a fix below the quality floor is not judged, one speed alone never
+/// decides, and when the speeds disagree the coach is unsure and holds the cue back.
+@Suite("Pace on trusted speeds")
+struct PaceCoachTrustTests {
+    static let metresPerDegree = Geodesy.distance(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 1))
+
+    /// A coach fed one fix every `every` seconds, each a position update (the medium
+    /// profile's power-save receiver), the runner moving east at `ran(s)` m/s.
+    struct Sparse {
+        var coach: PaceCoach
+        var east = 0.0
+        var last = 0
+        var cues: [(Int, Cue)] = []
+
+        init(_ phases: [Phase], alert: Int = 30, window: Int = 60) {
+            coach = PaceCoach(workout: Workout(name: "w", phases: phases),
+                              settings: CoachSettings(alertInterval: .seconds(alert), smoothingWindow: .seconds(window)))
+            _ = coach.start(at: .zero)
+        }
+
+        /// A fix at second `s`: the runner ran `ran` m/s since the last one, the receiver says `doppler`.
+        mutating func fix(at s: Int, ran: Double, doppler: Double, quality: FixTrust = .unknown) {
+            east += ran * Double(s - last)
+            last = s
+            let t = Instant.zero + .seconds(s)
+            var out = coach.tick(at: t)
+            out += coach.fix(GeoPoint(latitude: 0, longitude: east / PaceCoachTrustTests.metresPerDegree),
+                             speed: doppler, quality: quality, at: t)
+            for case .cue(let c, _) in out { cues.append((s, c)) }
+        }
+
+        func cues(_ kind: Cue) -> [Int] { cues.filter { $0.1 == kind }.map(\.0) }
+    }
+
+    static func kmh(_ v: Double) -> Double { v / 3.6 }
+
+    /// The issue's case: a runner at 11.05 km/h whose receiver says 11.9, then one spike of
+    /// 18.7 km/h. The old coach judged the mean of the two, 15.3 km/h, and said slow down;
+    /// the positions (92 m in 30 s) do not support 18.7 km/h, so the spike is not judged.
+    @Test func aSpikeThePositionsDoNotSupportIsNotJudged() {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: Self.kmh(10), maximumSpeed: Self.kmh(14))])
+        for s in stride(from: 0, through: 300, by: 30) {
+            d.fix(at: s, ran: Self.kmh(11.05), doppler: Self.kmh(s == 150 ? 18.7 : 11.9))
+            if s == 150 {
+                let status = d.coach.status(at: .zero + .seconds(s))
+                #expect(abs((status.smoothedSpeed ?? 0) - Self.kmh(11.9)) < 1e-9, "the spike is not in the smoothed speed")
+                #expect(status.pace == .unsure, "this update's own speed is not trusted: nothing recent to judge")
+            }
+        }
+        #expect(d.cues(.slowDown).isEmpty, "\(d.cues)")
+        // At 180 the next fix drops the spike (the straight line since and 11.9 km/h do not
+        // support it either).
+        #expect(d.cues(.onPace) == [30, 60, 90, 120, 180, 210, 240, 270, 300])
+    }
+
+    /// A speed the positions do not support is held as a suspect: when the next fix shows the
+    /// runner really changed pace at that fix (told to, at a phase's start), it is judged
+    /// after all, so a one-minute repeat on a 30 s cadence still gets its cue.
+    @Test func aChangeOfPaceTheNextFixConfirmsIsJudged() {
+        var d = Sparse([Phase(name: "easy", duration: .seconds(90), minimumSpeed: 2, maximumSpeed: 2.7),
+                        Phase(name: "fast", duration: .seconds(60), minimumSpeed: 3.6, maximumSpeed: 4.2)])
+        for s in stride(from: 0, through: 120, by: 30) {
+            // The runner ran 2.4 m/s until the phase change at 90 s, then 3.9.
+            d.fix(at: s, ran: s <= 90 ? 2.4 : 3.9, doppler: s < 90 ? 2.4 : 3.9)
+        }
+        // At 90 s the receiver says 3.9 m/s while the positions say 2.4: a suspect. At 120 s
+        // the straight line since (117 m in 30 s) and 3.9 m/s confirm it.
+        #expect(d.cues(.onPace).last == 120)
+        #expect(d.coach.status(at: .zero + .seconds(120)).pace == .onPace)
+    }
+
+    /// The runner was too slow and has come back into the band: the window's mean (2.5 m/s,
+    /// the older speed and the newer) is still slow for the hysteresis, the newer speed is in
+    /// the band. The old coach repeated speed-up; the coach is unsure and holds it back.
+    @Test func theUnsureStateHoldsTheCueBack() {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: 2.5, maximumSpeed: 3.5)])
+        for s in stride(from: 0, through: 150, by: 30) {
+            let v = s <= 90 ? 2.0 : 3.0
+            d.fix(at: s, ran: v, doppler: v)
+            if s == 120 { #expect(d.coach.status(at: .zero + .seconds(s)).pace == .unsure) }
+        }
+        #expect(d.cues(.speedUp) == [30, 60, 90], "no repeat at 120: the runner runs 3 m/s")
+        #expect(d.cues(.onPace) == [150])
+    }
+
+    /// One speed alone never decides: the first fix after a loss is judged with the next.
+    @Test func oneSpeedAloneDoesNotDecide() {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: 2.5, maximumSpeed: 3.5)])
+        d.fix(at: 0, ran: 3, doppler: 3)
+        d.fix(at: 30, ran: 3, doppler: 3)
+        _ = d.coach.fixLost(at: .zero + .seconds(40))
+        d.fix(at: 90, ran: 3, doppler: 3)
+        #expect(d.cues(.onPace) == [30], "\(d.cues)")
+        #expect(d.coach.status(at: .zero + .seconds(90)).pace == .unsure)
+        d.fix(at: 120, ran: 3, doppler: 3)
+        #expect(d.cues(.onPace) == [30, 120])
+    }
+
+    /// Fixes above the HDOP ceiling, with too few satellites, or estimated (dead reckoning)
+    /// are counted for distance but their speeds are not judged.
+    @Test(arguments: [FixTrust(hdop: 8), FixTrust(satellites: 3), FixTrust(estimated: true)])
+    func belowTheQualityFloorNothingIsJudged(poor: FixTrust) {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: 2.5, maximumSpeed: 3.5)])
+        for s in stride(from: 0, through: 120, by: 30) { d.fix(at: s, ran: 2, doppler: 2, quality: poor) }
+        #expect(d.cues.isEmpty, "\(d.cues)")
+        #expect(d.coach.status(at: .zero + .seconds(120)).pace == .unsure)
+        #expect(d.coach.status(at: .zero + .seconds(120)).distance > 239)
+        for s in stride(from: 150, through: 210, by: 30) {
+            d.fix(at: s, ran: 2, doppler: 2, quality: FixTrust(hdop: 1.2, satellites: 9))
+        }
+        #expect(d.cues(.speedUp) == [180, 210])
+    }
+}
