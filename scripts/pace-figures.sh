@@ -3,7 +3,8 @@
 #
 # Takes the real Garmin Fenix 2 trail run (../shared/tracks/fenix2-trail-run.nmea, 1 Hz,
 # 3,000 s, hilly), degrades its positions (scripts/lib/degrade-track.py: as-is, rounded to
-# 0.001', seeded 3 m jitter; speeds untouched), runs `pacer battery compare` (low, medium,
+# 0.001', seeded 3 m jitter; speeds untouched) and its speeds (spikes: seeded spikes of 1.7
+# times the speed and dropouts to a fifth), runs `pacer battery compare` (low, medium,
 # high) on each with two 50-minute workouts whose bands the runner crosses often:
 #   steady   one phase, the runner's median speed (the watch's 1 Hz speeds) ±1 km/h
 #   changes  five 10-minute phases, bands shifted around the median (see plan.yaml below)
@@ -61,7 +62,7 @@ with open(out, "w") as w:
         w.write("      - {name: %s, minutes: 10, speed_kmh: %s}\n" % (name, band(lo, hi)))
 PY
 
-for kind in as-is rounded jitter; do
+for kind in as-is rounded jitter spikes; do
     for workout in 1 2; do
         dir="$tmp/$kind-$workout"
         mkdir -p "$dir"
@@ -135,8 +136,8 @@ bands = {1: [(m - 1, m + 1)], 2: [(m - 1.5, m + 0.5), (m - 0.5, m + 1.5), (m - 1
 listed = []
 for truth, title in ((by_speeds, "the watch's speeds"), (by_positions, "the watch's positions")):
     print("Against %s:\n" % title)
-    print("| positions | low | medium | high |\n|---|---|---|---|")
-    for kind in ("as-is", "rounded", "jitter"):
+    print("| recording | low | medium | high |\n|---|---|---|---|")
+    for kind in ("as-is", "rounded", "jitter", "spikes"):
         row = "| %s |" % kind
         for p in ("low", "medium", "high"):
             n = bad = 0

@@ -2,7 +2,7 @@
 """Degrades a real 1 Hz NMEA track as a runner's receiver would deliver it.
 
 Used by scripts/odometer-figures.sh and scripts/pace-figures.sh (docs/figures.md), so that
-both measure on the same recordings. Writes three recordings into OUTDIR:
+both measure on the same recordings. Writes these recordings into OUTDIR:
 
   as-is.nmea    the positions as the watch wrote them (0.0001' in the NMEA)
   rounded.nmea  positions rounded to 0.001' (about 1.9 m in latitude; as gpsbabel writes NMEA)
@@ -10,13 +10,18 @@ both measure on the same recordings. Writes three recordings into OUTDIR:
                 (correlation time 10 s: x[k] = a x[k-1] + sqrt(1-a^2) 3 m n[k], a = exp(-1/10)),
                 seeded (Python random.Random(2024)), same noise for an epoch's RMC and GGA
 
-Speeds and times are untouched, so only the positions' noise differs.
+Speeds and times are untouched in those three, so only the positions' noise differs. One
+more, for the pace cues (scripts/pace-figures.sh), leaves the positions and spoils speeds:
+
+  spikes.nmea   the positions as-is; one epoch in 65 (seeded, Python random.Random(65))
+                with its speed 1.7 times the watch's (a spike: the issue's 18.7 km/h for 11)
+                and one in 100 with a fifth of it (a dropout)
 
 Usage: python3 scripts/lib/degrade-track.py TRACK OUTDIR
 """
 import math, random, sys
 
-KINDS = ("as-is", "rounded", "jitter")
+KINDS = ("as-is", "rounded", "jitter", "spikes")
 
 
 def checksum(body):
@@ -46,6 +51,7 @@ def degrade(src, kind):
     q = math.sqrt(1 - a * a)
     nx = rng.gauss(0, 3.0); ny = rng.gauss(0, 3.0)
     noise = {}
+    spoil = random.Random(65)
     lines = []
     for line in open(src):
         line = line.rstrip("\n")
@@ -71,6 +77,10 @@ def degrade(src, kind):
             dn, de = noise[t]
             lat += dn / 111195.0
             lon += de / (111195.0 * math.cos(math.radians(lat)))
+        if kind == "spikes" and i == 3 and f[7]:
+            u = spoil.random()
+            if u < 1 / 65: f[7] = "%.2f" % (float(f[7]) * 1.7)
+            elif u < 1 / 65 + 1 / 100: f[7] = "%.2f" % (float(f[7]) / 5)
         f[i], f[i + 1] = fmt(lat, True, decimals)
         f[i + 2], f[i + 3] = fmt(lon, False, decimals)
         body = ",".join(f)
