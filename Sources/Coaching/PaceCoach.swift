@@ -126,11 +126,10 @@ public struct CoachStatus: Hashable, Sendable {
 ///   inside the phase's range, split at the phase's end the same way, so a phase run in
 ///   band throughout reports its average inside the band.
 /// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
-///   gps-back cue on recovery; no pace cues until a fresh speed arrives. Started before the
-///   first fix, the loss is told after `reminderGrace` (a first fix within it is silent: no
-///   "lost" then "back" at the start). Nothing is carried
-///   on from the last fix across a loss. Positioning off: phases run on time alone, no pace
-///   cues.
+///   gps-back cue on recovery; no pace cues until two trusted speeds have arrived since.
+///   Started before the first fix, the loss is told after `reminderGrace` (a first fix
+///   within it is silent: no "lost" then "back" at the start). Nothing is carried on from
+///   the last fix across a loss. Positioning off: phases run on time alone, no pace cues.
 /// - Paused: nothing sounds and phase time stands still. A pause may be dated back (auto-pause:
 ///   to when the runner stopped), never before the run resumed or the current phase began.
 /// - Splits (when the settings give a split distance): a split cue each time the distance

@@ -101,6 +101,18 @@ struct PaceCoachTrustTests {
         #expect(d.cues(.onPace) == [30, 120])
     }
 
+    /// What the runtime hands the coach from a receiver's fix: its HDOP, satellites used, and
+    /// whether it was estimated.
+    @Test func aFixsQualityReachesTheCoach() {
+        let time = UTCTimestamp(millisecondsSince1970: 1_777_000_000_000)
+        let fix = Fix(time: time, position: GeoPoint(latitude: 52, longitude: 4), speed: 3,
+                      quality: .estimated, hdop: 7.5, satellitesUsed: 3)
+        #expect(FixTrust(fix) == FixTrust(hdop: 7.5, satellites: 3, estimated: true))
+        #expect(!SpeedTrust().meetsFloor(FixTrust(fix)))
+        #expect(SpeedTrust().meetsFloor(FixTrust(Fix(time: time, position: fix.position, hdop: 1.1, satellitesUsed: 8))))
+        #expect(SpeedTrust().meetsFloor(.unknown), "a receiver that says nothing is judged on its positions")
+    }
+
     /// Fixes above the HDOP ceiling, with too few satellites, or estimated (dead reckoning)
     /// are counted for distance but their speeds are not judged.
     @Test(arguments: [FixTrust(hdop: 8), FixTrust(satellites: 3), FixTrust(estimated: true)])
