@@ -1,0 +1,71 @@
+import PacerCore
+
+/// Words said to the runner (issue 25): the figures a beep cannot carry (a split's time, the
+/// next phase's pace, where the runner stands), composed from the phrase book.
+public struct Utterance: Hashable, Sendable {
+    /// What gives way to what: a pace or safety cue never waits behind an announcement.
+    public enum Priority: Int, Comparable, Hashable, Sendable, CaseIterable {
+        /// A split, a phase's start, the end's summary, the status said on demand.
+        case announcement = 0
+        /// Faster, ease off, on pace.
+        case pace = 1
+        /// GPS lost, low battery, a storage fault, off the route.
+        case safety = 2
+
+        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// What is said, as the engine reads it.
+    public var text: String
+    /// The phrase book's key it was made from (`split`, `phase-start`, `status`, …).
+    public var key: String
+    public var priority: Priority
+
+    public init(text: String, key: String, priority: Priority) {
+        self.text = text
+        self.key = key
+        self.priority = priority
+    }
+}
+
+/// A voice: text to speech on the device's sound output, beside the buzzer. `say` returns at
+/// once (the runtime loop never waits for audio); what is said queues behind what plays, on
+/// the same output as the cues' tones, so a word and a beep never sound together.
+public protocol Speaker: AnyObject, Sendable {
+    /// The speaker's URI (`espeak:default?voice=en`, `record`, `null`).
+    var name: String { get }
+    /// Queues `utterance`.
+    func say(_ utterance: Utterance)
+    /// How long `text` takes to say: the engine's own rendering where there is one, else an
+    /// estimate at the speaker's rate. The runtime schedules sounds and charges the energy
+    /// model by it.
+    func duration(of text: String) -> Duration
+    /// Stops the announcement being said and drops those waiting (a pace or safety cue cuts
+    /// in); utterances of higher priority are kept.
+    func cutAnnouncements()
+    /// Waits until everything queued has been said (for a command that exits afterwards).
+    func drain()
+    /// Why the speaker cannot speak (no engine, no voice, no output), or nil while it works.
+    /// Utterances still "play", silently: the device runs on, with its beeps.
+    var unavailableReason: String? { get }
+}
+
+extension Speaker {
+    public var unavailableReason: String? { nil }
+}
+
+/// No voice: the device beeps only. Says why, for `hw check` and the journal.
+public final class NullSpeaker: Speaker {
+    public let reason: String
+
+    public init(reason: String = "no speaker in the settings (speaker: null)") {
+        self.reason = reason
+    }
+
+    public var name: String { "null" }
+    public func say(_ utterance: Utterance) {}
+    public func duration(of text: String) -> Duration { .zero }
+    public func cutAnnouncements() {}
+    public func drain() {}
+    public var unavailableReason: String? { reason }
+}
