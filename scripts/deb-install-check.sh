@@ -83,7 +83,7 @@ sed 's/^battery: sysfs$/battery: sim/' "$root/etc/pacer/pacer.yaml" >"$root/tmp/
 chmod 0644 "$root/tmp/no-gauge.yaml"
 grep -q '^battery: sim$' "$root/tmp/no-gauge.yaml" || fail "/etc/pacer/pacer.yaml has no 'battery: sysfs' line"
 check "plan activate + pacer run (as pacer)" "$(as_pacer "pacer plan activate easy-run --data-dir /var/lib/pacer") && \
-    $(as_pacer "pacer run --config /tmp/no-gauge.yaml --source file:/usr/share/pacer/recordings/track-loop.nmea --fast --buzzer null --data-dir /var/lib/pacer --today 2026-01-01") >/tmp/run.out && \
+    $(as_pacer "pacer run --config /tmp/no-gauge.yaml --source file:/usr/share/pacer/recordings/easy-run.nmea --fast --buzzer null --data-dir /var/lib/pacer --today 2026-01-01") >/tmp/run.out && \
     $(as_pacer "pacer activities list --data-dir /var/lib/pacer") | tee -a /dev/stderr | grep -q 'Easy run: .* completed'"
 
 check "user pacer, its groups and data folder" \
