@@ -96,7 +96,7 @@ seeds() {
             done ;;
         yaml)
             # The first byte of an input picks the loader (Fuzz/DataFiles): 0 plan, 1 profile,
-            # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts.
+            # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts, 10 a phrase book.
             local n=0 file kind
             while IFS= read -r file; do
                 case "$file" in
@@ -110,6 +110,7 @@ seeds() {
                     Hardware/parts/gps/*) kind=7 ;;
                     Hardware/parts/buzzers/*) kind=8 ;;
                     Hardware/parts/batteries/*) kind=9 ;;
+                    Hardware/speech/*) kind=a ;;
                     *) continue ;;
                 esac
                 { printf "\\x0$kind"; cat "$file"; } > "$dir/$n-$(basename "$file")"

@@ -1,5 +1,5 @@
 // libFuzzer target: every YAML data file's loader on arbitrary text (`scripts/fuzz.sh yaml`):
-// plans, power profiles, the cue book, settings, scenarios, synthesis recipes and the
+// plans, power profiles, the cue book, the phrase books, settings, scenarios, synthesis recipes and the
 // hardware parts, each through its `load(file:text:…)` entry point, as if the input were
 // that file.
 import Configurator
@@ -53,7 +53,7 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         return 0
     }
-    switch data[0] % 10 {
+    switch data[0] % 11 {
     case 0: _ = try? PlanLoader.load(file: "plan.yaml", text: text)
     case 1: _ = try? PowerProfileLoader.load(file: "\(ownName(text)).yaml", text: text)
     case 2: _ = try? CueBookLoader.load(file: "cues.yaml", text: text)
@@ -63,7 +63,8 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 6: _ = try? HardwareModelLoader.loadBoard(file: "\(ownName(text)).yaml", text: text)
     case 7: _ = try? HardwareModelLoader.loadGPS(file: "\(ownName(text)).yaml", text: text)
     case 8: _ = try? HardwareModelLoader.loadBuzzer(file: "\(ownName(text)).yaml", text: text)
-    default: _ = try? HardwareModelLoader.loadBattery(file: "\(ownName(text)).yaml", text: text)
+    case 9: _ = try? HardwareModelLoader.loadBattery(file: "\(ownName(text)).yaml", text: text)
+    default: _ = try? PhraseBookLoader.load(file: "en.yaml", text: text)
     }
     return 0
 }

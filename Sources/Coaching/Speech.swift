@@ -1,0 +1,240 @@
+import PacerCore
+
+/// What the runner hears in words (issue 25): the phrase book of one language (data, from
+/// `Hardware/speech/<language>.yaml`), the announcements the runner chose, and the formatting
+/// of figures as an engine reads them: digits it says in its own language, durations as a
+/// person says them ("1 hour 5 minutes"), paces as "5 41 per kilometre".
+public struct PhraseBook: Hashable, Sendable {
+    /// The announcements a book must have, and the placeholders each may use.
+    public static let templates: [String: Set<String>] = [
+        "split": ["split", "split_time", "split_pace", "distance", "time"],
+        "phase-start": ["phase", "duration", "target"],
+        "finish": ["time", "distance", "pace"],
+        "status": ["phase", "left", "pace", "band", "distance", "needed"],
+        "status-needed": ["needed"],
+        "faster": ["pace", "target"],
+        "ease-off": ["pace", "target"],
+        "on-pace": ["pace", "target"],
+        "band-slow": [],
+        "band-fast": [],
+        "band-on": [],
+        "band-unknown": [],
+    ]
+    /// The unit words a book must have.
+    public static let words: [String] = [
+        "hour", "hours", "minute", "minutes", "second", "seconds",
+        "kilometre", "kilometres", "mile", "miles", "per-kilometre", "per-mile",
+        "kilometres-per-hour", "miles-per-hour",
+    ]
+
+    /// The language's code (`en`, `de`), as the engine's voice is named.
+    public var language: String
+    /// Between a number's whole part and its tenths: "." (2.5) or "," (2,5).
+    public var decimalSeparator: String
+    /// Announcement key → template with `{placeholder}`s.
+    public var templateTexts: [String: String]
+    /// Unit key → word.
+    public var wordTexts: [String: String]
+
+    public init(language: String, decimalSeparator: String, templates: [String: String], words: [String: String]) {
+        self.language = language
+        self.decimalSeparator = decimalSeparator
+        self.templateTexts = templates
+        self.wordTexts = words
+    }
+
+    /// The word for `key` (the key itself when the book has none).
+    public func word(_ key: String) -> String { wordTexts[key] ?? key }
+
+    /// `key`'s template with each `{name}` replaced by `values[name]` (an unknown one by
+    /// nothing), runs of spaces closed up.
+    public func render(_ key: String, _ values: [String: String]) -> String {
+        guard let template = templateTexts[key] else { return "" }
+        var out = ""
+        var name = ""
+        var inName = false
+        for ch in template {
+            if inName {
+                if ch == "}" {
+                    out += values[name] ?? ""
+                    inName = false
+                    name = ""
+                } else {
+                    name.append(ch)
+                }
+            } else if ch == "{" {
+                inName = true
+            } else {
+                out.append(ch)
+            }
+        }
+        var closed = ""
+        for ch in out where !(ch == " " && (closed.last == " " || closed.isEmpty)) { closed.append(ch) }
+        while closed.last == " " { closed.removeLast() }
+        return closed
+    }
+
+    /// The placeholders `{…}` in `template`, in order.
+    public static func placeholders(in template: String) -> [String] {
+        var names: [String] = []
+        var name: String?
+        for ch in template {
+            if ch == "{" { name = "" } else if ch == "}", let n = name { names.append(n); name = nil } else if name != nil { name!.append(ch) }
+        }
+        return names
+    }
+}
+
+/// The runner's choices about speech: which announcements, in which units, how pace cues
+/// sound. The defaults are not chatty: a split each kilometre (or mile), the phase changes and
+/// the end; pace cues stay beeps.
+public struct SpeechSettings: Hashable, Sendable {
+    public enum Units: String, CaseIterable, Hashable, Sendable { case metric, imperial }
+    /// A pace as time per distance ("5 41 per kilometre") or as speed ("10.6 kilometres per hour").
+    public enum PaceStyle: String, CaseIterable, Hashable, Sendable { case pace, speed }
+    /// How a pace cue (faster, ease off, on pace) sounds.
+    public enum PaceCues: String, CaseIterable, Hashable, Sendable { case beep, words, both }
+
+    /// Whether the device speaks at all (a speaker in the settings is needed too).
+    public var enabled: Bool
+    public var language: String
+    public var units: Units
+    public var paceStyle: PaceStyle
+    /// Metres between split announcements; nil: a kilometre (metric) or a mile (imperial); 0: none.
+    public var splitEvery: Double?
+    public var phases: Bool
+    public var finish: Bool
+    public var paceCues: PaceCues
+    /// The largest share of the run's time announcements may take (pace and safety words are
+    /// never dropped for it).
+    public var maximumShare: Double
+    /// Words a minute the simulated speaker and the estimates assume.
+    public var wordsPerMinute: Double
+
+    public init(enabled: Bool = false, language: String = "en", units: Units = .metric, paceStyle: PaceStyle = .pace,
+                splitEvery: Double? = nil, phases: Bool = true, finish: Bool = true, paceCues: PaceCues = .beep,
+                maximumShare: Double = 0.10, wordsPerMinute: Double = 160) {
+        self.enabled = enabled
+        self.language = language
+        self.units = units
+        self.paceStyle = paceStyle
+        self.splitEvery = splitEvery
+        self.phases = phases
+        self.finish = finish
+        self.paceCues = paceCues
+        self.maximumShare = maximumShare
+        self.wordsPerMinute = wordsPerMinute
+    }
+
+    /// The metres between splits (0: none).
+    public var splitDistance: Double { splitEvery ?? (units == .metric ? 1000 : SpeechFormatter.metresPerMile) }
+}
+
+/// Figures as words for the engine: pure, no I/O.
+public struct SpeechFormatter: Hashable, Sendable {
+    public static let metresPerMile = 1609.344
+    public var book: PhraseBook
+    public var units: SpeechSettings.Units
+    public var paceStyle: SpeechSettings.PaceStyle
+
+    public init(book: PhraseBook, units: SpeechSettings.Units, paceStyle: SpeechSettings.PaceStyle) {
+        self.book = book
+        self.units = units
+        self.paceStyle = paceStyle
+    }
+
+    private var unitLength: Double { units == .metric ? 1000 : Self.metresPerMile }
+
+    /// "1 hour 5 minutes", "3 minutes 20 seconds", "45 seconds": whole seconds; an hour or more
+    /// is said to the minute.
+    public func duration(_ d: Duration) -> String {
+        let total = max(0, Int(d.inSeconds.rounded()))
+        let h = total / 3600, m = total % 3600 / 60, s = total % 60
+        var parts: [String] = []
+        func add(_ n: Int, _ one: String, _ many: String) { parts.append("\(n) \(book.word(n == 1 ? one : many))") }
+        if h > 0 {
+            add(h, "hour", "hours")
+            if m > 0 { add(m, "minute", "minutes") }
+        } else if m > 0 {
+            add(m, "minute", "minutes")
+            if s > 0 { add(s, "second", "seconds") }
+        } else {
+            add(s, "second", "seconds")
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// A number to a tenth, the tenths left out when zero: "2.5", "5", "2,5".
+    public func tenths(_ v: Double) -> String {
+        let t = Int((max(0, v) * 10).rounded())
+        return t % 10 == 0 ? "\(t / 10)" : "\(t / 10)\(book.decimalSeparator)\(t % 10)"
+    }
+
+    /// "2.5 kilometres", "1 mile".
+    public func distance(_ metres: Double) -> String {
+        let v = tenths(metres / unitLength)
+        let one = v == "1"
+        let word = units == .metric ? (one ? "kilometre" : "kilometres") : (one ? "mile" : "miles")
+        return "\(v) \(book.word(word))"
+    }
+
+    /// A speed (m/s) as the runner chose: "5 41 per kilometre" (minutes, then seconds as two
+    /// digits) or "10.6 kilometres per hour"; nil for no speed.
+    public func pace(_ speed: Double?) -> String? {
+        guard let speed, speed > 0.1, speed.isFinite else { return nil }
+        switch paceStyle {
+        case .pace:
+            let seconds = Int((unitLength / speed).rounded())
+            let m = seconds / 60, s = seconds % 60
+            return "\(m) \(s < 10 ? "0" : "")\(s) \(book.word(units == .metric ? "per-kilometre" : "per-mile"))"
+        case .speed:
+            return "\(tenths(speed * 3600 / unitLength)) \(book.word(units == .metric ? "kilometres-per-hour" : "miles-per-hour"))"
+        }
+    }
+
+    /// A split: its number, its time and pace, the totals.
+    public func split(number: Int, time: Duration, length: Double, distance: Double, total: Duration) -> String {
+        book.render("split", [
+            "split": "\(number)", "split_time": duration(time),
+            "split_pace": pace(time > .zero ? length / time.inSeconds : nil) ?? "",
+            "distance": self.distance(distance), "time": duration(total),
+        ])
+    }
+
+    /// A phase's start: its name, length and target pace.
+    public func phaseStart(_ phase: Phase) -> String {
+        book.render("phase-start", [
+            "phase": phase.name, "duration": duration(phase.duration),
+            "target": pace(phase.maximumSpeed > 0 && phase.minimumSpeed > 0 ? phase.targetSpeed : nil) ?? "",
+        ])
+    }
+
+    /// The end: time, distance, average pace.
+    public func finish(time: Duration, distance: Double) -> String {
+        book.render("finish", [
+            "time": duration(time), "distance": self.distance(distance),
+            "pace": pace(time > .zero ? distance / time.inSeconds : nil) ?? "",
+        ])
+    }
+
+    /// Where the runner stands (a press asks): phase, time left in it, pace against the band,
+    /// distance, the pace needed where the coach knows one.
+    public func status(_ s: CoachStatus) -> String {
+        let band = switch s.pace {
+        case .slow: "band-slow"
+        case .fast: "band-fast"
+        case .onPace: "band-on"
+        default: "band-unknown"
+        }
+        let needed = s.neededSpeed.flatMap(pace).map { book.render("status-needed", ["needed": $0]) } ?? ""
+        return book.render("status", [
+            "phase": s.phaseName, "left": duration(s.phaseTimeLeft), "pace": pace(s.smoothedSpeed) ?? "",
+            "band": book.render(band, [:]), "distance": distance(s.distance), "needed": needed,
+        ])
+    }
+
+    /// A pace cue in words: "faster", "ease off", "on pace, 5 30".
+    public func paceCue(_ key: String, speed: Double?, target: Double?) -> String {
+        book.render(key, ["pace": pace(speed) ?? "", "target": pace(target) ?? ""])
+    }
+}

@@ -1,0 +1,72 @@
+import Coaching
+import Yams
+
+/// Reads a phrase book, `<hardware_dir>/speech/<language>.yaml`: the language, its decimal
+/// separator, the unit words and a template per announcement (`PhraseBook.templates` names
+/// them and the placeholders each may use). Every word and template must be there; a bad
+/// file is refused with its file, line, field and reason:
+/// `Hardware/speech/en.yaml:24: templates.split: unknown placeholder {pace} (split knows: …)`.
+public enum PhraseBookLoader {
+    public static let folder = "speech"
+
+    /// The book for `language` in `hardwareDir`.
+    public static func load(language: String, hardwareDir: String) throws(DataFileError) -> PhraseBook {
+        guard !language.isEmpty, language.allSatisfy({ $0.isLetter || $0 == "-" || $0 == "_" }) else {
+            throw DataFileError(file: "\(hardwareDir)/\(folder)", key: "language", reason: "'\(language)' is not a language code like en or de")
+        }
+        return try load(path: "\(hardwareDir)/\(folder)/\(language).yaml")
+    }
+
+    public static func load(path: String) throws(DataFileError) -> PhraseBook {
+        try book(from: YAMLMapping.load(path: path))
+    }
+
+    /// Parses `text`, the contents of `file` (named in errors).
+    public static func load(file: String, text: String) throws(DataFileError) -> PhraseBook {
+        try book(from: YAMLMapping.load(file: file, text: text))
+    }
+
+    static func book(from top: YAMLMapping) throws(DataFileError) -> PhraseBook {
+        var map = top
+        let language = try map.string("language")
+        let decimal = try map.optionalString("decimal") ?? "."
+        guard decimal == "." || decimal == "," else { throw map.error("decimal", "must be \".\" or \",\", got \"\(decimal)\"") }
+        var words = try map.mapping("words")
+        var wordTexts: [String: String] = [:]
+        for key in words.keys {
+            guard PhraseBook.words.contains(key) else {
+                throw words.error(key, "unknown word (words: \(PhraseBook.words.joined(separator: ", ")))")
+            }
+            let text = try words.string(key)
+            guard !text.isEmpty else { throw words.error(key, "must not be empty") }
+            wordTexts[key] = text
+        }
+        if let missing = PhraseBook.words.first(where: { wordTexts[$0] == nil }) {
+            throw words.error(nil, "missing word '\(missing)'")
+        }
+        try words.finish()
+        var templates = try map.mapping("templates")
+        var texts: [String: String] = [:]
+        let known = PhraseBook.templates.keys.sorted()
+        for key in templates.keys {
+            guard let allowed = PhraseBook.templates[key] else {
+                throw templates.error(key, "unknown announcement (announcements: \(known.joined(separator: ", ")))")
+            }
+            let text = try templates.string(key)
+            if text.filter({ $0 == "{" }).count != text.filter({ $0 == "}" }).count {
+                throw templates.error(key, "unbalanced braces in \"\(text)\"")
+            }
+            for name in PhraseBook.placeholders(in: text) where !allowed.contains(name) {
+                let list = allowed.isEmpty ? "none" : allowed.sorted().joined(separator: ", ")
+                throw templates.error(key, "unknown placeholder {\(name)} (\(key) knows: \(list))")
+            }
+            texts[key] = text
+        }
+        if let missing = known.first(where: { texts[$0] == nil }) {
+            throw templates.error(nil, "missing announcement '\(missing)'")
+        }
+        try templates.finish()
+        try map.finish()
+        return PhraseBook(language: language, decimalSeparator: decimal, templates: texts, words: wordTexts)
+    }
+}
