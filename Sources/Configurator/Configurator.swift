@@ -30,6 +30,10 @@ public struct Device: Sendable {
     /// Nil when positioning is switched off (`gps: none`).
     public let gps: (any GPSSource)?
     public let buzzer: any Buzzer
+    /// The voice (`NullSpeaker` unless the settings name one).
+    public var speaker: any Speaker = NullSpeaker()
+    /// The phrase book of the settings' language, when the device speaks.
+    public var phrases: PhraseBook?
     public let battery: any BatteryGauge
     /// The build's electrical model, when the settings name one.
     public let hardware: HardwareModel?
@@ -169,6 +173,15 @@ public enum Configurator {
             buzzer: buzzer, battery: battery, hardware: hardware, power: simulated.supply, profiles: profiles)
         device.faults = faults
         device.simulated = simulated
+        device.speaker = try makeSpeaker(
+            settings.speaker, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute, logger: logger)
+        if settings.speech.enabled {
+            do {
+                device.phrases = try PhraseBookLoader.load(language: settings.speech.language, hardwareDir: settings.hardwareDirectory)
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+        }
         device.systemTime = try makeSystemTime(settings.systemClock, gps: settings.gps, clock: clock)
         return device
     }
@@ -206,11 +219,15 @@ public enum Configurator {
     }
 
     private static func runtimeParts(_ device: Device, log: any ActivityLog, logger: Logger) -> DeviceRuntime.Parts {
-        DeviceRuntime.Parts(
+        var parts = DeviceRuntime.Parts(
             clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
             profile: device.profile, cues: device.cues, log: log, power: device.power,
             profiles: device.profiles, gpsHotStart: device.gpsHotStart,
             receiverTime: ReceiverTime(system: device.systemTime, logger: logger))
+        parts.speaker = device.speaker
+        parts.speech = device.settings.speech
+        parts.phrases = device.phrases
+        return parts
     }
 
     /// The device's activity store in the settings' data folder, for writing (SQLite, created

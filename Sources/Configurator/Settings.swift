@@ -1,3 +1,4 @@
+import Coaching
 import Foundation
 import HAL
 import PacerCore
@@ -30,6 +31,11 @@ public struct Settings: Hashable, Sendable {
     /// (the board's), `sim?at=TIME&synchronized=yes` or `sim` (scripted: set, or not set),
     /// `none`. Nil: the default for the GPS source (`Configurator.makeSystemTime`).
     public var systemClock: DeviceURI?
+    /// The voice (`speaker:`): `null` when absent (the device beeps only), `record` in
+    /// scenarios; the engine's adapters on the board.
+    public var speaker: DeviceURI?
+    /// What the device says and how (`speech:`); off unless enabled.
+    public var speech = SpeechSettings()
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
@@ -172,6 +178,9 @@ public struct Settings: Hashable, Sendable {
         let timing = try buttonTiming(map.optionalMapping("button_timing"))
         let actions = try buttonActions(map.optionalMapping("button_actions"))
         let zones = try privacyZones(&map)
+        var speaker: DeviceURI?
+        if map.has("speaker") { speaker = try uri("speaker", nil) }
+        let speech = try SpeechSettingsLoader.speech(map.optionalMapping("speech"))
         try map.finish()
         var settings = Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
@@ -181,6 +190,8 @@ public struct Settings: Hashable, Sendable {
         settings.buttonActions = actions
         settings.privacyZones = zones
         settings.systemClock = systemClock
+        settings.speaker = speaker
+        settings.speech = speech
         return settings
     }
 
@@ -238,7 +249,7 @@ public struct Settings: Hashable, Sendable {
     /// `button_actions: {running: {short: waypoint, long: pause, very-long: stop}, waiting:
     /// {short: start, double: next-workout, long: previous-workout, very-long: announce}}`:
     /// the patterns given replace the defaults'.
-    static func buttonActions(_ given: YAMLMapping?) throws(DataFileError) -> ButtonActions {
+    public static func buttonActions(_ given: YAMLMapping?) throws(DataFileError) -> ButtonActions {
         var actions = ButtonActions.defaults
         guard var map = given else { return actions }
         if var running = try map.optionalMapping("running") {

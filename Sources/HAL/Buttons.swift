@@ -231,6 +231,8 @@ public enum ButtonAction: String, Hashable, Sendable, CaseIterable {
     /// Pause, or resume when paused.
     case pause
     case stop
+    /// Say where the runner stands (phase, time left, pace, distance) on a speaking device.
+    case status
     /// Nothing.
     case none
 }
@@ -274,6 +276,7 @@ public struct ButtonActions: Hashable, Sendable {
         case .waypoint: .waypoint(name())
         case .pause: isPaused ? .resume : .pause
         case .stop: .stop
+        case .status: .sayStatus
         case .none: nil
         }
     }

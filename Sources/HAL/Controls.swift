@@ -9,6 +9,9 @@ public enum ControlCommand: Hashable, Sendable {
     case stop
     /// Report the status line.
     case status
+    /// Say where the runner stands (issue 25): phase, time left in it, pace against the band,
+    /// distance; the status line when the device does not speak.
+    case sayStatus
     /// Start today's workout (a device waiting for its start press, `pacer device`).
     case start
     /// A press pattern, as the button's decoder hands it on (`pacer ctl press double`): it
@@ -45,7 +48,7 @@ extension ControlCommand {
     public static let maximumLineLength = 256
 
     /// What `error: unknown command` lists.
-    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, start, press PATTERN"
+    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN"
 
     /// The press patterns `press` takes, for its messages: `short, double, long, very-long`.
     public static let pressSummary = PressPattern.allCases.map(\.rawValue).joined(separator: ", ")
@@ -91,6 +94,7 @@ extension ControlCommand {
         case "resume": self = .resume
         case "stop": self = .stop
         case "status": self = .status
+        case "say-status": self = .sayStatus
         case "start": self = .start
         default:
             throw ControlParseError("unknown command '\(verb)' (commands: \(Self.commandSummary))")
@@ -106,6 +110,7 @@ extension ControlCommand {
         case .resume: "resume"
         case .stop: "stop"
         case .status: "status"
+        case .sayStatus: "say-status"
         case .start: "start"
         case .press(let pattern): "press \(pattern.rawValue)"
         case .shutdown: "shutdown"

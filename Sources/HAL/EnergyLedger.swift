@@ -10,6 +10,8 @@ public protocol PowerMonitor: AnyObject, Sendable {
     func gps(_ state: GPSPowerState, at instant: Instant)
     /// The buzzer sounds for `duration` from `instant`.
     func buzzer(sounding duration: Duration, at instant: Instant)
+    /// The speaker (amplifier and speech rendering) speaks for `duration` from `instant`.
+    func speaker(speaking duration: Duration, at instant: Instant)
     /// Whether the board may suspend between wakeups from now on (the profile says so).
     func boardMaySuspend(_ allowed: Bool, at instant: Instant)
     /// Brings the account up to `instant` (before the battery is read).
@@ -27,8 +29,15 @@ public protocol PowerMonitor: AnyObject, Sendable {
 ///   at least `suspendThreshold` is spent suspended, less the resume time (charged busy), as
 ///   the board's clock does it.
 /// - Buzzer: its current for the seconds it sounds.
+/// - Speaker: the amplifier's current for the seconds words are said, and the board busy
+///   rendering them for its share of that time.
 ///
 /// Pure arithmetic on instants: the same events give the same answer, to the bit.
+extension PowerMonitor {
+    /// Nobody counts speech by default.
+    public func speaker(speaking duration: Duration, at instant: Instant) {}
+}
+
 public struct EnergyLedger: Hashable, Sendable {
     public let model: HardwareModel
 
@@ -36,6 +45,9 @@ public struct EnergyLedger: Hashable, Sendable {
     public private(set) var boardMilliampHours = 0.0
     public private(set) var gpsMilliampHours = 0.0
     public private(set) var buzzerMilliampHours = 0.0
+    /// The amplifier and the speech's rendering.
+    public private(set) var speakerMilliampHours = 0.0
+    public private(set) var speakingTime = Duration.zero
     /// Time in each GPS state.
     public private(set) var gpsTime: [GPSPowerState: Duration] = [:]
     public private(set) var wakeups = 0
@@ -58,7 +70,9 @@ public struct EnergyLedger: Hashable, Sendable {
         gpsState = gps
     }
 
-    public var totalMilliampHours: Double { boardMilliampHours + gpsMilliampHours + buzzerMilliampHours }
+    public var totalMilliampHours: Double {
+        boardMilliampHours + gpsMilliampHours + buzzerMilliampHours + speakerMilliampHours
+    }
 
     /// Average battery current over the run so far, mA.
     public var averageMilliamps: Double {
@@ -126,6 +140,21 @@ public struct EnergyLedger: Hashable, Sendable {
         buzzerTime += duration
         let cost = battery(model.buzzer.soundingMilliamps, model.buzzer.supplyVolts) * duration.inSeconds / 3600
         buzzerMilliampHours += cost
+        return added + cost
+    }
+
+    /// Words said for `duration`: the amplifier's current, and the board busy rendering them
+    /// for `renderCPUShare` of it.
+    @discardableResult
+    public mutating func speaker(speaking duration: Duration, at t: Instant) -> Double {
+        let added = settle(at: t)
+        speakingTime += duration
+        let hours = duration.inSeconds / 3600
+        let part = model.speaker
+        let cost = battery(part.speakingMilliamps, part.supplyVolts) * hours
+            + battery(model.board.busyMilliamps - model.board.idleMilliamps, model.board.supplyVolts)
+                * part.renderCPUShare * hours
+        speakerMilliampHours += cost
         return added + cost
     }
 

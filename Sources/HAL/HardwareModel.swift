@@ -101,6 +101,34 @@ public struct HardwareModel: Hashable, Sendable {
         }
     }
 
+    /// The speech output (issue 25): a class-D amplifier and a small speaker, and the CPU
+    /// that renders the words. Charged only for the seconds words are said: the amplifier is
+    /// shut down (its SD pin) between utterances.
+    public struct SpeakerPart: Hashable, Sendable {
+        public var name: String
+        public var supplyVolts: Double
+        /// The amplifier's average current while speaking.
+        public var speakingMilliamps: Double
+        /// The share of one second of speech the board is busy rendering it (busy instead of
+        /// idle current for that time).
+        public var renderCPUShare: Double
+
+        public init(name: String, supplyVolts: Double, speakingMilliamps: Double, renderCPUShare: Double) {
+            self.name = name
+            self.supplyVolts = supplyVolts
+            self.speakingMilliamps = speakingMilliamps
+            self.renderCPUShare = renderCPUShare
+        }
+
+        /// A MAX98357A class-D amplifier at 5 V into a 4–8 Ω speaker at moderate volume:
+        /// 2.4 mA quiescent (datasheet), speech averaging about 150 mA (an assumption between
+        /// the 100 and 300 mA speech draws at moderate volume; measured later); rendering a
+        /// placeholder 0.5 (half a core-second per second of speech, espeak-ng on a small
+        /// ARM board: to be measured by the engine's adapter).
+        public static let max98357a = SpeakerPart(
+            name: "max98357a", supplyVolts: 5, speakingMilliamps: 150, renderCPUShare: 0.5)
+    }
+
     public struct BatteryPart: Hashable, Sendable {
         public var name: String
         public var capacityMilliampHours: Double
@@ -124,6 +152,8 @@ public struct HardwareModel: Hashable, Sendable {
     public var gps: GPSModule
     public var buzzer: BuzzerPart
     public var battery: BatteryPart
+    /// The speech output: not in the build files yet, the MAX98357A assumed.
+    public var speaker: SpeakerPart = .max98357a
 
     public init(name: String, summary: String, board: Board, gps: GPSModule, buzzer: BuzzerPart, battery: BatteryPart) {
         self.name = name

@@ -21,6 +21,15 @@ public struct Utterance: Hashable, Sendable {
     public var key: String
     public var priority: Priority
 
+    /// `announcement`, `pace`, `safety`: as events name it.
+    public var priorityName: String {
+        switch priority {
+        case .announcement: "announcement"
+        case .pace: "pace"
+        case .safety: "safety"
+        }
+    }
+
     public init(text: String, key: String, priority: Priority) {
         self.text = text
         self.key = key

@@ -32,6 +32,9 @@ struct BatteryCommand: ParsableCommand {
         @Option(name: .long, help: "The device build (Hardware/builds; default: the scenario's or the settings').")
         var hardware: String?
 
+        @Flag(name: .long, help: "Also run each profile with the device speaking its default announcements (PROFILE+speech).")
+        var speech = false
+
         @Flag(name: .long, help: "JSON instead of the table.")
         var json = false
 
@@ -61,7 +64,8 @@ struct BatteryCommand: ParsableCommand {
             let rows: [ProfileComparison.Row]
             do {
                 rows = try ProfileComparison.run(
-                    loaded, profiles: names, hardware: hardware, options: options, out: root, logger: ScenarioCommand.logger)
+                    loaded, profiles: names, hardware: hardware, options: options, out: root, speech: speech,
+                    logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
                 throw CommandFailure(error)
             }

@@ -18,7 +18,7 @@ struct CtlCommand: ParsableCommand {
             when it is busy (too many clients) or does not answer in time. \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
-        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, Start.self, Press.self, Watch.self])
+        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, SayStatus.self, Start.self, Press.self, Watch.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
@@ -134,6 +134,14 @@ struct CtlCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the device's status line.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.status) }
+    }
+
+    struct SayStatus: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "say-status",
+            abstract: "Have the device say where the runner stands (phase, time left, pace, distance); print the status line.")
+        @OptionGroup var options: Options
+        func run() throws { try options.send(.sayStatus) }
     }
 
     /// `pacer ctl watch`: the device's events as JSON lines, for a phone over SSH or `jq`.

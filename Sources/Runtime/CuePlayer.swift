@@ -25,16 +25,19 @@ final class CuePlayer: Sendable {
     /// The cue sounded last (the status shows it).
     var lastCue: Cue? { last.withLock { $0 } }
 
-    /// Sounds `cue` in `style`; records it with `activity` (when one is recording) at the
-    /// timer's reading `elapsed`, for phase `phase`.
-    func play(_ cue: Cue, style: CueStyle, phase: Int?, activity: Int64?, elapsed: Duration) {
-        let tones = cues.tones(for: cue, style: style)
+    /// Sounds `cue` in `style` (silently when `beep` is false: said in words instead);
+    /// records it with `activity` (when one is recording) at the timer's reading `elapsed`,
+    /// for phase `phase`. Returns how long its tones take, rests included.
+    @discardableResult
+    func play(_ cue: Cue, style: CueStyle, phase: Int?, activity: Int64?, elapsed: Duration, beep: Bool = true) -> Duration {
+        let tones = beep ? cues.tones(for: cue, style: style) : []
         buzzer.play(cue, tones: tones)
         power?.buzzer(sounding: tones.reduce(Duration.zero) { $0 + ($1.isRest ? .zero : $1.duration) }, at: clock.now)
         last.withLock { $0 = cue }
         if let activity {
             writer.add(CueRecord(elapsed: elapsed, cue: cue.rawValue, phase: phase), to: activity)
         }
+        return tones.reduce(Duration.zero) { $0 + $1.duration }
     }
 
     /// Lets the last cue finish (the activity is over).

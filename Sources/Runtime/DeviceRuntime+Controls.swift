@@ -41,6 +41,8 @@ extension DeviceRuntime {
             }
         case .status:
             parts.clock.execute { [self] in reply(status.line) }
+        case .sayStatus:
+            sayStatus { [self] said in reply(said ? "saying: \(status.line)" : status.line) }
         case .press(let pattern):
             // The runtime has no button_actions: whoever holds them maps a press to a command
             // first (`ButtonActions.runningCommand`, as `pacer run` and `pacer device` do).

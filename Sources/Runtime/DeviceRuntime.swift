@@ -58,6 +58,8 @@ public final class DeviceRuntime: Sendable {
     private let state: Mutex<State>
     private let writer: StorageWriter
     private let player: CuePlayer
+    /// The voice, when the device speaks.
+    let announcer: Announcer?
     private let receiver: ReceiverPower
     private let onFinish: @Sendable (ActivityEnd) -> Void
     private let onEvent: @Sendable (RuntimeEvent, RuntimeStatus) -> Void
@@ -85,6 +87,12 @@ public final class DeviceRuntime: Sendable {
         writer = StorageWriter(log: parts.log, clock: parts.clock, logger: logger)
         player = CuePlayer(buzzer: parts.buzzer, cues: parts.cues, clock: parts.clock, power: parts.power, writer: writer)
         receiver = ReceiverPower(clock: parts.clock, gps: parts.gps, monitor: parts.power, hotStart: parts.gpsHotStart)
+        if parts.speech.enabled, let book = parts.phrases, parts.speaker.unavailableReason == nil {
+            announcer = Announcer(
+                speaker: parts.speaker, settings: parts.speech, book: book, clock: parts.clock, power: parts.power)
+        } else {
+            announcer = nil
+        }
         let coach = PaceCoach(
             workout: plan.workouts[workoutIndex], settings: parts.profile.coachSettings,
             positioning: positioning && parts.gps != nil)
@@ -95,6 +103,7 @@ public final class DeviceRuntime: Sendable {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
         self.state = Mutex(state)
+        announcer?.attach { [weak self] event in self?.report(event) }
     }
 
     // MARK: Commands (any thread)
@@ -111,6 +120,7 @@ public final class DeviceRuntime: Sendable {
                 s.startedAt = now
                 return s.coach.start(at: now)
             }
+            announcer?.started()
             report(.started(activity: activity))
             // The runner hears the timer start: the device has no screen.
             sound(.started, phase: nil)
@@ -345,6 +355,7 @@ public final class DeviceRuntime: Sendable {
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(out)
         handle(pauseOut)
+        if let announcer, point != nil { announcer.progress(status.coach) }
         for e in routeEvents { routeEvent(e) }
         if let standing = autoPaused {
             report(.autoPaused(standing: standing))
@@ -455,13 +466,34 @@ public final class DeviceRuntime: Sendable {
         let (style, activity, elapsed) = state.withLock { s in
             (s.profile.style(for: cue), s.activity, s.coach.elapsed(at: now))
         }
-        player.play(cue, style: style, phase: phase, activity: activity, elapsed: elapsed)
+        let length = player.play(
+            cue, style: style, phase: phase, activity: activity, elapsed: elapsed, beep: announcer?.beeps(cue) ?? true)
         report(.cue(cue, phase: phase))
+        announcer?.cue(cue, length: length, coach: status.coach)
     }
 
-    /// Tells the observer, outside every lock.
+    /// Tells the observer, outside every lock; the voice hears it too.
     func report(_ event: RuntimeEvent) {
+        let status = status
         onEvent(event, status)
+        guard let announcer else { return }
+        switch event {
+        case .paused, .autoPaused: announcer.paused(true)
+        case .resumed, .autoResumed: announcer.paused(false)
+        case .phaseStarted(let index): announcer.phaseStarted(workout.phases[index], index: index)
+        case .finished: announcer.finished(timer: status.coach.elapsed, distance: status.coach.distance)
+        default: break
+        }
+    }
+
+    /// Says where the runner stands (a press, `pacer ctl say-status`): false when the device
+    /// does not speak or no workout runs.
+    public func sayStatus(reply: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        parts.clock.execute { [self] in
+            guard let announcer, state.withLock({ $0.activity != nil && !$0.finished }) else { return reply(false) }
+            announcer.status(status.coach)
+            reply(true)
+        }
     }
 
     private func captureWaypoint(_ name: String) -> WaypointOutcome {

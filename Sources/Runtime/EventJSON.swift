@@ -92,6 +92,14 @@ extension RuntimeEvent {
             return [("reason", .text(reason))]
         case .route(let e):
             return e.jsonFields
+        case .said(let u, let duration, let after):
+            return [("key", .text(u.key)), ("priority", .text(u.priorityName)), ("text", .text(u.text)),
+                    ("duration_s", .number(duration.inSeconds, places: 3))]
+                + (after > .zero ? [("after_s", .number(after.inSeconds, places: 3))] : [])
+        case .speechCut(let key):
+            return [("key", .text(key))]
+        case .speechDropped(let key, let reason):
+            return [("key", .text(key)), ("reason", .text(reason))]
         }
     }
 }

@@ -38,6 +38,14 @@ public enum RuntimeEvent: Hashable, Sendable {
     /// Something about the route being followed: joined, off it, back on it, a waypoint
     /// ahead or passed, a turn-around, its end.
     case route(RouteFollower.Event)
+    /// Words were said (issue 25): `after` the event when they wait for what plays (only the
+    /// end's summary, said as the clock stops), for `duration` (the speaker's estimate).
+    case said(Utterance, duration: Duration, after: Duration)
+    /// A cue cut the announcement being said.
+    case speechCut(key: String)
+    /// An announcement was not said: `paused`, or `share` (speech would take more of the run
+    /// than the settings allow).
+    case speechDropped(key: String, reason: String)
 
     /// A short name: `cue`, `phase-started`, `gps`, …
     public var kind: String {
@@ -57,6 +65,9 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .profileChanged: "profile-changed"
         case .finished: "finished"
         case .storageFault: "storage-fault"
+        case .said: "say"
+        case .speechCut: "say-cut"
+        case .speechDropped: "say-dropped"
         case .route(let e):
             switch e {
             case .joined: "route-joined"

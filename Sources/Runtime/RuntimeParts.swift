@@ -22,6 +22,11 @@ extension DeviceRuntime {
         /// Where the receiver's time is checked against the system clock (a week-rollover
         /// fault); the default checks nothing.
         public var receiverTime: ReceiverTime
+        /// The voice beside the buzzer (issue 25); the device speaks when `speech.enabled`, a
+        /// phrase book is given and the speaker works.
+        public var speaker: any Speaker = NullSpeaker()
+        public var speech = SpeechSettings()
+        public var phrases: PhraseBook?
 
         public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
                     profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,

@@ -32,6 +32,9 @@ public enum ComparisonReport {
             out.append("")
             out.append("hardware \(first.hardware), battery \(fixed(first.batteryCapacityMilliampHours, 0)) mAh")
         }
+        for r in rows where r.speechSeconds > 0 {
+            out.append("\(r.profile): \(fixed(r.speechSeconds, 1)) s of words, \(fixed(r.speechMilliampHours, 2)) mAh for the speaker")
+        }
         return out.joined(separator: "\n") + "\n"
     }
 

@@ -31,6 +31,10 @@ public enum ProfileComparison {
         /// Departures from the band that got no corrective cue before the runner came back.
         public var missed: Int
         public var batteryCapacityMilliampHours: Double
+        /// Seconds of words said, and what the speaker (amplifier and rendering) cost: a row
+        /// run with speech on (`pacer battery compare --speech`).
+        public var speechSeconds = 0.0
+        public var speechMilliampHours = 0.0
 
         public var medianLatency: Double? {
             guard !latencies.isEmpty else { return nil }
@@ -48,7 +52,7 @@ public enum ProfileComparison {
 
     public static func run(
         _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
-        logger: Logger = Logger(label: "pacer.scenario")
+        speech: Bool = false, logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
         var rows: [Row] = []
         let reference = try ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
@@ -61,6 +65,15 @@ public enum ProfileComparison {
             }
             let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options, logger: logger)
             rows.append(row(outcome, profile: profile, reference: reference))
+            // The same run with the device speaking its default announcements.
+            if speech && variant.speech == nil {
+                variant.speech = SpeechSettings(enabled: true)
+                let spoken = try ScenarioRunner.run(variant, out: "\(out)/\(profile)+speech", options: options, logger: logger)
+                var r = row(spoken, profile: "\(profile)+speech", reference: reference)
+                r.speechSeconds = spoken.energy.reduce(0) { $0 + $1.speakingTime.inSeconds }
+                r.speechMilliampHours = spoken.energy.reduce(0) { $0 + $1.speakerMilliampHours }
+                rows.append(r)
+            }
         }
         return rows
     }

@@ -44,6 +44,10 @@ public struct Scenario: Hashable, Sendable {
     /// The simulated system clock the receiver's time is checked against (`system_clock:`,
     /// `sim?at=…` or `sim`); nil: none, the recording's dates are taken as they are.
     public var systemClock: DeviceURI?
+    /// What the device says (`speech:`, on the recording speaker); nil: it does not speak.
+    public var speech: SpeechSettings?
+    /// The button's actions (`button_actions:`); nil: the settings'.
+    public var buttonActions: ButtonActions?
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,
@@ -103,6 +107,8 @@ public struct ScriptedAction: Hashable, Sendable {
         case press(hold: Duration)
         /// `pacer ctl start` (device mode).
         case start
+        /// `pacer ctl say-status`: the device says where the runner stands (when it speaks).
+        case sayStatus
     }
 
     public var at: Duration

@@ -167,6 +167,15 @@ public enum ScenarioLoader {
                 throw map.error("system_clock", "\(error)")
             }
         }
+        // Speech on, with the block's choices (`enabled: no` turns it off again).
+        var speech: SpeechSettings?
+        if let block = try map.optionalMapping("speech") {
+            speech = try SpeechSettingsLoader.speech(block, base: SpeechSettings(enabled: true))
+            if speech?.enabled == false { speech = nil }
+        }
+        // The button's actions (`button_actions:`, as in the settings): a press that says the status.
+        var actions: ButtonActions?
+        if map.has("button_actions") { actions = try Settings.buttonActions(map.optionalMapping("button_actions")) }
         var script: [ScriptedAction] = []
         for var item in try list(&map, "script") {
             script.append(try action(&item))
@@ -202,6 +211,8 @@ public enum ScenarioLoader {
         scenario.until = until
         scenario.route = route
         scenario.systemClock = systemClock
+        scenario.speech = speech
+        scenario.buttonActions = actions
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
             throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
         }
@@ -228,6 +239,7 @@ public enum ScenarioLoader {
         case "resume": action = .resume
         case "stop": action = .stop
         case "start": action = .start
+        case "say-status": action = .sayStatus
         case "battery":
             action = .battery(try item.number("level", in: AllowedRange(0...100, unit: "%")))
         case "power-cut":
@@ -237,7 +249,7 @@ public enum ScenarioLoader {
             let hold = try item.optionalNumber("hold", in: holdRange) ?? 0.2
             action = .press(hold: .milliseconds(Int64((hold * 1000).rounded())))
         default:
-            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, start, press, battery, power-cut")
+            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, start, say-status, press, battery, power-cut")
         }
         return ScriptedAction(at: at, action: action, line: item.line)
     }
@@ -291,7 +303,7 @@ public enum ScenarioLoader {
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",
-                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end"]
+                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let name = try item.optionalString("name")
             let n = try near(), c = try count()

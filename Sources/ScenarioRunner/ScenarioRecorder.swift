@@ -135,6 +135,20 @@ final class ScenarioRecorder: Sendable {
             fields = [("reason", .text(reason))]
         case .route(let e):
             (name, text, fields) = ScenarioRecorder.describe(e)
+        case .said(let u, let duration, let after):
+            name = u.key
+            text = "SAY \"\(u.text)\"" + (after > .zero ? " (after \(km(after.inSeconds * 1000)) s)" : "")
+            fields = [("key", .text(u.key)), ("priority", .text(u.priorityName)), ("text", .text(u.text)),
+                      ("duration_s", .number(duration.inSeconds, places: 3))]
+                + (after > .zero ? [("after_s", .number(after.inSeconds, places: 3))] : [])
+        case .speechCut(let key):
+            name = key
+            text = "SAY CUT (\(key))"
+            fields = [("key", .text(key))]
+        case .speechDropped(let key, let reason):
+            name = key
+            text = "SAY DROPPED (\(key): \(reason))"
+            fields = [("key", .text(key)), ("reason", .text(reason))]
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
         if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }

@@ -235,6 +235,11 @@ public enum ScenarioRunner {
         do {
             settings.gps = try DeviceURI(parsing: try gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")
+            // Speech only where the scenario asks for it (`speech:`), on the recording speaker:
+            // the others' goldens stay as they were.
+            settings.speaker = scenario.speech == nil ? nil : try DeviceURI(parsing: "record")
+            settings.speech = scenario.speech ?? SpeechSettings()
+            if let actions = scenario.buttonActions { settings.buttonActions = actions }
             let capacity = scenario.battery.capacityMilliampHours.map { "capacity=\(seconds($0))&" } ?? ""
             settings.battery = try DeviceURI(parsing: "sim?\(capacity)level=\(seconds(battery))")
         } catch {
@@ -297,6 +302,7 @@ public enum ScenarioRunner {
                 case .pause: runtime.pause()
                 case .resume: runtime.resume()
                 case .stop: runtime.stop()
+                case .sayStatus: runtime.handle(.sayStatus) { _ in }
                 case .start: break  // refused by the loader outside device mode
                 case .press, .battery, .powerCut:
                     hardware(action, until: until, device: device, buttons: buttons, recorder: recorder, cut: cut, at: time())
@@ -386,7 +392,7 @@ public enum ScenarioRunner {
             cut.set()
             recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time)
             device.clock.stop()
-        case .waypoint, .pause, .resume, .stop, .start:
+        case .waypoint, .pause, .resume, .stop, .start, .sayStatus:
             break
         }
     }
@@ -401,6 +407,7 @@ public enum ScenarioRunner {
         case .powerCut: "power cut"
         case .press(let hold): "press (\(hold.nanoseconds / 1_000_000) ms)"
         case .start: "start"
+        case .sayStatus: "say-status"
         }
     }
 
@@ -449,6 +456,7 @@ public enum ScenarioRunner {
                 case .pause: controller.handle(.pause, reply: ignore)
                 case .resume: controller.handle(.resume, reply: ignore)
                 case .stop: controller.handle(.stop, reply: ignore)
+                case .sayStatus: controller.handle(.sayStatus, reply: ignore)
                 case .start:
                     recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
                     controller.handle(.start, reply: ignore)

@@ -24,6 +24,9 @@ public final class SimulatedPowerSupply: PowerMonitor {
     public func buzzer(sounding duration: Duration, at instant: Instant) {
         drain { $0.buzzer(sounding: duration, at: instant) }
     }
+    public func speaker(speaking duration: Duration, at instant: Instant) {
+        drain { $0.speaker(speaking: duration, at: instant) }
+    }
     public func boardMaySuspend(_ allowed: Bool, at instant: Instant) {
         drain { $0.boardMaySuspend(allowed, at: instant) }
     }

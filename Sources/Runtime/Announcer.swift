@@ -1,0 +1,242 @@
+import Coaching
+import HAL
+import PacerCore
+import Synchronization
+
+/// The device's voice beside its buzzer (issue 25): composes what is said (splits, phase
+/// starts, the end, the status on demand, pace cues in words) and arbitrates the one sound
+/// output, on the clock, by these rules:
+///
+/// - One sound at a time. An announcement starts when the output is free: after the tones of
+///   the last cue (their durations, rests included) and after what is being said
+///   (`Speaker.duration(of:)`). So an announcement never overlaps a beep.
+/// - A cue that comes while an announcement is being said cuts it (`cutAnnouncements`, a
+///   `say-cut` event): a pace or safety cue never waits behind words. Announcements still
+///   waiting wait on, after the cue's tones.
+/// - Pace words (`pace_cues: words` or `both`) go before any waiting announcement, after
+///   their cue's tones when it beeps too; they are never dropped and never cut.
+/// - Nothing is said while paused: an announcement due then is dropped.
+/// - Announcements take at most `maximumShare` of the run: one that would take the spoken
+///   total above that share of the time since the start (plus a minute's allowance, so that
+///   the first split is said) is dropped (`say-dropped`, reason `share`). Pace words neither
+///   count towards it nor are dropped for it; the end's summary is always said.
+///
+/// All of it on the clock's loop; the runtime calls in from its loop.
+final class Announcer: Sendable {
+    /// The grace a run starts with: the share is of (time since start + this).
+    static let shareAllowance = Duration.seconds(60)
+
+    private struct Waiting {
+        var utterance: Utterance
+    }
+
+    private struct State {
+        /// When the output is free: the end of the last tones or words.
+        var busyUntil: Instant
+        /// The announcement being said, and when it ends.
+        var speaking: (key: String, end: Instant)?
+        var waiting: [Utterance] = []
+        var pump: ScheduledTask?
+        var startedAt: Instant?
+        var spoken = Duration.zero
+        var paused = false
+        var nextSplit: Double
+        var splits = 0
+        var lastSplitTimer = Duration.zero
+        /// The odometer and the timer at the fix before.
+        var previous: (distance: Double, timer: Duration)?
+    }
+
+    let settings: SpeechSettings
+    let formatter: SpeechFormatter
+    private let speaker: any Speaker
+    private let clock: any PacerClock
+    private let power: (any PowerMonitor)?
+    private let reporter = Mutex<(@Sendable (RuntimeEvent) -> Void)?>(nil)
+    private let state: Mutex<State>
+
+    init(speaker: any Speaker, settings: SpeechSettings, book: PhraseBook, clock: any PacerClock,
+         power: (any PowerMonitor)?) {
+        self.speaker = speaker
+        self.settings = settings
+        formatter = SpeechFormatter(book: book, units: settings.units, paceStyle: settings.paceStyle)
+        self.clock = clock
+        self.power = power
+        state = Mutex(State(busyUntil: clock.now, nextSplit: settings.splitDistance))
+    }
+
+    /// Where the voice's events go (the runtime's `report`).
+    func attach(_ report: @escaping @Sendable (RuntimeEvent) -> Void) {
+        reporter.withLock { $0 = report }
+    }
+
+    private func report(_ event: RuntimeEvent) {
+        reporter.withLock { $0 }?(event)
+    }
+
+    /// Whether a pace cue still beeps (`pace_cues: words` says it in words only).
+    func beeps(_ cue: Cue) -> Bool {
+        !(Self.paceKey(cue) != nil && settings.paceCues == .words)
+    }
+
+    static func paceKey(_ cue: Cue) -> String? {
+        switch cue {
+        case .speedUp: "faster"
+        case .slowDown: "ease-off"
+        case .onPace: "on-pace"
+        default: nil
+        }
+    }
+
+    // MARK: What the runtime tells
+
+    func started() {
+        state.withLock { $0.startedAt = clock.now }
+    }
+
+    func paused(_ paused: Bool) {
+        state.withLock { $0.paused = paused }
+    }
+
+    /// A cue's tones (`length`, rests included) start now: an announcement being said is cut,
+    /// the output is busy until they end; a pace cue is said in words when the runner chose so.
+    func cue(_ cue: Cue, length: Duration, coach: CoachStatus) {
+        let now = clock.now
+        let cut = state.withLock { s -> String? in
+            var cut: String?
+            if let speaking = s.speaking, speaking.end > now {
+                cut = speaking.key
+                s.speaking = nil
+                s.busyUntil = now
+            }
+            s.busyUntil = max(s.busyUntil, now) + length
+            return cut
+        }
+        if let cut {
+            speaker.cutAnnouncements()
+            report(.speechCut(key: cut))
+        }
+        if let key = Self.paceKey(cue), settings.paceCues != .beep {
+            let text = formatter.paceCue(key, speed: coach.smoothedSpeed, target: coach.phase.targetSpeed)
+            enqueue(Utterance(text: text, key: key, priority: .pace))
+        } else if state.withLock({ !$0.waiting.isEmpty }) {
+            schedulePump()
+        }
+    }
+
+    /// The odometer and the timer after a fix: a split announcement at each split distance,
+    /// its time taken where the line between this fix and the one before crosses it (fixes
+    /// half a minute apart would otherwise put up to 30 s in the wrong split).
+    func progress(_ coach: CoachStatus) {
+        let length = settings.splitDistance
+        guard length > 0 else { return }
+        var said: [Utterance] = []
+        state.withLock { s in
+            defer { s.previous = (coach.distance, coach.elapsed) }
+            while coach.distance >= s.nextSplit {
+                s.splits += 1
+                var crossing = coach.elapsed
+                if let (d0, t0) = s.previous, coach.distance > d0, s.nextSplit >= d0 {
+                    crossing = t0 + (coach.elapsed - t0) * ((s.nextSplit - d0) / (coach.distance - d0))
+                }
+                let time = crossing - s.lastSplitTimer
+                let text = formatter.split(
+                    number: s.splits, time: time, length: length, distance: s.nextSplit, total: crossing)
+                s.lastSplitTimer = crossing
+                s.nextSplit += length
+                said.append(Utterance(text: text, key: "split", priority: .announcement))
+            }
+        }
+        // Several splits at once (a long gap in the fixes): the last one is what matters.
+        if let last = said.last { enqueue(last) }
+    }
+
+    func phaseStarted(_ phase: Phase, index: Int) {
+        guard settings.phases else { return }
+        enqueue(Utterance(text: formatter.phaseStart(phase), key: "phase-start", priority: .announcement))
+    }
+
+    /// Where the runner stands, asked for by a press.
+    func status(_ coach: CoachStatus) {
+        enqueue(Utterance(text: formatter.status(coach), key: "status", priority: .announcement))
+    }
+
+    /// The end's summary: said at once, after what plays (the clock stops with the activity,
+    /// so it cannot wait on it): the `say` event tells how long after the end it starts.
+    func finished(timer: Duration, distance: Double) {
+        guard settings.finish else { return }
+        let now = clock.now
+        let u = Utterance(text: formatter.finish(time: timer, distance: distance), key: "finish", priority: .announcement)
+        let after = state.withLock { s in
+            s.pump?.cancel()
+            s.waiting.removeAll()
+            return max(s.busyUntil, now) - now
+        }
+        say(u, after: after, at: now)
+    }
+
+    // MARK: Arbitration
+
+    private func enqueue(_ u: Utterance) {
+        state.withLock { s in
+            // Higher priority first; in order within a priority.
+            let index = s.waiting.firstIndex { $0.priority < u.priority } ?? s.waiting.endIndex
+            s.waiting.insert(u, at: index)
+        }
+        schedulePump()
+    }
+
+    /// Looks at the queue now (after the current turn of the loop: a cue sounded in the same
+    /// turn makes the output busy first), or when the output is free.
+    private func schedulePump() {
+        let now = clock.now
+        let at = state.withLock { s -> Instant in
+            s.pump?.cancel()
+            return max(now, s.busyUntil)
+        }
+        let task = clock.schedule(at: at) { [self] in pump() }
+        state.withLock { $0.pump = task }
+    }
+
+    private func pump() {
+        let now = clock.now
+        enum Step { case wait, say(Utterance), drop(Utterance, String) }
+        while true {
+            let step = state.withLock { s -> Step? in
+                guard !s.waiting.isEmpty else { return nil }
+                if s.busyUntil > now { return .wait }
+                let u = s.waiting.removeFirst()
+                if s.paused { return .drop(u, "paused") }
+                guard u.priority == .announcement else { return .say(u) }
+                let d = speaker.duration(of: u.text)
+                let allowed = Duration.seconds(settings.maximumShare
+                    * (now - (s.startedAt ?? now) + Self.shareAllowance).inSeconds)
+                if s.spoken + d > allowed { return .drop(u, "share") }
+                return .say(u)
+            }
+            switch step {
+            case nil:
+                return
+            case .wait:
+                schedulePump()
+                return
+            case .drop(let u, let reason):
+                report(.speechDropped(key: u.key, reason: reason))
+            case .say(let u):
+                say(u, after: .zero, at: now)
+            }
+        }
+    }
+
+    private func say(_ u: Utterance, after: Duration, at now: Instant) {
+        let d = speaker.duration(of: u.text)
+        state.withLock { s in
+            if u.priority == .announcement { s.spoken += d }
+            s.busyUntil = max(s.busyUntil, now) + d
+            if u.priority == .announcement { s.speaking = (u.key, now + after + d) }
+        }
+        speaker.say(u)
+        power?.speaker(speaking: d, at: now + after)
+        report(.said(u, duration: d, after: after))
+    }
+}
