@@ -1,0 +1,78 @@
+import Coaching
+import Configurator
+import HAL
+import PacerCore
+import Simulation
+import TestSupport
+import Testing
+
+@Suite("Speech settings and the speaker factory")
+struct SpeechSettingsTests {
+    func settings(_ extra: String) throws -> Settings {
+        try Settings.load(file: "/tmp/pacer.yaml", text: """
+            gps: "null"
+            buzzer: "null"
+            battery: sim
+            profile: medium
+            data_dir: /tmp/pacer-data
+            hardware_dir: \(hardwareDirectory)
+            \(extra)
+            """)
+    }
+
+    @Test func speechIsOffWithoutTheBlockAndItsDefaultsAreNotChatty() throws {
+        let s = try settings("")
+        #expect(s.speaker == nil && !s.speech.enabled)
+        #expect(s.speech.paceCues == .beep && s.speech.phases && s.speech.finish && s.speech.maximumShare == 0.1)
+        #expect(s.speech.splitDistance == 1000)
+        #expect(SpeechSettings(units: .imperial).splitDistance == 1609.344)
+    }
+
+    @Test func theBlockIsRead() throws {
+        let s = try settings("speaker: record\nspeech: {enabled: yes, language: de, units: imperial, pace: speed, split_m: 500, phases: no, pace_cues: both, max_share: 0.05}")
+        #expect(s.speaker?.scheme == "record")
+        #expect(s.speech == SpeechSettings(enabled: true, language: "de", units: .imperial, paceStyle: .speed, splitEvery: 500,
+                                           phases: false, paceCues: .both, maximumShare: 0.05))
+    }
+
+    @Test func badValuesAreRefusedWithTheirLine() throws {
+        for (extra, reason) in [("speech: {pace_cues: shout}", "speech.pace_cues: 'shout' is not one of beep, words, both"),
+                                ("speech: {max_share: 2}", "speech.max_share"),
+                                ("speech: {enabled: maybe}", "speech.enabled: 'maybe' is not yes or no"),
+                                ("speech: {loud: yes}", "speech.loud: unknown key")] {
+            do {
+                _ = try settings(extra)
+                Issue.record("\(extra) was accepted")
+            } catch {
+                #expect("\(error)".contains("/tmp/pacer.yaml:7: \(reason)"), "\(error)")
+            }
+        }
+    }
+
+    @Test func theFactoryKnowsNullAndRecordAndRefusesTheRest() throws {
+        #expect(try Configurator.makeSpeaker(nil) is NullSpeaker)
+        #expect(try Configurator.makeSpeaker(DeviceURI(parsing: "null")) is NullSpeaker)
+        #expect(try Configurator.makeSpeaker(DeviceURI(parsing: "record"), clock: VirtualClock()) is RecordingSpeaker)
+        do {
+            _ = try Configurator.makeSpeaker(DeviceURI(parsing: "shout:loud"))
+            Issue.record("an unknown speaker was made")
+        } catch {
+            #expect("\(error)" == "unknown speaker 'shout:loud' (known: null, record)")
+        }
+    }
+
+    @Test func aSpeakingDeviceLoadsItsPhraseBookAndAMissingOneIsNamed() throws {
+        var s = try settings("speaker: record\nspeech: {enabled: yes}")
+        s.gps = try DeviceURI(parsing: "file:\(hardwareDirectory)/recordings/easy-run.nmea")
+        let device = try Configurator.makeDevice(settings: s, timing: .virtual)
+        #expect(device.phrases?.language == "en")
+        #expect(device.speaker is RecordingSpeaker)
+        s.speech.language = "xx"
+        do {
+            _ = try Configurator.makeDevice(settings: s, timing: .virtual)
+            Issue.record("a missing phrase book was accepted")
+        } catch {
+            #expect(error.description.contains("speech/xx.yaml"), "\(error)")
+        }
+    }
+}
