@@ -53,6 +53,21 @@ struct EnergyLedgerTests {
         #expect(abs(l.boardMilliampHours - 130) < 1e-9)
     }
 
+    @Test func speechCostsTheAmplifierAndItsRenderingOnlyWhileWordsAreSaid() {
+        var model = Self.model()
+        model.speaker = .init(name: "amp", supplyVolts: 3.7, speakingMilliamps: 150, renderCPUShare: 0.5)
+        var l = EnergyLedger(model: model, start: Self.at(0), gps: .off)
+        let before = l.totalMilliampHours
+        // 36 s of words: 150 mA for the amplifier, and half of (400 - 100) mA for rendering.
+        l.speaker(speaking: .seconds(36), at: Self.at(10))
+        #expect(l.speakingTime == .seconds(36))
+        #expect(abs(l.speakerMilliampHours - (150.0 + 150.0) * 36 / 3600) < 1e-9)
+        #expect(abs(l.totalMilliampHours - before - l.speakerMilliampHours - l.boardMilliampHours) < 1e-9)
+        // The assumed part: a MAX98357A at 5 V, 150 mA while speaking, rendering half a core.
+        #expect(HardwareModel.SpeakerPart.max98357a.speakingMilliamps == 150)
+        #expect(Self.model().speaker == .max98357a)
+    }
+
     @Test func theBuzzerCostsOnlyWhileItSounds() {
         var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .off)
         for s in stride(from: 0.0, to: 3600, by: 10) { l.buzzer(sounding: .milliseconds(500), at: Self.at(s)) }

@@ -61,10 +61,13 @@ struct Rig {
     let finished = Finished()
     /// Every event the runtime reported, with its second.
     let events = EventLog()
+    /// What was said, when the rig speaks (`speech`).
+    let speaker: RecordingSpeaker
 
     init(_ text: String, plan: TrainingPlan, profile: PowerProfile = profile(), battery: Double? = nil,
          positioning: Bool = true, power: (any PowerMonitor)? = nil,
-         systemTime: ((VirtualClock) -> any SystemTime)? = nil) throws {
+         systemTime: ((VirtualClock) -> any SystemTime)? = nil, speech: SpeechSettings? = nil,
+         phrases: PhraseBook? = nil) throws {
         let dir = try makeTemporaryDirectory()
         let path = dir + "/run.nmea"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -74,10 +77,17 @@ struct Rig {
         let finished = self.finished
         let clock = self.clock
         let events = self.events
+        speaker = RecordingSpeaker(clock: clock)
+        var parts = DeviceRuntime.Parts(
+            clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
+            cues: testCues, log: store, power: power, receiverTime: ReceiverTime(system: systemTime?(clock)))
+        if let speech {
+            parts.speaker = speaker
+            parts.speech = speech
+            parts.phrases = phrases
+        }
         runtime = DeviceRuntime(
-            parts: .init(clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
-                         cues: testCues, log: store, power: power,
-                         receiverTime: ReceiverTime(system: systemTime?(clock))),
+            parts: parts,
             plan: plan, workoutIndex: 0, positioning: positioning,
             onEvent: { event, _ in events.add(clock.now.seconds, event) },
             onFinish: { end in
