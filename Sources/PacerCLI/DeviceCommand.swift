@@ -161,6 +161,7 @@ struct DeviceCommand: ParsableCommand {
             case .cue(let cue, _): "\(status.line)  [\(cue.rawValue)]"
             case .started(let id): "activity \(id) started: \(status.plan): \(status.workout)"
             case .finished(let end): "activity \(status.activityID.map(String.init) ?? "-") \(end.rawValue): \(status.line)"
+            case .said(let u, _, _): "say \(u.key): \"\(u.text)\""
             default: nil
             }
         }
