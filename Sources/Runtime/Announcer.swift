@@ -163,15 +163,17 @@ final class Announcer: Sendable {
 
     /// The end's summary: said at once, after what plays (the clock stops with the activity,
     /// so it cannot wait on it): the `say` event tells how long after the end it starts.
+    /// Whatever waits is dropped either way: nothing is said after the activity's end.
     func finished(timer: Duration, distance: Double) {
-        guard settings.finish else { return }
         let now = clock.now
-        let u = Utterance(text: formatter.finish(time: timer, distance: distance), key: "finish", priority: .announcement)
         let after = state.withLock { s in
             s.pump?.cancel()
+            s.pump = nil
             s.waiting.removeAll()
             return max(s.busyUntil, now) - now
         }
+        guard settings.finish else { return }
+        let u = Utterance(text: formatter.finish(time: timer, distance: distance), key: "finish", priority: .announcement)
         say(u, after: after, at: now)
     }
 

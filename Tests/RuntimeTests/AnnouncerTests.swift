@@ -152,6 +152,15 @@ struct AnnouncerTests {
         #expect(u.text == "Done: 30 minutes." && after == .milliseconds(1750))
     }
 
+    @Test func nothingWaitingIsSaidAfterTheEndEvenWithoutTheSummary() {
+        let rig = Rig(SpeechSettings(enabled: true, finish: false))
+        rig.announcer.cue(.workoutComplete, length: .milliseconds(1750), coach: Self.coach())
+        rig.announcer.status(Self.coach())
+        rig.announcer.finished(timer: .seconds(60), distance: 200)
+        rig.clock.runUntilIdle()
+        #expect(rig.events.kinds.isEmpty)
+    }
+
     @Test func theRecordingSpeakerEstimatesDeterministically() {
         let speaker = RecordingSpeaker(clock: VirtualClock(), wordsPerMinute: 160)
         // Five words, two numbers of up to two digits, a comma (a quarter) and a full stop (a
