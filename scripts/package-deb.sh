@@ -339,7 +339,7 @@ mkdir -p "$out"
 deb="$(cd "$out" && pwd)/pacer_${version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 say "built $deb"
-say "Depends: $depends, adduser"
+say "Depends: $depends, espeak-ng-data, adduser"
 say "size $(du -k "$deb" | cut -f1) kB; installed size $installed_size kB"
 
 # Every tag is shown, the overridden ones as O: (their reasons are in the overrides file, so

@@ -4,6 +4,10 @@
 #
 #   libgps-dev       gpsd's client library (the gpsd GPS source)
 #   libasound2-dev   ALSA (the buzzer)
+#   libespeak-ng-dev espeak-ng, the speech engine of `espeak:` speakers (its library and header)
+#   espeak-ng-data   espeak-ng's voices and phoneme data (the library finds nothing without it)
+#   pocketsphinx, pocketsphinx-en-us  an offline recogniser: the speech tests transcribe what
+#                    espeak-ng said and check the words and numbers
 #   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
@@ -17,7 +21,7 @@
 #   fonts-dejavu-core  the font the reports ask for and whose widths the charts measure labels with
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
     chromium fonts-dejavu-core)
 
 pacer_missing_packages() {
