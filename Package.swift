@@ -48,6 +48,10 @@ let package = Package(
         .systemLibrary(
             name: "CALSA", pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]),
+        // espeak-ng, the speech engine behind `espeak:` speakers (issue 25).
+        .systemLibrary(
+            name: "CESpeak", pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
 
         // The kernel's input events (<linux/input.h>), read by the button adapter.
         .target(name: "CLinuxInput"),
@@ -55,7 +59,7 @@ let package = Package(
         // Real Linux hardware behind the HAL.
         .target(
             name: "LinuxHardware",
-            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA", "CLinuxInput",
+            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA", "CESpeak", "CLinuxInput",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // Simulated hardware behind the same HAL: virtual clock, NMEA replay, WAV and

@@ -27,6 +27,17 @@ public final class TeeBuzzer: Buzzer {
         for b in buzzers { b.drain() }
     }
 
+    /// Every part that plays clips gets the clip; true when one did.
+    public func play(_ clip: SoundClip) -> Bool {
+        var played = false
+        for b in buzzers where b.play(clip) { played = true }
+        return played
+    }
+
+    public func cutClips() {
+        for b in buzzers { b.cutClips() }
+    }
+
     /// The first part's problem, if any has one.
     public var unavailableReason: String? { buzzers.lazy.compactMap(\.unavailableReason).first }
 }

@@ -79,7 +79,20 @@ public final class ALSABuzzer: Buzzer {
     /// Queues the cue and returns at once.
     public func play(_ cue: Cue, tones: [Tone]) {
         guard !tones.isEmpty else { return }
-        player?.enqueue(tones)
+        player?.enqueue(.tones(tones))
+    }
+
+    /// Queues speech behind the cues (resampled to the buzzer's rate): the same thread and
+    /// stream play both, so words and beeps take turns. False when the buzzer is silent.
+    public func play(_ clip: SoundClip) -> Bool {
+        guard let player, player.failure == nil, !clip.samples.isEmpty else { return false }
+        player.enqueue(.clip(clip.resampled(to: synthesizer.sampleRate)))
+        return true
+    }
+
+    /// Drops the cuttable clips waiting; the one playing stops within 20 ms.
+    public func cutClips() {
+        player?.cut()
     }
 
     /// Blocks until every queued cue has been written and played out by the device.
@@ -279,7 +292,19 @@ private final class Player: @unchecked Sendable {
     private let synthesizer: ToneSynthesizer
     private let logger: Logger?
 
-    private var queue: [[Tone]] = []
+    enum Item {
+        case tones([Tone])
+        case clip(SoundClip)
+
+        var cuttable: Bool {
+            if case .clip(let clip) = self { return clip.cuttable }
+            return false
+        }
+    }
+
+    private var queue: [Item] = []
+    /// Bumped by `cut`: a cuttable item being written stops when it changes.
+    private var cuts = 0
     private var busy = false
     private var stopping = false
     private var failureStorage: ALSAError?
@@ -331,13 +356,26 @@ private final class Player: @unchecked Sendable {
         return failureStorage
     }
 
-    func enqueue(_ tones: [Tone]) {
+    func enqueue(_ item: Item) {
         pthread_mutex_lock(mutex)
         if failureStorage == nil && !stopping {
-            queue.append(tones)
+            queue.append(item)
             pthread_cond_signal(work)
         }
         pthread_mutex_unlock(mutex)
+    }
+
+    func cut() {
+        pthread_mutex_lock(mutex)
+        queue.removeAll { $0.cuttable }
+        cuts &+= 1
+        pthread_mutex_unlock(mutex)
+    }
+
+    private var cutCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return cuts
     }
 
     func waitUntilIdle() {
@@ -365,10 +403,18 @@ private final class Player: @unchecked Sendable {
             while true {
                 var error: ALSAError?
                 if !queue.isEmpty {
-                    let tones = queue.removeFirst()
+                    let item = queue.removeFirst()
                     busy = true
+                    let cutsAtStart = cuts
                     pthread_mutex_unlock(mutex)
-                    error = write(synthesizer.render(tones), diagnostics: diagnostics)
+                    switch item {
+                    case .tones(let tones):
+                        error = write(synthesizer.render(tones), diagnostics: diagnostics)
+                    case .clip(let clip):
+                        error = write(
+                            clip.samples, diagnostics: diagnostics, inPieces: true,
+                            stopWhen: clip.cuttable ? { [unowned self] in cutCount != cutsAtStart } : nil)
+                    }
                     pthread_mutex_lock(mutex)
                 } else if needsDrain {
                     pthread_mutex_unlock(mutex)
@@ -398,13 +444,29 @@ private final class Player: @unchecked Sendable {
         if isOpen { playback.close() }
     }
 
-    private func write(_ samples: [Int16], diagnostics: ALSADiagnostics) -> ALSAError? {
+    /// Writes `samples`. Speech goes `inPieces` of 20 ms: seconds of it in one `writei`
+    /// came out longer than written through the `file` plugin (ALSA's recovery from an
+    /// underrun inside the call repeats part of it), and a piece is the grain at which
+    /// `stopWhen` is asked; when it turns true the device drops what it holds (the sound stops
+    /// at once) and the rest is not written.
+    private func write(
+        _ samples: [Int16], diagnostics: ALSADiagnostics, inPieces: Bool = false, stopWhen: (() -> Bool)? = nil
+    ) -> ALSAError? {
         diagnostics.removeAll()
         let pcm = playback.pcm
+        let piece = inPieces ? max(1, synthesizer.sampleRate / 50) : Int.max
+        var stopped = false
         let code: Int32? = samples.withUnsafeBufferPointer { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = snd_pcm_writei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(buffer.count - offset))
+                if let stopWhen, stopWhen() {
+                    snd_pcm_drop(pcm)
+                    stopped = true
+                    let err = snd_pcm_prepare(pcm)
+                    return err < 0 ? err : nil
+                }
+                let frames = min(buffer.count - offset, piece)
+                let written = snd_pcm_writei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(frames))
                 if written >= 0 {
                     offset += written
                     continue
@@ -416,7 +478,7 @@ private final class Player: @unchecked Sendable {
             }
             return nil
         }
-        needsDrain = true
+        needsDrain = !stopped
         return code.map { ALSAError(device: device, operation: .write, code: $0, detail: diagnostics.first) }
     }
 

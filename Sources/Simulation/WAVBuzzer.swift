@@ -59,7 +59,17 @@ public final class WAVBuzzer: Buzzer {
     }
 
     public func play(_ cue: Cue, tones: [Tone]) {
-        let samples = synthesizer.render(tones)
+        append(synthesizer.render(tones))
+    }
+
+    /// Speech is appended like a cue, at the file's rate: the file holds words and beeps in the
+    /// order they were played. Nothing plays while it is written, so there is nothing to cut.
+    public func play(_ clip: SoundClip) -> Bool {
+        append(clip.resampled(to: synthesizer.sampleRate).samples)
+        return true
+    }
+
+    private func append(_ samples: [Int16]) {
         guard !samples.isEmpty else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(samples.count * 2)
