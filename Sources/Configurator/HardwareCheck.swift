@@ -34,14 +34,19 @@ public enum HardwareCheck {
         public var buttons: String
         /// How long to wait for a press of it; nil: only that it can be read.
         public var pressWithin: Duration?
+        /// The speaker: `espeak:DEVICE?voice=…`, `wav:PATH`, `null`; nil: espeak-ng on the
+        /// buzzer's ALSA device (rendering only when the buzzer is not `alsa:`).
+        public var speaker: String?
 
         public init(
             gps: String = "gpsd://localhost:2947", buzzer: String = "alsa:default", battery: String = "sysfs",
             listen: Duration = .seconds(5), tryOtherBauds: Bool = true,
             powerSupplyRoot: String = SysfsBattery.defaultRoot, deviceRoot: String = "/dev",
             soundCardsFile: String = "/proc/asound/cards", connectTimeout: Duration = .seconds(2),
-            soundTimeout: Duration = .seconds(3), buttons: String = "none", pressWithin: Duration? = nil
+            soundTimeout: Duration = .seconds(3), buttons: String = "none", pressWithin: Duration? = nil,
+            speaker: String? = nil
         ) {
+            self.speaker = speaker
             self.buttons = buttons
             self.pressWithin = pressWithin
             self.gps = gps
@@ -62,6 +67,7 @@ public enum HardwareCheck {
         HardwareReport(parts: [
             gps(configuration),
             sound(configuration),
+            speech(configuration),
             battery(configuration),
             button(configuration),
             clock(),
@@ -151,6 +157,39 @@ public enum HardwareCheck {
                 name: part, configured: c.buzzer, required: true, status: .missing, found: [],
                 problem: "unknown buzzer '\(uri.scheme):'",
                 fix: ["use alsa:default, alsa:plughw:CARD=<name>,DEV=0, wav:/path/cues.wav or null"])
+        }
+    }
+
+    /// Speech (issue 25), never required: without it the device beeps.
+    static func speech(_ c: Configuration) -> HardwareReport.Part {
+        let part = "speech"
+        let buzzer = try? DeviceURI(parsing: c.buzzer)
+        let text = c.speaker ?? (buzzer?.scheme == "alsa" ? "espeak:\(buzzer!.path.isEmpty ? "default" : buzzer!.path)" : "espeak")
+        let uri: DeviceURI
+        do {
+            uri = try DeviceURI(parsing: text)
+        } catch {
+            return .init(
+                name: part, configured: text, required: false, status: .warning, found: [],
+                problem: "the speaker setting \(error.description)", fix: ["use espeak:DEVICE?voice=en, wav:PATH or null"])
+        }
+        switch uri.scheme {
+        case "null":
+            return .init(
+                name: part, configured: text, required: false, status: .ok,
+                found: ["no speaker: the device beeps only"], problem: nil, fix: [])
+        case "espeak", "wav":
+            let voice = ESpeakVoice(
+                name: uri.query["voice"] ?? "en", rate: Int(uri.query["rate"] ?? "") ?? ESpeakVoice.defaultRate,
+                volume: Int(uri.query["volume"] ?? "") ?? 100)
+            // `espeak` alone beside a buzzer that is not ALSA: the engine is checked, nothing played.
+            let device: String? = uri.scheme == "espeak" && !(c.speaker == nil && buzzer?.scheme != "alsa")
+                ? (uri.path.isEmpty ? "default" : uri.path) : nil
+            return .init(name: part, configured: text, required: false, HardwareProbe.speech(voice: voice, device: device))
+        default:
+            return .init(
+                name: part, configured: text, required: false, status: .warning, found: [],
+                problem: "unknown speaker '\(uri.scheme):'", fix: ["use espeak:DEVICE?voice=en, wav:PATH or null"])
         }
     }
 

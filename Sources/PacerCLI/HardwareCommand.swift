@@ -31,6 +31,9 @@ struct HardwareCommand: ParsableCommand {
         @Option(name: .long, help: "Sound output: alsa:DEVICE (alsa:default, alsa:plughw:CARD=Device,DEV=0), wav:FILE, or null.")
         var buzzer: String?
 
+        @Option(name: .long, help: "Speaker: espeak:DEVICE?voice=en&rate=170 (default: espeak-ng on the buzzer's ALSA device), wav:FILE, or null.")
+        var speaker: String?
+
         @Option(name: .long, help: "Battery gauge: sysfs (the board's fuel gauge), sysfs:/sys/class/power_supply/NAME, or sim.")
         var battery: String?
 
@@ -65,7 +68,7 @@ struct HardwareCommand: ParsableCommand {
             let configuration = HardwareCheck.Configuration(
                 gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
                 listen: AllowedRange.listenSeconds.duration(listen), buttons: buttons ?? parts.buttons,
-                pressWithin: press.map { AllowedRange.listenSeconds.duration($0) })
+                pressWithin: press.map { AllowedRange.listenSeconds.duration($0) }, speaker: speaker)
             let report = HardwareCheck.run(configuration)
             print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
             if !report.passed { throw ExitCode(report.exitStatus) }

@@ -26,8 +26,8 @@ struct HardwareCheckTests {
         let report = HardwareCheck.run(configuration(dir, gps: "file://\(recording)"))
         #expect(report.passed)
         #expect(report.exitStatus == 0)
-        #expect(report.parts.map(\.name) == ["GPS", "sound", "battery", "button", "clock"])
-        #expect(report.parts.map(\.status) == [.ok, .ok, .ok, .ok, .ok])
+        #expect(report.parts.map(\.name) == ["GPS", "sound", "speech", "battery", "button", "clock"])
+        #expect(report.parts.map(\.status) == [.ok, .ok, .ok, .ok, .ok, .ok])
         #expect(report.part("button")?.required == false)
         #expect(report.part("GPS")?.found.first?.hasPrefix("replays the recording \(recording)") == true)
         #expect(report.part("sound")?.found == ["no buzzer: the device runs silent (cues are logged only)"])
@@ -190,6 +190,28 @@ struct HardwareCheckTests {
         #expect(unknown.exitStatus == 69)
     }
 
+    /// Speech is never required: espeak-ng's version and voice and a rendering when it works,
+    /// a warning that says why when it cannot speak; the check still passes.
+    @Test func speechIsReportedAndNeverRequired() throws {
+        let dir = TemporaryDirectory()
+        let recording = try dir.file("run.nmea", "$GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,*5C\r\n")
+        let works = HardwareCheck.run(configuration(dir, gps: "file://\(recording)")).part("speech")
+        #expect(works?.status == .ok)
+        #expect(works?.required == false)
+        #expect(works?.found.first?.hasPrefix("espeak-ng 1.") == true)
+        #expect(works?.found.contains { $0.hasPrefix("rendered \"split 1, 5 minutes 41 seconds\" in ") } == true)
+        var noVoice = configuration(dir, gps: "file://\(recording)")
+        noVoice.speaker = "espeak:default?voice=xx-nonesuch"
+        let report = HardwareCheck.run(noVoice)
+        #expect(report.passed)
+        #expect(report.part("speech")?.status == .warning)
+        #expect(report.part("speech")?.problem?.contains("has no voice 'xx-nonesuch'") == true)
+        #expect(report.part("speech")?.problem?.hasSuffix("the device beeps only") == true)
+        var none = configuration(dir, gps: "file://\(recording)")
+        none.speaker = "null"
+        #expect(HardwareCheck.run(none).part("speech")?.found == ["no speaker: the device beeps only"])
+    }
+
     @Test func jsonRendering() throws {
         let dir = TemporaryDirectory()
         let port = try freeLoopbackPort()
@@ -198,8 +220,8 @@ struct HardwareCheckTests {
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["ok"] as? Bool == false)
         let parts = try #require(object["parts"] as? [[String: Any]])
-        #expect(parts.map { $0["part"] as? String } == ["GPS", "sound", "battery", "button", "clock"])
-        #expect(parts.map { $0["status"] as? String } == ["missing", "ok", "warning", "ok", "ok"])
+        #expect(parts.map { $0["part"] as? String } == ["GPS", "sound", "speech", "battery", "button", "clock"])
+        #expect(parts.map { $0["status"] as? String } == ["missing", "ok", "ok", "warning", "ok", "ok"])
         #expect(parts[0]["required"] as? Bool == true)
         #expect(parts[0]["configured"] as? String == "gpsd://127.0.0.1:\(port)")
         #expect(parts[0]["problem"] as? String == "gpsd not reachable at 127.0.0.1:\(port)")
