@@ -83,4 +83,22 @@ struct CommandLineEndToEndTests {
             #expect(help.stdout.contains("--buzzer") && help.stdout.contains("--profile"), "\(command)")
         }
     }
+
+    /// `pacer say`: words into a WAV file; why speech is unavailable, with 69; a speaker that
+    /// cannot be configured, with 78.
+    @Test func sayCommand() throws {
+        let dir = try makeTemporaryDirectory()
+        let said = try Pacer.run(["say", "--speaker", "wav:\(dir)/say.wav", "split", "1"])
+        #expect(said.status == 0)
+        #expect(said.stdout.hasPrefix("said \"split 1\" ("))
+        let size = (try FileManager.default.attributesOfItem(atPath: dir + "/say.wav")[.size] as? Int) ?? 0
+        #expect(size > 44 + 20_000)
+        let noVoice = try Pacer.run(["say", "--speaker", "wav:\(dir)/x.wav?voice=xx-nonesuch", "hello"])
+        #expect(noVoice.status == 69)
+        #expect(noVoice.stderr.contains("has no voice 'xx-nonesuch'"))
+        let unknown = try Pacer.run(["say", "--speaker", "festival:x", "hello"])
+        #expect(unknown.status == 78)
+        #expect(unknown.stderr.contains("unknown speaker 'festival:x'"))
+    }
+
 }
