@@ -96,6 +96,12 @@ struct CommandLineEndToEndTests {
         let noVoice = try Pacer.run(["say", "--speaker", "wav:\(dir)/x.wav?voice=xx-nonesuch", "hello"])
         #expect(noVoice.status == 69)
         #expect(noVoice.stderr.contains("has no voice 'xx-nonesuch'"))
+        // espeak-ng without its data (ESPEAK_DATA_PATH at an empty folder): why, and 69.
+        try FileManager.default.createDirectory(atPath: dir + "/empty/espeak-ng-data", withIntermediateDirectories: true)
+        let noData = try Pacer.run(
+            ["say", "--speaker", "wav:\(dir)/y.wav", "hello"], environment: ["ESPEAK_DATA_PATH": dir + "/empty"])
+        #expect(noData.status == 69)
+        #expect(noData.stderr.contains("no espeak-ng data at \(dir)/empty/espeak-ng-data (install espeak-ng-data)"))
         let unknown = try Pacer.run(["say", "--speaker", "festival:x", "hello"])
         #expect(unknown.status == 78)
         #expect(unknown.stderr.contains("unknown speaker 'festival:x'"))
