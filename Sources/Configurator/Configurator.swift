@@ -174,7 +174,7 @@ public enum Configurator {
         device.faults = faults
         device.simulated = simulated
         device.speaker = try makeSpeaker(
-            settings.speaker, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute, logger: logger)
+            settings.speaker, buzzer: buzzer, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute, logger: logger)
         if settings.speech.enabled {
             do {
                 device.phrases = try PhraseBookLoader.load(language: settings.speech.language, hardwareDir: settings.hardwareDirectory)
@@ -476,10 +476,13 @@ public enum Configurator {
     /// `alsa:DEVICE` buzzer for `espeak:DEVICE`, a `wav:PATH` buzzer for `wav:PATH`, alone or
     /// in a tee), so a word and a beep never sound together and a scenario's cues.wav holds
     /// both; otherwise the speaker opens that output for itself.
+    /// No URI: `NullSpeaker`. `record` remembers what was said and when on `clock`, saying
+    /// nothing (scenarios), its lengths estimated at `wordsPerMinute`.
     public static func makeSpeaker(
-        _ uri: DeviceURI, buzzer: (any Buzzer)? = nil, clock: (any PacerClock)? = nil,
-        logger: Logger = Logger(label: "pacer.speaker")
+        _ uri: DeviceURI?, buzzer: (any Buzzer)? = nil, clock: (any PacerClock)? = nil,
+        wordsPerMinute: Double = 160, logger: Logger = Logger(label: "pacer.speaker")
     ) throws(ConfigurationError) -> any Speaker {
+        guard let uri else { return NullSpeaker() }
         func parts(_ b: (any Buzzer)?) -> [any Buzzer] {
             guard let b else { return [] }
             if let tee = b as? TeeBuzzer { return tee.buzzers.flatMap { parts($0) } }
@@ -530,8 +533,8 @@ public enum Configurator {
         case "null":
             return NullSpeaker()
         case "record":
-            // The recording speaker belongs to the phrase book's half of issue 25.
-            throw ConfigurationError("'\(uri)': the recording speaker is not in this build")
+            guard let clock else { throw ConfigurationError("'\(uri)': a recording speaker needs the device's clock") }
+            return RecordingSpeaker(clock: clock, wordsPerMinute: wordsPerMinute)
         default:
             throw ConfigurationError("unknown speaker '\(uri)' (known: espeak:DEVICE, wav:PATH, null, record)")
         }

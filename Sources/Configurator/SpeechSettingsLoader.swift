@@ -50,24 +50,3 @@ public enum SpeechSettingsLoader {
         return s
     }
 }
-
-extension Configurator {
-    /// `null` (no voice: the device beeps) or `record` (remembers what was said and when on
-    /// `clock`, says nothing: scenarios, at `wordsPerMinute`). The engine's adapters (`espeak:`,
-    /// `wav:`) join here.
-    public static func makeSpeaker(
-        _ uri: DeviceURI?, clock: (any PacerClock)? = nil, wordsPerMinute: Double = 160,
-        logger: Logger = Logger(label: "pacer.speaker")
-    ) throws(ConfigurationError) -> any Speaker {
-        guard let uri else { return NullSpeaker() }
-        switch uri.scheme {
-        case "null":
-            return NullSpeaker()
-        case "record":
-            guard let clock else { throw ConfigurationError("'\(uri)': a recording speaker needs the device's clock") }
-            return RecordingSpeaker(clock: clock, wordsPerMinute: wordsPerMinute)
-        default:
-            throw ConfigurationError("unknown speaker '\(uri)' (known: null, record)")
-        }
-    }
-}

@@ -49,7 +49,7 @@ struct SpeechSettingsTests {
         }
     }
 
-    @Test func theFactoryKnowsNullAndRecordAndRefusesTheRest() throws {
+    @Test func theFactoryKnowsNullAndRecordAndRefusesWhatItDoesNotKnow() throws {
         #expect(try Configurator.makeSpeaker(nil) is NullSpeaker)
         #expect(try Configurator.makeSpeaker(DeviceURI(parsing: "null")) is NullSpeaker)
         #expect(try Configurator.makeSpeaker(DeviceURI(parsing: "record"), clock: VirtualClock()) is RecordingSpeaker)
@@ -57,7 +57,7 @@ struct SpeechSettingsTests {
             _ = try Configurator.makeSpeaker(DeviceURI(parsing: "shout:loud"))
             Issue.record("an unknown speaker was made")
         } catch {
-            #expect("\(error)" == "unknown speaker 'shout:loud' (known: null, record)")
+            #expect("\(error)" == "unknown speaker 'shout:loud' (known: espeak:DEVICE, wav:PATH, null, record)")
         }
     }
 
