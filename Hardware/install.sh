@@ -13,7 +13,7 @@
 # What goes where:
 #   /usr/local/bin/pacer                   the binary
 #   /usr/local/share/pacer/                plans, profiles, parts, builds, cues.yaml,
-#                                          recordings, config/simulated.yaml, README.md
+#                                          recordings, speech, config/simulated.yaml, README.md
 #   /etc/pacer/pacer.yaml                  the settings (config/board.yaml); an existing
 #                                          one is kept, the new one goes beside it as
 #                                          pacer.yaml.new
@@ -57,7 +57,7 @@ say "installed $root/usr/local/bin/pacer"
 
 install -d -m 0755 "$share" "$share/config"
 # Replace what an earlier version installed: a plan or profile removed upstream must not linger.
-for dir in plans profiles parts builds recordings; do
+for dir in plans profiles parts builds recordings speech; do
     rm -rf "${share:?}/$dir"
     cp -r "$here/$dir" "$share/$dir"
 done

@@ -24,7 +24,7 @@
 #
 #   /usr/bin/pacer                            the binary, stripped
 #   /usr/share/pacer/                         plans, profiles, parts, builds, cues.yaml,
-#                                             recordings, config/simulated.yaml, and the
+#                                             recordings, speech, config/simulated.yaml, and the
 #                                             bundled scenarios (Scenarios/, goldens too)
 #   /etc/pacer/pacer.yaml                     conffile: Hardware/config/board.yaml with
 #                                             hardware_dir: /usr/share/pacer
@@ -202,7 +202,7 @@ fi
 
 # The data the binary reads from hardware_dir, and the bundled scenarios.
 share="$stage/usr/share/pacer"
-for dir in plans profiles parts builds recordings; do
+for dir in plans profiles parts builds recordings speech; do
     cp -r "$hw/$dir" "$share/$dir"
 done
 install -m 0644 "$hw/cues.yaml" "$share/"
