@@ -111,9 +111,6 @@ public struct Odometer: Sendable {
             }
             let span = (to - from).inSeconds
             let ta = (a - from).inSeconds, tb = (b - from).inSeconds
-            guard let (v0, v1) = speeds, v0 + v1 > 0, span > 0 else {
-                return band.contains(speed) ? b - a : .zero
-            }
             let seconds: Double
             if let change = paceChangeAt {
                 let c = min(max((change - from).inSeconds, 0), span)
