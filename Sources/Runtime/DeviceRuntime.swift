@@ -578,6 +578,10 @@ public final class DeviceRuntime: Sendable {
         if receiver.isAsleep && next.gpsMode != .backup { receiver.wake() }
         if next.gpsMode == .powerSave && power == .tracking { receiver.set(.powerSave) }
         if next.gpsMode == .tracking && power == .powerSave { receiver.set(.tracking) }
+        // From power-save into backup: the receiver, which had its fix, sleeps now until
+        // shortly before the next position (left in power-save, its next update would come
+        // after the silence a backup-mode receiver is allowed, a false "GPS lost").
+        if next.gpsMode == .backup && power == .powerSave { sleepReceiver() }
         logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
         report(.profileChanged(from: previous.name, to: next.name, percent: percent))
         rescheduleTick()
