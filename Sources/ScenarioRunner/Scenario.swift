@@ -156,7 +156,7 @@ public struct Expectation: Hashable, Sendable {
         case gps(String, near: Near?, count: CountBound?)
         /// Any other event kind (`paused`, `resumed`, `phase-started`, `power-cut`, `recovered`,
         /// `waypoint-ahead`, …), optionally only those with a name (a waypoint's).
-        case event(String, name: String?, near: Near?, count: CountBound?)
+        case event(String, name: String?, near: Near?, count: CountBound?, window: ClosedRange<Duration>? = nil)
         /// An activity's distance in km, within a tolerance.
         case distance(activity: Int?, km: Double, tolerance: Double)
         /// An activity's timer (its active time, pauses left out), and optionally its elapsed

@@ -89,6 +89,11 @@ public enum ScenarioCheck {
             }
             return nil
         }
+        func within(_ window: ClosedRange<Duration>?, _ what: String, _ events: [ScenarioEvent]) -> (String, [ScenarioEvent]) {
+            guard let window else { return (what, events) }
+            return (what + " between \(ScenarioRecorder.clock(window.lowerBound)) and \(ScenarioRecorder.clock(window.upperBound))",
+                    events.filter { window.contains($0.time) })
+        }
         func activity(_ n: Int?) -> ActivityDetail? {
             guard let n else { return o.activities.last }
             return o.activities.first { $0.summary.id == Int64(n) }
@@ -98,18 +103,15 @@ public enum ScenarioCheck {
         }
         switch e.check {
         case .cue(let cue, let near, let count, let window):
-            var events = o.events.filter { $0.kind == "cue" && $0.name == cue.rawValue }
-            var what = "\(cue.rawValue) cue(s)"
-            if let window {
-                events = events.filter { window.contains($0.time) }
-                what += " between \(ScenarioRecorder.clock(window.lowerBound)) and \(ScenarioRecorder.clock(window.upperBound))"
-            }
+            let (what, events) = within(window, "\(cue.rawValue) cue(s)", o.events.filter { $0.kind == "cue" && $0.name == cue.rawValue })
             return check(what, events, near: near, count: count)
         case .gps(let status, let near, let count):
             return check("gps \(status)", o.events.filter { $0.kind == "gps" && $0.name == status }, near: near, count: count)
-        case .event(let kind, let name, let near, let count):
-            return check("\(kind) event(s)" + (name.map { " named '\($0)'" } ?? ""),
-                         o.events.filter { $0.kind == kind && (name == nil || $0.name == name) }, near: near, count: count)
+        case .event(let kind, let name, let near, let count, let window):
+            let (what, events) = within(
+                window, "\(kind) event(s)" + (name.map { " named '\($0)'" } ?? ""),
+                o.events.filter { $0.kind == kind && (name == nil || $0.name == name) })
+            return check(what, events, near: near, count: count)
         case .distance(let n, let km, let tolerance):
             guard let a = activity(n) else { return missing(n) }
             let got = a.summary.distance / 1000

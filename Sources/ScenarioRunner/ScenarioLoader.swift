@@ -171,7 +171,7 @@ public enum ScenarioLoader {
         var speech: SpeechSettings?
         if let block = try map.optionalMapping("speech") {
             speech = try SpeechSettingsLoader.speech(block, base: SpeechSettings(enabled: true))
-            if speech?.enabled == false { speech = nil }
+            if speech?.speaksAnywhere == false { speech = nil }
         }
         // The button's actions (`button_actions:`, as in the settings): a press that says the status.
         var actions: ButtonActions?
@@ -272,6 +272,15 @@ public enum ScenarioLoader {
             }
             return lo == nil && hi == nil ? nil : .init(minimum: lo, maximum: hi)
         }
+        /// `from` and `to` (either may be left out): the part of the run the check looks at.
+        func window() throws(DataFileError) -> ClosedRange<Duration>? {
+            let from = try optionalDuration(&item, "from")
+            let to = try optionalDuration(&item, "to")
+            guard from != nil || to != nil else { return nil }
+            let lo = from ?? .zero, hi = to ?? .seconds(1_000_000)
+            guard hi >= lo else { throw item.error("to", "must not be before from") }
+            return lo...hi
+        }
         func activity() throws(DataFileError) -> Int? {
             try integer(&item, "activity")
         }
@@ -282,14 +291,7 @@ public enum ScenarioLoader {
             }
             let n = try near()
             let c = try count()
-            let from = try optionalDuration(&item, "from")
-            let to = try optionalDuration(&item, "to")
-            var window: ClosedRange<Duration>?
-            if from != nil || to != nil {
-                let lo = from ?? .zero, hi = to ?? .seconds(1_000_000)
-                guard hi >= lo else { throw item.error("to", "must not be before from") }
-                window = lo...hi
-            }
+            let window = try window()
             guard n != nil || c != nil else { throw item.error("cue", "needs `at` (with `within`) or `count`/`min`/`max`") }
             check = .cue(cue, near: n, count: c, window: window)
         } else if let status = try item.optionalString("gps") {
@@ -306,9 +308,9 @@ public enum ScenarioLoader {
                          "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let name = try item.optionalString("name")
-            let n = try near(), c = try count()
+            let n = try near(), c = try count(), w = try window()
             guard n != nil || c != nil else { throw item.error("event", "needs `at` (with `within`) or `count`/`min`/`max`") }
-            check = .event(kind, name: name, near: n, count: c)
+            check = .event(kind, name: name, near: n, count: c, window: w)
         } else if let km = try item.optionalNumber("distance_km", in: distanceRange) {
             let tolerance = try item.optionalNumber("within", in: distanceRange) ?? 0.01
             check = .distance(activity: try activity(), km: km, tolerance: tolerance)
