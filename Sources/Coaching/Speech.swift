@@ -19,12 +19,21 @@ public struct PhraseBook: Hashable, Sendable {
         "band-fast": [],
         "band-on": [],
         "band-unknown": [],
+        "gps-lost": [],
+        "gps-back": [],
+        "low-battery": ["battery"],
+        "storage-fault": [],
+        "off-route": ["off"],
+        "on-route": [],
+        "waypoint-ahead": ["waypoint", "ahead"],
+        "turn-around": [],
+        "route-end": [],
     ]
     /// The unit words a book must have.
     public static let words: [String] = [
         "hour", "hours", "minute", "minutes", "second", "seconds",
         "kilometre", "kilometres", "mile", "miles", "per-kilometre", "per-mile",
-        "kilometres-per-hour", "miles-per-hour",
+        "kilometres-per-hour", "miles-per-hour", "metre", "metres", "yard", "yards",
     ]
 
     /// The language's code (`en`, `de`), as the engine's voice is named.
@@ -110,10 +119,22 @@ public struct SpeechSettings: Hashable, Sendable {
     public var maximumShare: Double
     /// Words a minute the simulated speaker and the estimates assume.
     public var wordsPerMinute: Double
+    /// How a safety cue (gps-lost, gps-back, low-battery, storage-fault, off-route, on-route)
+    /// sounds: its beep alone, or the beep and then what it means in words.
+    public var alerts: Alerts
+    /// The choices that differ under a power profile, by the profile's name (`speech.profiles`
+    /// in the settings): the device switches to them when it switches profile (a step-down).
+    public var perProfile: [String: SpeechSettings]
+
+    /// A safety cue as a beep, or as a beep and its words.
+    public enum Alerts: String, CaseIterable, Hashable, Sendable { case beep, both }
 
     public init(enabled: Bool = false, language: String = "en", units: Units = .metric, paceStyle: PaceStyle = .pace,
                 splitEvery: Double? = nil, phases: Bool = true, finish: Bool = true, paceCues: PaceCues = .beep,
-                maximumShare: Double = 0.10, wordsPerMinute: Double = 160) {
+                maximumShare: Double = 0.10, wordsPerMinute: Double = 160, alerts: Alerts = .both,
+                perProfile: [String: SpeechSettings] = [:]) {
+        self.alerts = alerts
+        self.perProfile = perProfile
         self.enabled = enabled
         self.language = language
         self.units = units
@@ -128,6 +149,14 @@ public struct SpeechSettings: Hashable, Sendable {
 
     /// The metres between splits (0: none).
     public var splitDistance: Double { splitEvery ?? (units == .metric ? 1000 : SpeechFormatter.metresPerMile) }
+
+    /// The choices under the power profile `name`: its own block's, or these.
+    public func under(profile name: String) -> SpeechSettings {
+        perProfile[name] ?? self
+    }
+
+    /// Whether the device speaks under some profile (it needs a voice and a phrase book then).
+    public var speaksAnywhere: Bool { enabled || perProfile.values.contains(where: \.enabled) }
 }
 
 /// Figures as words for the engine: pure, no I/O.
@@ -230,6 +259,45 @@ public struct SpeechFormatter: Hashable, Sendable {
         return book.render("status", [
             "phase": s.phaseName, "left": duration(s.phaseTimeLeft), "pace": pace(s.smoothedSpeed) ?? "",
             "band": book.render(band, [:]), "distance": distance(s.distance), "needed": needed,
+        ])
+    }
+
+    /// What a safety or route cue's words are made of: the battery's level, how far off the
+    /// route, the waypoint ahead and how far.
+    public struct AlertFacts: Hashable, Sendable {
+        public var battery: Double?
+        public var offRoute: Double?
+        public var waypoint: String?
+        public var ahead: Double?
+
+        public init(battery: Double? = nil, offRoute: Double? = nil, waypoint: String? = nil, ahead: Double? = nil) {
+            self.battery = battery
+            self.offRoute = offRoute
+            self.waypoint = waypoint
+            self.ahead = ahead
+        }
+    }
+
+    /// A short distance as said: to 10 m (metres or yards) under 1000, in kilometres or miles
+    /// from there ("60 metres", "1.2 kilometres", "70 yards").
+    public func shortDistance(_ metres: Double) -> String {
+        let m = max(0, metres)
+        let perUnit = units == .metric ? 1.0 : 0.9144
+        let n = Int((m / perUnit / 10).rounded()) * 10
+        if n >= 1000 { return distance(m) }
+        let shown = max(n, Int((m / perUnit).rounded()) > 0 ? 10 : 0)
+        let word = units == .metric ? (shown == 1 ? "metre" : "metres") : (shown == 1 ? "yard" : "yards")
+        return "\(shown) \(book.word(word))"
+    }
+
+    /// A safety or route cue in words: "GPS lost.", "Battery low, 15 percent.", "Off the route
+    /// by 60 metres."
+    public func alert(_ key: String, _ facts: AlertFacts) -> String {
+        book.render(key, [
+            "battery": facts.battery.map { "\(Int($0.rounded()))" } ?? "",
+            "off": facts.offRoute.map(shortDistance) ?? "",
+            "waypoint": facts.waypoint ?? "",
+            "ahead": facts.ahead.map(shortDistance) ?? "",
         ])
     }
 

@@ -175,8 +175,14 @@ public enum Configurator {
         device.simulated = simulated
         device.speaker = try makeSpeaker(
             settings.speaker, buzzer: buzzer, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute, logger: logger)
-        if settings.speech.enabled {
-            do {
+        if settings.speech.speaksAnywhere {
+            do throws(DataFileError) {
+                let known = try PowerProfileLoader.available(hardwareDir: settings.hardwareDirectory)
+                if let unknown = settings.speech.perProfile.keys.sorted().first(where: { !known.contains($0) }) {
+                    throw DataFileError(
+                        file: settings.source,
+                        reason: "speech.profiles.\(unknown): no such power profile (profiles: \(known.joined(separator: ", ")))")
+                }
                 device.phrases = try PhraseBookLoader.load(language: settings.speech.language, hardwareDir: settings.hardwareDirectory)
             } catch {
                 throw ConfigurationError(error.description)

@@ -180,7 +180,8 @@ public struct Settings: Hashable, Sendable {
         let zones = try privacyZones(&map)
         var speaker: DeviceURI?
         if map.has("speaker") { speaker = try uri("speaker", nil) }
-        let speech = try SpeechSettingsLoader.speech(map.optionalMapping("speech"))
+        let speech = try SpeechSettingsLoader.speech(
+            map.optionalMapping("speech"), knownProfiles: try? PowerProfileLoader.available(hardwareDir: hardware))
         try map.finish()
         var settings = Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,

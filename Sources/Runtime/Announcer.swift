@@ -15,11 +15,18 @@ import Synchronization
 ///   waiting wait on, after the cue's tones.
 /// - Pace words (`pace_cues: words` or `both`) go before any waiting announcement, after
 ///   their cue's tones when it beeps too; they are never dropped and never cut.
+/// - Safety and route cues (gps-lost, gps-back, low-battery, storage-fault, off-route,
+///   on-route, waypoint-ahead, turn-around, route-end) are said after their beep with
+///   `alerts: both` (the default): first in the queue, never dropped for the share, never cut.
+///   A reminder (gps-lost again while the fix is still lost) beeps without words.
 /// - Nothing is said while paused: an announcement due then is dropped.
 /// - Announcements take at most `maximumShare` of the run: one that would take the spoken
 ///   total above that share of the time since the start (plus a minute's allowance, so that
 ///   the first split is said) is dropped (`say-dropped`, reason `share`). Pace words neither
 ///   count towards it nor are dropped for it; the end's summary is always said.
+///
+/// The choices follow the power profile (`SpeechSettings.perProfile`): `profile(_:)` switches
+/// them at a step-down; splits go on counting from where the runner is.
 ///
 /// All of it on the clock's loop; the runtime calls in from its loop.
 final class Announcer: Sendable {
@@ -45,9 +52,18 @@ final class Announcer: Sendable {
         var lastSplitTimer = Duration.zero
         /// The odometer and the timer at the fix before.
         var previous: (distance: Double, timer: Duration)?
+        /// The choices under the profile the device is on.
+        var current: SpeechSettings
+        /// Alerts said whose reminders are beeps only, until what ends them (gps-back,
+        /// on-route) is said.
+        var alerted: Set<String> = []
     }
 
-    let settings: SpeechSettings
+    /// An alert whose repeats (the cue's reminders) are not said again, and what ends it.
+    static let saidOnce: [String: String?] = ["gps-lost": "gps-back", "off-route": "on-route", "storage-fault": nil]
+
+    /// The choices under every profile.
+    let all: SpeechSettings
     let formatter: SpeechFormatter
     private let speaker: any Speaker
     private let clock: any PacerClock
@@ -58,11 +74,28 @@ final class Announcer: Sendable {
     init(speaker: any Speaker, settings: SpeechSettings, book: PhraseBook, clock: any PacerClock,
          power: (any PowerMonitor)?) {
         self.speaker = speaker
-        self.settings = settings
+        all = settings
         formatter = SpeechFormatter(book: book, units: settings.units, paceStyle: settings.paceStyle)
         self.clock = clock
         self.power = power
-        state = Mutex(State(busyUntil: clock.now, nextSplit: settings.splitDistance))
+        state = Mutex(State(busyUntil: clock.now, nextSplit: settings.splitDistance, current: settings))
+    }
+
+    /// The choices in force now.
+    var settings: SpeechSettings { state.withLock { $0.current } }
+
+    /// The device is on (or switched to) the profile `name`: its choices from now on. A new
+    /// split length counts from the runner's distance: the next split is its next multiple.
+    func profile(_ name: String) {
+        let next = all.under(profile: name)
+        state.withLock { s in
+            let length = next.splitDistance
+            if length != s.current.splitDistance, length > 0 {
+                let run = s.previous?.distance ?? 0
+                s.nextSplit = (run / length).rounded(.down) * length + length
+            }
+            s.current = next
+        }
     }
 
     /// Where the voice's events go (the runtime's `report`).
@@ -76,7 +109,8 @@ final class Announcer: Sendable {
 
     /// Whether a pace cue still beeps (`pace_cues: words` says it in words only).
     func beeps(_ cue: Cue) -> Bool {
-        !(Self.paceKey(cue) != nil && settings.paceCues == .words)
+        let s = settings
+        return !(s.enabled && Self.paceKey(cue) != nil && s.paceCues == .words)
     }
 
     static func paceKey(_ cue: Cue) -> String? {
@@ -84,6 +118,22 @@ final class Announcer: Sendable {
         case .speedUp: "faster"
         case .slowDown: "ease-off"
         case .onPace: "on-pace"
+        default: nil
+        }
+    }
+
+    /// The phrase book's key for a safety or route cue's words.
+    static func alertKey(_ cue: Cue) -> String? {
+        switch cue {
+        case .gpsLost: "gps-lost"
+        case .gpsBack: "gps-back"
+        case .lowBattery: "low-battery"
+        case .storageFault: "storage-fault"
+        case .offRoute: "off-route"
+        case .onRoute: "on-route"
+        case .waypointAhead: "waypoint-ahead"
+        case .turnAround: "turn-around"
+        case .routeEnd: "route-end"
         default: nil
         }
     }
@@ -100,7 +150,7 @@ final class Announcer: Sendable {
 
     /// A cue's tones (`length`, rests included) start now: an announcement being said is cut,
     /// the output is busy until they end; a pace cue is said in words when the runner chose so.
-    func cue(_ cue: Cue, length: Duration, coach: CoachStatus) {
+    func cue(_ cue: Cue, length: Duration, coach: CoachStatus, facts: SpeechFormatter.AlertFacts = .init()) {
         let now = clock.now
         let cut = state.withLock { s -> String? in
             var cut: String?
@@ -116,9 +166,12 @@ final class Announcer: Sendable {
             speaker.cutAnnouncements()
             report(.speechCut(key: cut))
         }
-        if let key = Self.paceKey(cue), settings.paceCues != .beep {
+        let choices = settings
+        if choices.enabled, let key = Self.paceKey(cue), choices.paceCues != .beep {
             let text = formatter.paceCue(key, speed: coach.smoothedSpeed, target: coach.phase.targetSpeed)
             enqueue(Utterance(text: text, key: key, priority: .pace))
+        } else if choices.enabled, choices.alerts == .both, let key = Self.alertKey(cue), firstTime(key) {
+            enqueue(Utterance(text: formatter.alert(key, facts), key: key, priority: .safety))
         } else if state.withLock({ !$0.waiting.isEmpty }) {
             schedulePump()
         }
@@ -127,12 +180,21 @@ final class Announcer: Sendable {
     /// The odometer and the timer after a fix: a split announcement at each split distance,
     /// its time taken where the line between this fix and the one before crosses it (fixes
     /// half a minute apart would otherwise put up to 30 s in the wrong split).
+    /// Whether `key`'s words are due: not for a reminder of an alert already said.
+    private func firstTime(_ key: String) -> Bool {
+        state.withLock { s in
+            for (alert, end) in Self.saidOnce where end == key { s.alerted.remove(alert) }
+            guard Self.saidOnce[key] != nil else { return true }
+            return s.alerted.insert(key).inserted
+        }
+    }
+
     func progress(_ coach: CoachStatus) {
-        let length = settings.splitDistance
-        guard length > 0 else { return }
         var said: [Utterance] = []
         state.withLock { s in
             defer { s.previous = (coach.distance, coach.elapsed) }
+            let length = s.current.splitDistance
+            guard length > 0 else { return }
             while coach.distance >= s.nextSplit {
                 s.splits += 1
                 var crossing = coach.elapsed
@@ -144,7 +206,7 @@ final class Announcer: Sendable {
                     number: s.splits, time: time, length: length, distance: s.nextSplit, total: crossing)
                 s.lastSplitTimer = crossing
                 s.nextSplit += length
-                said.append(Utterance(text: text, key: "split", priority: .announcement))
+                if s.current.enabled { said.append(Utterance(text: text, key: "split", priority: .announcement)) }
             }
         }
         // Several splits at once (a long gap in the fixes): the last one is what matters.
@@ -152,7 +214,8 @@ final class Announcer: Sendable {
     }
 
     func phaseStarted(_ phase: Phase, index: Int) {
-        guard settings.phases else { return }
+        let choices = settings
+        guard choices.enabled, choices.phases else { return }
         enqueue(Utterance(text: formatter.phaseStart(phase), key: "phase-start", priority: .announcement))
     }
 
@@ -172,7 +235,8 @@ final class Announcer: Sendable {
             s.waiting.removeAll()
             return max(s.busyUntil, now) - now
         }
-        guard settings.finish else { return }
+        let choices = settings
+        guard choices.enabled, choices.finish else { return }
         let u = Utterance(text: formatter.finish(time: timer, distance: distance), key: "finish", priority: .announcement)
         say(u, after: after, at: now)
     }
@@ -211,7 +275,7 @@ final class Announcer: Sendable {
                 if s.paused { return .drop(u, "paused") }
                 guard u.priority == .announcement else { return .say(u) }
                 let d = speaker.duration(of: u.text)
-                let allowed = Duration.seconds(settings.maximumShare
+                let allowed = Duration.seconds(s.current.maximumShare
                     * (now - (s.startedAt ?? now) + Self.shareAllowance).inSeconds)
                 if s.spoken + d > allowed { return .drop(u, "share") }
                 return .say(u)

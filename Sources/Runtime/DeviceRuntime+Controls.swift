@@ -69,13 +69,13 @@ extension DeviceRuntime {
             logger.info("on the route \(Int(along.rounded())) m from its start")
         case .offRoute(let by, _):
             logger.info("off the route by \(Int(by.rounded())) m")
-            sound(.offRoute, phase: nil)
+            sound(.offRoute, phase: nil, facts: .init(offRoute: by))
         case .backOnRoute(let along):
             logger.info("back on the route \(Int(along.rounded())) m from its start")
             sound(.onRoute, phase: nil)
         case .waypointAhead(_, let name, let distance, let climb):
             logger.info("waypoint '\(name)' \(Int(distance.rounded())) m ahead\(climb.map { ", \(Int($0.rounded())) m up" } ?? "")")
-            sound(.waypointAhead, phase: nil)
+            sound(.waypointAhead, phase: nil, facts: .init(waypoint: name, ahead: distance))
         case .waypointPassed(_, let name):
             logger.info("passed waypoint '\(name)'")
         case .turnAround:

@@ -87,9 +87,10 @@ public final class DeviceRuntime: Sendable {
         writer = StorageWriter(log: parts.log, clock: parts.clock, logger: logger)
         player = CuePlayer(buzzer: parts.buzzer, cues: parts.cues, clock: parts.clock, power: parts.power, writer: writer)
         receiver = ReceiverPower(clock: parts.clock, gps: parts.gps, monitor: parts.power, hotStart: parts.gpsHotStart)
-        if parts.speech.enabled, let book = parts.phrases, parts.speaker.unavailableReason == nil {
+        if parts.speech.speaksAnywhere, let book = parts.phrases, parts.speaker.unavailableReason == nil {
             announcer = Announcer(
                 speaker: parts.speaker, settings: parts.speech, book: book, clock: parts.clock, power: parts.power)
+            announcer?.profile(parts.profile.name)
         } else {
             announcer = nil
         }
@@ -461,7 +462,8 @@ public final class DeviceRuntime: Sendable {
     }
 
     /// Sounds a cue in the profile's style, records it, reports it.
-    func sound(_ cue: Cue, phase: Int?) {
+    /// `facts`: what the cue's words need (the battery's level, how far off the route).
+    func sound(_ cue: Cue, phase: Int?, facts: SpeechFormatter.AlertFacts = .init()) {
         let now = parts.clock.now
         let (style, activity, elapsed) = state.withLock { s in
             (s.profile.style(for: cue), s.activity, s.coach.elapsed(at: now))
@@ -469,7 +471,7 @@ public final class DeviceRuntime: Sendable {
         let length = player.play(
             cue, style: style, phase: phase, activity: activity, elapsed: elapsed, beep: announcer?.beeps(cue) ?? true)
         report(.cue(cue, phase: phase))
-        announcer?.cue(cue, length: length, coach: status.coach)
+        announcer?.cue(cue, length: length, coach: status.coach, facts: facts)
     }
 
     /// Tells the observer, outside every lock; the voice hears it too.
@@ -547,7 +549,7 @@ public final class DeviceRuntime: Sendable {
         let seen = state.withLock { s -> BatteryWatch.Outcome? in s.finished ? nil : s.battery.observe(reading) }
         guard let seen else { return }
         if seen.changed, let reading { report(.battery(percent: reading.percent)) }
-        if seen.warnLow { sound(.lowBattery, phase: nil) }
+        if seen.warnLow { sound(.lowBattery, phase: nil, facts: .init(battery: reading?.percent)) }
         if let reading, !reading.charging { stepDownIfDue(reading.percent) }
     }
 
@@ -583,6 +585,7 @@ public final class DeviceRuntime: Sendable {
         // after the silence a backup-mode receiver is allowed, a false "GPS lost").
         if next.gpsMode == .backup && power == .powerSave { sleepReceiver() }
         logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
+        announcer?.profile(next.name)
         report(.profileChanged(from: previous.name, to: next.name, percent: percent))
         rescheduleTick()
     }

@@ -56,6 +56,20 @@ struct PhraseBookTests {
         #expect(f.paceCue("faster", speed: 2, target: 3) == "Faster.")
     }
 
+    @Test func safetyAndRouteCuesInWords() throws {
+        let f = try formatter("en")
+        #expect(f.alert("gps-lost", .init()) == "GPS lost.")
+        #expect(f.alert("low-battery", .init(battery: 14.6)) == "Battery low, 15 percent.")
+        #expect(f.alert("off-route", .init(offRoute: 63)) == "Off the route by 60 metres.")
+        #expect(f.alert("off-route", .init(offRoute: 4)) == "Off the route by 10 metres.")
+        #expect(f.alert("waypoint-ahead", .init(waypoint: "Old bridge", ahead: 1240)) == "Old bridge in 1.2 kilometres.")
+        #expect(f.alert("storage-fault", .init()) == "Storage fault. The run is not being saved.")
+        #expect(try formatter("en", .imperial).shortDistance(100) == "110 yards")
+        let de = try formatter("de")
+        #expect(de.alert("off-route", .init(offRoute: 45)) == "Abseits der Strecke, 50 Meter.")
+        #expect(de.alert("low-battery", .init(battery: 20)) == "Akku schwach, 20 Prozent.")
+    }
+
     @Test func everyBundledBookLoads() throws {
         for language in ["en", "de"] {
             let book = try PhraseBookLoader.load(language: language, hardwareDir: hardwareDirectory)

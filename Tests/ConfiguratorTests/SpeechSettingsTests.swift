@@ -35,6 +35,44 @@ struct SpeechSettingsTests {
                                            phases: false, paceCues: .both, maximumShare: 0.05))
     }
 
+    @Test func eachProfileMayChooseOtherAnnouncementsOverTheBlocksOwn() throws {
+        let s = try settings("""
+            speech:
+              enabled: yes
+              split_m: 500
+              alerts: beep
+              profiles:
+                low: {split_m: 0, phases: no}
+                high: {pace_cues: both, alerts: both}
+            """)
+        #expect(s.speech.alerts == .beep)
+        #expect(s.speech.under(profile: "medium") == s.speech)
+        let low = s.speech.under(profile: "low")
+        #expect(low.splitDistance == 0 && !low.phases && low.finish && low.alerts == .beep && low.enabled)
+        let high = s.speech.under(profile: "high")
+        #expect(high.splitDistance == 500 && high.paceCues == .both && high.alerts == .both && high.phases)
+        #expect(high.perProfile.isEmpty)
+        // Speech off but on under one profile: the device still needs its voice.
+        let one = try settings("speech: {profiles: {high: {enabled: yes}}}")
+        #expect(!one.speech.enabled && one.speech.speaksAnywhere)
+    }
+
+    @Test func aProfilesBlockIsRefusedWhereItDoesNotBelong() throws {
+        for (extra, line, reason) in [
+            ("speech:\n  profiles:\n    lwo: {phases: no}", 9, "speech.profiles.lwo: no such power profile (profiles: high, low, medium)"),
+            ("speech:\n  profiles:\n    low: {language: de}", 9,
+             "speech.profiles.low.language: is the device's, the same under every profile; set it in `speech:` itself"),
+            ("speech:\n  profiles:\n    low: {alerts: words}", 9, "speech.profiles.low.alerts: 'words' is not one of beep, both"),
+        ] {
+            do {
+                _ = try settings(extra)
+                Issue.record("\(extra) was accepted")
+            } catch {
+                #expect("\(error)".contains("/tmp/pacer.yaml:\(line): \(reason)"), "\(error)")
+            }
+        }
+    }
+
     @Test func badValuesAreRefusedWithTheirLine() throws {
         for (extra, reason) in [("speech: {pace_cues: shout}", "speech.pace_cues: 'shout' is not one of beep, words, both"),
                                 ("speech: {max_share: 2}", "speech.max_share"),

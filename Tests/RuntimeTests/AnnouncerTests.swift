@@ -15,7 +15,9 @@ struct AnnouncerTests {
         templates: ["split": "Split {split}: {split_time}.", "phase-start": "{phase}: {duration}.",
                     "finish": "Done: {time}.", "status": "{phase}, {left} left.", "status-needed": "",
                     "faster": "Faster.", "ease-off": "Ease off.", "on-pace": "On pace, {pace}.",
-                    "band-slow": "", "band-fast": "", "band-on": "", "band-unknown": ""],
+                    "band-slow": "", "band-fast": "", "band-on": "", "band-unknown": "",
+                    "gps-lost": "GPS lost.", "low-battery": "Battery low, {battery} percent.",
+                    "off-route": "Off the route by {off}.", "waypoint-ahead": "{waypoint} in {ahead}."],
         words: [:])
 
     final class Events: Sendable {
@@ -159,6 +161,61 @@ struct AnnouncerTests {
         rig.announcer.finished(timer: .seconds(60), distance: 200)
         rig.clock.runUntilIdle()
         #expect(rig.events.kinds.isEmpty)
+    }
+
+    @Test func safetyCuesAreSaidAfterTheirBeepFirstInTheQueueAndNeverDropped() {
+        var settings = SpeechSettings(enabled: true, maximumShare: 0.001)
+        settings.splitEvery = 0
+        let rig = Rig(settings)
+        let start = rig.clock.now
+        rig.announcer.status(Self.coach())
+        rig.announcer.cue(.lowBattery, length: .milliseconds(900), coach: Self.coach(), facts: .init(battery: 14.6))
+        rig.clock.runUntilIdle()
+        #expect(rig.events.kinds == ["say", "say-dropped"])
+        let said = rig.events.said
+        #expect(said.first?.1.text == "Battery low, 15 percent." && said.first?.1.priority == .safety)
+        #expect(said.first?.0 == start + .milliseconds(900))
+        #expect(rig.announcer.beeps(.lowBattery))
+        rig.announcer.cue(.offRoute, length: .milliseconds(500), coach: Self.coach(), facts: .init(offRoute: 63))
+        rig.announcer.cue(.waypointAhead, length: .milliseconds(500), coach: Self.coach(),
+                          facts: .init(waypoint: "Bridge", ahead: 148))
+        rig.clock.runUntilIdle()
+        #expect(rig.events.said.map(\.1.text).suffix(2) == ["Off the route by 60 metres.", "Bridge in 150 metres."])
+        // `alerts: beep`: the beep alone.
+        let quiet = Rig(SpeechSettings(enabled: true, alerts: .beep))
+        quiet.announcer.cue(.gpsLost, length: .milliseconds(500), coach: Self.coach())
+        quiet.clock.runUntilIdle()
+        #expect(quiet.events.kinds.isEmpty)
+    }
+
+    @Test func aStepDownSwitchesToTheNewProfilesChoices() {
+        // The whole run is a moment on the test's clock: no share cap here.
+        var settings = SpeechSettings(enabled: true, splitEvery: 1000, maximumShare: 1)
+        settings.perProfile["low"] = SpeechSettings(enabled: true, splitEvery: 2000, phases: false, maximumShare: 1, alerts: .beep)
+        settings.perProfile["quiet"] = SpeechSettings(enabled: false)
+        let rig = Rig(settings)
+        rig.announcer.profile("medium")
+        rig.announcer.progress(Self.coach(distance: 1100, elapsed: .seconds(330)))
+        rig.clock.runUntilIdle()
+        #expect(rig.events.said.map(\.1.text) == ["Split 1: 5 minutes 30 seconds."])
+        // At 2.5 km (split 2 crossed at 600 s) the device steps down to low: the next split is
+        // at 4 km, its time counted from the last one; no phase starts, no alert words.
+        rig.announcer.progress(Self.coach(distance: 2500, elapsed: .seconds(750)))
+        rig.clock.runUntilIdle()
+        rig.announcer.profile("low")
+        rig.announcer.phaseStarted(Self.phase, index: 1)
+        rig.announcer.cue(.gpsLost, length: .milliseconds(500), coach: Self.coach())
+        rig.announcer.progress(Self.coach(distance: 3900, elapsed: .seconds(1170)))
+        rig.announcer.progress(Self.coach(distance: 4100, elapsed: .seconds(1230)))
+        rig.clock.runUntilIdle()
+        #expect(rig.events.said.map(\.1.text) == [
+            "Split 1: 5 minutes 30 seconds.", "Split 2: 4 minutes 30 seconds.", "Split 3: 10 minutes."])
+        // A profile with speech off: nothing said, the pace cues beep.
+        rig.announcer.profile("quiet")
+        rig.announcer.phaseStarted(Self.phase, index: 2)
+        rig.announcer.progress(Self.coach(distance: 8100, elapsed: .seconds(2430)))
+        rig.clock.runUntilIdle()
+        #expect(rig.events.said.count == 3)
     }
 
     @Test func theRecordingSpeakerEstimatesDeterministically() {
