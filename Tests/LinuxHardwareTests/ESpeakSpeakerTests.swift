@@ -5,11 +5,12 @@ import TestSupport
 import Testing
 
 /// Words spelled as the recogniser's dictionary has them: digits to words, commas dropped,
-/// British spelling to the CMU dictionary's (`kilometre` is there with another sound).
+/// British spelling to the CMU dictionary's (`kilometre` is there with another sound, `metres`
+/// not at all).
 enum SpokenWords {
     static let ones = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen"
         .split(separator: " ").map(String.init)
-    static let tens = [2: "twenty", 3: "thirty", 4: "forty", 5: "fifty"]
+    static let tens = [2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"]
 
     static func number(_ n: Int) -> String {
         n < 20 ? ones[n] : tens[n / 10]! + (n % 10 == 0 ? "" : " " + ones[n % 10])
@@ -18,7 +19,7 @@ enum SpokenWords {
     static func words(_ text: String) -> String {
         text.replacingOccurrences(of: ",", with: "").lowercased().split(separator: " ").map { token -> String in
             if let n = Int(token) { return number(n) }
-            return token.replacingOccurrences(of: "kilometre", with: "kilometer")
+            return token.replacingOccurrences(of: "kilometre", with: "kilometer").replacingOccurrences(of: "metres", with: "meters")
         }.joined(separator: " ")
     }
 
@@ -29,7 +30,7 @@ enum SpokenWords {
         var out: Set<String> = []
         for (i, token) in tokens.enumerated() {
             guard let n = Int(token) else { continue }
-            for d in [-10, -2, -1, 1, 2, 10] where (1..<60).contains(n + d) {
+            for d in [-10, -2, -1, 1, 2, 10] where (1..<100).contains(n + d) {
                 var changed = tokens
                 changed[i] = String(n + d)
                 out.insert(words(changed.joined(separator: " ")))
@@ -91,6 +92,9 @@ struct ESpeakSpeakerTests {
         "kilometre 8 done, 2 kilometres to go",
         "pace 4 50 per kilometre",
         "split 12, 6 minutes 3 seconds, pace 6 3 per kilometre",
+        // Safety words (alerts: both), as the English phrase book says them.
+        "battery low, 15 percent",
+        "off the route by 60 metres",
     ]
 
     /// Each announcement said through the ALSA buzzer, captured, and heard back word for word.
