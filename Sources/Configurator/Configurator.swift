@@ -540,7 +540,25 @@ public enum Configurator {
             return NullSpeaker()
         case "record":
             guard let clock else { throw ConfigurationError("'\(uri)': a recording speaker needs the device's clock") }
-            return RecordingSpeaker(clock: clock, wordsPerMinute: wordsPerMinute)
+            let recorder = RecordingSpeaker(clock: clock, wordsPerMinute: wordsPerMinute)
+            // `record?wav=PATH&voice=…`: the words also rendered by the engine into the WAV
+            // file the cues go to (a scenario's `--buzzer wav:PATH`), the record's estimates
+            // still timing the run.
+            guard let wav = uri.query["wav"] else {
+                if let unknown = uri.query.keys.sorted().first {
+                    throw ConfigurationError("'\(uri)': unknown setting '\(unknown)' (known: wav, voice, rate, volume)")
+                }
+                return recorder
+            }
+            let voice = uri.query.filter { $0.key != "wav" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let engineURI: DeviceURI
+            do {
+                engineURI = try DeviceURI(parsing: "wav:\(wav)" + (voice.isEmpty ? "" : "?" + voice.joined(separator: "&")))
+            } catch {
+                throw ConfigurationError("'\(uri)': \(error)")
+            }
+            let engine = try makeSpeaker(engineURI, buzzer: buzzer, clock: clock, wordsPerMinute: wordsPerMinute, logger: logger)
+            return TeeSpeaker(recorder, also: [engine])
         default:
             throw ConfigurationError("unknown speaker '\(uri)' (known: espeak:DEVICE, wav:PATH, null, record)")
         }

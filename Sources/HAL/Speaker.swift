@@ -78,3 +78,23 @@ public final class NullSpeaker: Speaker {
     public func drain() {}
     public var unavailableReason: String? { reason }
 }
+
+/// A voice that also speaks through others: a scenario's recording speaker (whose estimates
+/// time the run, so it stays deterministic) and the engine rendering the same words into the
+/// scenario's WAV file. The first speaker is the one the device goes by: its name, its
+/// durations, whether it works.
+public final class TeeSpeaker: Speaker {
+    public let speakers: [any Speaker]
+
+    /// `speakers` must not be empty: the first one leads.
+    public init(_ first: any Speaker, also others: [any Speaker]) {
+        speakers = [first] + others
+    }
+
+    public var name: String { speakers.map(\.name).joined(separator: "+") }
+    public func say(_ utterance: Utterance) { for s in speakers { s.say(utterance) } }
+    public func duration(of text: String) -> Duration { speakers[0].duration(of: text) }
+    public func cutAnnouncements() { for s in speakers { s.cutAnnouncements() } }
+    public func drain() { for s in speakers { s.drain() } }
+    public var unavailableReason: String? { speakers[0].unavailableReason }
+}

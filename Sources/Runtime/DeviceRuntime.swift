@@ -620,6 +620,9 @@ public final class DeviceRuntime: Sendable {
         player.drain()
         parts.power?.settle(at: now)
         report(.finished(end))
+        // The end's summary was just queued: the program may exit once this returns, and the
+        // runner must still hear it.
+        parts.speaker.drain()
         logger.info("activity \(activity.map(String.init) ?? "-") \(end.rawValue) after \(RuntimeStatus.clock(elapsed))")
         onFinish(end)
     }

@@ -237,7 +237,10 @@ public enum ScenarioRunner {
             settings.buzzer = try DeviceURI(parsing: "record")
             // Speech only where the scenario asks for it (`speech:`), on the recording speaker:
             // the others' goldens stay as they were.
-            settings.speaker = scenario.speech == nil ? nil : try DeviceURI(parsing: "record")
+            // With `--buzzer wav:FILE` the engine also says the words into that file, between
+            // the cues, in the scenario's language.
+            let wav = options.wav.map { "?wav=\($0)&voice=\(scenario.speech?.language ?? "en")" } ?? ""
+            settings.speaker = scenario.speech == nil ? nil : try DeviceURI(parsing: "record" + wav)
             settings.speech = scenario.speech ?? SpeechSettings()
             if let actions = scenario.buttonActions { settings.buttonActions = actions }
             let capacity = scenario.battery.capacityMilliampHours.map { "capacity=\(seconds($0))&" } ?? ""

@@ -32,6 +32,31 @@ struct SpeakerFactoryTests {
         #expect(wav.sampleCount == words + 4410)
     }
 
+    /// `record?wav=PATH&voice=…` (a speaking scenario with `--buzzer wav:PATH`): the record's
+    /// estimates time the device, the engine says the words into the shared file.
+    @Test func aRecordingSpeakerCanAlsoRenderIntoTheWAVFile() throws {
+        let dir = try makeTemporaryDirectory()
+        let path = dir + "/run.wav"
+        let wav = try WAVBuzzer(path: path)
+        let clock = VirtualClock()
+        let speaker = try Configurator.makeSpeaker(
+            DeviceURI(parsing: "record?wav=\(path)&voice=de"), buzzer: TeeBuzzer([NullBuzzer(), wav]), clock: clock)
+        let tee = try #require(speaker as? TeeSpeaker)
+        let record = try #require(tee.speakers.first as? RecordingSpeaker)
+        #expect((tee.speakers.last as? ESpeakSpeaker)?.output === wav)
+        #expect(speaker.duration(of: "Abschnitt 1") == record.duration(of: "Abschnitt 1"))
+        speaker.say(Utterance(text: "Abschnitt 1", key: "split", priority: .announcement))
+        speaker.drain()
+        #expect(record.said.map(\.utterance.text) == ["Abschnitt 1"])
+        #expect(wav.sampleCount > 44_100 / 2)
+        do {
+            _ = try Configurator.makeSpeaker(DeviceURI(parsing: "record?loud=yes"), clock: clock)
+            Issue.record("an unknown setting was taken")
+        } catch {
+            #expect("\(error)".contains("unknown setting 'loud' (known: wav, voice, rate, volume)"))
+        }
+    }
+
     @Test func settingsAreChecked() throws {
         func problem(_ text: String) -> String? {
             do {

@@ -28,6 +28,32 @@ struct ScenarioEndToEndTests {
         #expect(wav.count > 44 + 8000)
     }
 
+    /// `--buzzer wav:FILE` on a speaking scenario: espeak-ng says the words into the file
+    /// between the cues, in the scenario's language, and the results stay the goldens (the
+    /// recording speaker's estimates time the run, not the engine).
+    @Test func aSpeakingScenarioRendersItsWordsIntoTheWAVFileToo() throws {
+        let out = try makeTemporaryDirectory()
+        let result = try Pacer.run(["scenario", "run", "Scenarios/speech-status", "--out", out, "--quiet",
+                                    "--buzzer", "wav:\(out)/run.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for f in Self.files {
+            #expect(contents("\(out)/\(f)") == contents("\(repositoryRoot)/Scenarios/speech-status/golden/\(f)"), "\(f)")
+        }
+        // The file's length (16-bit mono at the buzzer's rate) against the cues' tones alone.
+        let wav = try #require(contents("\(out)/run.wav"))
+        let rate = wav.subdata(in: 24..<28).withUnsafeBytes { Double(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+        let seconds = Double(wav.count - 44) / 2 / rate
+        let summaryData = try #require(contents("\(out)/summary.json"))
+        let summary = String(decoding: summaryData, as: UTF8.self)
+        let tones = try #require(summary.firstMatch(of: /"buzzer_s": ([0-9.]+)/).flatMap { Double($0.1) })
+        let eventsData = try #require(contents("\(out)/events.jsonl"))
+        let events = String(decoding: eventsData, as: UTF8.self)
+        let said = events.matches(of: /"event":"say".*"duration_s":([0-9.]+)/).compactMap { Double($0.1) }.reduce(0, +)
+        #expect(said > 10)
+        // The words are there, about as long as the estimates (espeak-ng's own rate differs).
+        #expect(seconds > tones + 0.6 * said && seconds < tones + 1.6 * said, "\(seconds) s: tones \(tones) s, words \(said) s")
+    }
+
     @Test func aPacedRunTakesItsTimeAndWritesTheSameFiles() throws {
         let out = try makeTemporaryDirectory()
         // Six minutes at 360x real time: about a second.
