@@ -4,10 +4,13 @@
 #
 # A small C program links the same libespeak-ng the firmware links and renders as
 # ESpeakSpeaker does (synchronous mode, 16-bit PCM collected by the synth callback, voice en,
-# 170 words a minute): it prints, per phrase, the audio's length and the median and worst
-# render time over RUNS renderings, and the real-time factor (render time / audio time). The
-# first rendering of the process (espeak-ng's start: loading the voice and dictionary) is
-# timed on its own. Then `pacer say` end to end, into a WAV, with hyperfine when present.
+# 170 words a minute): it prints, per phrase, the audio's length, the median and worst
+# render time over RUNS renderings, how many times faster than real time it renders (audio
+# time / median render time) and the render's CPU time per second of audio (the process's
+# CPU clock, median over the runs: the figure Hardware/parts/speakers/*.yaml's
+# render_cpu_share is scaled from); then the same over all the phrases together (sum of the
+# medians' CPU time over the sum of their audio). The first rendering of the process
+# (espeak-ng's start: loading the voice and dictionary) is timed on its own. Then `pacer say` end to end, into a WAV, with hyperfine when present.
 #
 #   scripts/bench-speech.sh            RUNS=50 VOICE=en-us scripts/bench-speech.sh
 set -euo pipefail
@@ -28,11 +31,15 @@ cat >"$work/bench.c" <<'C'
 static long samples;
 static int collect(short *wav, int n, espeak_EVENT *e) { (void)wav; (void)e; if (n > 0) samples += n; return 0; }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static double last_cpu;
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 static double render(const char *text) {
-    samples = 0; double t0 = now();
+    samples = 0; double c0 = cpu(), t0 = now();
     espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, NULL, NULL);
-    return now() - t0;
+    double t = now() - t0;
+    last_cpu = cpu() - c0;
+    return t;
 }
 int main(int argc, char **argv) {
     int runs = atoi(argv[1]);
@@ -47,17 +54,23 @@ int main(int argc, char **argv) {
     double first = render("split 1");
     printf("espeak-ng %s, voice %s, %s wpm, %d Hz; start %.1f ms; first rendering (\"split 1\") %.1f ms\n",
            espeak_Info(NULL), argv[2], argv[3], rate, init * 1e3, first * 1e3);
-    printf("%-58s %7s %9s %9s %7s\n", "phrase", "audio s", "median ms", "worst ms", "x real");
+    printf("%-58s %7s %9s %9s %7s %9s\n", "phrase", "audio s", "median ms", "worst ms", "x real", "cpu s/s");
     char line[512];
-    double *t = malloc(sizeof(double) * runs);
+    double *t = malloc(sizeof(double) * runs), *c = malloc(sizeof(double) * runs);
+    double all_audio = 0, all_cpu = 0;
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = 0;
         if (!*line) continue;
-        for (int i = 0; i < runs; i++) t[i] = render(line);
+        for (int i = 0; i < runs; i++) { t[i] = render(line); c[i] = last_cpu; }
         qsort(t, runs, sizeof(double), cmp);
+        qsort(c, runs, sizeof(double), cmp);
         double audio = (double)samples / rate;
-        printf("%-58s %7.2f %9.2f %9.2f %7.0f\n", line, audio, t[runs / 2] * 1e3, t[runs - 1] * 1e3, audio / t[runs / 2]);
+        all_audio += audio; all_cpu += c[runs / 2];
+        printf("%-58s %7.2f %9.2f %9.2f %7.0f %9.5f\n", line, audio, t[runs / 2] * 1e3, t[runs - 1] * 1e3,
+               audio / t[runs / 2], c[runs / 2] / audio);
     }
+    printf("all phrases: %.2f s of audio, %.2f ms of render CPU (medians): %.5f CPU s per second of audio\n",
+           all_audio, all_cpu * 1e3, all_cpu / all_audio);
     return 0;
 }
 C
