@@ -123,6 +123,7 @@ public enum Configurator {
             cues = try loadCues(hardwareDir: settings.hardwareDirectory)
             if let build = settings.hardware {
                 hardware = try HardwareModelLoader.load(build: build, hardwareDir: settings.hardwareDirectory)
+                if hardware?.speaker == nil { hardware?.speaker = settings.assumedSpeaker }
             }
         } catch {
             throw ConfigurationError(error.description)

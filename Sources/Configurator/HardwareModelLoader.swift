@@ -2,8 +2,8 @@ import Foundation
 import HAL
 
 /// Reads device builds (`Hardware/builds/NAME.yaml`: one board, GPS module, buzzer and
-/// battery by name) and their parts (`Hardware/parts/{boards,gps,buzzers,batteries}/NAME.yaml`)
-/// into a `HardwareModel`. Every figure in those files cites its source in a comment.
+/// battery by name, and optionally a speaker) and their parts
+/// (`Hardware/parts/{boards,gps,buzzers,batteries,speakers}/NAME.yaml`) into a `HardwareModel`. Every figure in those files cites its source in a comment.
 ///
 /// ```yaml
 /// # Hardware/builds/zero-m8n.yaml          # Hardware/parts/gps/ublox-neo-m8n.yaml
@@ -13,18 +13,20 @@ import HAL
 /// gps: ublox-neo-m8n                      commands: ubx            # ubx | pmtk | none
 /// buzzer: piezo                           hot_start_s: 1
 /// battery: lipo-2000mah                   current_ma: {acquiring: 32, tracking: 29,
+/// # speaker: usb-cm108  (optional)
 ///                                                      power-save: 2.1, backup: 0.03}
 /// ```
 ///
 /// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms` and, if it can suspend
 /// to RAM, `suspend_ma` with `resume_ms`; a buzzer `supply_v` and `sounding_ma`; a battery
-/// `capacity_mah`, `volts` and `converter_efficiency`. Every file has `name` (its file's name)
+/// `capacity_mah`, `volts` and `converter_efficiency`; a speaker `supply_v`, `speaking_ma`,
+/// `standby_ma` (not above `speaking_ma`) and `render_cpu_share` (0 to 1). Every file has `name` (its file's name)
 /// and `summary`. A file that cannot be used is refused with its file, line, key and reason:
 /// `parts/gps/x.yaml:9: current_ma.backup: must be below power-save (2.1 mA), got 12`.
 public enum HardwareModelLoader {
     /// The kinds of part a build names, with the folder of `hardwareDir/parts` each lives in.
     public enum PartKind: String, CaseIterable, Sendable {
-        case board, gps, buzzer, battery
+        case board, gps, buzzer, battery, speaker
 
         /// The folder under `parts/`.
         public var folder: String {
@@ -33,6 +35,7 @@ public enum HardwareModelLoader {
             case .gps: "gps"
             case .buzzer: "buzzers"
             case .battery: "batteries"
+            case .speaker: "speakers"
             }
         }
     }
@@ -64,10 +67,14 @@ public enum HardwareModelLoader {
         var gpsMap = try part(.gps)
         var buzzerMap = try part(.buzzer)
         var batteryMap = try part(.battery)
+        // Optional: most builds have a piezo on GPIO 18, which I2S's bit clock needs.
+        let speakerMap = map.has(PartKind.speaker.rawValue) ? try part(.speaker) : nil
         try map.finish()
-        return HardwareModel(
+        var model = HardwareModel(
             name: name, summary: summary, board: try board(&boardMap), gps: try gps(&gpsMap),
             buzzer: try buzzer(&buzzerMap), battery: try battery(&batteryMap))
+        if var m = speakerMap { model.speaker = try speaker(&m) }
+        return model
     }
 
     /// Names of the builds in `hardwareDir/builds`, sorted.
@@ -113,6 +120,24 @@ public enum HardwareModelLoader {
         return try battery(&map)
     }
 
+    public static func loadSpeaker(path: String) throws(DataFileError) -> HardwareModel.SpeakerPart {
+        var map = try YAMLMapping.load(path: path)
+        return try speaker(&map)
+    }
+
+    /// The speaker part called `name` in `hardwareDir/parts/speakers`, for a build without
+    /// one (`pacer battery compare --speech --speaker NAME`); a missing one names the file
+    /// looked for and the speakers there are.
+    public static func loadSpeaker(named name: String, hardwareDir: String) throws(DataFileError) -> HardwareModel.SpeakerPart {
+        let path = path(of: .speaker, named: name, hardwareDir: hardwareDir)
+        guard FileManager.default.fileExists(atPath: path) else {
+            let known = parts(.speaker, hardwareDir: hardwareDir)
+            throw DataFileError(
+                file: path, reason: "no speaker '\(name)' (speakers: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+        }
+        return try loadSpeaker(path: path)
+    }
+
     /// Parses `text`, the contents of the part file `file` (named in errors; its name is the
     /// one the part's `name` must match). Likewise for the other kinds of part below.
     public static func loadBoard(file: String, text: String) throws(DataFileError) -> HardwareModel.Board {
@@ -133,6 +158,11 @@ public enum HardwareModelLoader {
     public static func loadBattery(file: String, text: String) throws(DataFileError) -> HardwareModel.BatteryPart {
         var map = try YAMLMapping.load(file: file, text: text)
         return try battery(&map)
+    }
+
+    public static func loadSpeaker(file: String, text: String) throws(DataFileError) -> HardwareModel.SpeakerPart {
+        var map = try YAMLMapping.load(file: file, text: text)
+        return try speaker(&map)
     }
 
     /// The part's `name`, which must match its file's name, and its `summary`.
@@ -239,5 +269,19 @@ public enum HardwareModelLoader {
         let e = try map.number("converter_efficiency", in: AllowedRange(above: 0, atMost: 1))
         try map.finish()
         return .init(name: name, capacityMilliampHours: capacity, volts: v, converterEfficiency: e)
+    }
+
+    static func speaker(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.SpeakerPart {
+        let name = try identity(&map)
+        let v = try volts(&map)
+        let speaking = try current(&map, "speaking_ma")
+        let standby = try current(&map, "standby_ma")
+        guard standby <= speaking else {
+            throw map.error(
+                "standby_ma", "must not be above speaking_ma (\(YAMLMapping.format(speaking)) mA), got \(YAMLMapping.format(standby))")
+        }
+        let share = try map.number("render_cpu_share", in: AllowedRange(0...1))
+        try map.finish()
+        return .init(name: name, supplyVolts: v, speakingMilliamps: speaking, standbyMilliamps: standby, renderCPUShare: share)
     }
 }

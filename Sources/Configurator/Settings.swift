@@ -36,6 +36,10 @@ public struct Settings: Hashable, Sendable {
     public var speaker: DeviceURI?
     /// What the device says and how (`speech:`); off unless enabled.
     public var speech = SpeechSettings()
+    /// The speaker the energy model charges when the build has none (not in the settings
+    /// file: `pacer battery compare --speech --speaker NAME` sets it). A build's own
+    /// `speaker:` wins.
+    public var assumedSpeaker: HardwareModel.SpeakerPart?
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,

@@ -29,8 +29,9 @@ public protocol PowerMonitor: AnyObject, Sendable {
 ///   at least `suspendThreshold` is spent suspended, less the resume time (charged busy), as
 ///   the board's clock does it.
 /// - Buzzer: its current for the seconds it sounds.
-/// - Speaker: the amplifier's current for the seconds words are said, and the board busy
-///   rendering them for its share of that time.
+/// - Speaker (a build with one): its standby current all the time, its speaking current
+///   instead for the seconds words are said, and the board busy rendering them for its
+///   share of that time. A build without a speaker counts the seconds and charges nothing.
 ///
 /// Pure arithmetic on instants: the same events give the same answer, to the bit.
 extension PowerMonitor {
@@ -45,7 +46,7 @@ public struct EnergyLedger: Hashable, Sendable {
     public private(set) var boardMilliampHours = 0.0
     public private(set) var gpsMilliampHours = 0.0
     public private(set) var buzzerMilliampHours = 0.0
-    /// The amplifier and the speech's rendering.
+    /// The speaker (standby and speaking) and the speech's rendering.
     public private(set) var speakerMilliampHours = 0.0
     public private(set) var speakingTime = Duration.zero
     /// Time in each GPS state.
@@ -97,6 +98,9 @@ public struct EnergyLedger: Hashable, Sendable {
         // The board idles through the span; a suspend found at the next wakeup takes back
         // the difference for the suspended part of the gap.
         boardMilliampHours += battery(model.board.idleMilliamps, model.board.supplyVolts) * hours
+        if let speaker = model.speaker, speaker.standbyMilliamps > 0 {
+            speakerMilliampHours += battery(speaker.standbyMilliamps, speaker.supplyVolts) * hours
+        }
         settled = t
         return totalMilliampHours - before
     }
@@ -143,15 +147,16 @@ public struct EnergyLedger: Hashable, Sendable {
         return added + cost
     }
 
-    /// Words said for `duration`: the amplifier's current, and the board busy rendering them
-    /// for `renderCPUShare` of it.
+    /// Words said for `duration`: the speaker's speaking current instead of its standby
+    /// current (charged by `settle`), and the board busy rendering them for
+    /// `renderCPUShare` of it. Nothing but the seconds on a build without a speaker.
     @discardableResult
     public mutating func speaker(speaking duration: Duration, at t: Instant) -> Double {
         let added = settle(at: t)
         speakingTime += duration
+        guard let part = model.speaker else { return added }
         let hours = duration.inSeconds / 3600
-        let part = model.speaker
-        let cost = battery(part.speakingMilliamps, part.supplyVolts) * hours
+        let cost = battery(part.speakingMilliamps - part.standbyMilliamps, part.supplyVolts) * hours
             + battery(model.board.busyMilliamps - model.board.idleMilliamps, model.board.supplyVolts)
                 * part.renderCPUShare * hours
         speakerMilliampHours += cost

@@ -28,8 +28,8 @@ public enum GPSPowerState: String, Hashable, Sendable, CaseIterable {
     case off
 }
 
-/// The electrical description of a device build: the board, the GPS module, the buzzer
-/// and the battery, with the current each draws in each state. Read from the data files in
+/// The electrical description of a device build: the board, the GPS module, the buzzer,
+/// the battery and, if it has one, the speaker, with the current each draws in each state. Read from the data files in
 /// `Hardware/parts` and `Hardware/builds`; every figure there cites its source.
 public struct HardwareModel: Hashable, Sendable {
     public struct Board: Hashable, Sendable {
@@ -101,32 +101,31 @@ public struct HardwareModel: Hashable, Sendable {
         }
     }
 
-    /// The speech output (issue 25): a class-D amplifier and a small speaker, and the CPU
-    /// that renders the words. Charged only for the seconds words are said: the amplifier is
-    /// shut down (its SD pin) between utterances.
+    /// The speech output (issue 25): an amplifier or a USB sound card and what it drives,
+    /// and the CPU that renders the words. Read from `Hardware/parts/speakers/NAME.yaml`,
+    /// where every figure cites its source. A build without one (a piezo on GPIO 18, where
+    /// I2S needs its bit clock) has `speaker` nil.
     public struct SpeakerPart: Hashable, Sendable {
         public var name: String
         public var supplyVolts: Double
-        /// The amplifier's average current while speaking.
+        /// The average current while words are said (the standby current included).
         public var speakingMilliamps: Double
-        /// The share of one second of speech the board is busy rendering it (busy instead of
-        /// idle current for that time).
+        /// The current while it says nothing: charged all the time the device is on (an
+        /// amplifier left enabled, a USB card enumerated); 0 for a part that is off between
+        /// utterances.
+        public var standbyMilliamps: Double
+        /// The board's CPU time, in seconds, spent rendering one second of speech (busy
+        /// instead of idle current for that time).
         public var renderCPUShare: Double
 
-        public init(name: String, supplyVolts: Double, speakingMilliamps: Double, renderCPUShare: Double) {
+        public init(name: String, supplyVolts: Double, speakingMilliamps: Double, standbyMilliamps: Double = 0,
+                    renderCPUShare: Double) {
             self.name = name
             self.supplyVolts = supplyVolts
             self.speakingMilliamps = speakingMilliamps
+            self.standbyMilliamps = standbyMilliamps
             self.renderCPUShare = renderCPUShare
         }
-
-        /// A MAX98357A class-D amplifier at 5 V into a 4–8 Ω speaker at moderate volume:
-        /// 2.4 mA quiescent (datasheet), speech averaging about 150 mA (an assumption between
-        /// the 100 and 300 mA speech draws at moderate volume; measured later); rendering a
-        /// placeholder 0.5 (half a core-second per second of speech, espeak-ng on a small
-        /// ARM board: to be measured by the engine's adapter).
-        public static let max98357a = SpeakerPart(
-            name: "max98357a", supplyVolts: 5, speakingMilliamps: 150, renderCPUShare: 0.5)
     }
 
     public struct BatteryPart: Hashable, Sendable {
@@ -152,16 +151,19 @@ public struct HardwareModel: Hashable, Sendable {
     public var gps: GPSModule
     public var buzzer: BuzzerPart
     public var battery: BatteryPart
-    /// The speech output: not in the build files yet, the MAX98357A assumed.
-    public var speaker: SpeakerPart = .max98357a
+    /// The speech output (the build's `speaker:`); nil: the build has none, and words said
+    /// cost nothing in the energy model.
+    public var speaker: SpeakerPart?
 
-    public init(name: String, summary: String, board: Board, gps: GPSModule, buzzer: BuzzerPart, battery: BatteryPart) {
+    public init(name: String, summary: String, board: Board, gps: GPSModule, buzzer: BuzzerPart, battery: BatteryPart,
+                speaker: SpeakerPart? = nil) {
         self.name = name
         self.summary = summary
         self.board = board
         self.gps = gps
         self.buzzer = buzzer
         self.battery = battery
+        self.speaker = speaker
     }
 
     /// The battery current (mA, at the cell) that `milliamps` drawn at `volts` costs,

@@ -16,7 +16,8 @@ struct BatteryCommand: ParsableCommand {
             discussion: """
                 Energy comes from the build's energy model (Hardware/builds, Hardware/parts), \
                 charged for what the firmware did in each run: GPS states, wakeups, buzzer \
-                seconds, suspended gaps. Distance error is against the distance along every fix \
+                seconds, suspended gaps; with --speech, the build's speaker (Hardware/parts/speakers) \
+                or, for a build without one, the part --speaker names. Distance error is against the distance along every fix \
                 of the recording (1 Hz). Alert latency: from the runner leaving the speed band \
                 (the recording's speed averaged over 5 s, out for 5 s or more) to the first \
                 speed-up or slow-down cue; "missed" counts departures that got none before the \
@@ -35,6 +36,11 @@ struct BatteryCommand: ParsableCommand {
         @Flag(name: .long, help: "Also run each profile with the device speaking its default announcements (PROFILE+speech).")
         var speech = false
 
+        @Option(name: .long, help: ArgumentHelp(
+            "With --speech, on a build without a speaker: the speaker part charged (Hardware/parts/speakers; default: \(ProfileComparison.defaultSpeaker)).",
+            valueName: "NAME"))
+        var speaker: String?
+
         @Flag(name: .long, help: "JSON instead of the table.")
         var json = false
 
@@ -50,6 +56,7 @@ struct BatteryCommand: ParsableCommand {
             let options = try common.options()
             let names = profiles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !names.isEmpty else { throw ValidationError("--profiles names no profile") }
+            if speaker != nil && !speech { throw ValidationError("--speaker is for --speech runs: give --speech too") }
             for name in names {
                 do {
                     _ = try PowerProfileLoader.load(name: name, hardwareDir: options.settings.hardwareDirectory)
@@ -65,7 +72,7 @@ struct BatteryCommand: ParsableCommand {
             do {
                 rows = try ProfileComparison.run(
                     loaded, profiles: names, hardware: hardware, options: options, out: root, speech: speech,
-                    logger: ScenarioCommand.logger)
+                    speaker: speaker, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
                 throw CommandFailure(error)
             }

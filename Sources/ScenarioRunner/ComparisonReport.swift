@@ -32,8 +32,12 @@ public enum ComparisonReport {
             out.append("")
             out.append("hardware \(first.hardware), battery \(fixed(first.batteryCapacityMilliampHours, 0)) mAh")
         }
-        for r in rows where r.speechSeconds > 0 {
-            out.append("\(r.profile): \(fixed(r.speechSeconds, 1)) s of words, \(fixed(r.speechMilliampHours, 2)) mAh for the speaker")
+        for r in rows {
+            guard let speaker = r.speaker else { continue }
+            let whose = r.speakerInBuild ? "the build's" : "not in build \(r.hardware)"
+            out.append(
+                "\(r.profile): \(fixed(r.speechSeconds, 1)) s of words, \(fixed(r.speechMilliampHours, 2)) mAh for the speaker "
+                    + "(\(speaker), \(r.speakerFile ?? "-"), \(whose))")
         }
         return out.joined(separator: "\n") + "\n"
     }
@@ -41,7 +45,7 @@ public enum ComparisonReport {
     public static func json(_ rows: [ProfileComparison.Row]) -> String {
         var out: [UInt8] = []
         JSONValue.array(rows.map { r in
-            .object([
+            var fields: [(String, JSONValue)] = [
                 ("profile", .text(r.profile)), ("hardware", .text(r.hardware)),
                 ("energy_mah", .number(r.energyMilliampHours, places: 3)), ("average_ma", .number(r.averageMilliamps, places: 2)),
                 ("projected_runtime_h", .number(r.projectedRuntimeHours, places: 2)), ("gps_on_percent", .number(r.gpsOnPercent, places: 1)),
@@ -50,7 +54,16 @@ public enum ComparisonReport {
                 ("latency_median_s", r.medianLatency.map { .number($0, places: 1) } ?? .null),
                 ("latency_max_s", r.maximumLatency.map { .number($0, places: 1) } ?? .null),
                 ("departures_missed", .int(r.missed)),
-            ])
+            ]
+            // A speech row: the words and the speaker charged for them.
+            if let speaker = r.speaker {
+                fields.append(("speech_s", .number(r.speechSeconds, places: 1)))
+                fields.append(("speaker_mah", .number(r.speechMilliampHours, places: 3)))
+                fields.append(("speaker", .text(speaker)))
+                fields.append(("speaker_file", .text(r.speakerFile ?? "")))
+                fields.append(("speaker_in_build", .bool(r.speakerInBuild)))
+            }
+            return .object(JSONObject(fields))
         }).writeIndented(to: &out)
         return String(decoding: out, as: UTF8.self) + "\n"
     }

@@ -1,4 +1,5 @@
 import Coaching
+import Configurator
 import Foundation
 import HAL
 import Logging
@@ -35,6 +36,11 @@ public enum ProfileComparison {
         /// run with speech on (`pacer battery compare --speech`).
         public var speechSeconds = 0.0
         public var speechMilliampHours = 0.0
+        /// The speaker part charged for the words (a speech row only): its name, its file, and
+        /// whether it is the build's own or assumed for a build without one (`--speaker`).
+        public var speaker: String?
+        public var speakerFile: String?
+        public var speakerInBuild = false
 
         public var medianLatency: Double? {
             guard !latencies.isEmpty else { return nil }
@@ -50,9 +56,15 @@ public enum ProfileComparison {
     /// The true speed is averaged over this many seconds of the recording.
     public static let speedWindow = 5.0
 
+    /// The speaker charged for a build without one when none is named.
+    public static let defaultSpeaker = "max98357a"
+
+    /// Runs `scenario` once per profile; with `speech`, once more per profile with the device
+    /// speaking, charged for the build's speaker or, on a build without one, for the part
+    /// `speaker` names (`defaultSpeaker` when nil).
     public static func run(
         _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
-        speech: Bool = false, logger: Logger = Logger(label: "pacer.scenario")
+        speech: Bool = false, speaker: String? = nil, logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
         var rows: [Row] = []
         let reference = try ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
@@ -68,14 +80,59 @@ public enum ProfileComparison {
             // The same run with the device speaking its default announcements.
             if speech && variant.speech == nil {
                 variant.speech = SpeechSettings(enabled: true)
-                let spoken = try ScenarioRunner.run(variant, out: "\(out)/\(profile)+speech", options: options, logger: logger)
+                let build = variant.hardware ?? options.settings.hardware ?? ""
+                let (part, inBuild) = try speakerPart(build: build, named: speaker, hardwareDir: options.settings.hardwareDirectory)
+                var spokenOptions = options
+                if !inBuild { spokenOptions.settings.assumedSpeaker = part }
+                let spoken = try ScenarioRunner.run(
+                    variant, out: "\(out)/\(profile)+speech", options: spokenOptions, logger: logger)
                 var r = row(spoken, profile: "\(profile)+speech", reference: reference)
                 r.speechSeconds = spoken.energy.reduce(0) { $0 + $1.speakingTime.inSeconds }
                 r.speechMilliampHours = spoken.energy.reduce(0) { $0 + $1.speakerMilliampHours }
+                r.speaker = part.name
+                r.speakerFile = displayPath(speaker: part.name, hardwareDir: options.settings.hardwareDirectory)
+                r.speakerInBuild = inBuild
                 rows.append(r)
             }
         }
         return rows
+    }
+
+    /// The speaker a speech run is charged for: the build's own (true), or the part `named`
+    /// (`defaultSpeaker` when nil) for a build without one (false). Naming a part other than
+    /// the build's own is refused: the build's is the one it has.
+    static func speakerPart(
+        build: String, named: String?, hardwareDir: String
+    ) throws -> (HardwareModel.SpeakerPart, inBuild: Bool) {
+        do {
+            let model = try HardwareModelLoader.load(build: build, hardwareDir: hardwareDir)
+            if let own = model.speaker {
+                if let named, named != own.name {
+                    throw ScenarioError(
+                        "--speaker \(named): build \(build) has its own speaker, \(own.name); --speaker is for a build without one")
+                }
+                return (own, true)
+            }
+            return (try HardwareModelLoader.loadSpeaker(named: named ?? defaultSpeaker, hardwareDir: hardwareDir), false)
+        } catch let error as DataFileError {
+            throw ScenarioError(error.description)
+        }
+    }
+
+    /// The speaker part `name`'s file as a reader finds it: relative to the working directory
+    /// when the hardware folder is under it, or is the working directory's folder of the
+    /// same name (`Hardware`, maybe a link); absolute otherwise.
+    static func displayPath(speaker name: String, hardwareDir: String) -> String {
+        let file = HardwareModelLoader.path(of: .speaker, named: name, hardwareDir: hardwareDir)
+        let cwd = FileManager.default.currentDirectoryPath
+        let standard = (file as NSString).standardizingPath
+        if standard.hasPrefix(cwd + "/") { return String(standard.dropFirst(cwd.count + 1)) }
+        let folder = ((hardwareDir as NSString).standardizingPath as NSString).lastPathComponent
+        let here = "\(cwd)/\(folder)"
+        if (here as NSString).resolvingSymlinksInPath == (hardwareDir as NSString).resolvingSymlinksInPath {
+            return "\(folder)/parts/\(HardwareModelLoader.PartKind.speaker.folder)/\(name).yaml"
+        }
+        return standard
     }
 
     static func row(_ o: ScenarioOutcome, profile: String, reference: ReferenceTrack) -> Row {

@@ -76,6 +76,13 @@ enum ScenarioResults {
             ("buzzer_s", .number(e.buzzerTime.inSeconds, places: 3)),
             ("suspended_s", .number(e.suspendedTime.inSeconds, places: 3)),
         ]
+        // Words said, or a build with a speaker: its part (null: the build has none, the
+        // words cost nothing), its charge and the seconds said.
+        if e.speakingTime > .zero || e.model.speaker != nil {
+            fields.append(("speaker", e.model.speaker.map { .text($0.name) } ?? .null))
+            fields.append(("speaker_mah", .number(e.speakerMilliampHours, places: 3)))
+            fields.append(("speaking_s", .number(e.speakingTime.inSeconds, places: 3)))
+        }
         fields.append(("gps_s", .object(JSONObject(GPSPowerState.allCases.compactMap { state in
             e.gpsTime[state].map { (state.rawValue, JSONValue.number($0.inSeconds, places: 3)) }
         }))))

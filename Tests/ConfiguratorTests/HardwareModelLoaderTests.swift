@@ -30,6 +30,7 @@ struct HardwareModelLoaderTests {
                 case .gps: #expect(try HardwareModelLoader.loadGPS(path: path).name == name)
                 case .buzzer: #expect(try HardwareModelLoader.loadBuzzer(path: path).name == name)
                 case .battery: #expect(try HardwareModelLoader.loadBattery(path: path).name == name)
+                case .speaker: #expect(try HardwareModelLoader.loadSpeaker(path: path).name == name)
                 }
             }
         }
@@ -65,6 +66,28 @@ struct HardwareModelLoaderTests {
             #expect(m.battery.capacityMilliampHours > 0)
             #expect(m.battery.converterEfficiency > 0.5 && m.battery.converterEfficiency <= 1)
             #expect(m.battery.volts >= 3 && m.battery.volts <= 4.2, "\(build): a single Li-ion cell")
+        }
+    }
+
+    /// The bundled speakers: a speaking current above the standby one, the rendering a small
+    /// share of a core (measured, scaled to the Zero 2 W: far below real time).
+    @Test func bundledSpeakersAreSane() throws {
+        let names = HardwareModelLoader.parts(.speaker, hardwareDir: hardwareDirectory)
+        #expect(Set(["max98357a", "usb-cm108"]).isSubset(of: names), "\(names)")
+        for name in names {
+            let s = try HardwareModelLoader.loadSpeaker(named: name, hardwareDir: hardwareDirectory)
+            #expect(s.speakingMilliamps > s.standbyMilliamps, "\(name)")
+            #expect(s.supplyVolts > 0 && s.supplyVolts <= 5.5, "\(name)")
+            #expect(s.renderCPUShare > 0 && s.renderCPUShare < 0.2, "\(name)")
+        }
+    }
+
+    /// The bundled builds have a piezo on GPIO 18, where I2S needs its bit clock: none claims
+    /// a speaker.
+    @Test func theBundledPiezoBuildsHaveNoSpeaker() throws {
+        for build in try HardwareModelLoader.available(hardwareDir: hardwareDirectory) {
+            let m = try HardwareModelLoader.load(build: build, hardwareDir: hardwareDirectory)
+            if m.buzzer.name == "piezo" { #expect(m.speaker == nil, "\(build)") }
         }
     }
 
@@ -128,6 +151,14 @@ struct HardwareModelLoaderTests {
             supply_v: 5
             sounding_ma: 4
             """,
+        "parts/speakers/k.yaml": """
+            name: k
+            summary: A speaker.
+            supply_v: 5
+            speaking_ma: 150
+            standby_ma: 2.4
+            render_cpu_share: 0.02
+            """,
         "parts/batteries/c.yaml": """
             name: c
             summary: A cell.
@@ -138,7 +169,8 @@ struct HardwareModelLoaderTests {
     ]
 
     /// A hardware folder with the files above, `file` changed by replacing `replace` with
-    /// `replacement`. The build uses board `s` when `s` is the file changed, `b` otherwise.
+    /// `replacement`. The build uses board `s` when `s` is the file changed, `b` otherwise,
+    /// and names speaker `k` when `k` is the file changed (no speaker otherwise).
     static func hardware(_ file: String? = nil, replace: String = "", with replacement: String = "",
                          function: String = #function) throws -> String {
         let dir = try makeTemporaryDirectory(function)
@@ -147,6 +179,7 @@ struct HardwareModelLoaderTests {
             if name == "builds/x.yaml", file == "parts/boards/s.yaml" {
                 text = text.replacingOccurrences(of: "board: b", with: "board: s")
             }
+            if name == "builds/x.yaml", file == "parts/speakers/k.yaml" { text += "speaker: k\n" }
             if name == file {
                 #expect(text.contains(replace), "the fixture \(name) has no '\(replace)'")
                 text = text.replacingOccurrences(of: replace, with: replacement)
@@ -170,6 +203,31 @@ struct HardwareModelLoaderTests {
             battery: .init(name: "c", capacityMilliampHours: 2000, volts: 3.7, converterEfficiency: 0.9)))
         #expect(try HardwareModelLoader.available(hardwareDir: dir) == ["x"])
         #expect(HardwareModelLoader.parts(.board, hardwareDir: dir) == ["b", "s"])
+    }
+
+    @Test func aBuildMayNameASpeaker() throws {
+        let dir = try Self.hardware("builds/x.yaml", replace: "battery: c", with: "battery: c\nspeaker: k")
+        let model = try HardwareModelLoader.load(build: "x", hardwareDir: dir)
+        #expect(model.speaker == .init(
+            name: "k", supplyVolts: 5, speakingMilliamps: 150, standbyMilliamps: 2.4, renderCPUShare: 0.02))
+        #expect(try HardwareModelLoader.load(build: "x", hardwareDir: try Self.hardware()).speaker == nil)
+        #expect(try HardwareModelLoader.loadSpeaker(named: "k", hardwareDir: dir) == model.speaker)
+        #expect(HardwareModelLoader.parts(.speaker, hardwareDir: dir) == ["k"])
+    }
+
+    /// A speaker no file describes: named with the file looked for and the speakers there are,
+    /// from a build and on its own (`--speaker`).
+    @Test func aMissingSpeakerIsNamedWithTheFileLookedFor() throws {
+        let dir = try Self.hardware("builds/x.yaml", replace: "battery: c", with: "battery: c\nspeaker: max98357a")
+        let error = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: dir) }
+        #expect(error?.file == "\(dir)/builds/x.yaml")
+        #expect(error?.line == 7)
+        #expect(error?.key == "speaker")
+        #expect(error?.reason.contains("no speaker 'max98357a'") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("(speakers: k)") == true, "\(String(describing: error))")
+        let named = #expect(throws: DataFileError.self) { try HardwareModelLoader.loadSpeaker(named: "cm108", hardwareDir: dir) }
+        #expect(named?.file == "\(dir)/parts/speakers/cm108.yaml")
+        #expect(named?.reason == "no speaker 'cm108' (speakers: k)")
     }
 
     @Test func aSuspendingBoardLoadsItsSuspendFigures() throws {
@@ -213,6 +271,15 @@ struct HardwareModelLoaderTests {
         // The buzzer and the battery.
         ("parts/buzzers/z.yaml", "sounding_ma: 4", "sounding_ma: -4", "sounding_ma", "must be from 0 to 5000 mA"),
         ("parts/buzzers/z.yaml", "sounding_ma: 4", "sounding_ma: loud", "sounding_ma", "expected a number"),
+        // The speaker.
+        ("parts/speakers/k.yaml", "name: k", "name: amp", "name", "is 'amp' but the file is k.yaml"),
+        ("parts/speakers/k.yaml", "speaking_ma: 150", "speaking_ma: -1", "speaking_ma", "must be from 0 to 5000 mA, got -1"),
+        ("parts/speakers/k.yaml", "standby_ma: 2.4", "standby_ma: 200", "standby_ma", "must not be above speaking_ma (150 mA), got 200"),
+        ("parts/speakers/k.yaml", "standby_ma: 2.4\n", "", nil, "missing key 'standby_ma'"),
+        ("parts/speakers/k.yaml", "render_cpu_share: 0.02", "render_cpu_share: 1.5", "render_cpu_share", "must be from 0 to 1, got 1.5"),
+        ("parts/speakers/k.yaml", "render_cpu_share: 0.02", "render_cpu_share: half", "render_cpu_share", "expected a number"),
+        ("parts/speakers/k.yaml", "supply_v: 5", "supply_v: 0", "supply_v", "must be above 0 and at most 24 V, got 0"),
+        ("parts/speakers/k.yaml", "render_cpu_share: 0.02", "render_cpu_share: 0.02\nvolume: 11", "volume", "unknown key"),
         ("parts/batteries/c.yaml", "capacity_mah: 2000", "capacity_mah: 0", "capacity_mah", "must be above 0 and at most 100000 mAh"),
         ("parts/batteries/c.yaml", "volts: 3.7", "volts: 0", "volts", "must be above 0 and at most 24 V"),
         ("parts/batteries/c.yaml", "converter_efficiency: 0.9", "converter_efficiency: 1.2", "converter_efficiency",

@@ -63,9 +63,31 @@ struct EnergyLedgerTests {
         #expect(l.speakingTime == .seconds(36))
         #expect(abs(l.speakerMilliampHours - (150.0 + 150.0) * 36 / 3600) < 1e-9)
         #expect(abs(l.totalMilliampHours - before - l.speakerMilliampHours - l.boardMilliampHours) < 1e-9)
-        // The assumed part: a MAX98357A at 5 V, 150 mA while speaking, rendering half a core.
-        #expect(HardwareModel.SpeakerPart.max98357a.speakingMilliamps == 150)
-        #expect(Self.model().speaker == .max98357a)
+    }
+
+    /// A speaker with a standby current draws it all the time; while speaking, its speaking
+    /// current instead (not on top).
+    @Test func aSpeakersStandbyCurrentIsChargedAllTheTime() {
+        var model = Self.model()
+        model.speaker = .init(name: "usb", supplyVolts: 3.7, speakingMilliamps: 40, standbyMilliamps: 20, renderCPUShare: 0)
+        var l = EnergyLedger(model: model, start: Self.at(0), gps: .off)
+        l.settle(at: Self.at(1800))
+        #expect(abs(l.speakerMilliampHours - 10) < 1e-9)
+        l.speaker(speaking: .seconds(360), at: Self.at(1800))
+        l.settle(at: Self.at(3600))
+        // An hour at 20 mA, and 360 s at 40 - 20 mA more.
+        #expect(abs(l.speakerMilliampHours - (20 + 20.0 * 360 / 3600)) < 1e-9)
+    }
+
+    /// A build without a speaker counts the seconds of words and charges nothing for them.
+    @Test func wordsOnABuildWithoutASpeakerCostNothing() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .off)
+        #expect(l.model.speaker == nil)
+        l.speaker(speaking: .seconds(36), at: Self.at(10))
+        l.settle(at: Self.at(3600))
+        #expect(l.speakingTime == .seconds(36))
+        #expect(l.speakerMilliampHours == 0)
+        #expect(abs(l.totalMilliampHours - 100) < 1e-9)
     }
 
     @Test func theBuzzerCostsOnlyWhileItSounds() {
