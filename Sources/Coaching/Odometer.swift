@@ -22,10 +22,19 @@ import PacerCore
 ///   Without speeds, the straight line.
 ///
 /// Between fixes a `reading` extrapolates with the last fix's speed (for at most
-/// `maximumExtrapolation`): the live figure. `settle` hands such a reading out for good (a
+/// `maximumExtrapolation`, and no longer than the longest leg of that span before it: the
+/// receiver's cadence, after which a fix is overdue and not guessed at): the live figure. `settle` hands such a reading out for good (a
 /// pause, a stop: no later leg will tell better); a later leg then counts only what goes
 /// beyond it. `breakPath` (a pause) starts afresh: no leg runs across it; `startPath` (a
 /// start, a resume) counts the run from that instant to the first fix after it.
+///
+/// The live figure never runs backwards. What a reading carried on past the last fix is
+/// provisional: the next fix may say the runner slowed (a 60 s leg across a phase's end from
+/// 11 to 8.3 km/h is 33 m shorter than 60 s at 11 km/h), and after `fixLost` nothing is
+/// carried on. So the highest reading so far is held (`hold`, at each fix, a loss and a
+/// pause): `reading` and `settledReading` never fall below it, and until the legs catch up
+/// with it the figure stands still. The legs are not lengthened by it (`distance` stays
+/// theirs): the hold is counted only where the run ends (or pauses) before they catch up.
 public struct Odometer: Sendable {
     public struct Parameters: Hashable, Sendable {
         /// Doppler speed (m/s) at or below which the runner is standing still.
@@ -161,6 +170,18 @@ public struct Odometer: Sendable {
     private var settledUntil: Instant?
     /// Where the path begins afresh (a start, a resume), until its first fix.
     private var pathStart: Instant?
+    /// The highest figure a reading handed out, held at each fix, loss and pause (`hold`):
+    /// no reading falls below it.
+    private var held = 0.0
+    /// The receiver lost its fix since the last one: nothing is carried on from that fix.
+    private var lost = false
+    /// The legs closed within `maximumExtrapolation` before the last fix (their ends and
+    /// lengths in time): the longest is the receiver's cadence (1 s at 1 Hz, 30 s in
+    /// power-save, the sleep between a backup receiver's bursts). Past it the next fix is
+    /// overdue (a tunnel, the runner stopped under a roof): the reading waits for it rather
+    /// than carry on a guess it would then have to hold (a 1 Hz receiver silent for 5 s before
+    /// its loss is declared: 15 m shown, none of them run).
+    private var recentGaps: [(end: Instant, gap: Duration)] = []
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -174,12 +195,19 @@ public struct Odometer: Sendable {
     public mutating func add(_ position: GeoPoint, speed rawSpeed: Double?, at t: Instant,
                              paceChangeAt change: Instant? = nil) -> Leg? {
         let speed = rawSpeed.flatMap { $0.isFinite && $0 >= 0 && $0 <= parameters.plausibleSpeed ? $0 : nil }
-        defer { last = (t, position, speed) }
+        // What the live figure showed up to this fix stands, whatever the leg turns out to be.
+        hold(at: t)
+        defer {
+            last = (t, position, speed)
+            lost = false
+        }
         guard let last, t > last.at else {
             defer { pathStart = nil }
             return self.last == nil ? firstLeg(to: t, speed: speed) : nil
         }
         let gap = t - last.at
+        recentGaps.removeAll { t - $0.end > parameters.maximumExtrapolation }
+        recentGaps.append((t, gap))
         let seconds = gap.inSeconds
         let chord = Geodesy.distance(last.position, position)
         let doppler: Double? = if let a = last.speed, let b = speed { (a + b) / 2 } else { nil }
@@ -237,10 +265,21 @@ public struct Odometer: Sendable {
         pathStart = t
     }
 
-    /// The receiver has no fix: where the runner was at the path's start is not known, so
-    /// nothing is counted before the first fix.
-    public mutating func fixLost() {
+    /// The receiver has no fix at `t`: where the runner was at the path's start is not known,
+    /// so nothing is counted before the first fix; nothing is carried on from the last fix
+    /// until the next (the leg across the loss is measured then), and what the live figure
+    /// showed up to the loss is held.
+    public mutating func fixLost(at t: Instant) {
+        hold(at: t)
+        lost = true
         pathStart = nil
+    }
+
+    /// The reading at `t` was handed out (the live figure showed it): no later reading falls
+    /// below it. Deterministic whoever looked: between two fixes a reading only grows, so the
+    /// highest one shown is the one at the instant the state changes (a fix, a loss, a pause).
+    public mutating func hold(at t: Instant) {
+        held = max(held, reading(at: t))
     }
 
     /// The leg from the path's start to its first fix: run at that fix's speed, when moving.
@@ -256,8 +295,9 @@ public struct Odometer: Sendable {
                    paceChangeAt: nil)
     }
 
-    /// The distance handed out so far: up to the last fix, or the last `settle` when later.
-    public var settledReading: Double { distance + credited }
+    /// The distance handed out so far: up to the last fix, or the last `settle` when later;
+    /// never less than a reading held (`hold`).
+    public var settledReading: Double { max(held, distance + credited) }
 
     /// A sparse leg's path from its ends' Doppler speeds: their mean over the gap (the
     /// Doppler speed measures motion along the path, bends included; sampled at the ends of
@@ -270,9 +310,10 @@ public struct Odometer: Sendable {
         max(mean * seconds, chord - parameters.chordNoise)
     }
 
-    /// The distance at `t`: up to the last fix, plus the last fix's speed carried on to `t`.
+    /// The distance at `t`: up to the last fix, plus the last fix's speed carried on to `t`
+    /// (not after a loss); never less than a reading held (`hold`).
     public func reading(at t: Instant) -> Double {
-        distance + max(credited, extrapolation(to: t))
+        max(held, distance + max(credited, extrapolation(to: t)))
     }
 
     /// The distance at `t`, handed out for good (a phase's end, a stop): later legs count only
@@ -283,13 +324,13 @@ public struct Odometer: Sendable {
         // The runner ran on from the last fix: moving, at the speed carried on.
         if let last, let speed = last.speed, speed > parameters.stationarySpeed {
             let from = max(settledUntil ?? last.at, last.at)
-            let to = min(t, last.at + parameters.maximumExtrapolation)
+            let to = min(t, last.at + carryLimit)
             if to > from {
                 movingTime += to - from
                 settledUntil = to
             }
         }
-        return distance + credited
+        return settledReading
     }
 
     /// No leg runs across what comes next (a pause): the distance so far stands, with what
@@ -302,7 +343,14 @@ public struct Odometer: Sendable {
     }
 
     private func extrapolation(to t: Instant) -> Double {
-        guard let last, let speed = last.speed, speed > parameters.stationarySpeed, t > last.at else { return 0 }
-        return speed * min(t - last.at, parameters.maximumExtrapolation).inSeconds
+        guard !lost, let last, let speed = last.speed, speed > parameters.stationarySpeed, t > last.at else { return 0 }
+        return speed * min(t - last.at, carryLimit).inSeconds
+    }
+
+    /// How far past the last fix its speed is carried on: `maximumExtrapolation`, and no
+    /// further than the receiver's cadence (`recentGaps`), once a leg tells it.
+    private var carryLimit: Duration {
+        guard let cadence = recentGaps.map(\.gap).max() else { return parameters.maximumExtrapolation }
+        return min(parameters.maximumExtrapolation, cadence)
     }
 }

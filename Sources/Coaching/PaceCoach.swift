@@ -128,8 +128,10 @@ public struct CoachStatus: Hashable, Sendable {
 /// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
 ///   gps-back cue on recovery; no pace cues until two trusted speeds have arrived since.
 ///   Started before the first fix, the loss is told after `reminderGrace` (a first fix
-///   within it is silent: no "lost" then "back" at the start). Nothing is carried on from
-///   the last fix across a loss. Positioning off: phases run on time alone, no pace cues.
+///   within it is silent: no "lost" then "back" at the start). Nothing more is carried on
+///   from the last fix across a loss; what was carried on up to it stands (the distance
+///   never runs backwards, `Odometer.hold`). Positioning off: phases run on time alone, no
+///   pace cues.
 /// - Paused: nothing sounds and phase time stands still. A pause may be dated back (auto-pause:
 ///   to when the runner stopped), never before the run resumed or the current phase began.
 /// - Splits (when the settings give a split distance): a split cue each time the distance
@@ -308,7 +310,9 @@ public struct PaceCoach: Sendable {
         var out = advance(to: t)
         guard !finished else { return out }
         gpsLost = true
-        odometer.fixLost()
+        // The distance shown up to the loss stands: the runner ran it, or near enough; it is
+        // never taken back while the receiver is lost (the leg across counts when fixes return).
+        odometer.fixLost(at: t)
         // Nothing is carried on from the last fix across a loss: the leg across it is
         // measured if and when fixes come back.
         timeInBand += bandTail(to: t)
@@ -361,7 +365,9 @@ public struct PaceCoach: Sendable {
         smoother.reset()
         recent.removeAll()
         suspects.removeAll()
-        // Distance runs up to the pause, and not across it.
+        // Distance runs up to the pause, and not across it; what was shown up to the press
+        // (after `at`, when dated back) stands.
+        odometer.hold(at: t)
         if !gpsLost { odometer.settle(at: at) }
         out += split(at: at)
         odometer.breakPath()

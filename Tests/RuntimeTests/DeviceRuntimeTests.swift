@@ -60,6 +60,26 @@ struct DeviceRuntimeTests {
         #expect(detail.points.filter { $0.segment == 0 }.count == 30)
     }
 
+    /// The live distance (what `pacer ctl status` shows) never runs backwards: looked at every
+    /// 0.1 s through a slow-down (a leg shorter than what was carried on), a fix loss (30 to
+    /// 55 s) and the end; the last figure is the stored activity's.
+    @Test func theLiveDistanceNeverRunsBackwards() throws {
+        let rig = try Rig(recording(seconds: 100) { s in (30..<55).contains(s) ? nil : s >= 70 ? 2.0 : 3.0 },
+                          plan: plan(("run", 90, 1.5, 3.5)), profile: profile(position: 1, alert: 10, window: 3))
+        try rig.runtime.start()
+        var shown: [(Double, Double)] = []
+        for tenth in 0...1000 {
+            rig.clock.advance(to: Instant.zero + .milliseconds(100 * Int64(tenth)))
+            shown.append((Double(tenth) / 10, rig.runtime.status.coach.distance))
+        }
+        let falls = zip(shown, shown.dropFirst()).filter { $1.1 < $0.1 }
+        #expect(falls.isEmpty, "\(falls.prefix(5))")
+        #expect(rig.finished.value == .completed)
+        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        #expect(abs(detail.summary.distance - rig.runtime.status.coach.distance) < 0.05)
+        #expect(shown.last!.1 > 200)
+    }
+
     @Test func positioningOffRunsOnTimeAlone() throws {
         let rig = try Rig(recording(seconds: 10) { _ in 3.0 }, plan: plan(("a", 30, 2, 3), ("b", 30, 2, 3)),
                           positioning: false)
