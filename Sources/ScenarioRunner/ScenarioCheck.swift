@@ -23,12 +23,23 @@ public enum ScenarioCheck {
     ///   timer (pauses excluded);
     /// - a phase run in band all the time reports an average speed inside its band;
     /// - gps-back never sounds within 2 s of a gps-lost cue (a reminder in the second a
-    ///   power-save fix comes back tells the runner the GPS is lost as it returns).
+    ///   power-save fix comes back tells the runner the GPS is lost as it returns);
+    /// - an activity's distance never decreases from one event to the next (through losses of
+    ///   fix, pauses and phase ends: a runner's odometer never runs backwards).
     public static func invariantFailures(_ o: ScenarioOutcome) -> [String] {
         var failures: [String] = []
         var last: ScenarioEvent?
         var lastLost: ScenarioEvent?
+        var shown: [Int64: ScenarioEvent] = [:]
         for e in o.events {
+            if let activity = e.activity, let distance = e.distance {
+                if let before = shown[activity], let was = before.distance, distance < was {
+                    failures.append("\(o.scenario.file): activity \(activity)'s distance fell from "
+                        + "\(String(format: "%.1f", was)) m at \(ScenarioRecorder.clock(before.time)) to "
+                        + "\(String(format: "%.1f", distance)) m at \(ScenarioRecorder.clock(e.time))")
+                }
+                shown[activity] = e
+            }
             switch e.kind {
             case "cue" where e.name == Cue.gpsLost.rawValue:
                 lastLost = e

@@ -17,6 +17,9 @@ public struct ScenarioEvent: Hashable, Sendable {
     public var activity: Int64?
     /// For `phase-started`: the phase's speed range, m/s.
     public var band: ClosedRange<Double>?
+    /// The workout's distance (metres) right after it, for a device event of an activity:
+    /// the figure the timeline and `distance_m` show.
+    public var distance: Double?
 }
 
 /// Collects a scenario's events as they happen and writes them out as a readable timeline
@@ -152,6 +155,7 @@ final class ScenarioRecorder: Sendable {
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
         if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }
+        recorded.distance = status.coach.distance
         record(recorded, text: text, fields: fields, status: status)
     }
 

@@ -238,6 +238,21 @@ struct ScenarioRunnerTests {
         #expect(failures.contains { $0.contains("activity 1 phase 1 was in band all its 00:01:30 but averaged 0.0 km/h, outside 9.5–13.5") })
     }
 
+    /// An activity's distance never decreases from one event to the next: a fall fails, by
+    /// activity and time; a new activity (after a power cut) starts from nothing.
+    @Test func aDistanceThatFallsFailsTheRun() throws {
+        let (outcome, _) = try run(try scenario(""))
+        #expect(outcome.events.contains { $0.distance ?? 0 > 100 }, "the events carry the distance")
+        var o = outcome
+        let at = Duration.seconds(600)
+        o.events.append(ScenarioEvent(time: at, kind: "cue", name: "on-pace", activity: 1, distance: 2712))
+        o.events.append(ScenarioEvent(time: at + .seconds(30), kind: "cue", name: "gps-lost", activity: 1, distance: 2590))
+        o.events.append(ScenarioEvent(time: at + .seconds(40), kind: "started", name: nil, activity: 2, distance: 0))
+        let failures = ScenarioCheck.invariantFailures(o)
+        #expect(failures.count == 1, "\(failures.joined(separator: "\n"))")
+        #expect(failures.contains { $0.hasSuffix("activity 1's distance fell from 2712.0 m at 00:10:00 to 2590.0 m at 00:10:30") })
+    }
+
     @Test func goldensAreComparedAndUpdated() throws {
         let s = try scenario("")
         let (_, out) = try run(s)
