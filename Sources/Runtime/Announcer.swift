@@ -50,6 +50,9 @@ final class Announcer: Sendable {
         var nextSplit: Double
         var splits = 0
         var lastSplitTimer = Duration.zero
+        /// Where the last split was (its pace is over the metres since: a split after a
+        /// change of split length is not one length long).
+        var lastSplitDistance = 0.0
         /// The odometer and the timer at the fix before.
         var previous: (distance: Double, timer: Duration)?
         /// The choices under the profile the device is on.
@@ -203,8 +206,10 @@ final class Announcer: Sendable {
                 }
                 let time = crossing - s.lastSplitTimer
                 let text = formatter.split(
-                    number: s.splits, time: time, length: length, distance: s.nextSplit, total: crossing)
+                    number: s.splits, time: time, length: s.nextSplit - s.lastSplitDistance, distance: s.nextSplit,
+                    total: crossing)
                 s.lastSplitTimer = crossing
+                s.lastSplitDistance = s.nextSplit
                 s.nextSplit += length
                 if s.current.enabled { said.append(Utterance(text: text, key: "split", priority: .announcement)) }
             }

@@ -12,7 +12,7 @@ import Testing
 struct AnnouncerTests {
     static let book = PhraseBook(
         language: "en", decimalSeparator: ".",
-        templates: ["split": "Split {split}: {split_time}.", "phase-start": "{phase}: {duration}.",
+        templates: ["split": "Split {split}: {split_time}, {split_pace}.", "phase-start": "{phase}: {duration}.",
                     "finish": "Done: {time}.", "status": "{phase}, {left} left.", "status-needed": "",
                     "faster": "Faster.", "ease-off": "Ease off.", "on-pace": "On pace, {pace}.",
                     "band-slow": "", "band-fast": "", "band-on": "", "band-unknown": "",
@@ -131,16 +131,16 @@ struct AnnouncerTests {
     }
 
     @Test func splitsAreTimedWhereTheFixesCrossTheDistance() {
-        let rig = Rig()
+        let rig = Rig(SpeechSettings(enabled: true, maximumShare: 1))
         rig.announcer.progress(Self.coach(distance: 900, elapsed: .seconds(270)))
         rig.announcer.progress(Self.coach(distance: 1100, elapsed: .seconds(330)))
         rig.clock.runUntilIdle()
-        #expect(rig.events.said.map(\.1.text) == ["Split 1: 5 minutes."])
+        #expect(rig.events.said.map(\.1.text) == ["Split 1: 5 minutes, 5 00 per-kilometre."])
         rig.announcer.progress(Self.coach(distance: 3500, elapsed: .seconds(1000)))
         rig.clock.runUntilIdle()
         // Two splits in one gap: the last one said, timed from where the line crossed 2 km
         // (581.25 s) to where it crossed 3 km (860.4 s).
-        #expect(rig.events.said.map(\.1.text).last == "Split 3: 4 minutes 39 seconds.")
+        #expect(rig.events.said.map(\.1.text).last == "Split 3: 4 minutes 39 seconds, 4 39 per-kilometre.")
     }
 
     @Test func theEndIsSaidAfterWhatPlays() {
@@ -191,31 +191,34 @@ struct AnnouncerTests {
     @Test func aStepDownSwitchesToTheNewProfilesChoices() {
         // The whole run is a moment on the test's clock: no share cap here.
         var settings = SpeechSettings(enabled: true, splitEvery: 1000, maximumShare: 1)
-        settings.perProfile["low"] = SpeechSettings(enabled: true, splitEvery: 2000, phases: false, maximumShare: 1, alerts: .beep)
+        settings.perProfile["low"] = SpeechSettings(enabled: true, splitEvery: 3000, phases: false, maximumShare: 1, alerts: .beep)
         settings.perProfile["quiet"] = SpeechSettings(enabled: false)
         let rig = Rig(settings)
         rig.announcer.profile("medium")
         rig.announcer.progress(Self.coach(distance: 1100, elapsed: .seconds(330)))
         rig.clock.runUntilIdle()
-        #expect(rig.events.said.map(\.1.text) == ["Split 1: 5 minutes 30 seconds."])
-        // At 2.5 km (split 2 crossed at 600 s) the device steps down to low: the next split is
-        // at 4 km, its time counted from the last one; no phase starts, no alert words.
+        #expect(rig.events.said.map(\.1.text) == ["Split 1: 5 minutes 30 seconds, 5 30 per-kilometre."])
+        // At 2.5 km (split 2 crossed at 600 s) the device steps down to low, splits every 3 km:
+        // the next is at 3 km, its time and pace over the kilometre since the last one; no
+        // phase starts, no alert words.
         rig.announcer.progress(Self.coach(distance: 2500, elapsed: .seconds(750)))
         rig.clock.runUntilIdle()
         rig.announcer.profile("low")
         rig.announcer.phaseStarted(Self.phase, index: 1)
         rig.announcer.cue(.gpsLost, length: .milliseconds(500), coach: Self.coach())
-        rig.announcer.progress(Self.coach(distance: 3900, elapsed: .seconds(1170)))
-        rig.announcer.progress(Self.coach(distance: 4100, elapsed: .seconds(1230)))
+        rig.announcer.progress(Self.coach(distance: 2900, elapsed: .seconds(870)))
+        rig.announcer.progress(Self.coach(distance: 3100, elapsed: .seconds(930)))
+        rig.announcer.progress(Self.coach(distance: 6100, elapsed: .seconds(1830)))
         rig.clock.runUntilIdle()
         #expect(rig.events.said.map(\.1.text) == [
-            "Split 1: 5 minutes 30 seconds.", "Split 2: 4 minutes 30 seconds.", "Split 3: 10 minutes."])
+            "Split 1: 5 minutes 30 seconds, 5 30 per-kilometre.", "Split 2: 4 minutes 30 seconds, 4 30 per-kilometre.",
+            "Split 3: 5 minutes, 5 00 per-kilometre.", "Split 4: 15 minutes, 5 00 per-kilometre."])
         // A profile with speech off: nothing said, the pace cues beep.
         rig.announcer.profile("quiet")
         rig.announcer.phaseStarted(Self.phase, index: 2)
-        rig.announcer.progress(Self.coach(distance: 8100, elapsed: .seconds(2430)))
+        rig.announcer.progress(Self.coach(distance: 9100, elapsed: .seconds(2730)))
         rig.clock.runUntilIdle()
-        #expect(rig.events.said.count == 3)
+        #expect(rig.events.said.count == 4)
     }
 
     @Test func theRecordingSpeakerEstimatesDeterministically() {
