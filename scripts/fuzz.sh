@@ -96,7 +96,8 @@ seeds() {
             done ;;
         yaml)
             # The first byte of an input picks the loader (Fuzz/DataFiles): 0 plan, 1 profile,
-            # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts, 10 a phrase book.
+            # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts, 10 a phrase
+            # book, 11 a speaker part.
             local n=0 file kind
             while IFS= read -r file; do
                 case "$file" in
@@ -111,6 +112,7 @@ seeds() {
                     Hardware/parts/buzzers/*) kind=8 ;;
                     Hardware/parts/batteries/*) kind=9 ;;
                     Hardware/speech/*) kind=a ;;
+                    Hardware/parts/speakers/*) kind=b ;;
                     *) continue ;;
                 esac
                 { printf "\\x0$kind"; cat "$file"; } > "$dir/$n-$(basename "$file")"

@@ -53,7 +53,7 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         return 0
     }
-    switch data[0] % 11 {
+    switch data[0] % 12 {
     case 0: _ = try? PlanLoader.load(file: "plan.yaml", text: text)
     case 1: _ = try? PowerProfileLoader.load(file: "\(ownName(text)).yaml", text: text)
     case 2: _ = try? CueBookLoader.load(file: "cues.yaml", text: text)
@@ -64,7 +64,8 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 7: _ = try? HardwareModelLoader.loadGPS(file: "\(ownName(text)).yaml", text: text)
     case 8: _ = try? HardwareModelLoader.loadBuzzer(file: "\(ownName(text)).yaml", text: text)
     case 9: _ = try? HardwareModelLoader.loadBattery(file: "\(ownName(text)).yaml", text: text)
-    default: _ = try? PhraseBookLoader.load(file: "en.yaml", text: text)
+    case 10: _ = try? PhraseBookLoader.load(file: "en.yaml", text: text)
+    default: _ = try? HardwareModelLoader.loadSpeaker(file: "\(ownName(text)).yaml", text: text)
     }
     return 0
 }
