@@ -182,6 +182,9 @@ public struct Odometer: Sendable {
     /// than carry on a guess it would then have to hold (a 1 Hz receiver silent for 5 s before
     /// its loss is declared: 15 m shown, none of them run).
     private var recentGaps: [(end: Instant, gap: Duration)] = []
+    /// When the next fix is due, told by the firmware when it puts the receiver to sleep
+    /// (`receiverSleeps`): a gap longer than the cadence so far that is no loss.
+    private var nextFixDue: Instant?
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -200,6 +203,7 @@ public struct Odometer: Sendable {
         defer {
             last = (t, position, speed)
             lost = false
+            nextFixDue = nil
         }
         guard let last, t > last.at else {
             defer { pathStart = nil }
@@ -273,6 +277,13 @@ public struct Odometer: Sendable {
         hold(at: t)
         lost = true
         pathStart = nil
+    }
+
+    /// The firmware put the receiver to sleep until about `due` (a step-down to the backup
+    /// mode): the speed is carried on until then (at most `maximumExtrapolation`), though the
+    /// fixes so far came more often.
+    public mutating func receiverSleeps(until due: Instant) {
+        nextFixDue = due
     }
 
     /// The reading at `t` was handed out (the live figure showed it): no later reading falls
@@ -350,7 +361,8 @@ public struct Odometer: Sendable {
     /// How far past the last fix its speed is carried on: `maximumExtrapolation`, and no
     /// further than the receiver's cadence (`recentGaps`), once a leg tells it.
     private var carryLimit: Duration {
-        guard let cadence = recentGaps.map(\.gap).max() else { return parameters.maximumExtrapolation }
+        guard var cadence = recentGaps.map(\.gap).max() else { return parameters.maximumExtrapolation }
+        if let due = nextFixDue, let last { cadence = max(cadence, due - last.at) }
         return min(parameters.maximumExtrapolation, cadence)
     }
 }

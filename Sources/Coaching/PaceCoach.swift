@@ -304,6 +304,12 @@ public struct PaceCoach: Sendable {
         return out
     }
 
+    /// The firmware put the receiver to sleep until about `due`: its silence until then is
+    /// the cadence, not a stop (the live distance carries the speed on).
+    public mutating func receiverSleeps(until due: Instant) {
+        odometer.receiverSleeps(until: due)
+    }
+
     /// The receiver lost its fix (or went away).
     public mutating func fixLost(at t: Instant) -> [CoachOutput] {
         guard isRunning, positioning, !gpsLost else { return [] }

@@ -402,8 +402,11 @@ public final class DeviceRuntime: Sendable {
 
     /// After a position in the backup mode: the receiver sleeps until shortly before the next.
     private func sleepReceiver() {
+        let now = parts.clock.now
         let interval = state.withLock { s -> Duration? in
             guard !s.finished, s.profile.gpsMode == .backup, s.coach.isRunning else { return nil }
+            // The next position comes an interval from now, however often they came before.
+            s.coach.receiverSleeps(until: now + s.profile.positionInterval)
             return s.profile.positionInterval
         }
         guard let interval else { return }

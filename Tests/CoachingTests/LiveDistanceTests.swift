@@ -154,6 +154,21 @@ struct OdometerHoldTests {
         #expect(abs(o.reading(at: Self.t(131)) - 180) < 1e-6)
     }
 
+    /// A step-down to the backup mode: the receiver, which gave a fix every 30 s, is put to
+    /// sleep for a minute; the figure carries the speed on for that minute, not for 30 s only,
+    /// and the next fix's distance is no jump.
+    @Test func aLongerSleepTheFirmwareOrderedIsCarriedOnAcross() {
+        var o = Odometer()
+        o.add(LiveDistanceTests.east(0), speed: 3, at: Self.t(0))
+        o.add(LiveDistanceTests.east(90), speed: 3, at: Self.t(30))
+        #expect(abs(o.reading(at: Self.t(80)) - 180) < 1e-6, "the cadence so far: 30 s")
+        o.receiverSleeps(until: Self.t(90))
+        #expect(abs(o.reading(at: Self.t(80)) - 240) < 1e-6)
+        #expect(abs(o.reading(at: Self.t(100)) - 270) < 1e-6, "carried on to the fix due at 90 s, no further")
+        o.add(LiveDistanceTests.east(270), speed: 3, at: Self.t(90))
+        #expect(abs(o.reading(at: Self.t(90)) - 270) < 1e-6)
+    }
+
     /// Holding a reading does not lengthen the legs: once they pass it, the figure is theirs.
     @Test func heldReadingsDoNotLengthenTheLegs() {
         var o = Odometer()
