@@ -35,6 +35,8 @@ public struct Device: Sendable {
     /// The phrase book of the settings' language, when the device speaks.
     public var phrases: PhraseBook?
     public let battery: any BatteryGauge
+    /// The Wi-Fi radio a profile may switch off for a workout; nil: none (`radio: none`).
+    public var radio: (any WirelessRadio)?
     /// The build's electrical model, when the settings name one.
     public let hardware: HardwareModel?
     /// Drains the simulated battery by the energy model (a simulated battery and a build).
@@ -62,6 +64,8 @@ public struct SimulatedParts: Sendable {
     public var battery: SimulatedBattery?
     /// The energy model draining it (a simulated battery and a build).
     public var supply: SimulatedPowerSupply?
+    /// The simulated Wi-Fi radio (`radio: sim`).
+    public var radio: SimulatedRadio?
 
     public init(replay: NMEAFileSource? = nil, battery: SimulatedBattery? = nil, supply: SimulatedPowerSupply? = nil) {
         self.replay = replay
@@ -172,6 +176,13 @@ public enum Configurator {
         var device = Device(
             settings: settings, profile: profile, cues: cues, clock: clock, gps: gps,
             buzzer: buzzer, battery: battery, hardware: hardware, power: simulated.supply, profiles: profiles)
+        do {
+            device.radio = try makeRadio(settings.radio, clock: clock)
+        } catch where tolerant && settings.radio?.scheme == "sysfs" {
+            device.faults.append("\(error)")
+        }
+        faults.append(contentsOf: device.faults)
+        simulated.radio = device.radio as? SimulatedRadio
         device.faults = faults
         device.simulated = simulated
         device.speaker = try makeSpeaker(
@@ -211,6 +222,7 @@ public enum Configurator {
         } catch {
             throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
         }
+        recoverRadio(device, logger: logger)
         return AssembledDevice(device: device, store: store, recovered: recovered, parts: runtimeParts(device, log: store, logger: logger))
     }
 
@@ -222,6 +234,7 @@ public enum Configurator {
     ) throws(ConfigurationError) -> (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts) {
         let storage = try DeviceStorage(settings: settings, logger: logger)
         let device = try makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
+        recoverRadio(device, logger: logger)
         return (device, storage, runtimeParts(device, log: storage, logger: logger))
     }
 
@@ -232,6 +245,7 @@ public enum Configurator {
             profiles: device.profiles, gpsHotStart: device.gpsHotStart,
             receiverTime: ReceiverTime(system: device.systemTime, logger: logger))
         parts.speaker = device.speaker
+        parts.radio = device.radio.map { MarkedRadio($0, marker: radioMarker(device.settings)) }
         parts.speech = device.settings.speech
         parts.phrases = device.phrases
         return parts
@@ -565,6 +579,64 @@ public enum Configurator {
         }
     }
 
+    /// The Wi-Fi radio (`radio:`): `sysfs` (the first wlan switch under /sys/class/rfkill),
+    /// `sysfs:PATH` (one switch's folder), `sim[?blocked=yes&hard=yes]` (simulated, left off by a
+    /// power cut, hard-blocked), or nil for none.
+    public static func makeRadio(_ uri: DeviceURI?, clock: any PacerClock) throws(ConfigurationError) -> (any WirelessRadio)? {
+        guard let uri else { return nil }
+        switch uri.scheme {
+        case "none":
+            return nil
+        case "sysfs":
+            if !uri.path.isEmpty { return SysfsRfkill(path: uri.path) }
+            do {
+                return try SysfsRfkill.first()
+            } catch {
+                throw ConfigurationError("radio 'sysfs': \(error)")
+            }
+        case "sim":
+            func flag(_ key: String) throws(ConfigurationError) -> Bool {
+                guard let text = uri.query[key] else { return false }
+                guard let value = ["yes": true, "no": false, "true": true, "false": false][text] else {
+                    throw ConfigurationError("radio '\(uri)': \(key) must be yes or no, not '\(text)'")
+                }
+                return value
+            }
+            if let unknown = uri.query.keys.sorted().first(where: { !["blocked", "hard"].contains($0) }) {
+                throw ConfigurationError("radio '\(uri)': unknown option '\(unknown)' (known: blocked, hard)")
+            }
+            return SimulatedRadio(clock: clock, blocked: try flag("blocked"), hard: try flag("hard"), name: uri.text)
+        default:
+            throw ConfigurationError("unknown radio '\(uri)' (known: sysfs, sysfs:/sys/class/rfkill/rfkillN, sim, none)")
+        }
+    }
+
+    /// A power cut in a workout that had switched the Wi-Fi radio off leaves it off, and the
+    /// companion page unreachable: at the next power-on, the radio Pacer switched off (its
+    /// marker there) is switched on again. A radio switched off by someone else stays off.
+    /// True when it was switched on.
+    @discardableResult
+    public static func recoverRadio(_ device: Device, logger: Logger) -> Bool {
+        guard let radio = device.radio else { return false }
+        let marker = radioMarker(device.settings)
+        guard FileManager.default.fileExists(atPath: marker) else { return false }
+        do {
+            try radio.unblock()
+            try? FileManager.default.removeItem(atPath: marker)
+            logger.notice("radio \(radio.name): on again (left off by a workout that did not end: a power cut)")
+            return true
+        } catch {
+            logger.warning("radio \(radio.name): left off by a workout that did not end, cannot be switched on: \(error)")
+            return false
+        }
+    }
+
+    /// Where the runtime notes that Pacer switched the radio off, so that the next power-on
+    /// after a power cut mid-workout switches it on again: beside the activities.
+    public static func radioMarker(_ settings: Settings) -> String {
+        (settings.dataDirectory as NSString).appendingPathComponent("radio-off-by-pacer")
+    }
+
     /// `sysfs` (the first battery under /sys/class/power_supply), `sysfs:PATH`, or
     /// `sim?capacity=MAH&level=PERCENT`.
     public static func makeBattery(
@@ -632,4 +704,37 @@ public final class MissingBattery: BatteryGauge {
     }
 
     public func read() -> BatteryReading? { nil }
+}
+
+/// A radio whose blocks by Pacer are noted in a file (`Configurator.radioMarker`), so that
+/// a power cut mid-workout does not leave the radio off for good (`recoverRadio`).
+final class MarkedRadio: WirelessRadio {
+    let radio: any WirelessRadio
+    let marker: String
+
+    init(_ radio: any WirelessRadio, marker: String) {
+        self.radio = radio
+        self.marker = marker
+    }
+
+    var name: String { radio.name }
+    func read() -> RadioState? { radio.read() }
+    var unavailableReason: String? { radio.unavailableReason }
+
+    func block() throws(RadioError) {
+        // Noted first: a power cut between the two leaves a marker for a radio still on,
+        // which the next power-on switches on, harmlessly.
+        _ = FileManager.default.createFile(atPath: marker, contents: Data("Pacer switched the radio \(radio.name) off for a workout\n".utf8))
+        do {
+            try radio.block()
+        } catch {
+            try? FileManager.default.removeItem(atPath: marker)
+            throw error
+        }
+    }
+
+    func unblock() throws(RadioError) {
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        try radio.unblock()
+    }
 }

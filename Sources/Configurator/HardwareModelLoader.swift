@@ -17,7 +17,8 @@ import HAL
 ///                                                      power-save: 2.1, backup: 0.03}
 /// ```
 ///
-/// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms` and, if it can suspend
+/// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms`, optionally
+/// `wifi_idle_ma` (the Wi-Fi radio's part of `idle_ma`) and, if it can suspend
 /// to RAM, `suspend_ma` with `resume_ms`; a buzzer `supply_v` and `sounding_ma`; a battery
 /// `capacity_mah`, `volts` and `converter_efficiency`; a speaker `supply_v`, `speaking_ma`,
 /// `standby_ma` (not above `speaking_ma`) and `render_cpu_share` (0 to 1). Every file has `name` (its file's name)
@@ -223,9 +224,17 @@ public enum HardwareModelLoader {
         } else if map.has("resume_ms") {
             throw map.error("resume_ms", "is given without suspend_ma: only a board that can suspend has a resume time")
         }
+        var wifi = 0.0
+        if map.has("wifi_idle_ma") {
+            wifi = try current(&map, "wifi_idle_ma")
+            guard wifi <= idle - (suspend ?? 0) else {
+                throw map.error("wifi_idle_ma", "is the Wi-Fi radio's part of idle_ma (\(YAMLMapping.format(idle)) mA"
+                    + (suspend.map { ", less suspend_ma, \(YAMLMapping.format($0)) mA" } ?? "") + "): it cannot be more, got \(YAMLMapping.format(wifi))")
+            }
+        }
         try map.finish()
         return .init(name: name, supplyVolts: v, idleMilliamps: idle, busyMilliamps: busy, busyPerWakeup: perWakeup,
-                     suspendMilliamps: suspend, resume: resume)
+                     suspendMilliamps: suspend, resume: resume, wifiIdleMilliamps: wifi)
     }
 
     static func gps(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.GPSModule {

@@ -48,10 +48,17 @@ public enum PowerProfileLoader {
         if map.has("gps_mode") { gpsMode = try map.choice("gps_mode", GPSPowerMode.self) }
         var suspend = false
         if let text = try map.optionalString("board_suspend") {
-            guard let value = ["true": true, "false": false, "yes": true, "no": false][text] else {
+            guard let value = yesNo[text] else {
                 throw map.error("board_suspend", "expected true or false, got '\(text)'")
             }
             suspend = value
+        }
+        var wifiOff = false
+        if let text = try map.optionalString("wifi_off_during_workout") {
+            guard let value = yesNo[text] else {
+                throw map.error("wifi_off_during_workout", "expected yes or no (switch the Wi-Fi radio off for the workout), got '\(text)'")
+            }
+            wifiOff = value
         }
         var stepDown: PowerProfile.StepDown?
         if var step = try map.optionalMapping("step_down") {
@@ -72,8 +79,11 @@ public enum PowerProfileLoader {
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
-            route: route)
+            route: route, wifiOffDuringWorkout: wifiOff)
     }
+
+    /// The words a yes-or-no key takes.
+    static let yesNo = ["true": true, "false": false, "yes": true, "no": false]
 
     /// Every interval and window of a profile, seconds: a tenth of a second (a 10 Hz
     /// receiver's epoch) to an hour (longer, and a run would go by without a position or a

@@ -34,6 +34,10 @@ public struct Settings: Hashable, Sendable {
     /// The voice (`speaker:`): `null` when absent (the device beeps only), `record` in
     /// scenarios; the engine's adapters on the board.
     public var speaker: DeviceURI?
+    /// The Wi-Fi radio a profile's `wifi_off_during_workout` switches (`radio:`): `sysfs`
+    /// (the first wlan rfkill switch), `sysfs:/sys/class/rfkill/rfkillN`, `sim[?blocked=yes&hard=yes]`.
+    /// Nil: none (`radio:` absent or `none`): nothing is switched.
+    public var radio: DeviceURI?
     /// What the device says and how (`speech:`); off unless enabled.
     public var speech = SpeechSettings()
     /// The speaker the energy model charges when the build has none (not in the settings
@@ -184,6 +188,14 @@ public struct Settings: Hashable, Sendable {
         let zones = try privacyZones(&map)
         var speaker: DeviceURI?
         if map.has("speaker") { speaker = try uri("speaker", nil) }
+        var radio: DeviceURI?
+        if map.has("radio") {
+            let parsed = try uri("radio", nil)
+            guard ["sysfs", "sim", "none"].contains(parsed.scheme) else {
+                throw map.error("radio", "unknown radio '\(parsed)' (known: sysfs, sysfs:/sys/class/rfkill/rfkillN, sim, none)")
+            }
+            radio = parsed.scheme == "none" ? nil : parsed
+        }
         let speech = try SpeechSettingsLoader.speech(
             map.optionalMapping("speech"), knownProfiles: try? PowerProfileLoader.available(hardwareDir: hardware))
         try map.finish()
@@ -196,6 +208,7 @@ public struct Settings: Hashable, Sendable {
         settings.privacyZones = zones
         settings.systemClock = systemClock
         settings.speaker = speaker
+        settings.radio = radio
         settings.speech = speech
         return settings
     }

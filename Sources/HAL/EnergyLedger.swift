@@ -12,6 +12,8 @@ public protocol PowerMonitor: AnyObject, Sendable {
     func buzzer(sounding duration: Duration, at instant: Instant)
     /// The speaker (amplifier and speech rendering) speaks for `duration` from `instant`.
     func speaker(speaking duration: Duration, at instant: Instant)
+    /// The Wi-Fi radio was switched off (`blocked`) or on again.
+    func radio(blocked: Bool, at instant: Instant)
     /// Whether the board may suspend between wakeups from now on (the profile says so).
     func boardMaySuspend(_ allowed: Bool, at instant: Instant)
     /// Brings the account up to `instant` (before the battery is read).
@@ -28,6 +30,8 @@ public protocol PowerMonitor: AnyObject, Sendable {
 ///   wakeup. Where the board can suspend and the profile lets it, a gap between wakeups of
 ///   at least `suspendThreshold` is spent suspended, less the resume time (charged busy), as
 ///   the board's clock does it.
+/// - Wi-Fi radio: part of the board's idle current (measured with it on); while the radio is
+///   switched off (rfkill) the board idles at `idle − wifiIdleMilliamps` instead.
 /// - Buzzer: its current for the seconds it sounds.
 /// - Speaker (a build with one): its standby current all the time, its speaking current
 ///   instead for the seconds words are said, and the board busy rendering them for its
@@ -37,6 +41,8 @@ public protocol PowerMonitor: AnyObject, Sendable {
 extension PowerMonitor {
     /// Nobody counts speech by default.
     public func speaker(speaking duration: Duration, at instant: Instant) {}
+    /// Nor the radio.
+    public func radio(blocked: Bool, at instant: Instant) {}
 }
 
 public struct EnergyLedger: Hashable, Sendable {
@@ -55,12 +61,18 @@ public struct EnergyLedger: Hashable, Sendable {
     public private(set) var buzzerTime = Duration.zero
     /// Time the board spent suspended.
     public private(set) var suspendedTime = Duration.zero
+    /// Time the Wi-Fi radio was switched off, and the charge that saved (battery side, mAh,
+    /// already left out of `boardMilliampHours`).
+    public private(set) var radioOffTime = Duration.zero
+    public private(set) var radioSavedMilliampHours = 0.0
 
     public let start: Instant
     /// The account is complete up to here.
     public private(set) var settled: Instant
     public private(set) var gpsState: GPSPowerState
     public private(set) var maySuspend = false
+    /// Whether the Wi-Fi radio is switched off now.
+    public private(set) var radioBlocked = false
     /// The last wakeup (the board is idle or suspended after it).
     private var lastWakeup: Instant?
 
@@ -97,7 +109,11 @@ public struct EnergyLedger: Hashable, Sendable {
         gpsTime[gpsState, default: .zero] += span
         // The board idles through the span; a suspend found at the next wakeup takes back
         // the difference for the suspended part of the gap.
-        boardMilliampHours += battery(model.board.idleMilliamps, model.board.supplyVolts) * hours
+        boardMilliampHours += battery(idleMilliamps, model.board.supplyVolts) * hours
+        if radioBlocked {
+            radioOffTime += span
+            radioSavedMilliampHours += battery(model.board.wifiIdleMilliamps, model.board.supplyVolts) * hours
+        }
         if let speaker = model.speaker, speaker.standbyMilliamps > 0 {
             speakerMilliampHours += battery(speaker.standbyMilliamps, speaker.supplyVolts) * hours
         }
@@ -124,8 +140,8 @@ public struct EnergyLedger: Hashable, Sendable {
                 let asleep = gap - resume
                 suspendedTime += asleep
                 // Suspended instead of idle for `asleep`; busy instead of idle while resuming.
-                let saved = battery(board.idleMilliamps - suspend, board.supplyVolts) * asleep.inSeconds / 3600
-                let resuming = battery(board.busyMilliamps - board.idleMilliamps, board.supplyVolts)
+                let saved = battery(idleMilliamps - suspend, board.supplyVolts) * asleep.inSeconds / 3600
+                let resuming = battery(board.busyMilliamps - idleMilliamps, board.supplyVolts)
                     * resume.inSeconds / 3600
                 boardMilliampHours += resuming - saved
                 added += resuming - saved
@@ -161,6 +177,20 @@ public struct EnergyLedger: Hashable, Sendable {
                 * part.renderCPUShare * hours
         speakerMilliampHours += cost
         return added + cost
+    }
+
+    /// The radio switched off (`blocked`) or on: the board idles without its current, or
+    /// with it again, from `t`.
+    @discardableResult
+    public mutating func radio(blocked: Bool, at t: Instant) -> Double {
+        let added = settle(at: t)
+        radioBlocked = blocked
+        return added
+    }
+
+    /// The board's idle current now: without the radio's while it is off.
+    private var idleMilliamps: Double {
+        model.board.idleMilliamps - (radioBlocked ? model.board.wifiIdleMilliamps : 0)
     }
 
     @discardableResult

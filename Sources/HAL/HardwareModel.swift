@@ -47,6 +47,10 @@ public struct HardwareModel: Hashable, Sendable {
         /// work itself, entering suspend as well as waking from it (the energy ledger charges
         /// it at the busy current). The data files count both directions.
         public var resume: Duration?
+        /// The Wi-Fi radio's part of `idleMilliamps` (on, idle: the figure was measured with
+        /// it on): what the board draws less while the radio is switched off (rfkill). 0: a
+        /// board without Wi-Fi.
+        public var wifiIdleMilliamps: Double
 
         /// The shortest wait worth suspending for: the resume time and two seconds (a real-time
         /// clock's wake alarm counts whole seconds). The firmware's clock and the energy model
@@ -54,7 +58,9 @@ public struct HardwareModel: Hashable, Sendable {
         public var suspendThreshold: Duration { (resume ?? .zero) + .seconds(2) }
 
         public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
-                    busyPerWakeup: Duration, suspendMilliamps: Double? = nil, resume: Duration? = nil) {
+                    busyPerWakeup: Duration, suspendMilliamps: Double? = nil, resume: Duration? = nil,
+                    wifiIdleMilliamps: Double = 0) {
+            self.wifiIdleMilliamps = wifiIdleMilliamps
             self.name = name
             self.supplyVolts = supplyVolts
             self.idleMilliamps = idleMilliamps

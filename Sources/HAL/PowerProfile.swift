@@ -23,6 +23,9 @@ public struct PowerProfile: Hashable, Sendable {
     public var gpsMode: GPSPowerMode
     /// Whether the board may suspend to RAM between wakeups (where it can).
     public var boardSuspend: Bool
+    /// Whether the Wi-Fi radio is switched off (rfkill soft block) for the workout and on
+    /// again after it (issue 26): the companion page is served only while the device waits.
+    public var wifiOffDuringWorkout: Bool
     /// A lower profile the device steps down to when the battery falls to a level.
     public var stepDown: StepDown?
     /// The timer stops while the runner stands still and runs again when they move on; nil:
@@ -83,8 +86,9 @@ public struct PowerProfile: Hashable, Sendable {
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
         trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
         stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil,
-        route: RouteGuidance = .standard
+        route: RouteGuidance = .standard, wifiOffDuringWorkout: Bool = false
     ) {
+        self.wifiOffDuringWorkout = wifiOffDuringWorkout
         self.route = route
         self.autoPause = autoPause
         self.splitDistance = splitDistance

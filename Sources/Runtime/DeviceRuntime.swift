@@ -47,6 +47,8 @@ public final class DeviceRuntime: Sendable {
         var profile: PowerProfile
         /// Follows the route the runner follows, when there is one.
         var follower: RouteFollower?
+        /// The runtime switched the Wi-Fi radio off (and switches it on at the end).
+        var radioOff = false
     }
 
     public let parts: Parts
@@ -129,6 +131,7 @@ public final class DeviceRuntime: Sendable {
             parts.power?.gps(parts.gps == nil ? .off : .acquiring, at: now)
             parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
             parts.clock.allowSuspend(parts.profile.boardSuspend)
+            if parts.profile.wifiOffDuringWorkout { switchRadio(off: true) }
             writer.flush(every: parts.profile.trackFlushInterval) { [self] in commit() }
             let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
             state.withLock { $0.batteryTimer = battery }
@@ -577,6 +580,7 @@ public final class DeviceRuntime: Sendable {
         writer.flush(every: next.trackFlushInterval) { [self] in commit() }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
         parts.clock.allowSuspend(next.boardSuspend)
+        if next.wifiOffDuringWorkout != previous.wifiOffDuringWorkout { switchRadio(off: next.wifiOffDuringWorkout) }
         // The receiver follows the new mode: woken if it no longer may sleep, put in
         // power-save if that is the new mode and it has a fix.
         let power = receiver.current
@@ -591,6 +595,33 @@ public final class DeviceRuntime: Sendable {
         announcer?.profile(next.name)
         report(.profileChanged(from: previous.name, to: next.name, percent: percent))
         rescheduleTick()
+    }
+
+    /// Switches the Wi-Fi radio off for the workout, or on again (only when the runtime
+    /// switched it off), and reports it; a radio that refuses is reported, and the workout
+    /// goes on. On the loop.
+    private func switchRadio(off: Bool) {
+        guard let radio = parts.radio else { return }
+        let wasOff = state.withLock { $0.radioOff }
+        guard off != wasOff else { return }
+        let now = parts.clock.now
+        var failure: String?
+        do {
+            if off { try radio.block() } else { try radio.unblock() }
+        } catch {
+            failure = error.description
+        }
+        // Switched off only when the block took; "on" stands even when a hard block keeps
+        // it off: Pacer's own block is lifted.
+        let nowOff = off && failure == nil
+        state.withLock { $0.radioOff = nowOff }
+        if nowOff || wasOff { parts.power?.radio(blocked: nowOff, at: now) }
+        if let failure {
+            logger.warning("radio \(radio.name): switching it \(off ? "off" : "on") failed: \(failure)")
+        } else {
+            logger.info("radio \(radio.name) switched \(off ? "off" : "on")")
+        }
+        report(.radio(off: off, failure: failure))
     }
 
     private func commit() {
@@ -622,6 +653,8 @@ public final class DeviceRuntime: Sendable {
         if let activity { writer.finish(activity, totals: totals, end: end, activeTime: elapsed) }
         player.drain()
         parts.power?.settle(at: now)
+        // The radio on again whatever the end: completed, stopped.
+        switchRadio(off: false)
         report(.finished(end))
         // The end's summary was just queued: the program may exit once this returns, and the
         // runner must still hear it.

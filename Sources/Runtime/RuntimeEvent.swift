@@ -30,6 +30,9 @@ public enum RuntimeEvent: Hashable, Sendable {
     case battery(percent: Double)
     /// The battery fell to a profile's step-down level: the device switched profile.
     case profileChanged(from: String, to: String, percent: Double)
+    /// The Wi-Fi radio switched off (`off`) for the workout or on again after it; `failure`
+    /// says why it could not be (the radio then stays as it was).
+    case radio(off: Bool, failure: String?)
     /// The activity ended and was closed in storage.
     case finished(ActivityEnd)
     /// Storage refused a commit (a full disk, a read-only or vanished folder): reported once
@@ -63,6 +66,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .autoResumed: "auto-resumed"
         case .battery: "battery"
         case .profileChanged: "profile-changed"
+        case .radio: "radio"
         case .finished: "finished"
         case .storageFault: "storage-fault"
         case .said: "say"

@@ -25,6 +25,9 @@ extension DeviceRuntime {
         /// The voice beside the buzzer (issue 25); the device speaks when `speech.enabled`, a
         /// phrase book is given and the speaker works.
         public var speaker: any Speaker = NullSpeaker()
+        /// The Wi-Fi radio a profile's `wifiOffDuringWorkout` switches off for the workout;
+        /// nil: none, nothing switched.
+        public var radio: (any WirelessRadio)?
         public var speech = SpeechSettings()
         public var phrases: PhraseBook?
 

@@ -136,6 +136,10 @@ final class ScenarioRecorder: Sendable {
         case .storageFault(let reason):
             text = "STORAGE FAULT: \(reason)"
             fields = [("reason", .text(reason))]
+        case .radio(let off, let failure):
+            name = off ? "off" : "on"
+            text = "RADIO \(off ? "off" : "on")" + (failure.map { " failed: \($0)" } ?? "")
+            fields = [("state", .text(off ? "off" : "on"))] + (failure.map { [("error", .text($0))] } ?? [])
         case .route(let e):
             (name, text, fields) = ScenarioRecorder.describe(e)
         case .said(let u, let duration, let after):
