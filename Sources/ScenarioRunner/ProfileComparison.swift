@@ -41,6 +41,10 @@ public enum ProfileComparison {
         public var speaker: String?
         public var speakerFile: String?
         public var speakerInBuild = false
+        /// Seconds the Wi-Fi radio was off (the profile's `wifi_off_during_workout`), and the
+        /// charge that saved: already out of `energyMilliampHours`.
+        public var radioOffSeconds = 0.0
+        public var radioSavedMilliampHours = 0.0
 
         public var medianLatency: Double? {
             guard !latencies.isEmpty else { return nil }
@@ -71,6 +75,9 @@ public enum ProfileComparison {
         for profile in profiles {
             var variant = scenario
             variant.profile = profile
+            // The radio as the board has it (`radio: sysfs` in board.yaml): a profile that asks
+            // switches it off for the workout, and the build's board saves its radio's current.
+            if variant.radio == nil { variant.radio = try? DeviceURI(parsing: "sim") }
             if let hardware { variant.hardware = hardware }
             if variant.hardware == nil && options.settings.hardware == nil {
                 throw ScenarioError("no hardware build: give --hardware NAME (Hardware/builds) or `hardware:` in the settings")
@@ -159,7 +166,7 @@ public enum ProfileComparison {
             return sum + reference.distance(from: start, to: end, excluding: pauses)
         }
         let (latencies, missed) = alertLatencies(o, reference: reference)
-        return Row(
+        var row = Row(
             profile: profile, hardware: o.energy.first?.model.name ?? "-", energyMilliampHours: used,
             averageMilliamps: average, projectedRuntimeHours: average > 0 ? capacity / average : .infinity,
             gpsOnPercent: span > 0 ? powered / span * 100 : 0, wakeups: o.energy.reduce(0) { $0 + $1.wakeups },
@@ -167,6 +174,9 @@ public enum ProfileComparison {
             distanceErrorPercent: truth > 0 ? (stored - truth) / truth * 100 : 0,
             cues: o.events.filter { $0.kind == "cue" }.count, latencies: latencies, missed: missed,
             batteryCapacityMilliampHours: capacity)
+        row.radioOffSeconds = o.energy.reduce(0) { $0 + $1.radioOffTime.inSeconds }
+        row.radioSavedMilliampHours = o.energy.reduce(0) { $0 + $1.radioSavedMilliampHours }
+        return row
     }
 
     /// Departures from the band (from the recording's own speeds, averaged over a few

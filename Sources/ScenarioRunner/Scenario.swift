@@ -48,6 +48,10 @@ public struct Scenario: Hashable, Sendable {
     public var speech: SpeechSettings?
     /// The button's actions (`button_actions:`); nil: the settings'.
     public var buttonActions: ButtonActions?
+    /// The Wi-Fi radio (`radio: sim`, simulated, switched by the profile's
+    /// `wifi_off_during_workout`); nil: none, as in every scenario that does not ask, whose
+    /// goldens stay as they were.
+    public var radio: DeviceURI?
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,

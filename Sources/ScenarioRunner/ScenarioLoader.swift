@@ -24,6 +24,7 @@ import Yams
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
 /// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
 /// hardware: zero-m8n               # the build whose energy model drains the battery
+/// radio: sim                  # a simulated Wi-Fi radio the profile switches (default none)
 /// battery: {capacity_mah: 1200, level: 100}   # default: the build's battery, full
 /// script:                     # what happens, at scenario times (seconds, M:SS or H:MM:SS)
 ///   - {at: "5:00", do: waypoint, name: Bridge}
@@ -167,6 +168,19 @@ public enum ScenarioLoader {
                 throw map.error("system_clock", "\(error)")
             }
         }
+        var radio: DeviceURI?
+        if let text = try map.optionalString("radio") {
+            // Simulated only, as the clock: a board's radio would be switched by a test run.
+            guard let uri = try? DeviceURI(parsing: text), uri.scheme == "sim" || uri.scheme == "none" else {
+                throw map.error("radio", "'\(text)' is not a simulated radio: sim[?blocked=yes&hard=yes] or none")
+            }
+            do {
+                _ = try Configurator.makeRadio(uri, clock: VirtualClock())
+            } catch {
+                throw map.error("radio", "\(error)")
+            }
+            radio = uri.scheme == "sim" ? uri : nil
+        }
         // Speech on, with the block's choices (`enabled: no` turns it off again).
         var speech: SpeechSettings?
         if let block = try map.optionalMapping("speech") {
@@ -212,6 +226,7 @@ public enum ScenarioLoader {
         scenario.route = route
         scenario.systemClock = systemClock
         scenario.speech = speech
+        scenario.radio = radio
         scenario.buttonActions = actions
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
             throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
@@ -305,7 +320,7 @@ public enum ScenarioLoader {
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",
-                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped"]
+                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let name = try item.optionalString("name")
             let n = try near(), c = try count(), w = try window()

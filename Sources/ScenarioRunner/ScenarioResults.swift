@@ -83,6 +83,12 @@ enum ScenarioResults {
             fields.append(("speaker_mah", .number(e.speakerMilliampHours, places: 3)))
             fields.append(("speaking_s", .number(e.speakingTime.inSeconds, places: 3)))
         }
+        // The Wi-Fi radio switched off (a scenario with `radio: sim`): how long, and what the
+        // board saved (already out of board_mah).
+        if e.radioOffTime > .zero {
+            fields.append(("radio_off_s", .number(e.radioOffTime.inSeconds, places: 3)))
+            fields.append(("radio_saved_mah", .number(e.radioSavedMilliampHours, places: 3)))
+        }
         fields.append(("gps_s", .object(JSONObject(GPSPowerState.allCases.compactMap { state in
             e.gpsTime[state].map { (state.rawValue, JSONValue.number($0.inSeconds, places: 3)) }
         }))))

@@ -232,6 +232,8 @@ public enum ScenarioRunner {
         // The scenario's own system clock, never the settings' (the board's would make the
         // results depend on the day they are made).
         settings.systemClock = scenario.systemClock
+        // Likewise the radio: the scenario's simulated one, or none.
+        settings.radio = scenario.radio
         do {
             settings.gps = try DeviceURI(parsing: try gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")
