@@ -61,4 +61,50 @@ struct AssemblyTests {
         #expect(assembled.recovered == [open])
         #expect(try assembled.store.activity(open).summary.state == .recovered)
     }
+
+    /// The radio: none by default; a simulated one by its own type; a switch-off noted so
+    /// that the power-on after a power cut switches it on again, and only then.
+    @Test func theRadioIsSwitchedOnAgainAfterAPowerCutThatLeftItOff() throws {
+        let dir = try makeTemporaryDirectory()
+        #expect(try Configurator.assemble(settings: settings(data: dir), timing: .virtual).parts.radio == nil)
+        var s = try settings(data: dir)
+        s.radio = try DeviceURI(parsing: "sim?blocked=yes")
+        // Blocked by someone else: left off.
+        let other = try Configurator.assemble(settings: s, timing: .virtual)
+        let otherRadio = try #require(other.device.simulated.radio)
+        #expect(otherRadio.read()?.softBlocked == true)
+        #expect(otherRadio.changes.isEmpty)
+        // Blocked by a workout the power cut ended: the marker is there, the radio on again.
+        let marker = Configurator.radioMarker(s)
+        #expect(marker == dir + "/radio-off-by-pacer")
+        try other.parts.radio?.block()
+        #expect(FileManager.default.fileExists(atPath: marker))
+        let next = try Configurator.assemble(settings: s, timing: .virtual)
+        let radio = try #require(next.device.simulated.radio)
+        #expect(radio.read()?.softBlocked == false)
+        #expect(radio.changes.map(\.blocked) == [false])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        // The runtime's radio notes its switch-off, and its switch-on clears it.
+        try next.parts.radio?.block()
+        #expect(FileManager.default.fileExists(atPath: marker))
+        try next.parts.radio?.unblock()
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func radioSettingsPickTheirAdapter() throws {
+        let clock = VirtualClock()
+        func radio(_ text: String) throws(ConfigurationError) -> (any WirelessRadio)? {
+            try Configurator.makeRadio(try? DeviceURI(parsing: text), clock: clock)
+        }
+        #expect(try radio("none") == nil)
+        #expect(try radio("sim") is SimulatedRadio)
+        #expect(try radio("sim?hard=yes")?.read()?.hardBlocked == true)
+        #expect(try radio("sysfs:/sys/class/rfkill/rfkill0")?.name == "sysfs:/sys/class/rfkill/rfkill0")
+        let option = #expect(throws: ConfigurationError.self) { try radio("sim?loud=yes") }
+        #expect(option?.description.contains("unknown option 'loud'") == true)
+        let value = #expect(throws: ConfigurationError.self) { try radio("sim?blocked=maybe") }
+        #expect(value?.description.contains("blocked must be yes or no") == true)
+        let kind = #expect(throws: ConfigurationError.self) { try radio("bluetooth") }
+        #expect(kind?.description.contains("unknown radio 'bluetooth'") == true)
+    }
 }

@@ -104,6 +104,18 @@ struct HardwareModelLoaderTests {
         #expect(suspend * 10 < imx.board.idleMilliamps, "suspending must save most of the idle current")
     }
 
+    /// The Zero 2 W's Wi-Fi radio is part of its idle current; the i.MX module has none.
+    @Test func onlyTheZeroHasAWiFiRadio() throws {
+        let zero = try HardwareModelLoader.load(build: "zero-m8n", hardwareDir: hardwareDirectory)
+        #expect(zero.board.wifiIdleMilliamps == 12)
+        #expect(zero.board.wifiIdleMilliamps < zero.board.idleMilliamps)
+        let imx = try HardwareModelLoader.load(build: "imx6ull-m8n", hardwareDir: hardwareDirectory)
+        #expect(imx.board.wifiIdleMilliamps == 0)
+        // A board file without the key: no radio.
+        let dir = try Self.hardware("builds/x.yaml", replace: "board: b", with: "board: b")
+        #expect(try HardwareModelLoader.load(build: "x", hardwareDir: dir).board.wifiIdleMilliamps == 0)
+    }
+
     // MARK: - A hardware folder written by the test
 
     static let files: [String: String] = [
@@ -256,6 +268,10 @@ struct HardwareModelLoaderTests {
         ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nsuspend_ma: 5", "suspend_ma", "needs resume_ms"),
         ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nresume_ms: 90", "resume_ms", "without suspend_ma"),
         ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nsleep_ma: 1", "sleep_ma", "unknown key"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nwifi_idle_ma: 150", "wifi_idle_ma",
+         "is the Wi-Fi radio's part of idle_ma (100 mA): it cannot be more, got 150"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nwifi_idle_ma: some", "wifi_idle_ma", "expected a number"),
+        ("parts/boards/s.yaml", "resume_ms: 250", "resume_ms: 250\nwifi_idle_ma: 78", "wifi_idle_ma", "less suspend_ma, 5 mA"),
         ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: 80", "suspend_ma", "must be below idle_ma (80 mA), got 80"),
         ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: -5", "suspend_ma", "must be from 0 to 5000 mA"),
         ("parts/boards/s.yaml", "resume_ms: 250", "resume_ms: 0", "resume_ms", "must be above 0 and at most 60000 ms"),

@@ -98,6 +98,22 @@ struct PowerProfileTests {
         #expect(high.autoPause != nil && high.splitDistance == 1000)
     }
 
+    /// Issue 26: the Wi-Fi radio off during a workout on low and medium, left on on high;
+    /// a profile that does not say leaves it on.
+    @Test func theWiFiRadioIsOffInAWorkoutOnLowAndMedium() throws {
+        let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }
+        #expect(try load("low").wifiOffDuringWorkout)
+        #expect(try load("medium").wifiOffDuringWorkout)
+        #expect(try load("high").wifiOffDuringWorkout == false)
+        let dir = try makeTemporaryDirectory()
+        let plain = try write(Self.valid, to: "custom.yaml", in: dir)
+        #expect(try PowerProfileLoader.load(path: plain).wifiOffDuringWorkout == false)
+        for (word, value) in [("yes", true), ("no", false), ("true", true), ("false", false)] {
+            let path = try write(Self.valid + "\nwifi_off_during_workout: \(word)\n", to: "custom.yaml", in: dir)
+            #expect(try PowerProfileLoader.load(path: path).wifiOffDuringWorkout == value, "\(word)")
+        }
+    }
+
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
@@ -112,6 +128,8 @@ struct PowerProfileTests {
         ("name: custom", "name: other", "name", "must match"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ngps_mode: asleep", "gps_mode", "'asleep' is not one of tracking, power-save, backup"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nboard_suspend: maybe", "board_suspend", "expected true or false"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nwifi_off_during_workout: sometimes", "wifi_off_during_workout",
+         "expected yes or no (switch the Wi-Fi radio off for the workout), got 'sometimes'"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 120, to: low}", "step_down.at_percent", "between 0 and 100"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20, to: custom}", "step_down.to", "steps down to itself"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nstep_down: {at_percent: 20}", nil, "missing key 'step_down.to'"),

@@ -92,6 +92,29 @@ struct SettingsTests {
         #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/e.yaml", environment: environment) }
     }
 
+    /// The Wi-Fi radio: none unless named (the simulated and desktop setups), sysfs on the
+    /// board; an unknown kind is refused with the line and the kinds known.
+    @Test func theRadio() throws {
+        for name in ["simulated", "desktop"] {
+            #expect(try Settings.load(path: "\(hardwareDirectory)/config/\(name).yaml", environment: environment).radio == nil)
+        }
+        #expect(try Settings.load(path: "\(hardwareDirectory)/config/board.yaml", environment: environment).radio?.text == "sysfs")
+        let dir = try makeTemporaryDirectory()
+        let base = "gps: none\nbuzzer: \"null\"\nbattery: sim\nprofile: medium\ndata_dir: d\nhardware_dir: h\n"
+        for (value, expected) in [("sysfs", "sysfs"), ("sysfs:/sys/class/rfkill/rfkill0", "sysfs:/sys/class/rfkill/rfkill0"),
+                                  ("sim", "sim"), ("none", nil)] as [(String, String?)] {
+            try (base + "radio: \(value)\n").write(toFile: "\(dir)/c.yaml", atomically: true, encoding: .utf8)
+            let s = try Settings.load(path: "\(dir)/c.yaml", environment: environment)
+            #expect(s.radio?.text == expected, "\(value)")
+        }
+        let path = try Settings.load(path: "\(dir)/c.yaml", environment: environment)
+        #expect(path.radio == nil)
+        try (base + "radio: bluetooth:hci0\n").write(toFile: "\(dir)/e.yaml", atomically: true, encoding: .utf8)
+        let error = #expect(throws: DataFileError.self) { try Settings.load(path: "\(dir)/e.yaml", environment: environment) }
+        #expect(error?.key == "radio" && error?.line == 7, "\(String(describing: error))")
+        #expect(error?.reason.contains("known: sysfs, sysfs:/sys/class/rfkill/rfkillN, sim, none") == true)
+    }
+
     /// Buttons: none unless named; their timing and actions from the file, checked.
     @Test func buttonsTheirTimingAndActions() throws {
         let plain = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)

@@ -138,4 +138,31 @@ struct EnergyLedgerTests {
         #expect(l.suspendedTime == .zero)
         #expect(abs(l.boardMilliampHours - (100 + 61 * 0.1 * 300 / 3600)) < 1e-9)
     }
+
+    @Test func theRadioOffTakesItsCurrentOutOfTheBoardsIdle() {
+        var m = Self.model()
+        m.board.wifiIdleMilliamps = 20
+        // An hour: the radio on for 15 min, off for 30, on again for 15.
+        var on = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        on.settle(at: Self.at(3600))
+        var l = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        l.radio(blocked: true, at: Self.at(900))
+        #expect(l.radioBlocked)
+        l.radio(blocked: false, at: Self.at(2700))
+        l.settle(at: Self.at(3600))
+        #expect(abs(on.boardMilliampHours - 100) < 1e-9)
+        #expect(abs(l.boardMilliampHours - (100 - 20 * 0.5)) < 1e-9)
+        #expect(abs(l.radioSavedMilliampHours - 10) < 1e-9)
+        #expect(l.radioOffTime == .seconds(1800))
+        #expect(abs(on.totalMilliampHours - l.totalMilliampHours - 10) < 1e-9)
+    }
+
+    @Test func aBoardWithoutWiFiSavesNothingAndARadioNeverSwitchedChangesNothing() {
+        var l = EnergyLedger(model: Self.model(), start: Self.at(0), gps: .tracking)
+        l.radio(blocked: true, at: Self.at(0))
+        l.settle(at: Self.at(3600))
+        #expect(abs(l.boardMilliampHours - 100) < 1e-9)
+        #expect(l.radioSavedMilliampHours == 0)
+        #expect(l.radioOffTime == .seconds(3600))
+    }
 }
