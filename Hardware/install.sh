@@ -18,6 +18,7 @@
 #                                          one is kept, the new one goes beside it as
 #                                          pacer.yaml.new
 #   /etc/udev/rules.d/99-pacer-gps.rules   /dev/gps0 for the USB receiver
+#   /etc/udev/rules.d/70-pacer-rfkill.rules  the Wi-Fi radio's switch writable by group pacer
 #   /etc/systemd/system/pacer.service      the unit: `pacer device` at boot
 #   user and group `pacer` (system user, groups dialout, audio, input)
 #
@@ -78,8 +79,9 @@ else
 fi
 
 install -D -m 0644 "$here/udev/99-pacer-gps.rules" "$root/etc/udev/rules.d/99-pacer-gps.rules"
+install -D -m 0644 "$here/udev/70-pacer-rfkill.rules" "$root/etc/udev/rules.d/70-pacer-rfkill.rules"
 install -D -m 0644 "$here/systemd/pacer.service" "$root/etc/systemd/system/pacer.service"
-say "installed the udev rule and the systemd unit"
+say "installed the udev rules and the systemd unit"
 
 # The service's user: its groups own the serial ports, the sound devices and the input
 # devices (buttons). Debian has dialout and audio; input comes with udev, so it is made
@@ -103,6 +105,8 @@ install -d -m 0770 -o "$(grep '^pacer:' "$root/etc/passwd" | cut -d: -f3)" \
 
 if [ -z "$root" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     udevadm control --reload-rules 2>/dev/null || true
+    # The Wi-Fi switch's group now (the pacer group exists from here on), not at the next boot.
+    udevadm trigger --subsystem-match=rfkill --action=add 2>/dev/null || true
     systemctl daemon-reload
     systemctl enable pacer.service
     if [ "$start" -eq 1 ]; then

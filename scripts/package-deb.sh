@@ -31,6 +31,7 @@
 #   /lib/systemd/system/pacer.service         the unit, running /usr/bin/pacer (trixie:
 #                                             /usr/lib/systemd/system, below /usr as DEP 17 says)
 #   /lib/udev/rules.d/99-pacer-gps.rules      /dev/gps0 for a USB GPS (trixie: /usr/lib/udev)
+#   /lib/udev/rules.d/70-pacer-rfkill.rules   the Wi-Fi radio's rfkill switch writable by group pacer
 #   /usr/share/man/man1/pacer.1.gz            the manual: every command and option
 #   /usr/share/doc/pacer/                     copyright, changelog.gz, README.md.gz (the
 #                                             board guide), examples/gpsd.default and
@@ -238,6 +239,7 @@ if grep -v '^#' "$stage/etc/pacer/pacer.yaml" "$unit" | grep -q '/usr/local'; th
     die "a /usr/local path is left in the packaged settings or unit"
 fi
 install -m 0644 "$hw/udev/99-pacer-gps.rules" "$stage$lib_dir/udev/rules.d/"
+install -m 0644 "$hw/udev/70-pacer-rfkill.rules" "$stage$lib_dir/udev/rules.d/"
 
 # The manual page, pacer(1): swift-argument-parser's own generate-manual (built here, for
 # this machine) writes it from the binary's help (--experimental-dump-help), so it needs a

@@ -16,9 +16,11 @@ import HAL
 ///   is `1` the radio stays off whatever `soft` says;
 /// - `state` (deprecated, read only here): `0` soft-blocked, `1` unblocked, `2` hard-blocked.
 ///
-/// Writing `soft` needs write access to it: root, or the udev rule in `Hardware/udev` that
-/// gives the `pacer` group write access to wlan switches. Every error names the file and the
-/// reason (`permission denied`, `no such file`).
+/// Writing `soft` needs write access to the file (root, or the udev rule
+/// `Hardware/udev/70-pacer-rfkill.rules`, which gives the `pacer` group write access to wlan
+/// switches) and, checked by the kernel on every write, `CAP_NET_ADMIN` (the unit grants the
+/// service that one capability). Every error names the file and the reason (`Permission
+/// denied`, `Operation not permitted`, `No such file or directory`) and what to do.
 public final class SysfsRfkill: WirelessRadio {
     /// Where the kernel publishes rfkill switches.
     public static let defaultRoot = "/sys/class/rfkill"
@@ -133,7 +135,7 @@ public final class SysfsRfkill: WirelessRadio {
             let code = errno
             var reason = String(cString: strerror(code))
             if code == EACCES || code == EPERM {
-                reason += " (the pacer user needs write access: install Hardware/udev/70-pacer-rfkill.rules, or run as root)"
+                reason += " (the pacer user needs write access: install the udev rule 70-pacer-rfkill.rules, or run as root)"
             }
             throw RadioError("\(path): \(reason)")
         }
@@ -144,7 +146,13 @@ public final class SysfsRfkill: WirelessRadio {
             n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         } while n < 0 && errno == EINTR
         guard n == bytes.count else {
-            throw RadioError("\(path): \(n < 0 ? String(cString: strerror(errno)) : "short write")")
+            guard n < 0 else { throw RadioError("\(path): short write") }
+            let code = errno
+            var reason = String(cString: strerror(code))
+            if code == EPERM {
+                reason += " (the kernel wants CAP_NET_ADMIN to switch a radio: AmbientCapabilities=CAP_NET_ADMIN in pacer.service, or run as root)"
+            }
+            throw RadioError("\(path): \(reason)")
         }
     }
 }
