@@ -56,7 +56,7 @@ struct ScenarioDocsTests {
             #expect(error.key == "not_a_key_for_docs", "\(name): \(error)")
             keys.formUnion(Self.listed(in: error.reason))
         }
-        for key in ["mode", "until", "route", "date", "system_clock", "script", "expect"] {
+        for key in ["mode", "until", "route", "date", "system_clock", "radio", "script", "expect"] {
             #expect(keys.contains(key), "the loader's list lacks '\(key)': \(keys.sorted())")
         }
         let missing = keys.sorted().filter { !Self.page.contains("\($0):") }

@@ -164,6 +164,8 @@ struct ScenarioLoaderTests {
         ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"sim?at=noon\"\n", 4, "at=noon is not a UTC time"),
         ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"sim?offset=5\"\n", 4, "unknown query item 'offset'"),
         ("name: x\nplan: demo\nrecording: run.nmea\nsystem_clock: \"\"\n", 4, "is empty"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nradio: sysfs\n", 4, "'sysfs' is not a simulated radio"),
+        ("name: x\nplan: demo\nrecording: run.nmea\nradio: \"sim?loud=yes\"\n", 4, "unknown option 'loud'"),
         ("name: [x\n", nil, "not valid YAML"),
         // Numbers out of every range: refused with the range and the value, never converted
         // (each trapped converting to Int64 before).
