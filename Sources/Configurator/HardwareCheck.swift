@@ -37,6 +37,11 @@ public enum HardwareCheck {
         /// The speaker: `espeak:DEVICE?voice=…`, `wav:PATH`, `null`; nil: espeak-ng on the
         /// buzzer's ALSA device (rendering only when the buzzer is not `alsa:`).
         public var speaker: String?
+        /// The Wi-Fi radio (`radio:`): `sysfs`, `sysfs:/sys/class/rfkill/rfkillN`, `sim`; nil
+        /// or `none`: not checked (no block in the report).
+        public var radio: String?
+        /// Where rfkill switches are looked for (changed by tests).
+        public var rfkillRoot = SysfsRfkill.defaultRoot
 
         public init(
             gps: String = "gpsd://localhost:2947", buzzer: String = "alsa:default", battery: String = "sysfs",
@@ -64,14 +69,69 @@ public enum HardwareCheck {
 
     /// Runs the probes, one part after the other, and returns the report.
     public static func run(_ configuration: Configuration) -> HardwareReport {
-        HardwareReport(parts: [
+        var parts = [
             gps(configuration),
             sound(configuration),
             speech(configuration),
             battery(configuration),
             button(configuration),
-            clock(),
-        ])
+        ]
+        if let radio = radio(configuration) { parts.append(radio) }
+        parts.append(clock())
+        return HardwareReport(parts: parts)
+    }
+
+    /// The Wi-Fi radio a profile switches off for a workout (issue 26): its rfkill switch,
+    /// its state and whether this user may write it. Not required: a radio that cannot be
+    /// switched stays on, and the device coaches all the same. Nil when none is configured.
+    static func radio(_ c: Configuration) -> HardwareReport.Part? {
+        let part = "Wi-Fi radio"
+        guard let configured = c.radio, configured != "none" else { return nil }
+        guard let uri = try? DeviceURI(parsing: configured), ["sysfs", "sim"].contains(uri.scheme) else {
+            return .init(
+                name: part, configured: configured, required: false, status: .warning, found: [],
+                problem: "unknown radio setting '\(configured)': the radio will not be switched",
+                fix: ["use sysfs (the board's rfkill switch), sim or none"])
+        }
+        if uri.scheme == "sim" {
+            return .init(name: part, configured: configured, required: false, status: .ok,
+                         found: ["simulated radio: nothing is switched on the board"], problem: nil, fix: [])
+        }
+        let radio: SysfsRfkill
+        do {
+            radio = uri.path.isEmpty ? try SysfsRfkill.first(root: c.rfkillRoot) : SysfsRfkill(path: uri.path)
+        } catch {
+            return .init(
+                name: part, configured: configured, required: false, status: .warning, found: [],
+                problem: "\(error): the radio stays on during workouts",
+                fix: ["load the Wi-Fi driver, or set radio: none"])
+        }
+        let state: RadioState
+        do {
+            state = try radio.state()
+        } catch {
+            return .init(
+                name: part, configured: configured, required: false, status: .warning, found: [],
+                problem: "\(error): the radio stays on during workouts",
+                fix: ["use radio: sysfs to take the first wlan switch, or set radio: none"])
+        }
+        let found = "\(radio.driverName ?? "?") (\(radio.name)): "
+            + (state.hardBlocked ? "hard-blocked" : state.softBlocked ? "soft-blocked" : "on")
+        if state.hardBlocked {
+            return .init(
+                name: part, configured: configured, required: false, status: .warning, found: [found],
+                problem: "the radio is blocked by hardware (a switch or the firmware): it cannot be switched on",
+                fix: ["check `rfkill list wlan`; a hard block is not lifted by software"])
+        }
+        let soft = radio.path + "/soft"
+        guard access(soft, W_OK) == 0 else {
+            return .init(
+                name: part, configured: configured, required: false, status: .warning, found: [found],
+                problem: "\(soft) is not writable by this user: the radio stays on during workouts",
+                fix: ["install the udev rule 70-pacer-rfkill.rules (Hardware/README.md, \"Wi-Fi off during a workout\")",
+                      "the service also needs CAP_NET_ADMIN (pacer.service grants it)"])
+        }
+        return .init(name: part, configured: configured, required: false, status: .ok, found: [found], problem: nil, fix: [])
     }
 
     // MARK: parts

@@ -266,4 +266,40 @@ struct HardwareCheckTests {
 
             """)
     }
+
+    /// The Wi-Fi radio (issue 26): no block unless one is configured; its rfkill switch read,
+    /// a missing one, a hard block and a switch this user may not write only warnings.
+    @Test func theWiFiRadioIsCheckedWhenOneIsConfigured() throws {
+        let dir = TemporaryDirectory()
+        let recording = try dir.file("run.nmea", "$GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,*5C\r\n")
+        var c = configuration(dir, gps: "file://\(recording)")
+        c.rfkillRoot = dir.path + "/rfkill"
+        #expect(HardwareCheck.run(c).part("Wi-Fi radio") == nil)
+        c.radio = "none"
+        #expect(HardwareCheck.run(c).part("Wi-Fi radio") == nil)
+        c.radio = "sysfs"
+        let missing = try #require(HardwareCheck.run(c).part("Wi-Fi radio"))
+        #expect(missing.status == .warning && missing.required == false)
+        #expect(missing.problem?.contains("\(dir.path)/rfkill") == true, "\(missing)")
+        #expect(HardwareCheck.run(c).passed)
+        func rfkill(_ name: String, type: String, soft: String = "0", hard: String = "0") throws {
+            try FileManager.default.createDirectory(atPath: "\(dir.path)/rfkill/\(name)", withIntermediateDirectories: true)
+            for (file, value) in ["type": type, "name": "phy0", "soft": soft, "hard": hard] {
+                try (value + "\n").write(toFile: "\(dir.path)/rfkill/\(name)/\(file)", atomically: false, encoding: .utf8)
+            }
+        }
+        try rfkill("rfkill0", type: "bluetooth")
+        try rfkill("rfkill1", type: "wlan")
+        let found = try #require(HardwareCheck.run(c).part("Wi-Fi radio"))
+        #expect(found.status == .ok, "\(found)")
+        #expect(found.found == ["phy0 (sysfs:\(dir.path)/rfkill/rfkill1): on"])
+        #expect(HardwareCheck.run(c).parts.map(\.name).suffix(2) == ["Wi-Fi radio", "clock"])
+        try rfkill("rfkill1", type: "wlan", soft: "1", hard: "1")
+        let hard = try #require(HardwareCheck.run(c).part("Wi-Fi radio"))
+        #expect(hard.status == .warning && hard.problem?.contains("blocked by hardware") == true, "\(hard)")
+        c.radio = "sim"
+        #expect(HardwareCheck.run(c).part("Wi-Fi radio")?.status == .ok)
+        c.radio = "bluetooth"
+        #expect(HardwareCheck.run(c).part("Wi-Fi radio")?.problem?.contains("unknown radio setting") == true)
+    }
 }
