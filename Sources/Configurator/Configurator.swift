@@ -733,8 +733,15 @@ final class MarkedRadio: WirelessRadio {
         }
     }
 
+    /// The note goes once Pacer's block is lifted, even when a hard block keeps the radio
+    /// off; it stays when the unblock itself failed (refused, say), for the next power-on.
     func unblock() throws(RadioError) {
-        defer { try? FileManager.default.removeItem(atPath: marker) }
-        try radio.unblock()
+        do {
+            try radio.unblock()
+        } catch {
+            if radio.read()?.softBlocked == false { try? FileManager.default.removeItem(atPath: marker) }
+            throw error
+        }
+        try? FileManager.default.removeItem(atPath: marker)
     }
 }

@@ -89,6 +89,12 @@ struct AssemblyTests {
         #expect(FileManager.default.fileExists(atPath: marker))
         try next.parts.radio?.unblock()
         #expect(!FileManager.default.fileExists(atPath: marker))
+        // A hard-blocked radio: Pacer's block lifted all the same, so the note goes.
+        s.radio = try DeviceURI(parsing: "sim?hard=yes")
+        let hard = try Configurator.assemble(settings: s, timing: .virtual)
+        try hard.parts.radio?.block()
+        #expect(throws: RadioError.self) { try hard.parts.radio?.unblock() }
+        #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
     @Test func radioSettingsPickTheirAdapter() throws {
