@@ -44,7 +44,10 @@ struct Position: ExpressibleByArgument {
 /// What the runner chooses to put in an exported file (R18).
 struct ExportOptions: ParsableArguments {
     @Option(name: .long, help: "The GPX file to write (- for standard output).")
-    var gpx: String
+    var gpx: String?
+
+    @Option(name: .long, help: "The TCX file to write (- for standard output): laps, timer and the device's distance.")
+    var tcx: String?
 
     @Flag(name: .long, help: "Leave the times out.")
     var noTimes = false
@@ -203,9 +206,21 @@ struct ActivitiesCommand: ParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
+        func validate() throws {
+            guard export.gpx != nil || export.tcx != nil else { throw ValidationError("give --gpx FILE or --tcx FILE") }
+            guard export.gpx == nil || export.tcx == nil || (export.gpx != "-" && export.tcx != "-") else {
+                throw ValidationError("--gpx and --tcx together write two files: give file names, not -")
+            }
+            if export.tcx != nil, export.noTimes { throw ValidationError("--tcx: \(TCXError.needsTimes(share: false))") }
+        }
+
         func run() throws {
             let activities = try store.open()
-            if export.gpx == "-" {
+            if let tcx = export.tcx {
+                try ActivityFiles.exportTCX(activities, id, to: tcx, options: export.options, version: PacerVersion.number)
+            }
+            guard let gpx = export.gpx else { return }
+            if gpx == "-" {
                 // Every write checked (`> file` on a full disk is an error, 74); a reader that
                 // closes the pipe ends it quietly.
                 var reading = true
@@ -214,8 +229,8 @@ struct ActivitiesCommand: ParsableCommand {
                 }
                 try StandardOutput.finish()
             } else {
-                try activities.exportGPX(activity: id, to: export.gpx, options: export.options)
-                print("Activity #\(id) written to \(export.gpx)")
+                try activities.exportGPX(activity: id, to: gpx, options: export.options)
+                print("Activity #\(id) written to \(gpx)")
             }
         }
     }
@@ -262,7 +277,10 @@ struct ActivitiesCommand: ParsableCommand {
         var include: String?
 
         @Option(name: .long, help: ArgumentHelp("The GPX file to write.", valueName: "file"))
-        var out: String
+        var out: String?
+
+        @Option(name: .long, help: ArgumentHelp("The TCX file to write instead: laps too; needs times.", valueName: "file"))
+        var tcx: String?
 
         @Option(name: .customLong("hide-within"),
                 help: ArgumentHelp("Hide everything within DISTANCE of the track's start and end: 300m, 0.5km.",
@@ -272,10 +290,12 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            guard out != "-" else {
-                throw ValidationError("--out: a share is written to a file (what was shared is said on the terminal)")
+            guard (out == nil) != (tcx == nil) else { throw ValidationError("give one of --out FILE (GPX) and --tcx FILE") }
+            guard out != "-", tcx != "-" else {
+                throw ValidationError("\(out != nil ? "--out" : "--tcx"): a share is written to a file (what was shared is said on the terminal)")
             }
-            _ = try choice(zones: [])
+            let choice = try choice(zones: [])
+            if tcx != nil { try ActivityFiles.checkTCXShare(choice) }
         }
 
         /// The runner's choice from the options; a mistake in it is a usage error.
@@ -301,8 +321,10 @@ struct ActivitiesCommand: ParsableCommand {
             let choice = try choice(zones: try store.settingsFile.settingsIfAny()?.privacyZones ?? [])
             // A missing activity or data folder is 66, a file that cannot be written 73, a
             // name that tells a time 65 (`ExitStatus`).
-            let report = try store.open().share(activity: id, to: out, choice: choice)
-            printLines([report.summary(activity: id, path: out)])
+            let path = tcx ?? out ?? ""
+            let report = try store.open().share(activity: id, to: path, choice: choice, format: tcx != nil ? .tcx : .gpx,
+                                                version: PacerVersion.number)
+            printLines([report.summary(activity: id, path: path)])
         }
     }
 
@@ -441,9 +463,15 @@ struct RoutesCommand: ParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
+        func validate() throws {
+            guard export.tcx == nil else { throw ValidationError("--tcx: a route is exported as GPX (--gpx FILE)") }
+            guard export.gpx != nil else { throw ValidationError("give --gpx FILE") }
+        }
+
         func run() throws {
             let routes = try store.open()
-            guard export.gpx != "-" else {
+            let gpx = export.gpx ?? "-"
+            guard gpx != "-" else {
                 // As for an activity: every write checked, a reader that closes the pipe ends it quietly.
                 var reading = true
                 try routes.exportGPX(route: id, options: export.options) { bytes in
@@ -452,8 +480,8 @@ struct RoutesCommand: ParsableCommand {
                 try StandardOutput.finish()
                 return
             }
-            try routes.exportGPX(route: id, to: export.gpx, options: export.options)
-            print("Route #\(id) written to \(export.gpx)")
+            try routes.exportGPX(route: id, to: gpx, options: export.options)
+            print("Route #\(id) written to \(gpx)")
         }
     }
 }

@@ -1,0 +1,151 @@
+import GRDB
+import PacerCore
+
+// TCX out of the store (issue 26): an activity exported or shared as Garmin's Training Center
+// Database v2, with its laps (`ActivityLaps`), for Strava, Garmin Connect, intervals.icu and
+// Runalyze, which read its laps, timer and odometer distance.
+
+/// The file a share writes. A lap-based format takes its laps from `GPXExchange.sharedLaps`
+/// (the privacy rules applied there, once) and only writes them.
+public enum ShareFormat: String, CaseIterable, Hashable, Sendable {
+    /// GPX 1.1: positions, and times, speeds, elevations, waypoints and a name as chosen.
+    case gpx
+    /// TCX: laps as well; every point needs its time (the schema requires one).
+    case tcx
+}
+
+/// Why a TCX file is not written.
+public enum TCXError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Times left out: TCX requires a time at every point.
+    case needsTimes(share: Bool)
+    /// Waypoints chosen for a share: TCX has no place for them.
+    case noWaypoints
+    /// Only waypoints chosen for a share: TCX is a track.
+    case needsTrack
+
+    public var description: String {
+        switch self {
+        case .needsTimes(let share):
+            share ? "a TCX share needs times: TCX requires each point's time; include times (--include track,times) "
+                + "or share as GPX (--out FILE)"
+                : "TCX needs times: TCX requires each point's time; leave out --no-times, or export as GPX (--gpx FILE)"
+        case .noWaypoints:
+            "TCX has no place for waypoints: leave waypoints out of --include, or share as GPX (--out FILE)"
+        case .needsTrack:
+            "a TCX share is a track: include track (and times), or share waypoints as GPX (--out FILE)"
+        }
+    }
+}
+
+extension GPXExchange {
+    /// The activity as a TCX document (`writeTCX`).
+    public func tcx(activity id: Int64, options: GPXExportOptions = .all, version: String) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try exportTCX(activity: id, options: options, version: version) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// Writes the activity as TCX to `path` through `OutputFile` (never seen half-written).
+    /// `version`: Pacer's, for the file's creator.
+    @discardableResult
+    public func exportTCX(activity id: Int64, to path: String, options: GPXExportOptions = .all,
+                          version: String) throws -> GPXExportReport {
+        guard options.times else { throw TCXError.needsTimes(share: false) }
+        return try read { db in
+            try Self.activityExists(id, db)
+            let export = try Self.laps(activity: id, options: options, db)
+            try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
+            return export.report
+        }
+    }
+
+    /// Writes the activity as TCX to `write`, 64 KiB at a time.
+    @discardableResult
+    public func exportTCX(activity id: Int64, options: GPXExportOptions = .all, version: String,
+                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
+        guard options.times else { throw TCXError.needsTimes(share: false) }
+        return try read { db in
+            try Self.activityExists(id, db)
+            let export = try Self.laps(activity: id, options: options, db)
+            try Self.writeTCX(export, version: version, to: write)
+            return export.report
+        }
+    }
+
+    /// An activity's laps as TCX: a `<Lap>` per lap, a `<Track>` per track in it. Speeds
+    /// are written (with the extension's namespace) when any point carries one.
+    public static func writeTCX(_ export: LapExport, version: String, to write: ([UInt8]) throws -> Void) throws {
+        let speeds = export.laps.contains { $0.tracks.contains { $0.contains { $0.speed != nil } } }
+        var writer = TCXWriter(id: export.start, speeds: speeds)
+        for lap in export.laps {
+            writer.beginLap(start: lap.start, totalTime: lap.totalTime, distance: lap.distance,
+                            maximumSpeed: lap.maximumSpeed, resting: lap.resting, trigger: lap.trigger)
+            for track in lap.tracks where !track.isEmpty {
+                writer.beginTrack()
+                for p in track {
+                    writer.trackpoint(time: p.time, position: p.position, altitude: p.altitude, distance: p.distance,
+                                      speed: p.speed)
+                    if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
+                }
+            }
+        }
+        try write(writer.finish(notes: export.name, version: version))
+    }
+
+    /// Shares an activity (R18) as `format`: GPX as `share(activity:to:choice:secret:)`; TCX
+    /// from the laps a share shows (`sharedLaps`: the same points as the GPX share, the same
+    /// places hidden, no device distance), refused without times (TCX requires a time at
+    /// every point) and with waypoints (TCX has no place for them). Refused before anything
+    /// is written, as the GPX share is (`checkShare`).
+    @discardableResult
+    public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
+                      version: String, secret: ShareSecret? = nil) throws -> ShareReport {
+        switch format {
+        case .gpx:
+            return try share(activity: id, to: path, choice: choice, secret: secret)
+        case .tcx:
+            try choice.check()
+            guard choice.items.contains(.track) else { throw TCXError.needsTrack }
+            guard choice.items.contains(.times) else { throw TCXError.needsTimes(share: true) }
+            guard !choice.items.contains(.waypoints) else { throw TCXError.noWaypoints }
+            var options = choice.options
+            options.secret = secret
+            return try read { db in
+                try Self.activityExists(id, db)
+                try Self.checkShare(activity: id, options: options, db)
+                let export = try Self.laps(activity: id, options: options, db)
+                try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
+                return ShareReport(choice: choice, export: export.report)
+            }
+        }
+    }
+}
+
+extension ActivityStore {
+    public func tcx(activity id: Int64, options: GPXExportOptions = .all, version: String) throws -> [UInt8] {
+        try gpxExchange.tcx(activity: id, options: options, version: version)
+    }
+    @discardableResult
+    public func exportTCX(activity id: Int64, to path: String, options: GPXExportOptions = .all,
+                          version: String) throws -> GPXExportReport {
+        try gpxExchange.exportTCX(activity: id, to: path, options: options, version: version)
+    }
+    @discardableResult
+    public func exportTCX(activity id: Int64, options: GPXExportOptions = .all, version: String,
+                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
+        try gpxExchange.exportTCX(activity: id, options: options, version: version, to: write)
+    }
+    /// The laps a share shows (`GPXExchange.sharedLaps`), for a lap-based format's writer.
+    public func sharedLaps(activity id: Int64, choice: ShareChoice, secret: ShareSecret? = nil) throws -> LapExport {
+        try gpxExchange.sharedLaps(activity: id, choice: choice, secret: secret)
+    }
+    /// The activity's laps as an export has them.
+    public func laps(activity id: Int64) throws -> LapExport {
+        ActivityLaps.laps(of: try activity(id))
+    }
+    @discardableResult
+    public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
+                      version: String, secret: ShareSecret? = nil) throws -> ShareReport {
+        try gpxExchange.share(activity: id, to: path, choice: choice, format: format, version: version, secret: secret)
+    }
+}
