@@ -215,7 +215,8 @@ public enum ActivityLaps {
     /// between two shown points would cross one; no distance a share did not choose (each
     /// point's odometer reading and the lap's stored distance would tell how far the shown
     /// track is from the hidden start): a lap's distance is then its shown points', along
-    /// each track, and its time the shown tracks' (first to last point of each); a lap with
+    /// each track, and, when a point of it is hidden or a hidden place cuts it, its time is
+    /// the shown tracks' (first to last point of each) and it starts at its first; a lap with
     /// no point shown is left out, and the file starts at the first point shown.
     static func shared(_ export: LapExport, mask: PrivacyMask?, options: GPXExportOptions) -> LapExport {
         var out = export
@@ -225,6 +226,7 @@ public enum ActivityLaps {
         var previous: GeoPoint?
         for lap in export.laps {
             var tracks: [[LapPoint]] = []
+            var whole = true
             for track in lap.tracks {
                 var cut = true
                 for p in track {
@@ -233,9 +235,13 @@ public enum ActivityLaps {
                     if let place = mask?.place(of: position) {
                         report.hiddenPoints[place] += 1
                         cut = true
+                        whole = false
                         continue
                     }
-                    if let previous, let mask, mask.crosses(from: previous, to: position) { cut = true }
+                    if let previous, let mask, mask.crosses(from: previous, to: position) {
+                        cut = true
+                        whole = false
+                    }
                     previous = position
                     if cut { tracks.append([]) }
                     cut = false
@@ -256,8 +262,13 @@ public enum ActivityLaps {
                     ms += track.last!.time.millisecondsSince1970 - track[0].time.millisecondsSince1970
                 }
                 shown.distance = metres
-                shown.totalTime = .milliseconds(ms)
-                shown.start = first.time
+                // A lap with nothing hidden keeps its timer's time and start; one with a
+                // hidden stretch has its shown tracks' (its whole time would tell how long
+                // the runner was in the place).
+                if !whole {
+                    shown.totalTime = .milliseconds(ms)
+                    shown.start = first.time
+                }
                 shown.maximumSpeed = options.speeds ? tracks.joined().compactMap(\.speed).max() : nil
             }
             report.writtenPoints += shown.pointCount
