@@ -197,7 +197,11 @@ struct ActivitiesCommand: ParsableCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Export an activity as GPX 1.1: its track (a segment per pause), its waypoints, its times and speeds.",
-            discussion: "Choose what leaves the device with --no-times, --no-speeds, --no-elevations, --no-waypoints.")
+            discussion: """
+                Choose what leaves the device with --no-times, --no-speeds, --no-elevations, --no-waypoints. \
+                --tcx FILE writes TCX (a lap per phase, the timer, the device's distance; no waypoints), \
+                instead of or beside --gpx.
+                """)
 
         @Argument(help: "The activity's id.")
         var id: Int64
@@ -263,6 +267,10 @@ struct ActivitiesCommand: ParsableCommand {
                 What is hidden is more than the place: a circle about twice as wide, moved off \
                 it by this device's secret, the same for the same place every time, so that \
                 the ends of the shared track do not point at the place, however many you share.
+
+                --tcx FILE writes the share as TCX instead, with a lap per phase: it needs \
+                times (TCX requires each point's time), has no place for waypoints, and \
+                states no distance from the device, as the GPX share does not.
 
                 Exit status: 0 shared; 64 a usage error (an unknown item, a bad distance); 66 \
                 no such activity (or no activities in the data folder); 73 the file cannot be \
