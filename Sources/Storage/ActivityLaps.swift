@@ -141,14 +141,12 @@ public enum ActivityLaps {
             var maximumSpeed: Double?
             var trigger: TCXWriter.Trigger
         }
-        let endTrigger: TCXWriter.Trigger = a.state == .completed ? .time : .manual
         var bounds: [Bounds] = []
         var timer: Int64 = 0, distance = 0.0
-        for (i, phase) in detail.phaseResults.enumerated() {
+        for phase in detail.phaseResults {
             let ms = phase.duration.wholeMilliseconds
             bounds.append(Bounds(name: phase.name, timer: (timer, timer + ms), distance: (distance, distance + phase.distance),
-                                 maximumSpeed: phase.maximumSpeed,
-                                 trigger: i == detail.phaseResults.count - 1 ? endTrigger : .time))
+                                 maximumSpeed: phase.maximumSpeed, trigger: .time))
             timer += ms
             distance += phase.distance
         }
@@ -160,6 +158,10 @@ public enum ActivityLaps {
             bounds.append(Bounds(name: nil, timer: (timer, max(timer, endTimer)),
                                  distance: (distance, max(distance, endDistance)), maximumSpeed: nil, trigger: .manual))
         }
+
+        // A phase ends when its time runs out; the last lap of a run stopped (or cut off)
+        // before the workout's end, when the runner stopped.
+        if a.state != .completed { bounds[bounds.count - 1].trigger = .manual }
 
         var laps: [ActivityLap] = []
         var index = 0

@@ -161,6 +161,78 @@ struct TCXEndToEndTests {
         #expect(try await Self.validate(broken).status != 0)
     }
 
+    /// Runs that end otherwise, on the bundled scenarios: across the antimeridian (stored at
+    /// +180, which TCX writes as -180), stopped early, cut off by a power cut and recovered
+    /// (two activities), two runs in a day. Each activity: valid against the schema; the laps
+    /// sum to the device's distance and the last trackpoint is at it; the distances never go
+    /// back; every stored point is a trackpoint with a position, and gpsbabel reads them all;
+    /// the last lap of a run not completed was ended by the runner (Manual), a phase by its
+    /// time.
+    @Test(arguments: ["antimeridian", "stop-early", "power-cut", "device-day"])
+    func everyActivityOfAScenarioExportsWithTheDevicesDistance(_ scenario: String) async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.record(scenario, in: dir)
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        let activities = try store.activities()
+        try #require(!activities.isEmpty)
+        for summary in activities {
+            let detail = try store.activity(summary.id)
+            let out = "\(dir)/\(summary.id).tcx"
+            let export = try await Pacer.runOffThePool(["activities", "export", "\(summary.id)", "--tcx", out,
+                                                        "--data-dir", "\(dir)/data"])
+            #expect(export.status == 0, "\(export.stderr)")
+            let lint = try await Self.validate(out)
+            #expect(lint.status == 0, "\(scenario) #\(summary.id): \(lint.stderr)")
+            let activity = try #require(try Self.elements(out).first { $0.localName == "Activity" })
+            let laps = Self.children(activity, "Lap")
+            let sum = laps.compactMap { Self.number($0, "DistanceMeters") }.reduce(0, +)
+            #expect(abs(sum - summary.distance) < 0.1, "\(scenario) #\(summary.id): laps \(sum) m, device \(summary.distance)")
+            let trackpoints = Self.descendants(activity, "Trackpoint")
+            let distances = trackpoints.compactMap { Self.number($0, "DistanceMeters") }
+            #expect(distances.count == trackpoints.count)
+            #expect(zip(distances, distances.dropFirst()).allSatisfy { $0 <= $1 }, "\(scenario) #\(summary.id)")
+            #expect(abs((distances.last ?? -1) - summary.distance) < 0.1, "\(scenario) #\(summary.id)")
+            let positions = trackpoints.compactMap(Self.position)
+            #expect(positions.count == detail.points.count)
+            #expect(positions.allSatisfy { $0.longitude >= -180 && $0.longitude < 180 })
+            let triggers = laps.map { Self.children($0, "TriggerMethod").first?.stringValue }
+            #expect(triggers.last == (summary.state == .completed ? "Time" : "Manual"), "\(scenario) #\(summary.id): \(triggers)")
+            #expect(triggers.first == "Time", "\(scenario) #\(summary.id): \(triggers)")
+            let babel = try await Program.runOffThePool("/usr/bin/gpsbabel", ["-i", "gtrnctr", "-f", out, "-o", "gpx",
+                                                                             "-F", "\(dir)/back.gpx"])
+            #expect(babel.status == 0, "gpsbabel: \(babel.stderr)")
+            let back = try String(contentsOfFile: "\(dir)/back.gpx", encoding: .utf8)
+            #expect(back.components(separatedBy: "<trkpt ").count - 1 == detail.points.count)
+        }
+    }
+
+    /// An import (no timer, no odometer in its points): one lap of its time and distance, its
+    /// points' distances summed along each segment up to the stored distance.
+    @Test func anImportedRunIsOneLap() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.record("intervals", in: dir)
+        let imported = try await Pacer.runOffThePool(["activities", "import", "\(dir)/out/track.gpx", "--as", "activity",
+                                                      "--data-dir", "\(dir)/imported"])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let detail = try ActivityStore(directory: "\(dir)/imported", access: .read).activity(1)
+        let out = "\(dir)/imported.tcx"
+        let export = try await Pacer.runOffThePool(["activities", "export", "1", "--tcx", out, "--data-dir", "\(dir)/imported"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try await Self.validate(out).status == 0)
+        let activity = try #require(try Self.elements(out).first { $0.localName == "Activity" })
+        let laps = Self.children(activity, "Lap")
+        #expect(laps.count == 1)
+        let lap = try #require(laps.first)
+        #expect(abs((Self.number(lap, "DistanceMeters") ?? -1) - detail.summary.distance) < 0.1)
+        #expect(abs((Self.number(lap, "TotalTimeSeconds") ?? -1) - detail.summary.time.inSeconds) < 0.001)
+        #expect(Self.children(lap, "TriggerMethod").first?.stringValue == "Manual")
+        let trackpoints = Self.descendants(lap, "Trackpoint")
+        #expect(trackpoints.count == detail.points.count)
+        #expect(abs((trackpoints.last.flatMap { Self.number($0, "DistanceMeters") } ?? -1) - detail.summary.distance) < 0.1)
+    }
+
     /// A pause within a phase: the lap holds a track per recorded segment (TCX has no pause;
     /// Strava and Garmin read the gap in time), and its time is the timer's, pauses excluded.
     @Test func aPauseWithinAPhaseStartsANewTrackInItsLap() async throws {
