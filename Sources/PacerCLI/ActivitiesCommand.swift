@@ -196,7 +196,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Export an activity as GPX 1.1: its track (a segment per pause), its waypoints, its times and speeds.",
+            abstract: "Export an activity as GPX 1.1 (its track, a segment per pause, waypoints, times, speeds) or TCX (laps too).",
             discussion: """
                 Choose what leaves the device with --no-times, --no-speeds, --no-elevations, --no-waypoints. \
                 --tcx FILE writes TCX (a lap per phase, the timer, the device's distance; no waypoints), \
@@ -241,7 +241,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Share: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Share an activity as GPX 1.1 holding only what you choose, hidden round its start and end and your places.",
+            abstract: "Share an activity as GPX 1.1 or TCX holding only what you choose, hidden round its start and end and your places.",
             discussion: """
                 Only what --include names leaves the device:
                   track       the track points' positions
