@@ -196,11 +196,13 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Export an activity as GPX 1.1 (its track, a segment per pause, waypoints, times, speeds) or TCX (laps too).",
+            abstract: "Export an activity as GPX 1.1 (its track, a segment per pause, waypoints, times, speeds), TCX or FIT (laps too).",
             discussion: """
-                Choose what leaves the device with --no-times, --no-speeds, --no-elevations, --no-waypoints. \
-                --tcx FILE writes TCX (a lap per phase, the timer, the device's distance; no waypoints), \
-                instead of or beside --gpx.
+                Choose what leaves the device in GPX with --no-times, --no-speeds, --no-elevations, \
+                --no-waypoints. --tcx FILE writes TCX (a lap per phase, the timer, the device's distance; \
+                no waypoints); --fit FILE a FIT activity file, which Strava, Garmin Connect and \
+                intervals.icu read with a lap per phase, the pauses and the device's distance (it holds \
+                everything: the --no-... flags are for GPX and TCX). Give --gpx, --tcx, --fit, or several.
                 """)
 
         @Argument(help: "The activity's id.")
@@ -208,20 +210,34 @@ struct ActivitiesCommand: ParsableCommand {
 
         @OptionGroup var export: ExportOptions
 
+        @Option(name: .long, help: "The FIT activity file to write.")
+        var fit: String?
+
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            guard export.gpx != nil || export.tcx != nil else { throw ValidationError("give --gpx FILE or --tcx FILE") }
+            guard export.gpx != nil || export.tcx != nil || fit != nil else {
+                throw ValidationError("Give the file to write: --gpx FILE, --tcx FILE or --fit FILE (or several).")
+            }
             guard export.gpx == nil || export.tcx == nil || (export.gpx != "-" && export.tcx != "-") else {
                 throw ValidationError("--gpx and --tcx together write two files: give file names, not -")
             }
             if export.tcx != nil, export.noTimes { throw ValidationError("--tcx: \(TCXError.needsTimes(share: false))") }
+            let named = [export.gpx, export.tcx, fit].compactMap { $0 }.filter { $0 != "-" }
+            if let twice = named.first(where: { f in named.filter { $0 == f }.count > 1 }) {
+                throw ValidationError("two of --gpx, --tcx and --fit name the same file, \(twice): give each its own.")
+            }
         }
 
         func run() throws {
             let activities = try store.open()
             if let tcx = export.tcx {
                 try ActivityFiles.exportTCX(activities, id, to: tcx, options: export.options, version: PacerVersion.number)
+            }
+            if let fit {
+                let offset = Int64(TimeZone.current.secondsFromGMT())
+                let size = try activities.exportFIT(activity: id, to: fit, utcOffset: offset)
+                if export.gpx != "-" && export.tcx != "-" { print("Activity #\(id) written to \(fit) (FIT, \(size) bytes)") }
             }
             guard let gpx = export.gpx else { return }
             if gpx == "-" {

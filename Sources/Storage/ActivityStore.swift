@@ -159,4 +159,21 @@ public final class ActivityStore: ActivityLog, Sendable {
     }
     /// The device's share secret (`ShareSecret`).
     public func shareSecret() throws -> ShareSecret { try gpxExchange.shareSecret() }
+
+    // MARK: - FIT (FITWriter)
+
+    /// The activity as a FIT activity file (`FITWriter.activity(_:utcOffset:)`): its laps
+    /// (the phases), its timer's pauses and the device's distance on every record.
+    public func fit(activity id: Int64, utcOffset: Int64 = 0) throws -> [UInt8] {
+        FITWriter.activity(try activityLog.activity(id), utcOffset: utcOffset)
+    }
+
+    /// Writes the activity as FIT to `path` through `OutputFile` (replaced only once complete).
+    /// Returns the file's size in bytes.
+    @discardableResult
+    public func exportFIT(activity id: Int64, to path: String, utcOffset: Int64 = 0) throws -> Int {
+        let bytes = try fit(activity: id, utcOffset: utcOffset)
+        try OutputFile.write(path) { write in try write(bytes) }
+        return bytes.count
+    }
 }

@@ -1,0 +1,304 @@
+import Coaching
+import PacerCore
+
+/// FIT files of what Pacer stores (issue 26): an activity, with its laps (the plan's
+/// phases), its timer (the pauses, as timer events) and the device's odometer distance on
+/// every record; and a plan's workout, as the steps a watch can follow. Only FIT (and TCX)
+/// carry laps and the timer to Strava, Garmin Connect and intervals.icu; GPX has neither.
+///
+/// Messages and field numbers are those of Garmin's published profile (`FITProfile`). The
+/// file is built in memory: a record takes about 40 bytes, so a day-long 1 Hz track is a few MB.
+public enum FITWriter {
+    /// Who made the file: the "development" manufacturer (255), Pacer as its product 1.
+    public static let manufacturer: Int64 = 255
+    public static let product: Int64 = 1
+    public static let serialNumber: Int64 = 0x5041_4345  // "PACE"
+
+    // MARK: - Activity
+
+    /// The activity as a FIT activity file: file_id, device_info, the timer's events (start,
+    /// a stop and a start round each pause, stop_all at the end), a record per stored point
+    /// (the odometer's distance on each, and a last record at the end holding the activity's
+    /// distance when the last point was stored before it), a lap per phase result (one lap
+    /// for the whole run without a plan), the session and the activity.
+    /// `utcOffset`: seconds the runner's local time is ahead of UTC at the end (the
+    /// activity message's local_timestamp).
+    public static func activity(_ detail: ActivityDetail, utcOffset: Int64 = 0) -> [UInt8] {
+        let a = detail.summary
+        let points = detail.points
+        let startMS = a.startedAt?.millisecondsSince1970 ?? points.first?.time.millisecondsSince1970 ?? 0
+        let lastPointMS = points.last?.time.millisecondsSince1970 ?? startMS
+        let endMS = max(a.endedAt?.millisecondsSince1970 ?? lastPointMS, lastPointMS)
+        let start = UTCTimestamp(millisecondsSince1970: startMS)
+        let end = UTCTimestamp(millisecondsSince1970: endMS)
+        let timerMS = ms(a.time)
+
+        var fit = FITEncoder()
+        fit.append(FITMessage(FITProfile.fileID, [
+            FITField(0, .enumeration, FITProfile.fileActivity),
+            FITField(1, .uint16, manufacturer),
+            FITField(2, .uint16, product),
+            FITField(3, .uint32z, serialNumber),
+            FITField(4, .uint32, FIT.dateTime(start)),
+        ]))
+        fit.append(FITMessage(FITProfile.deviceInfo, [
+            FITField(253, .uint32, FIT.dateTime(start)),
+            FITField(0, .uint8, 0),  // the creator
+            FITField(2, .uint16, manufacturer),
+            FITField(3, .uint32z, serialNumber),
+            FITField(4, .uint16, product),
+        ]))
+        fit.append(timerEvent(start, type: FITProfile.eventTypeStart))
+
+        // The odometer's distance at each point; an import's points have none: the straight
+        // lines between them, segment by segment, as its stored distance is.
+        var distance = 0.0
+        var previous: TrackPoint?
+        for p in points {
+            if let previous {
+                if let d = p.distance {
+                    distance = d
+                } else if p.segment == previous.segment {
+                    distance += Geodesy.distance(previous.position, p.position)
+                }
+                if let pause = pause(between: previous, and: p) {
+                    fit.append(timerEvent(pause.stop, type: FITProfile.eventTypeStop))
+                    fit.append(timerEvent(p.time, type: FITProfile.eventTypeStart))
+                }
+            } else {
+                distance = p.distance ?? 0
+            }
+            fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed,
+                              distance: distance))
+            previous = p
+        }
+        // The points of a sparse power profile stop short of the end: the last record holds
+        // the distance the runner was told, at the end, without a position.
+        let recordedHere = a.source == nil
+        if recordedHere, endMS > lastPointMS || a.distance > distance + 0.005, !points.isEmpty {
+            fit.append(record(time: end, position: nil, altitude: nil, speed: nil, distance: a.distance))
+        }
+        fit.append(timerEvent(end, type: FITProfile.eventTypeStopAll))
+
+        let laps = self.laps(detail, startMS: startMS, endMS: endMS)
+        for (index, lap) in laps.enumerated() {
+            fit.append(FITMessage(FITProfile.lap, [
+                FITField(254, .uint16, Int64(index)),
+                FITField(253, .uint32, FIT.dateTime(UTCTimestamp(millisecondsSince1970: lap.endMS))),
+                FITField(0, .enumeration, FITProfile.eventLap),
+                FITField(1, .enumeration, FITProfile.eventTypeStop),
+                FITField(2, .uint32, FIT.dateTime(UTCTimestamp(millisecondsSince1970: lap.startMS))),
+                FITField(7, .uint32, lap.endMS - lap.startMS),
+                FITField(8, .uint32, lap.timerMS),
+                FITField(9, .uint32, lap.distance, scale: 100),
+                FITField(13, .uint16, lap.averageSpeed, scale: 1000),
+                FITField(14, .uint16, lap.maximumSpeed, scale: 1000),
+                FITField(110, .uint32, lap.averageSpeed, scale: 1000),
+                FITField(111, .uint32, lap.maximumSpeed, scale: 1000),
+                FITField(23, .enumeration, lap.intensity),
+                FITField(24, .enumeration, index == laps.count - 1 ? FITProfile.lapTriggerSessionEnd
+                                                                    : FITProfile.lapTriggerTime),
+                FITField(25, .enumeration, FITProfile.sportRunning),
+            ]))
+        }
+        let first = points.first?.position
+        fit.append(FITMessage(FITProfile.session, [
+            FITField(254, .uint16, 0),
+            FITField(253, .uint32, FIT.dateTime(end)),
+            FITField(0, .enumeration, FITProfile.eventSession),
+            FITField(1, .enumeration, FITProfile.eventTypeStop),
+            FITField(2, .uint32, FIT.dateTime(start)),
+            FITField(3, .sint32, first.map { FIT.semicircles($0.latitude) }),
+            FITField(4, .sint32, first.map { FIT.semicircles($0.longitude) }),
+            FITField(5, .enumeration, FITProfile.sportRunning),
+            FITField(6, .enumeration, 0),  // generic
+            FITField(7, .uint32, endMS - startMS),
+            FITField(8, .uint32, timerMS),
+            FITField(9, .uint32, a.distance, scale: 100),
+            FITField(14, .uint16, a.averageSpeed, scale: 1000),
+            FITField(15, .uint16, a.maximumSpeed, scale: 1000),
+            FITField(124, .uint32, a.averageSpeed, scale: 1000),
+            FITField(125, .uint32, a.maximumSpeed, scale: 1000),
+            FITField(22, .uint16, a.elevationGain, scale: 1),
+            FITField(23, .uint16, a.elevationLoss, scale: 1),
+            FITField(59, .uint32, ms(a.movingTime)),
+            FITField(25, .uint16, 0),
+            FITField(26, .uint16, Int64(laps.count)),
+            FITField(28, .enumeration, 0),  // activity_end
+        ]))
+        fit.append(FITMessage(FITProfile.activity, [
+            FITField(253, .uint32, FIT.dateTime(end)),
+            FITField(0, .uint32, timerMS),
+            FITField(1, .uint16, 1),
+            FITField(2, .enumeration, 0),  // manual
+            FITField(3, .enumeration, FITProfile.eventActivity),
+            FITField(4, .enumeration, FITProfile.eventTypeStop),
+            FITField(5, .uint32, FIT.dateTime(end) + utcOffset),
+        ]))
+        return fit.finish()
+    }
+
+    /// Milliseconds of a duration.
+    static func ms(_ d: Duration) -> Int64 { d.nanoseconds / 1_000_000 }
+
+    static func timerEvent(_ time: UTCTimestamp, type: Int64) -> FITMessage {
+        FITMessage(FITProfile.event, [
+            FITField(253, .uint32, FIT.dateTime(time)),
+            FITField(0, .enumeration, FITProfile.eventTimer),
+            FITField(1, .enumeration, type),
+            FITField(4, .uint8, 0),  // event_group
+        ])
+    }
+
+    static func record(time: UTCTimestamp, position: GeoPoint?, altitude: Double?, speed: Double?,
+                       distance: Double) -> FITMessage {
+        FITMessage(FITProfile.record, [
+            FITField(253, .uint32, FIT.dateTime(time)),
+            FITField(0, .sint32, position.map { FIT.semicircles($0.latitude) }),
+            FITField(1, .sint32, position.map { FIT.semicircles($0.longitude) }),
+            FITField(2, .uint16, altitude, scale: 5, offset: 500),
+            FITField(5, .uint32, distance, scale: 100),
+            FITField(6, .uint16, speed, scale: 1000),
+            FITField(73, .uint32, speed, scale: 1000),
+            FITField(78, .uint32, altitude, scale: 5, offset: 500),
+        ])
+    }
+
+    /// A pause between two consecutive points: the timer ran less than the clock between
+    /// them (by a second or more). The timer stopped once it had run its part after the
+    /// first point, and started again at the second.
+    static func pause(between p: TrackPoint, and q: TrackPoint) -> (stop: UTCTimestamp, start: UTCTimestamp)? {
+        guard let pt = p.timer, let qt = q.timer else { return nil }
+        let wall = q.time.millisecondsSince1970 - p.time.millisecondsSince1970
+        let ran = ms(qt) - ms(pt)
+        guard ran >= 0, wall - ran >= 1000 else { return nil }
+        return (UTCTimestamp(millisecondsSince1970: p.time.millisecondsSince1970 + ran), q.time)
+    }
+
+    struct Lap {
+        var startMS: Int64
+        var endMS: Int64
+        var timerMS: Int64
+        var distance: Double
+        var averageSpeed: Double
+        var maximumSpeed: Double
+        var intensity: Int64
+    }
+
+    /// A lap per phase result, placed on the clock by the points' timer; one lap of the
+    /// whole activity when it has none.
+    static func laps(_ detail: ActivityDetail, startMS: Int64, endMS: Int64) -> [Lap] {
+        let a = detail.summary
+        let phases = detail.phaseResults.sorted { $0.index < $1.index }
+        guard !phases.isEmpty else {
+            return [Lap(startMS: startMS, endMS: endMS, timerMS: ms(a.time), distance: a.distance,
+                        averageSpeed: a.averageSpeed, maximumSpeed: a.maximumSpeed,
+                        intensity: FITProfile.intensityActive)]
+        }
+        let timed = detail.points.compactMap { p in p.timer.map { (timer: ms($0), time: p.time.millisecondsSince1970) } }
+        // The clock when the timer read `t`: the last point at or before it, plus the rest.
+        func clock(_ t: Int64) -> Int64 {
+            var at = (timer: Int64(0), time: startMS)
+            for p in timed {
+                if p.timer > t { break }
+                at = p
+            }
+            return min(at.time + (t - at.timer), endMS)
+        }
+        var laps: [Lap] = []
+        var timer: Int64 = 0
+        for (i, phase) in phases.enumerated() {
+            let duration = ms(phase.duration)
+            let lapStart = i == 0 ? startMS : clock(timer)
+            timer += duration
+            let lapEnd = i == phases.count - 1 ? endMS : clock(timer)
+            laps.append(Lap(startMS: lapStart, endMS: max(lapEnd, lapStart), timerMS: duration,
+                            distance: phase.distance, averageSpeed: phase.averageSpeed,
+                            maximumSpeed: phase.maximumSpeed, intensity: FITProfile.intensity(phase: phase.name)))
+        }
+        return laps
+    }
+
+    // MARK: - Workout
+
+    /// A plan's workout as a FIT workout file: file_id (type workout), the workout (running,
+    /// its name, its steps' count) and a step per phase: its time, its speed range as a
+    /// custom speed target, its intensity (from the phase's name).
+    public static func workout(_ workout: Workout, name: String, createdAt: UTCTimestamp) -> [UInt8] {
+        var fit = FITEncoder()
+        fit.append(FITMessage(FITProfile.fileID, [
+            FITField(0, .enumeration, FITProfile.fileWorkout),
+            FITField(1, .uint16, manufacturer),
+            FITField(2, .uint16, product),
+            FITField(3, .uint32z, serialNumber),
+            FITField(4, .uint32, FIT.dateTime(createdAt)),
+        ]))
+        fit.append(FITMessage(FITProfile.workout, [
+            FITField(4, .enumeration, FITProfile.sportRunning),
+            FITField(6, .uint16, Int64(workout.phases.count)),
+            FITField(8, string: name, size: stringSize(name)),
+        ]))
+        for (index, phase) in workout.phases.enumerated() {
+            fit.append(FITMessage(FITProfile.workoutStep, [
+                FITField(254, .uint16, Int64(index)),
+                FITField(0, string: phase.name, size: stringSize(phase.name)),
+                FITField(1, .enumeration, FITProfile.durationTime),
+                FITField(2, .uint32, ms(phase.duration)),
+                FITField(3, .enumeration, FITProfile.targetSpeed),
+                FITField(4, .uint32, 0),  // custom: the range below
+                FITField(5, .uint32, phase.minimumSpeed, scale: 1000),
+                FITField(6, .uint32, phase.maximumSpeed, scale: 1000),
+                FITField(7, .enumeration, FITProfile.intensity(phase: phase.name)),
+            ]))
+        }
+        return fit.finish()
+    }
+
+    /// A string field's size: the text and its zero, at most 64 bytes.
+    static func stringSize(_ text: String) -> Int { min(text.utf8.count + 1, 64) }
+}
+
+/// The numbers of Garmin's FIT profile that Pacer writes: global message numbers and the
+/// enumerations' values.
+public enum FITProfile {
+    public static let fileID: UInt16 = 0
+    public static let session: UInt16 = 18
+    public static let lap: UInt16 = 19
+    public static let record: UInt16 = 20
+    public static let event: UInt16 = 21
+    public static let deviceInfo: UInt16 = 23
+    public static let workout: UInt16 = 26
+    public static let workoutStep: UInt16 = 27
+    public static let activity: UInt16 = 34
+
+    static let fileActivity: Int64 = 4
+    static let fileWorkout: Int64 = 5
+    static let sportRunning: Int64 = 1
+    static let eventTimer: Int64 = 0
+    static let eventSession: Int64 = 8
+    static let eventLap: Int64 = 9
+    static let eventActivity: Int64 = 26
+    static let eventTypeStart: Int64 = 0
+    static let eventTypeStop: Int64 = 1
+    static let eventTypeStopAll: Int64 = 4
+    static let lapTriggerTime: Int64 = 1
+    static let lapTriggerSessionEnd: Int64 = 7
+    static let durationTime: Int64 = 0
+    static let targetSpeed: Int64 = 0
+    static let intensityActive: Int64 = 0
+    static let intensityRest: Int64 = 1
+    static let intensityWarmup: Int64 = 2
+    static let intensityCooldown: Int64 = 3
+    static let intensityRecovery: Int64 = 4
+
+    /// A phase's intensity from its name, as plans name them: warm-up, cool-down, recovery,
+    /// rest; anything else is active.
+    public static func intensity(phase name: String) -> Int64 {
+        let n = name.lowercased()
+        if n.contains("warm") { return intensityWarmup }
+        if n.contains("cool") { return intensityCooldown }
+        if n.contains("recover") { return intensityRecovery }
+        if n.contains("rest") { return intensityRest }
+        return intensityActive
+    }
+}
