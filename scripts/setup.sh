@@ -19,10 +19,18 @@
 #   chromium         a real browser: the activity and route reports are opened headless, and any
 #                    console error, exception or failed request fails the test (scripts/check-page.py)
 #   fonts-dejavu-core  the font the reports ask for and whose widths the charts measure labels with
+#   python3-pip      pip, for the Python packages Debian does not package (below)
+#
+# And from PyPI, into the system's python3 (/usr/bin/python3, which the tests run):
+#   garmin-fit-sdk   Garmin's FIT SDK for Python: an independent reader of the FIT files Pacer
+#                    exports (activities and workouts), checked field by field in the tests
 set -euo pipefail
 
 PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
-    chromium fonts-dejavu-core)
+    chromium fonts-dejavu-core python3-pip)
+
+# PyPI package and the module it installs.
+PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk")
 
 pacer_missing_packages() {
     local p missing=()
@@ -50,9 +58,27 @@ pacer_setup() {
     echo "pacer: installed $missing" >&2
 }
 
+# Installs the PyPI packages whose module /usr/bin/python3 cannot import; quiet, and nothing
+# at all when every one is there. Debian marks its Python as externally managed, hence
+# --break-system-packages (pip puts them in /usr/local, beside Debian's, not over them).
+pacer_pip_setup() {
+    local entry missing=()
+    for entry in "${PACER_PIP_PACKAGES[@]}"; do
+        /usr/bin/python3 -c "import ${entry#*:}" 2>/dev/null || missing+=("${entry%%:*}")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "pacer: installing missing Python packages: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+        --break-system-packages "${missing[@]}"
+    echo "pacer: installed ${missing[*]}" >&2
+}
+
 if ! command -v swift >/dev/null; then
     echo "pacer: no Swift toolchain on PATH (Swift 6.0 or later is needed: https://swift.org/install)" >&2
     exit 1
 fi
 
 pacer_setup
+pacer_pip_setup

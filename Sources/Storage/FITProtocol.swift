@@ -140,7 +140,10 @@ public struct FITField: Hashable, Sendable {
         self.type = .string
         self.value = nil
         var cut = ""
-        for c in string where c.utf8.count + cut.utf8.count < size && !c.utf8.contains(0) { cut.append(c) }
+        for c in string {
+            guard c.utf8.count + cut.utf8.count < size, !c.utf8.contains(0) else { break }
+            cut.append(c)
+        }
         self.text = cut
         self.size = size
     }

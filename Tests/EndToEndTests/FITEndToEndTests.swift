@@ -1,0 +1,172 @@
+import Foundation
+import PacerCore
+import Storage
+import TestSupport
+import Testing
+
+/// FIT out of `pacer activities export --fit` and `pacer plan export --fit` (issue 26), read
+/// back by independent readers: Garmin's FIT SDK for Python (`scripts/fit-dump.py`, pip
+/// garmin-fit-sdk, installed by scripts/setup.sh) field by field against what the store
+/// holds, and gpsbabel's FIT reader. Without the SDK these tests fail and say so.
+@Suite("FIT export end to end", .serialized)
+struct FITEndToEndTests {
+    static let dumper = repositoryRoot + "/scripts/fit-dump.py"
+
+    /// What the SDK read: its integrity check, its errors, its messages by kind.
+    struct Dump {
+        var integrity: Bool
+        var errors: [String]
+        var messages: [String: [[String: Any]]]
+
+        func of(_ kind: String) -> [[String: Any]] { messages[kind + "_mesgs"] ?? [] }
+    }
+
+    static func dump(_ file: String) async throws -> Dump {
+        let run = try await Program.runOffThePool("/usr/bin/python3", [dumper, file])
+        try #require(run.status == 0, "fit-dump.py: \(run.stderr) (scripts/setup.sh installs garmin-fit-sdk)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        return Dump(integrity: json["integrity"] as? Bool ?? false, errors: json["errors"] as? [String] ?? ["?"],
+                    messages: json["messages"] as? [String: [[String: Any]]] ?? [:])
+    }
+
+    /// Runs `Scenarios/NAME` into a data folder in `dir` and exports its activity as FIT.
+    static func exportScenario(_ name: String, dir: String) async throws -> (fit: String, detail: ActivityDetail) {
+        let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/\(name)", "--quiet", "--out", "\(dir)/out",
+                                                 "--data-dir", "\(dir)/data"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let fit = "\(dir)/\(name).fit"
+        let export = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", fit, "--data-dir", "\(dir)/data"])
+        try #require(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.hasPrefix("Activity #1 written to \(fit) (FIT, "))
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        return (fit, try store.activity(1))
+    }
+
+    static func number(_ m: [String: Any], _ key: String) -> Double? { (m[key] as? NSNumber)?.doubleValue }
+
+    /// The intervals scenario: a lap per phase with the phase's distance and timer, a record
+    /// per stored point at its position with the odometer's distance, and the last record
+    /// and the session holding the activity's distance and timer.
+    @Test func theIntervalsRunReadsBackInGarminsSDKFieldByField() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, detail) = try await Self.exportScenario("intervals", dir: dir)
+        let dump = try await Self.dump(fit)
+        #expect(dump.integrity, "the SDK's check_integrity() (header and file CRC) failed")
+        #expect(dump.errors.isEmpty, "\(dump.errors)")
+
+        let fileID = try #require(dump.of("file_id").first)
+        #expect(fileID["type"] as? String == "activity")
+        #expect(fileID["manufacturer"] as? String == "development")
+
+        let phases = detail.phaseResults.sorted { $0.index < $1.index }
+        try #require(phases.count == 10)
+        let laps = dump.of("lap")
+        try #require(laps.count == phases.count, "laps \(laps.count), phases \(phases.count)")
+        for (lap, phase) in zip(laps, phases) {
+            let distance = try #require(Self.number(lap, "total_distance"))
+            let timer = try #require(Self.number(lap, "total_timer_time"))
+            #expect(abs(distance - phase.distance) <= 0.1, "phase \(phase.index): \(distance) m, stored \(phase.distance)")
+            #expect(abs(timer - phase.duration.inSeconds) <= 0.001, "phase \(phase.index): \(timer) s")
+            #expect(lap["sport"] as? String == "running")
+        }
+        var intensities: [String] = ["warmup"]
+        for _ in 0..<4 { intensities += ["active", "recovery"] }
+        intensities.append("cooldown")
+        let read: [String] = laps.map { $0["intensity"] as? String ?? "" }
+        #expect(read == intensities)
+        // The laps follow one another on the clock.
+        let starts = laps.compactMap { Self.number($0, "start_time") }
+        #expect(starts == starts.sorted() && starts.count == laps.count)
+        #expect(starts.first == Double(detail.summary.startedAt!.millisecondsSince1970) / 1000)
+
+        let records = dump.of("record")
+        let positioned = records.filter { $0["position_lat"] != nil }
+        try #require(positioned.count == detail.points.count, "records \(positioned.count), points \(detail.points.count)")
+        for (record, point) in zip(positioned, detail.points) {
+            let lat = try #require(Self.number(record, "position_lat"))
+            let lon = try #require(Self.number(record, "position_long"))
+            #expect(abs(lat - point.position.latitude) < 1e-6 && abs(lon - point.position.longitude) < 1e-6)
+            #expect(abs((Self.number(record, "distance") ?? -1) - (point.distance ?? -2)) <= 0.01)
+            #expect(Self.number(record, "timestamp") == Double(point.time.millisecondsSince1970 / 1000))
+        }
+        // The last point was stored 30 s before the end: one record more, at the end, without
+        // a position, holds the distance the device counted.
+        let last = try #require(records.last)
+        #expect(abs((Self.number(last, "distance") ?? 0) - detail.summary.distance) <= 0.01)
+        #expect(Self.number(last, "timestamp") == Double(detail.summary.endedAt!.millisecondsSince1970) / 1000)
+        let distances = records.compactMap { Self.number($0, "distance") }
+        #expect(distances == distances.sorted())
+
+        let session = try #require(dump.of("session").first)
+        #expect(session["sport"] as? String == "running")
+        #expect(abs((Self.number(session, "total_distance") ?? 0) - detail.summary.distance) <= 0.01)
+        #expect(abs((Self.number(session, "total_timer_time") ?? 0) - detail.summary.time.inSeconds) <= 0.001)
+        #expect(abs((Self.number(session, "total_elapsed_time") ?? 0) - detail.summary.elapsedTime.inSeconds) <= 0.001)
+        #expect(Self.number(session, "num_laps") == 10)
+        let activity = try #require(dump.of("activity").first)
+        #expect(Self.number(activity, "num_sessions") == 1)
+        #expect(abs((Self.number(activity, "total_timer_time") ?? 0) - detail.summary.time.inSeconds) <= 0.001)
+        let events = dump.of("event").map { "\($0["event"] ?? "")/\($0["event_type"] ?? "")" }
+        #expect(events == ["timer/start", "timer/stop_all"])
+
+        // gpsbabel's FIT reader: a point per stored point.
+        let gpx = "\(dir)/babel.gpx"
+        let babel = try await Program.runOffThePool("/usr/bin/gpsbabel", ["-i", "garmin_fit", "-f", fit, "-o", "gpx", "-F", gpx])
+        try #require(babel.status == 0, "gpsbabel: \(babel.stderr)")
+        let text = try String(contentsOfFile: gpx, encoding: .utf8)
+        #expect(text.components(separatedBy: "<trkpt ").count - 1 == detail.points.count)
+    }
+
+    /// A run with a pause: the timer stops and starts again round it, so the session's timer
+    /// is the elapsed time less the pause, and the laps' timers add up to it.
+    @Test func aPauseIsATimerStopAndStartInGarminsSDK() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, detail) = try await Self.exportScenario("pause-resume", dir: dir)
+        let dump = try await Self.dump(fit)
+        #expect(dump.integrity && dump.errors.isEmpty, "\(dump.errors)")
+        let events = dump.of("event").map { "\($0["event"] ?? "")/\($0["event_type"] ?? "")" }
+        #expect(events == ["timer/start", "timer/stop", "timer/start", "timer/stop_all"])
+        let session = try #require(dump.of("session").first)
+        let timer = try #require(Self.number(session, "total_timer_time"))
+        let elapsed = try #require(Self.number(session, "total_elapsed_time"))
+        #expect(abs(timer - detail.summary.time.inSeconds) <= 0.001 && timer < elapsed - 30)
+        let laps = dump.of("lap")
+        #expect(laps.count == detail.phaseResults.count)
+        #expect(abs(laps.compactMap { Self.number($0, "total_timer_time") }.reduce(0, +) - timer) <= 0.01)
+        // The stop is where the timer's stored reading puts it, inside the gap between points.
+        let stop = try #require(Self.number(dump.of("event")[1], "timestamp"))
+        let start = try #require(Self.number(dump.of("event")[2], "timestamp"))
+        #expect(start - stop == elapsed - timer)
+    }
+
+    /// The reader catches a damaged file: one byte changed in the middle fails the SDK's
+    /// integrity check, so the checks above could fail.
+    @Test func aDamagedExportFailsTheSDKsCheck() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, _) = try await Self.exportScenario("steady", dir: dir)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fit)))
+        bytes[bytes.count / 2] ^= 0x10
+        let damaged = "\(dir)/damaged.fit"
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        #expect(try await Self.dump(fit).integrity)
+        #expect(try await !Self.dump(damaged).integrity)
+    }
+
+    /// `--fit` and `--gpx` together write both; neither is refused.
+    @Test func exportNeedsAFile() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.exportScenario("steady", dir: dir)
+        let none = try await Pacer.runOffThePool(["activities", "export", "1", "--data-dir", "\(dir)/data"])
+        #expect(none.status != 0 && none.stderr.contains("--gpx FILE or --fit FILE"), "\(none.stderr)")
+        let both = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", "\(dir)/b.fit", "--gpx", "\(dir)/b.gpx",
+                                                  "--data-dir", "\(dir)/data"])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/b.fit") && FileManager.default.fileExists(atPath: "\(dir)/b.gpx"))
+        let route = try await Pacer.runOffThePool(["routes", "export", "1", "--data-dir", "\(dir)/data"])
+        #expect(route.status != 0 && route.stderr.contains("--gpx"), "\(route.stderr)")
+    }
+}
