@@ -12,7 +12,7 @@ import Storage
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Show training plans, or generate one for a goal.",
-        subcommands: [Show.self, List.self, Goals.self, Create.self, Activate.self, Active.self])
+        subcommands: [Show.self, List.self, Goals.self, Create.self, Activate.self, Active.self, Export.self])
 
     /// Today's date for the deadline, from the system clock in UTC (the date the GPS gives the
     /// device). Only the command reads the clock; the rendering is given the date.
@@ -69,6 +69,48 @@ struct PlanCommand: ParsableCommand {
             } catch {
                 throw CommandFailure(error)
             }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export a plan's workout as a FIT workout file, for a watch or Garmin Connect to follow.",
+            discussion: """
+                A step per phase: its time, its speed range (a custom speed target) and its \
+                intensity (warm-up, cool-down, recovery or rest from the phase's name, else active).
+                """)
+
+        @Argument(help: ArgumentHelp("A plan file, or the name of a plan in <hardware_dir>/plans (\(PlanLoader.namingRule)).", valueName: "plan"))
+        var file: String
+
+        @Option(name: .long, help: "The workout's number in the plan, from 1.")
+        var workout: Int
+
+        @Option(name: .long, help: "The FIT workout file to write.")
+        var fit: String
+
+        @Option(name: .long, help: "Settings file whose hardware_dir holds the plans (for a bare plan name).")
+        var config: String?
+
+        func validate() throws {
+            if workout < 1 { throw ValidationError("--workout counts from 1") }
+        }
+
+        func run() throws {
+            let path = try PlanCommand.planPath(file, config: config)
+            let plan: TrainingPlan
+            do {
+                plan = try PlanLoader.load(path: path)
+            } catch {
+                throw CommandFailure(error)
+            }
+            guard workout <= plan.workouts.count else {
+                throw CommandFailure(.usage, "\(path): the plan has \(plan.workouts.count) workout(s); --workout \(workout) is not one")
+            }
+            let chosen = plan.workouts[workout - 1]
+            let bytes = FITWriter.workout(chosen, name: chosen.name, createdAt: WallClock.now)
+            try OutputFile.write(fit) { write in try write(bytes) }
+            print("Workout \(workout) of \(plan.name), \(chosen.name) (\(chosen.phases.count) steps), written to \(fit) (FIT, \(bytes.count) bytes)")
         }
     }
 
