@@ -358,7 +358,7 @@ struct ActivitiesCommand: ParsableCommand {
         }
 
         static let configuration = CommandConfiguration(
-            abstract: "Import a GPX file as a route to follow, or as a past activity.",
+            abstract: "Import a GPX or FIT file as a route to follow, or as a past activity.",
             discussion: """
                 A file that is not GPX 1.1 or 1.0, or that is broken (a point without lat or lon, \
                 a coordinate out of range, a bad time, a truncated file, entities declared in a \
@@ -374,9 +374,13 @@ struct ActivitiesCommand: ParsableCommand {
                 in a file of under 10 points) are dropped as GPS glitches instead, and said. \
                 Heart rate and cadence in the points' extensions are not kept; how many points \
                 had them is said.
+
+                A FIT file (.fit, or a file with FIT's header) is read the same way: its records \
+                with a position and a time, a new segment after each timer stop; a damaged file \
+                (a CRC, a message cut short) is refused with the byte offset and the reason.
                 """)
 
-        @Argument(help: "The GPX file.")
+        @Argument(help: "The GPX or FIT file.")
         var file: String
 
         @Option(name: .customLong("as"), help: "What the file becomes: route or activity.")
@@ -388,8 +392,10 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let result = try store.open(writing: true).importGPX(
-                file: file, as: kind == .route ? .route : .activity, name: name)
+            // A FIT file (a watch's, or `export --fit`'s) by its name or its signature.
+            let result = FITReader.looksLikeFIT(path: file)
+                ? try store.open(writing: true).importFIT(file: file, as: kind == .route ? .route : .activity, name: name)
+                : try store.open(writing: true).importGPX(file: file, as: kind == .route ? .route : .activity, name: name)
             var lines = ImportSummary.lines(result)
             // What it became, said: a route is not in `activities list`.
             lines.insert(kind == .route

@@ -51,6 +51,8 @@ enum ExitStatus: Int32, CaseIterable {
             }
         case let error as DataFileError: return error.isUnreadable ? .noInput : .dataError
         case let error as GPXError: return error.isUnreadable ? .noInput : .dataError
+        case let error as FITError: return error.offset == nil && (error.reason == "no such file"
+            || error.reason.hasPrefix("cannot read") || error.reason.hasPrefix("is a folder")) ? .noInput : .dataError
         // A recording given as the GPS (`--source file:run.nmea`) that cannot be opened.
         case let error as RecordingError: return [ENOENT, ENOTDIR, EISDIR, EACCES].contains(error.errno) ? .noInput : nil
         case let error as ConfigurationError: return error.cause.flatMap(of) ?? .config

@@ -160,7 +160,13 @@ public final class ActivityStore: ActivityLog, Sendable {
     /// The device's share secret (`ShareSecret`).
     public func shareSecret() throws -> ShareSecret { try gpxExchange.shareSecret() }
 
-    // MARK: - FIT (FITWriter)
+    // MARK: - FIT (FITWriter, FITReader)
+
+    /// Imports a FIT file as a route or a past activity (`GPXExchange.importFIT`).
+    public func importFIT(file path: String, as kind: GPXImportKind, name: String? = nil,
+                          rules: GPXPlausibility = .standard) throws -> GPXImportResult {
+        try gpxExchange.importFIT(file: path, as: kind, name: name, rules: rules)
+    }
 
     /// The activity as a FIT activity file (`FITWriter.activity(_:utcOffset:)`): its laps
     /// (the phases), its timer's pauses and the device's distance on every record.

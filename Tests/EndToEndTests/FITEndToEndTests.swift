@@ -211,3 +211,75 @@ struct FITEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/two.fit"))
     }
 }
+
+/// FIT in through `pacer activities import` (issue 26): Pacer's own export round-tripped, a
+/// FIT that gpsbabel wrote from a GPX, and broken files refused with the byte and the reason.
+@Suite("FIT import end to end", .serialized)
+struct FITImportEndToEndTests {
+    /// The intervals run exported as FIT and imported as an activity and as a route: every
+    /// point at its time and position; gpsbabel's FIT of the GPX export gives the same points.
+    @Test func anExportAndGpsbabelsFITImportAsTheStoredPoints() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, detail) = try await FITEndToEndTests.exportScenario("intervals", dir: dir)
+        let gpx = "\(dir)/run.gpx", babel = "\(dir)/babel.fit"
+        let export = try await Pacer.runOffThePool(["activities", "export", "1", "--gpx", gpx, "--data-dir", "\(dir)/data"])
+        try #require(export.status == 0, "\(export.stderr)")
+        let convert = try await Program.runOffThePool("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx, "-o", "garmin_fit", "-F", babel])
+        try #require(convert.status == 0, "gpsbabel: \(convert.stderr)")
+
+        for (file, id) in [(fit, 2), (babel, 3)] {
+            let run = try await Pacer.runOffThePool(["activities", "import", file, "--as", "activity", "--data-dir", "\(dir)/data"])
+            try #require(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("Stored as activity #\(id), a past run"), "\(run.stdout)")
+            let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+            let imported = try store.activity(Int64(id)).points
+            try #require(imported.count == detail.points.count, "\(file): \(imported.count) points")
+            for (a, b) in zip(imported, detail.points) {
+                #expect(a.time.millisecondsSince1970 / 1000 == b.time.millisecondsSince1970 / 1000)
+                #expect(abs(a.position.latitude - b.position.latitude) < 1e-6)
+                #expect(abs(a.position.longitude - b.position.longitude) < 1e-6)
+            }
+        }
+        let route = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "route", "--data-dir", "\(dir)/data"])
+        #expect(route.status == 0 && route.stdout.contains("Stored as route #1"), "\(route.stderr)")
+    }
+
+    /// A pause (timer stop and start) starts a new segment.
+    @Test func aPauseInAFITIsANewSegment() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, detail) = try await FITEndToEndTests.exportScenario("pause-resume", dir: dir)
+        let run = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "activity", "--data-dir", "\(dir)/data"])
+        try #require(run.status == 0, "\(run.stderr)")
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        #expect(try store.activity(2).segments.map(\.count) == detail.segments.map(\.count))
+    }
+
+    /// Broken files: refused with the file, the byte and the reason, nothing stored.
+    @Test func brokenFITFilesAreRefusedWithTheByteAndTheReason() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (fit, _) = try await FITEndToEndTests.exportScenario("steady", dir: dir)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fit)))
+        var flipped = bytes
+        flipped[40] ^= 0x01
+        var header = bytes
+        header[2] ^= 0x01
+        let cases: [(String, [UInt8], String)] = [
+            ("cut.fit", Array(bytes.prefix(100)), "cut.fit: the header says \(bytes.count - 16) bytes of records and a CRC, the file has 86: truncated"),
+            ("flipped.fit", flipped, "flipped.fit: byte \(bytes.count - 2): the file's CRC is wrong (the file is damaged)"),
+            ("header.fit", header, "header.fit: byte 12: the header's CRC is wrong (the header is damaged)"),
+            ("short.fit", Array(bytes.prefix(5)), "short.fit: 5 bytes: too short for a FIT file (a 12 or 14-byte header)"),
+        ]
+        for (name, content, reason) in cases {
+            let path = "\(dir)/\(name)"
+            try Data(content).write(to: URL(fileURLWithPath: path))
+            let run = try await Pacer.runOffThePool(["activities", "import", path, "--as", "activity", "--data-dir", "\(dir)/data"])
+            #expect(run.status == 65, "\(name): \(run.stderr)")
+            #expect(run.stderr.contains(reason), "\(name): \(run.stderr)")
+        }
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        #expect(try store.activities().count == 1)
+    }
+}

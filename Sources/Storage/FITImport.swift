@@ -1,0 +1,100 @@
+import Coaching
+import Foundation
+import GRDB
+import PacerCore
+
+/// FIT files in (issue 26): a watch's activity (or Pacer's own export) imported as a past
+/// activity or as a route, as a GPX file is (`GPXExchange.importGPX`): its records with a
+/// position and a time, judged by the same rules (`GPXPlausibility`), in one transaction, so
+/// a file refused anywhere stores nothing. In the notes and errors a point's "line" is its
+/// record's number in the file, from 1.
+extension GPXExchange {
+    public func importFIT(file path: String, as kind: GPXImportKind, name: String? = nil,
+                          rules: GPXPlausibility = .standard) throws -> GPXImportResult {
+        let fit = try FITReader.read(path: path)
+        let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        guard !fit.points.isEmpty else {
+            throw FITError(file: path, offset: nil, reason: "no record with a position and a time "
+                           + "(\(fit.records) record(s) read): nothing to import")
+        }
+        switch kind {
+        case .activity:
+            return try write { db in try Self.importFITActivity(fit, path, name: name ?? fallback, rules: rules, db) }
+        case .route:
+            return try write { db in try Self.importFITRoute(fit, path, name: name ?? fallback, rules: rules, db) }
+        }
+    }
+
+    static func gpxPoint(_ p: FITActivityData.Point) -> GPXPoint {
+        GPXPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
+    }
+
+    static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
+                                  _ db: Database) throws -> GPXImportResult {
+        try db.execute(sql: "INSERT INTO activities (name, profile, state, source) VALUES (?, NULL, 'completed', ?)",
+                       arguments: [name, path])
+        let id = db.lastInsertedRowID
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var seq = 0
+        let filter = GPXPointFilter(rules: rules, file: path, timed: true) { p, segment in
+            try statement.execute(arguments: [id, seq, segment, p.time?.millisecondsSince1970 ?? 0, p.position.latitude,
+                                           p.position.longitude, p.altitude, p.speed])
+            seq += 1
+        }
+        for (i, p) in fit.points.enumerated() {
+            // A segment per stretch between the timer's stops (the pauses).
+            if i == 0 || p.afterStop { try filter.beginSegment() }
+            try filter.add(gpxPoint(p), tag: "record")
+        }
+        try filter.finish()
+        try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
+        let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
+        return GPXImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
+                               distance: distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
+                               droppedElevations: filter.droppedElevations,
+                               notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
+    }
+
+    static func importFITRoute(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
+                               _ db: Database) throws -> GPXImportResult {
+        try db.execute(sql: """
+            INSERT INTO routes (name, source, distance_m, elevation_gain, elevation_loss, point_count, waypoint_count)
+            VALUES (?, ?, 0, 0, 0, 0, 0)
+            """, arguments: [name, path])
+        let id = db.lastInsertedRowID
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO route_points (route_id, seq, lat, lon, alt, time) VALUES (?, ?, ?, ?, ?, ?)")
+        var line: [PathPoint] = []
+        let filter = GPXPointFilter(rules: rules, file: path, timed: false) { p, _ in
+            try insert.execute(arguments: [id, line.count, p.position.latitude, p.position.longitude, p.altitude,
+                                           p.time?.millisecondsSince1970])
+            line.append(PathPoint(position: p.position, altitude: p.altitude, time: p.time))
+        }
+        try filter.beginSegment()
+        for p in fit.points { try filter.add(gpxPoint(p), tag: "record") }
+        try filter.finish()
+        guard filter.keptCount >= 2 else {
+            throw FITError(file: path, offset: nil, reason: "\(filter.keptCount) usable point(s): a route needs two or more")
+        }
+        let stats = PathStatistics(segments: [line])
+        var duration: Int64?
+        if let first = line.first?.time, let last = line.last?.time, last >= first {
+            duration = last.millisecondsSince1970 - first.millisecondsSince1970
+        }
+        try db.execute(
+            sql: """
+                UPDATE routes SET distance_m = ?, duration_ms = ?, elevation_gain = ?, elevation_loss = ?,
+                    min_elevation = ?, max_elevation = ?, point_count = ?, waypoint_count = 0, start_lat = ?, start_lon = ?
+                WHERE id = ?
+                """,
+            arguments: [stats.distance, duration, stats.elevationGain, stats.elevationLoss,
+                        stats.minimumElevation, stats.maximumElevation, line.count,
+                        stats.start?.latitude, stats.start?.longitude, id])
+        return GPXImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
+                               distance: stats.distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
+                               droppedElevations: filter.droppedElevations,
+                               notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
+    }
+}
