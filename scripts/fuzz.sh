@@ -4,8 +4,9 @@
 #   scripts/fuzz.sh [--runs N | --seconds S] [TARGET…]
 #
 # TARGET is nmea (the NMEA decoder on arbitrary bytes), yaml (every data file's loader on
-# arbitrary text), gpx (the GPX reader on arbitrary bytes) or control (the control socket's
-# command parser); all four when none is named. Each runs for N executions (--runs) or S
+# arbitrary text), gpx (the GPX reader on arbitrary bytes), fit (the FIT reader on arbitrary
+# bytes, and on them with the CRCs made right) or control (the control socket's command
+# parser); all five when none is named. Each runs for N executions (--runs) or S
 # seconds (--seconds; default 60), one after the other, then a table gives each target's
 # executions, time, executions per second and crashes. Exits 1 when any target crashed.
 #
@@ -18,8 +19,8 @@
 # Seed corpora are made from the project's own data on each run, into .build/fuzz/seeds: the
 # recordings (Hardware/recordings, Scenarios/*/*.nmea) cut into pieces of 40 lines, every
 # YAML file under Hardware/ and Scenarios/, the GPX routes of Scenarios/routes with a track
-# exported by a scenario run (when .build/debug/pacer is built), and one line of each control
-# command. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
+# exported by a scenario run (when .build/debug/pacer is built), the FIT files two scenario
+# runs and a plan's workout export to, and one line of each control command. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
 # time. A crashing input is kept in Fuzz/findings/TARGET/ (not committed): each one found so
 # far is a regression test in the normal suite.
 set -euo pipefail
@@ -33,11 +34,11 @@ while [[ $# -gt 0 ]]; do
         --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
         --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
         -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        nmea|yaml|gpx|control) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx control; --runs N, --seconds S)" >&2; exit 64 ;;
+        nmea|yaml|gpx|fit|control) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit control; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx control)
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit control)
 if [[ -z "$runs" && -z "$seconds" ]]; then
     echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
 fi
@@ -53,6 +54,7 @@ product() {
         nmea) echo FuzzNMEADecoder ;;
         yaml) echo FuzzDataFiles ;;
         gpx) echo FuzzGPXReader ;;
+        fit) echo FuzzFITReader ;;
         control) echo FuzzControlProtocol ;;
     esac
 }
@@ -63,6 +65,7 @@ max_len() {
         nmea) echo 8192 ;;
         yaml) echo 8192 ;;
         gpx) echo 16384 ;;
+        fit) echo 8192 ;;
         control) echo 1024 ;;
     esac
 }
@@ -126,6 +129,22 @@ seeds() {
                 if .build/debug/pacer scenario run Scenarios/pause-resume --out "$out" > /dev/null 2>&1; then
                     find "$out" -name '*.gpx' -exec cp {} "$dir/" \;
                 fi
+                rm -rf "$out"
+            fi ;;
+        fit)
+            # FIT files exported from scenario runs (laps, a pause, a plan's workout), when
+            # .build/debug/pacer is built.
+            if [[ -x .build/debug/pacer ]]; then
+                local out name
+                out=$(mktemp -d)
+                for name in intervals pause-resume; do
+                    if .build/debug/pacer scenario run "Scenarios/$name" --quiet --out "$out/out" \
+                        --data-dir "$out/$name" > /dev/null 2>&1; then
+                        .build/debug/pacer activities export 1 --fit "$dir/$name.fit" --data-dir "$out/$name" > /dev/null 2>&1 || true
+                    fi
+                done
+                .build/debug/pacer plan export Scenarios/plans/intervals.yaml --workout 1 \
+                    --fit "$dir/workout.fit" > /dev/null 2>&1 || true
                 rm -rf "$out"
             fi ;;
         control)

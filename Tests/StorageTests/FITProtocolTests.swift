@@ -60,3 +60,57 @@ struct FITProtocolTests {
         #expect(FITField(8, string: "abc", size: 4).text == "abc")
     }
 }
+
+/// The FIT reader on files made by hand: what Pacer's writer never writes but watches do.
+@Suite("FIT reader")
+struct FITReaderTests {
+    /// A file of `records`: the 14-byte header with its CRC, the records, the file's CRC.
+    static func file(_ records: [UInt8]) -> [UInt8] {
+        var file: [UInt8] = [14, 0x20, 0x54, 0x08]
+        let size = UInt32(records.count)
+        for i in 0..<4 { file.append(UInt8(truncatingIfNeeded: size >> (8 * UInt32(i)))) }
+        file += Array(".FIT".utf8)
+        let header = FIT.crc(file)
+        file += [UInt8(header & 0xFF), UInt8(header >> 8)] + records
+        let crc = FIT.crc(file)
+        return file + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+    }
+
+    static func bigEndian(_ v: Int64) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * (3 - $0))) } }
+    static func littleEndian(_ v: Int64) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+
+    /// A big-endian definition with a developer field (skipped by its size), then records
+    /// under compressed timestamp headers, the second rolling over the 5 bits.
+    @Test func bigEndianDeveloperFieldsAndCompressedTimestamps() throws {
+        let lat = FIT.semicircles(45), lon = FIT.semicircles(6)
+        var records: [UInt8] = [0x60, 0, 1, 0x00, 0x14, 3, 253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85, 1, 0, 2, 0]
+        records += [0x00] + Self.bigEndian(1000) + Self.bigEndian(lat) + Self.bigEndian(lon) + [0xAB, 0xCD]
+        records += [0x41, 0, 0, 0x14, 0x00, 2, 0, 4, 0x85, 1, 4, 0x85]
+        records += [0x80 | 0x20 | 11] + Self.littleEndian(lat) + Self.littleEndian(lon)
+        records += [0x80 | 0x20 | 2] + Self.littleEndian(lat + 1000) + Self.littleEndian(lon)
+        let data = try FITReader.parse(Self.file(records), file: "hand.fit")
+        #expect(data.points.map { $0.time.millisecondsSince1970 / 1000 - FIT.epochOffset } == [1000, 1003, 1026])
+        #expect(data.points.allSatisfy { abs($0.position.longitude - 6) < 1e-7 })
+        #expect(abs(data.points[0].position.latitude - 45) < 1e-9)
+        #expect(data.points.map(\.record) == [1, 2, 3])
+    }
+
+    /// Refusals name the byte and the reason.
+    @Test func brokenRecordsAreRefusedAtTheirByte() {
+        // A data message of a local type never defined.
+        #expect(throws: FITError(file: "x.fit", offset: 14, reason: "a data message of local type 3, which no definition came before")) {
+            try FITReader.parse(Self.file([0x03, 0, 0]), file: "x.fit")
+        }
+        // A compressed timestamp with no full one before it.
+        #expect(throws: FITError(file: "x.fit", offset: 20, reason: "a compressed timestamp before any full timestamp")) {
+            try FITReader.parse(Self.file([0x40, 0, 0, 0x14, 0x00, 0, 0x85]), file: "x.fit")
+        }
+        // A definition cut short.
+        #expect(throws: FITError(file: "x.fit", offset: 14, reason: "a definition of 2 fields cut short by the end of the records")) {
+            try FITReader.parse(Self.file([0x40, 0, 0, 0x14, 0x00, 2, 0, 4]), file: "x.fit")
+        }
+        #expect(throws: FITError(file: "x.fit", offset: 16, reason: "architecture 7: 0 (little-endian) or 1 (big-endian)")) {
+            try FITReader.parse(Self.file([0x40, 0, 7, 0x14, 0x00, 0]), file: "x.fit")
+        }
+    }
+}
