@@ -78,6 +78,14 @@ extension GPXExchange {
         guard filter.keptCount >= 2 else {
             throw FITError(file: path, offset: nil, reason: "\(filter.keptCount) usable point(s): a route needs two or more")
         }
+        var notes = filter.pointNotes + filter.elevationNotes
+        if filter.timesUnusable {
+            // As for a GPX route: times that go back or never change are left out.
+            try db.execute(sql: "UPDATE route_points SET time = NULL WHERE route_id = ?", arguments: [id])
+            for i in line.indices { line[i].time = nil }
+            notes.append(GPXImportNote(file: path, line: fit.points.last?.record ?? 0, reason: "the records' times "
+                + "\(filter.timesGoBack ? "go back" : "are all the same"): left out, the route is its points in order"))
+        }
         let stats = PathStatistics(segments: [line])
         var duration: Int64?
         if let first = line.first?.time, let last = line.last?.time, last >= first {
@@ -94,7 +102,7 @@ extension GPXExchange {
                         stats.start?.latitude, stats.start?.longitude, id])
         return GPXImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
                                distance: stats.distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
-                               droppedElevations: filter.droppedElevations,
-                               notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
+                               droppedElevations: filter.droppedElevations, timesLeftOut: filter.timesUnusable,
+                               notes: notes, notesLeftOut: filter.notesLeftOut)
     }
 }
