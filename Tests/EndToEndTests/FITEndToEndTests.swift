@@ -155,13 +155,13 @@ struct FITEndToEndTests {
         #expect(try await !Self.dump(damaged).integrity)
     }
 
-    /// `--fit` and `--gpx` together write both; neither is refused.
+    /// `--fit` and `--gpx` together write both; none of `--gpx`, `--tcx`, `--fit` is refused.
     @Test func exportNeedsAFile() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.exportScenario("steady", dir: dir)
         let none = try await Pacer.runOffThePool(["activities", "export", "1", "--data-dir", "\(dir)/data"])
-        #expect(none.status != 0 && none.stderr.contains("--gpx FILE or --fit FILE"), "\(none.stderr)")
+        #expect(none.status != 0 && none.stderr.contains("--gpx FILE, --tcx FILE or --fit FILE"), "\(none.stderr)")
         let both = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", "\(dir)/b.fit", "--gpx", "\(dir)/b.gpx",
                                                   "--data-dir", "\(dir)/data"])
         #expect(both.status == 0, "\(both.stderr)")
