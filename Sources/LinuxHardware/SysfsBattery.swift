@@ -60,16 +60,7 @@ public final class SysfsBattery: BatteryGauge {
     /// `present` file says `0` (an empty battery bay). A missing or unreadable root gives an
     /// empty list.
     public static func discover(root: String = SysfsBattery.defaultRoot) -> [SysfsBattery] {
-        guard let dir = opendir(root) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.isEmpty || name.hasPrefix(".") { continue }
-            names.append(name)
-        }
+        let names = Sysfs.entries(of: root)
         var found: [SysfsBattery] = []
         for name in names.sorted() {
             let dir = join(root, name)
@@ -116,9 +107,7 @@ public final class SysfsBattery: BatteryGauge {
 
     private func file(_ name: String) -> String { SysfsBattery.join(path, name) }
 
-    static func join(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
+    static func join(_ directory: String, _ name: String) -> String { Sysfs.join(directory, name) }
 
     /// The contents of a small sysfs attribute file without surrounding whitespace; nil when
     /// it is missing, unreadable, empty, larger than a sysfs attribute can be, or not UTF-8.

@@ -40,16 +40,7 @@ public final class SysfsRfkill: WirelessRadio {
 
     /// The wlan switches under `root`, sorted by their number (`rfkill2` before `rfkill10`).
     public static func discover(root: String = SysfsRfkill.defaultRoot) -> [SysfsRfkill] {
-        guard let dir = opendir(root) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.isEmpty || name.hasPrefix(".") { continue }
-            names.append(name)
-        }
+        let names = Sysfs.entries(of: root)
         func number(_ name: String) -> Int { Int(name.drop(while: { !$0.isNumber })) ?? Int.max }
         return names.sorted { (number($0), $0) < (number($1), $1) }
             .filter { (try? readValue(join(join(root, $0), "type"))) == "wlan" }
@@ -107,9 +98,7 @@ public final class SysfsRfkill: WirelessRadio {
 
     static func flag(_ text: String) -> Bool? { ["0": false, "1": true][text] }
 
-    static func join(_ directory: String, _ name: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
+    static func join(_ directory: String, _ name: String) -> String { Sysfs.join(directory, name) }
 
     /// A small attribute's contents without surrounding whitespace, or an error naming the
     /// file and the reason.

@@ -31,18 +31,7 @@ extension GPXExchange {
 
     static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
                                   _ db: Database) throws -> GPXImportResult {
-        try db.execute(sql: "INSERT INTO activities (name, profile, state, source) VALUES (?, NULL, 'completed', ?)",
-                       arguments: [name, path])
-        let id = db.lastInsertedRowID
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        var seq = 0
-        let filter = GPXPointFilter(rules: rules, file: path, timed: true) { p, segment in
-            try statement.execute(arguments: [id, seq, segment, p.time?.millisecondsSince1970 ?? 0, p.position.latitude,
-                                           p.position.longitude, p.altitude, p.speed])
-            seq += 1
-        }
+        let (id, filter) = try importedActivity(name: name, path: path, rules: rules, db)
         for (i, p) in fit.points.enumerated() {
             // A segment per stretch between the timer's stops (the pauses).
             if i == 0 || p.afterStop { try filter.beginSegment() }

@@ -401,11 +401,12 @@ extension GPXExchange {
         }
     }
 
-    /// An activity: every non-empty track segment, in order; every point needs a time.
-    static func importActivity(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
-                               _ db: Database) throws -> GPXImportResult {
+    /// A new activity imported from `path` (GPX or FIT), and the filter that stores its points
+    /// in order, each checked by `rules` first.
+    static func importedActivity(name: String, path: String, rules: GPXPlausibility,
+                                 _ db: Database) throws -> (id: Int64, filter: GPXPointFilter) {
         try db.execute(sql: "INSERT INTO activities (name, profile, state, source) VALUES (?, NULL, 'completed', ?)",
-                       arguments: [fallback, path])
+                       arguments: [name, path])
         let id = db.lastInsertedRowID
         let statement = try db.cachedStatement(sql: """
             INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -417,6 +418,13 @@ extension GPXExchange {
                                            p.position.longitude, p.altitude, p.speed])
             seq += 1
         }
+        return (id, filter)
+    }
+
+    /// An activity: every non-empty track segment, in order; every point needs a time.
+    static func importActivity(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
+                               _ db: Database) throws -> GPXImportResult {
+        let (id, filter) = try importedActivity(name: fallback, path: path, rules: rules, db)
         var place: GPXPlace?
         let document = try GPXReader.read(path: path) { point, at in
             guard case .track = at else { return }
