@@ -94,6 +94,16 @@ root_create
 
 phase "toolchain prerequisites" root_apt "${SWIFT_PREREQUISITES[*]}" || fail "installing the Swift toolchain's prerequisites"
 
+# The certificate authorities this machine trusts locally (an egress proxy's, on CI): setup.sh
+# in the root reaches PyPI through them as it does here (Debian's pip takes the system's
+# bundle). A machine without any changes nothing.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    phase "this machine's local CAs" in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates >/dev/null && update-ca-certificates >/dev/null" \
+        || fail "trusting this machine's local certificate authorities in the root"
+fi
+
 root_bind "$toolchain" "$root$toolchain" ro
 for dir in "${package_dirs[@]}"; do
     root_bind "$dir" "$root$dir" ro
