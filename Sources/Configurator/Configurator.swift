@@ -177,7 +177,7 @@ public enum Configurator {
             settings: settings, profile: profile, cues: cues, clock: clock, gps: gps,
             buzzer: buzzer, battery: battery, hardware: hardware, power: simulated.supply, profiles: profiles)
         do {
-            device.radio = try makeRadio(settings.radio, clock: clock)
+            device.radio = try makeRadio(settings.radio, clock: clock, logger: logger)
         } catch where tolerant && settings.radio?.scheme == "sysfs" {
             device.faults.append("\(error)")
         }
@@ -582,7 +582,14 @@ public enum Configurator {
     /// The Wi-Fi radio (`radio:`): `sysfs` (the first wlan switch under /sys/class/rfkill),
     /// `sysfs:PATH` (one switch's folder), `sim[?blocked=yes&hard=yes]` (simulated, left off by a
     /// power cut, hard-blocked), or nil for none.
-    public static func makeRadio(_ uri: DeviceURI?, clock: any PacerClock) throws(ConfigurationError) -> (any WirelessRadio)? {
+    ///
+    /// `sysfs` on a board with no Wi-Fi switch (no rfkill, or none of type wlan) is no radio:
+    /// there is nothing to switch off, so nothing to save, and the device runs as with `none`
+    /// (a note in the log, no fault). A `sysfs:PATH` is the settings' own choice: it is used.
+    public static func makeRadio(
+        _ uri: DeviceURI?, clock: any PacerClock, rfkillRoot: String = SysfsRfkill.defaultRoot,
+        logger: Logger = Logger(label: "pacer")
+    ) throws(ConfigurationError) -> (any WirelessRadio)? {
         guard let uri else { return nil }
         switch uri.scheme {
         case "none":
@@ -590,9 +597,10 @@ public enum Configurator {
         case "sysfs":
             if !uri.path.isEmpty { return SysfsRfkill(path: uri.path) }
             do {
-                return try SysfsRfkill.first()
+                return try SysfsRfkill.first(root: rfkillRoot)
             } catch {
-                throw ConfigurationError("radio 'sysfs': \(error)")
+                logger.notice("radio 'sysfs': \(error); no Wi-Fi radio to switch off during workouts")
+                return nil
             }
         case "sim":
             func flag(_ key: String) throws(ConfigurationError) -> Bool {

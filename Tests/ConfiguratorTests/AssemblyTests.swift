@@ -112,5 +112,11 @@ struct AssemblyTests {
         #expect(value?.description.contains("blocked must be yes or no") == true)
         let kind = #expect(throws: ConfigurationError.self) { try radio("bluetooth") }
         #expect(kind?.description.contains("unknown radio 'bluetooth'") == true)
+        // A board without Wi-Fi (no rfkill folder, or no wlan switch in it): no radio, no
+        // failure; `pacer run` and the device go on as with `radio: none`.
+        let empty = try makeTemporaryDirectory()
+        let uri = try DeviceURI(parsing: "sysfs")
+        #expect(try Configurator.makeRadio(uri, clock: clock, rfkillRoot: empty + "/rfkill") == nil)
+        #expect(try Configurator.makeRadio(uri, clock: clock, rfkillRoot: empty) == nil)
     }
 }
