@@ -121,7 +121,7 @@ public struct TCXWriter {
             GPXWriter.appendEscaped(notes, to: &bytes)
             bytes.append(contentsOf: "</Notes>\n".utf8)
         }
-        let parts = version.split(separator: ".").map { UInt16($0) ?? 0 } + [0, 0, 0]
+        let parts: [UInt16] = version.split(separator: ".").map { UInt16($0) ?? 0 } + [0, 0, 0]
         bytes.append(contentsOf: """
                   <Creator xsi:type="Device_t">
                     <Name>Pacer</Name>
