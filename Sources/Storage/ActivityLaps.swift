@@ -293,16 +293,7 @@ extension GPXExchange {
         }
         let points = try ActivityLogStore.fetchPoints(id, db)
         let statistics = ActivityStatistics(points: points)
-        let results = try Row.fetchAll(
-            db, sql: """
-                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed
-                FROM phase_results WHERE activity_id = ? ORDER BY phase_index
-                """, arguments: [id]
-        ).map { row in
-            PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
-                        timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
-                        minimumSpeed: row[5], maximumSpeed: row[6])
-        }
+        let results = try ActivityLogStore.fetchPhaseResults(id, db)
         let detail = ActivityDetail(
             summary: try ActivityLogStore.summary(row, db, statistics: statistics), points: points, waypoints: [],
             cues: [], phaseResults: results, statistics: statistics)

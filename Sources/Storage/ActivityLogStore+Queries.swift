@@ -35,16 +35,7 @@ extension ActivityLogStore {
             ).map { row in
                 CueRecord(elapsed: .milliseconds(row[0] as Int64), cue: row[1], phase: row[2])
             }
-            let results = try Row.fetchAll(
-                db, sql: """
-                    SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed
-                    FROM phase_results WHERE activity_id = ? ORDER BY phase_index
-                    """, arguments: [id]
-            ).map { row in
-                PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
-                            timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
-                            minimumSpeed: row[5], maximumSpeed: row[6])
-            }
+            let results = try Self.fetchPhaseResults(id, db)
             return ActivityDetail(
                 summary: try Self.summary(row, db, statistics: statistics), points: points, waypoints: waypoints,
                 cues: cues, phaseResults: results, statistics: statistics)
@@ -104,5 +95,19 @@ extension ActivityLogStore {
             }
         }
         return summary
+    }
+
+    /// The activity's phase results, in order.
+    static func fetchPhaseResults(_ id: Int64, _ db: Database) throws -> [PhaseResult] {
+        try Row.fetchAll(
+            db, sql: """
+                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed
+                FROM phase_results WHERE activity_id = ? ORDER BY phase_index
+                """, arguments: [id]
+        ).map { row in
+            PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
+                        timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
+                        minimumSpeed: row[5], maximumSpeed: row[6])
+        }
     }
 }
