@@ -16,7 +16,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Pacer",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "pacer", targets: ["PacerCLI"]),
         .library(name: "NMEA", targets: ["NMEA"]),
@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The companion page's HTTP server (issue 26), on SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
@@ -102,12 +104,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // The companion page (issue 26): an HTTP server in the device process, for the runner's
+        // phone or laptop on the board's Wi-Fi. Its pages answer through the same stores and
+        // checks as the command line.
+        .target(
+            name: "Companion",
+            dependencies: [
+                "Configurator", "Storage", "Runtime", "Charts", "HAL", "Coaching", "PacerCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
+
         // The `pacer` command line.
         .executableTarget(
             name: "PacerCLI",
             dependencies: [
                 "PacerCore", "NMEA", "HAL", "Configurator", "Simulation", "Storage", "Runtime", "Coaching",
-                "ScenarioRunner", "Charts",
+                "ScenarioRunner", "Charts", "Companion",
                 // The control socket's client and error types, and the stop signals; the
                 // adapters themselves are picked by the Configurator alone.
                 "LinuxHardware",
@@ -154,6 +168,11 @@ let package = Package(
             dependencies: [
                 "ScenarioRunner", "Configurator", "Coaching", "Storage", "PacerCore", "Charts", "HAL", "TestSupport",
             ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CompanionTests",
+            dependencies: ["Companion", "Configurator", "Storage", "Coaching", "HAL", "PacerCore", "TestSupport",
+                           .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",
