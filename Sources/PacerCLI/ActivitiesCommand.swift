@@ -222,7 +222,7 @@ struct ActivitiesCommand: ParsableCommand {
             guard export.gpx == nil || export.tcx == nil || (export.gpx != "-" && export.tcx != "-") else {
                 throw ValidationError("--gpx and --tcx together write two files: give file names, not -")
             }
-            if export.tcx != nil, export.noTimes { throw ValidationError("--tcx: \(TCXError.needsTimes(share: false))") }
+            if export.tcx != nil, export.noTimes { throw ValidationError("--tcx: \(LapFileError.needsTimes(share: false, format: .tcx))") }
             let named = [export.gpx, export.tcx, fit].compactMap { $0 }.filter { $0 != "-" }
             if let twice = named.first(where: { f in named.filter { $0 == f }.count > 1 }) {
                 throw ValidationError("two of --gpx, --tcx and --fit name the same file, \(twice): give each its own.")
@@ -257,7 +257,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Share: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Share an activity as GPX 1.1 or TCX holding only what you choose, hidden round its start and end and your places.",
+            abstract: "Share an activity as GPX 1.1, TCX or FIT holding only what you choose, hidden round its start and end and your places.",
             discussion: """
                 Only what --include names leaves the device:
                   track       the track points' positions
@@ -286,7 +286,8 @@ struct ActivitiesCommand: ParsableCommand {
 
                 --tcx FILE writes the share as TCX instead, with a lap per phase: it needs \
                 times (TCX requires each point's time), has no place for waypoints, and \
-                states no distance from the device, as the GPX share does not.
+                states no distance from the device, as the GPX share does not. --fit FILE \
+                writes it as a FIT activity, with the same laps and the same limits.
 
                 Exit status: 0 shared; 64 a usage error (an unknown item, a bad distance); 66 \
                 no such activity (or no activities in the data folder); 73 the file cannot be \
@@ -306,6 +307,9 @@ struct ActivitiesCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("The TCX file to write instead: laps too; needs times.", valueName: "file"))
         var tcx: String?
 
+        @Option(name: .long, help: ArgumentHelp("The FIT file to write instead: laps too; needs times.", valueName: "file"))
+        var fit: String?
+
         @Option(name: .customLong("hide-within"),
                 help: ArgumentHelp("Hide everything within DISTANCE of the track's start and end: 300m, 0.5km.",
                                    valueName: "distance"))
@@ -314,13 +318,17 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            guard (out == nil) != (tcx == nil) else { throw ValidationError("give one of --out FILE (GPX) and --tcx FILE") }
-            guard out != "-", tcx != "-" else {
-                throw ValidationError("\(out != nil ? "--out" : "--tcx"): a share is written to a file (what was shared is said on the terminal)")
+            let given = [("--out", out), ("--tcx", tcx), ("--fit", fit)].filter { $0.1 != nil }
+            guard given.count == 1 else { throw ValidationError("give one of --out FILE (GPX), --tcx FILE and --fit FILE") }
+            guard given[0].1 != "-" else {
+                throw ValidationError("\(given[0].0): a share is written to a file (what was shared is said on the terminal)")
             }
             let choice = try choice(zones: [])
-            if tcx != nil { try ActivityFiles.checkTCXShare(choice) }
+            if format != .gpx { try ActivityFiles.checkLapShare(choice, format) }
         }
+
+        /// The file's format, from the option that names it.
+        var format: ShareFormat { tcx != nil ? .tcx : fit != nil ? .fit : .gpx }
 
         /// The runner's choice from the options; a mistake in it is a usage error.
         func choice(zones: [PrivacyZone]) throws -> ShareChoice {
@@ -345,8 +353,8 @@ struct ActivitiesCommand: ParsableCommand {
             let choice = try choice(zones: try store.settingsFile.settingsIfAny()?.privacyZones ?? [])
             // A missing activity or data folder is 66, a file that cannot be written 73, a
             // name that tells a time 65 (`ExitStatus`).
-            let path = tcx ?? out ?? ""
-            let report = try store.open().share(activity: id, to: path, choice: choice, format: tcx != nil ? .tcx : .gpx,
+            let path = tcx ?? fit ?? out ?? ""
+            let report = try store.open().share(activity: id, to: path, choice: choice, format: format,
                                                 version: PacerVersion.number)
             printLines([report.summary(activity: id, path: path)])
         }

@@ -19,11 +19,9 @@ enum ActivityFiles {
         }
     }
 
-    /// What a TCX share cannot carry, refused as a usage error before anything is read:
-    /// no times (TCX requires each point's), waypoints (TCX has no place for them), no track.
-    static func checkTCXShare(_ choice: ShareChoice) throws {
-        if !choice.items.contains(.track) { throw ValidationError("--tcx: \(TCXError.needsTrack)") }
-        if !choice.items.contains(.times) { throw ValidationError("--tcx: \(TCXError.needsTimes(share: true))") }
-        if choice.items.contains(.waypoints) { throw ValidationError("--tcx: \(TCXError.noWaypoints)") }
+    /// What a TCX or FIT share cannot carry, refused as a usage error before anything is
+    /// read: no times (each point needs one), waypoints (no place for them), no track.
+    static func checkLapShare(_ choice: ShareChoice, _ format: ShareFormat) throws {
+        do { try choice.checkLapShare(format) } catch { throw ValidationError("--\(format.rawValue): \(error)") }
     }
 }

@@ -34,20 +34,7 @@ public enum FITWriter {
         let timerMS = ms(a.time)
 
         var fit = FITEncoder()
-        fit.append(FITMessage(FITProfile.fileID, [
-            FITField(0, .enumeration, FITProfile.fileActivity),
-            FITField(1, .uint16, manufacturer),
-            FITField(2, .uint16, product),
-            FITField(3, .uint32z, serialNumber),
-            FITField(4, .uint32, FIT.dateTime(start)),
-        ]))
-        fit.append(FITMessage(FITProfile.deviceInfo, [
-            FITField(253, .uint32, FIT.dateTime(start)),
-            FITField(0, .uint8, 0),  // the creator
-            FITField(2, .uint16, manufacturer),
-            FITField(3, .uint32z, serialNumber),
-            FITField(4, .uint16, product),
-        ]))
+        appendHeader(to: &fit, start: start)
         fit.append(timerEvent(start, type: FITProfile.eventTypeStart))
 
         // The odometer's distance at each point; an import's points have none: the straight
@@ -81,6 +68,75 @@ public enum FITWriter {
         fit.append(timerEvent(end, type: FITProfile.eventTypeStopAll))
 
         let laps = self.laps(detail, startMS: startMS, endMS: endMS)
+        appendLaps(laps, to: &fit)
+        appendSession(to: &fit, start: start, end: end, first: points.first?.position, timerMS: timerMS,
+                      distance: a.distance, averageSpeed: a.averageSpeed, maximumSpeed: a.maximumSpeed,
+                      elevation: (a.elevationGain, a.elevationLoss), movingMS: ms(a.movingTime), laps: laps.count,
+                      utcOffset: utcOffset)
+        return fit.finish()
+    }
+
+    /// A share (R18) as a FIT activity: the laps a share shows (`GPXExchange.sharedLaps`,
+    /// the privacy rules applied there), their points as records. What the share leaves out
+    /// stays out: no distance of the device's on the records (a reader sums the positions, as
+    /// for the GPX share), no pause events (the laps' timer totals only), no elevation totals.
+    public static func activity(laps export: LapExport) -> [UInt8] {
+        let points = export.laps.flatMap { $0.tracks.joined() }
+        let startMS = export.start.millisecondsSince1970
+        let lastMS = points.last.map { $0.time.millisecondsSince1970 } ?? startMS
+        let lapStarts = export.laps.map { max($0.start.millisecondsSince1970, startMS) }
+        let endMS = max(lastMS, lapStarts.last ?? startMS)
+        let start = export.start
+        let end = UTCTimestamp(millisecondsSince1970: endMS)
+
+        var fit = FITEncoder()
+        appendHeader(to: &fit, start: start)
+        fit.append(timerEvent(start, type: FITProfile.eventTypeStart))
+        for p in points {
+            fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed, distance: nil))
+        }
+        fit.append(timerEvent(end, type: FITProfile.eventTypeStopAll))
+        var laps: [Lap] = []
+        for (index, lap) in export.laps.enumerated() {
+            let timerMS = ms(lap.totalTime)
+            let lapEnd = index + 1 < lapStarts.count ? lapStarts[index + 1] : endMS
+            laps.append(Lap(startMS: lapStarts[index], endMS: max(lapEnd, lapStarts[index]), timerMS: timerMS,
+                            distance: lap.distance, averageSpeed: timerMS > 0 ? lap.distance * 1000 / Double(timerMS) : 0,
+                            maximumSpeed: lap.maximumSpeed,
+                            intensity: lap.name.map { FITProfile.intensity(phase: $0) }
+                                ?? (lap.resting ? FITProfile.intensityRest : FITProfile.intensityActive)))
+        }
+        appendLaps(laps, to: &fit)
+        let timerMS = laps.reduce(0) { $0 + $1.timerMS }
+        let distance = laps.reduce(0) { $0 + $1.distance }
+        appendSession(to: &fit, start: start, end: end, first: points.first(where: { $0.position != nil })?.position,
+                      timerMS: timerMS, distance: distance,
+                      averageSpeed: timerMS > 0 ? distance * 1000 / Double(timerMS) : 0,
+                      maximumSpeed: laps.compactMap(\.maximumSpeed).max(),
+                      elevation: nil, movingMS: nil, laps: laps.count, utcOffset: 0)
+        return fit.finish()
+    }
+
+    /// file_id and device_info: an activity made by Pacer at `start`.
+    static func appendHeader(to fit: inout FITEncoder, start: UTCTimestamp) {
+        fit.append(FITMessage(FITProfile.fileID, [
+            FITField(0, .enumeration, FITProfile.fileActivity),
+            FITField(1, .uint16, manufacturer),
+            FITField(2, .uint16, product),
+            FITField(3, .uint32z, serialNumber),
+            FITField(4, .uint32, FIT.dateTime(start)),
+        ]))
+        fit.append(FITMessage(FITProfile.deviceInfo, [
+            FITField(253, .uint32, FIT.dateTime(start)),
+            FITField(0, .uint8, 0),  // the creator
+            FITField(2, .uint16, manufacturer),
+            FITField(3, .uint32z, serialNumber),
+            FITField(4, .uint16, product),
+        ]))
+    }
+
+    /// A lap message per lap, the last one ending the session.
+    static func appendLaps(_ laps: [Lap], to fit: inout FITEncoder) {
         for (index, lap) in laps.enumerated() {
             fit.append(FITMessage(FITProfile.lap, [
                 FITField(254, .uint16, Int64(index)),
@@ -101,7 +157,15 @@ public enum FITWriter {
                 FITField(25, .enumeration, FITProfile.sportRunning),
             ]))
         }
-        let first = points.first?.position
+    }
+
+    /// The session (its totals) and the activity.
+    static func appendSession(to fit: inout FITEncoder, start: UTCTimestamp, end: UTCTimestamp, first: GeoPoint?,
+                              timerMS: Int64, distance: Double, averageSpeed: Double, maximumSpeed: Double?,
+                              elevation: (gain: Double?, loss: Double?)?, movingMS: Int64?, laps: Int,
+                              utcOffset: Int64) {
+        let endMS = end.millisecondsSince1970
+        let startMS = start.millisecondsSince1970
         fit.append(FITMessage(FITProfile.session, [
             FITField(254, .uint16, 0),
             FITField(253, .uint32, FIT.dateTime(end)),
@@ -114,16 +178,16 @@ public enum FITWriter {
             FITField(6, .enumeration, 0),  // generic
             FITField(7, .uint32, endMS - startMS),
             FITField(8, .uint32, timerMS),
-            FITField(9, .uint32, a.distance, scale: 100),
-            FITField(14, .uint16, a.averageSpeed, scale: 1000),
-            FITField(15, .uint16, a.maximumSpeed, scale: 1000),
-            FITField(124, .uint32, a.averageSpeed, scale: 1000),
-            FITField(125, .uint32, a.maximumSpeed, scale: 1000),
-            FITField(22, .uint16, a.elevationGain, scale: 1),
-            FITField(23, .uint16, a.elevationLoss, scale: 1),
-            FITField(59, .uint32, ms(a.movingTime)),
+            FITField(9, .uint32, distance, scale: 100),
+            FITField(14, .uint16, averageSpeed, scale: 1000),
+            FITField(15, .uint16, maximumSpeed, scale: 1000),
+            FITField(124, .uint32, averageSpeed, scale: 1000),
+            FITField(125, .uint32, maximumSpeed, scale: 1000),
+            FITField(22, .uint16, elevation?.gain, scale: 1),
+            FITField(23, .uint16, elevation?.loss, scale: 1),
+            FITField(59, .uint32, movingMS),
             FITField(25, .uint16, 0),
-            FITField(26, .uint16, Int64(laps.count)),
+            FITField(26, .uint16, Int64(laps)),
             FITField(28, .enumeration, 0),  // activity_end
         ]))
         fit.append(FITMessage(FITProfile.activity, [
@@ -135,7 +199,6 @@ public enum FITWriter {
             FITField(4, .enumeration, FITProfile.eventTypeStop),
             FITField(5, .uint32, FIT.dateTime(end) + utcOffset),
         ]))
-        return fit.finish()
     }
 
     /// Milliseconds of a duration.
@@ -151,7 +214,7 @@ public enum FITWriter {
     }
 
     static func record(time: UTCTimestamp, position: GeoPoint?, altitude: Double?, speed: Double?,
-                       distance: Double) -> FITMessage {
+                       distance: Double?) -> FITMessage {
         FITMessage(FITProfile.record, [
             FITField(253, .uint32, FIT.dateTime(time)),
             FITField(0, .sint32, position.map { FIT.semicircles($0.latitude) }),
@@ -181,7 +244,7 @@ public enum FITWriter {
         var timerMS: Int64
         var distance: Double
         var averageSpeed: Double
-        var maximumSpeed: Double
+        var maximumSpeed: Double?
         var intensity: Int64
     }
 

@@ -12,28 +12,44 @@ public enum ShareFormat: String, CaseIterable, Hashable, Sendable {
     case gpx
     /// TCX: laps as well; every point needs its time (the schema requires one).
     case tcx
+    /// FIT: laps as well, as Garmin Connect and Strava read a watch's; every record needs its time.
+    case fit
+
+    /// How the format is named in messages: `TCX`, `FIT`.
+    public var label: String { rawValue.uppercased() }
 }
 
-/// Why a TCX file is not written.
-public enum TCXError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Times left out: TCX requires a time at every point.
-    case needsTimes(share: Bool)
-    /// Waypoints chosen for a share: TCX has no place for them.
-    case noWaypoints
-    /// Only waypoints chosen for a share: TCX is a track.
-    case needsTrack
+/// Why a lap-based file (TCX, FIT) is not written.
+public enum LapFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Times left out: TCX requires a time at every point, and a FIT record without one is
+    /// read by no one.
+    case needsTimes(share: Bool, format: ShareFormat)
+    /// Waypoints chosen for a share: neither format has a place for them in an activity.
+    case noWaypoints(format: ShareFormat)
+    /// Only waypoints chosen for a share: these formats are a track.
+    case needsTrack(format: ShareFormat)
 
     public var description: String {
         switch self {
-        case .needsTimes(let share):
-            share ? "a TCX share needs times: TCX requires each point's time; include times (--include track,times) "
-                + "or share as GPX (--out FILE)"
-                : "TCX needs times: TCX requires each point's time; leave out --no-times, or export as GPX (--gpx FILE)"
-        case .noWaypoints:
-            "TCX has no place for waypoints: leave waypoints out of --include, or share as GPX (--out FILE)"
-        case .needsTrack:
-            "a TCX share is a track: include track (and times), or share waypoints as GPX (--out FILE)"
+        case .needsTimes(let share, let format):
+            share ? "a \(format.label) share needs times: \(format.label) requires each point's time; include times "
+                + "(--include track,times) or share as GPX (--out FILE)"
+                : "\(format.label) needs times: \(format.label) requires each point's time; leave out --no-times, "
+                + "or export as GPX (--gpx FILE)"
+        case .noWaypoints(let format):
+            "\(format.label) has no place for waypoints: leave waypoints out of --include, or share as GPX (--out FILE)"
+        case .needsTrack(let format):
+            "a \(format.label) share is a track: include track (and times), or share waypoints as GPX (--out FILE)"
         }
+    }
+}
+
+extension ShareChoice {
+    /// What a lap-based share (TCX, FIT) cannot carry, refused before anything is read.
+    public func checkLapShare(_ format: ShareFormat) throws(LapFileError) {
+        guard items.contains(.track) else { throw .needsTrack(format: format) }
+        guard items.contains(.times) else { throw .needsTimes(share: true, format: format) }
+        guard !items.contains(.waypoints) else { throw .noWaypoints(format: format) }
     }
 }
 
@@ -50,7 +66,7 @@ extension GPXExchange {
     @discardableResult
     public func exportTCX(activity id: Int64, to path: String, options: GPXExportOptions = .all,
                           version: String) throws -> GPXExportReport {
-        guard options.times else { throw TCXError.needsTimes(share: false) }
+        guard options.times else { throw LapFileError.needsTimes(share: false, format: .tcx) }
         return try read { db in
             try Self.activityExists(id, db)
             let export = try Self.laps(activity: id, options: options, db)
@@ -63,7 +79,7 @@ extension GPXExchange {
     @discardableResult
     public func exportTCX(activity id: Int64, options: GPXExportOptions = .all, version: String,
                           to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
-        guard options.times else { throw TCXError.needsTimes(share: false) }
+        guard options.times else { throw LapFileError.needsTimes(share: false, format: .tcx) }
         return try read { db in
             try Self.activityExists(id, db)
             let export = try Self.laps(activity: id, options: options, db)
@@ -93,9 +109,9 @@ extension GPXExchange {
     }
 
     /// Shares an activity (R18) as `format`: GPX as `share(activity:to:choice:secret:)`; TCX
-    /// from the laps a share shows (`sharedLaps`: the same points as the GPX share, the same
-    /// places hidden, no device distance), refused without times (TCX requires a time at
-    /// every point) and with waypoints (TCX has no place for them). Refused before anything
+    /// and FIT from the laps a share shows (`sharedLaps`: the same points as the GPX share,
+    /// the same places hidden, no device distance), refused without times (TCX requires a
+    /// time at every point) and with waypoints (neither has a place for them). Refused before anything
     /// is written, as the GPX share is (`checkShare`).
     @discardableResult
     public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
@@ -103,18 +119,21 @@ extension GPXExchange {
         switch format {
         case .gpx:
             return try share(activity: id, to: path, choice: choice, secret: secret)
-        case .tcx:
+        case .tcx, .fit:
             try choice.check()
-            guard choice.items.contains(.track) else { throw TCXError.needsTrack }
-            guard choice.items.contains(.times) else { throw TCXError.needsTimes(share: true) }
-            guard !choice.items.contains(.waypoints) else { throw TCXError.noWaypoints }
+            try choice.checkLapShare(format)
             var options = choice.options
             options.secret = secret
             return try read { db in
                 try Self.activityExists(id, db)
                 try Self.checkShare(activity: id, options: options, db)
                 let export = try Self.laps(activity: id, options: options, db)
-                try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
+                if format == .fit {
+                    let bytes = FITWriter.activity(laps: export)
+                    try Self.writeAtomically(path) { write in try write(bytes) }
+                } else {
+                    try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
+                }
                 return ShareReport(choice: choice, export: export.report)
             }
         }

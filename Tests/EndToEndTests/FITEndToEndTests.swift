@@ -118,6 +118,74 @@ struct FITEndToEndTests {
         #expect(text.components(separatedBy: "<trkpt ").count - 1 == detail.points.count)
     }
 
+    /// A share as FIT (R18, issue 26): with a privacy zone and --hide-within, the records are
+    /// the points the TCX share of the same choice shows (none within a hidden circle), with no
+    /// odometer distance on them; the laps are the share's; the SDK's check passes. What FIT
+    /// cannot carry is refused as TCX's is, naming --fit, and nothing is written.
+    @Test func aFITShareHidesThePlacesAndKeepsTheLaps() async throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let detail = try await TCXEndToEndTests.record("intervals", in: dir)
+        let park = detail.points[13].position
+        let settings = try Pacer.settings(in: dir, extra: """
+            privacy_zones:
+              - {name: Park, lat: \(park.latitude), lon: \(park.longitude), radius_m: 60}
+            """)
+        try await ShareEndToEndTests.setSecret("9f3b27c8e1d4a6055b7e8c2f0a1d3e49", in: "\(dir)/data")
+        let fit = "\(dir)/shared.fit", tcx = "\(dir)/shared.tcx"
+        let choice = ["--include", "track,times,speeds", "--hide-within", "200m", "--config", settings]
+        let shared = try await Pacer.runOffThePool(["activities", "share", "1", "--fit", fit] + choice)
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(shared.stdout.hasPrefix("Activity #1 shared to \(fit): track ("), "\(shared.stdout)")
+        let asTCX = try await Pacer.runOffThePool(["activities", "share", "1", "--tcx", tcx] + choice)
+        #expect(asTCX.status == 0, "\(asTCX.stderr)")
+
+        let dump = try await Self.dump(fit)
+        #expect(dump.integrity, "the SDK's check_integrity() failed")
+        #expect(dump.errors.isEmpty, "\(dump.errors)")
+        let trackpoints = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Trackpoint" }
+        let records = dump.of("record")
+        try #require(records.count == trackpoints.count && !records.isEmpty,
+                     "records \(records.count), TCX trackpoints \(trackpoints.count)")
+        #expect(records.count < detail.points.count - 2)
+        for (record, element) in zip(records, trackpoints) {
+            let lat = try #require(Self.number(record, "position_lat"))
+            let lon = try #require(Self.number(record, "position_long"))
+            let position = GeoPoint(latitude: lat, longitude: lon)
+            let shown = try #require(TCXEndToEndTests.position(element))
+            // FIT's semicircles are 8.4e-8 degrees: within a centimetre of the TCX's.
+            #expect(Geodesy.distance(shown, position) < 0.01, "\(position), TCX \(shown)")
+            #expect(Geodesy.distance(position, park) > 60)
+            #expect(record["distance"] == nil, "an odometer distance in a share: \(record)")
+            #expect(record["speed"] != nil || record["enhanced_speed"] != nil)
+        }
+        let tcxLaps = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" }
+        let laps = dump.of("lap")
+        try #require(laps.count == tcxLaps.count && laps.count > 2, "laps \(laps.count), TCX \(tcxLaps.count)")
+        for (lap, element) in zip(laps, tcxLaps) {
+            let seconds = TCXEndToEndTests.children(element, "TotalTimeSeconds").first?.stringValue.flatMap(Double.init)
+            let metres = TCXEndToEndTests.children(element, "DistanceMeters").first?.stringValue.flatMap(Double.init)
+            #expect(abs((Self.number(lap, "total_timer_time") ?? -1) - (seconds ?? -2)) < 0.001)
+            #expect(abs((Self.number(lap, "total_distance") ?? -1) - (metres ?? -2)) < 0.01)
+        }
+        let session = try #require(dump.of("session").first)
+        let lapTimers = laps.compactMap { Self.number($0, "total_timer_time") }.reduce(0, +)
+        #expect(abs((Self.number(session, "total_timer_time") ?? 0) - lapTimers) < 0.01)
+        // The file starts at the first point shown, not at the hidden start.
+        #expect(Self.number(records[0], "timestamp") == Self.number(try #require(dump.of("file_id").first), "time_created"))
+
+        let out = "\(dir)/x.fit"
+        let data = ["--data-dir", "\(dir)/data"]
+        let noTimes = try await Pacer.runOffThePool(["activities", "share", "1", "--fit", out] + data)
+        #expect(noTimes.status == 64)
+        #expect(noTimes.stderr.contains("--fit: a FIT share needs times: FIT requires each point's time"), "\(noTimes.stderr)")
+        let waypoints = try await Pacer.runOffThePool(["activities", "share", "1", "--include", "track,times,waypoints",
+                                                       "--fit", out] + data)
+        #expect(waypoints.status == 64)
+        #expect(waypoints.stderr.contains("FIT has no place for waypoints"), "\(waypoints.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     /// A run with a pause: the timer stops and starts again round it, so the session's timer
     /// is the elapsed time less the pause, and the laps' timers add up to it.
     @Test func aPauseIsATimerStopAndStartInGarminsSDK() async throws {
