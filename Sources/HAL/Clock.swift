@@ -84,6 +84,13 @@ extension PacerClock {
 public protocol RunnableClock: PacerClock {
     func run()
     func stop()
+    /// How late, in real time, `run()` began its tasks so far; nil for a clock that does
+    /// not keep pace with real time (a fast replay has no lateness).
+    var lateness: LoopLateness? { get }
+}
+
+extension RunnableClock {
+    public var lateness: LoopLateness? { nil }
 }
 
 /// Real waiting, for a virtual clock paced against real time (`VirtualClock(pacedBy:speed:)`).

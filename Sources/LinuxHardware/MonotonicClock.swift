@@ -16,6 +16,7 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     private var suspendAllowed = false
     /// Time the board spent suspended: `CLOCK_MONOTONIC` does not count it, the clock does.
     private var suspended = Duration.zero
+    private var late = LoopLateness()
     private let condition = MonotonicCondition()
     private let suspender: (any BoardSuspender)?
     private let suspendThreshold: Duration
@@ -31,6 +32,8 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     }
 
     public var now: Instant { condition.withLock { MonotonicCondition.now + suspended } }
+
+    public var lateness: LoopLateness? { condition.withLock { late } }
 
     /// Time spent suspended so far.
     public var suspendedTime: Duration { condition.withLock { suspended } }
@@ -54,6 +57,7 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
         while !stopped {
             let current = MonotonicCondition.now + suspended
             if let entry = queue.popDue(at: current) {
+                if !entry.handle.isCancelled { late.record(current - entry.deadline) }
                 condition.unlock()
                 if !entry.handle.isCancelled { entry.task() }
                 condition.lock()

@@ -142,6 +142,11 @@ struct DeviceCommand: ParsableCommand {
         clock.run()
         buttonSource?.stop()
         for control in controls.inputs { control.stop() }
+        // How late the loop began its tasks (a cue is as late as its task): for the journal,
+        // and for the companion's load test.
+        if let lateness = clock.lateness {
+            FileDescriptorOutput.write(Array("clock loop: \(lateness.summary)\n".utf8), to: 1)
+        }
     }
 
     /// One line per event on standard output, which systemd sends to the journal.

@@ -31,6 +31,9 @@ public final class VirtualClock: RunnableClock {
         var stopped = false
         /// The loop is waiting in real time (paced only): a submitted task must wake it.
         var waiting = false
+        /// Paced, while `run()` runs: the virtual and real instants it tied together.
+        var origin: (virtual: Instant, real: Instant)?
+        var late = LoopLateness()
     }
 
     /// A paced clock's real-time side.
@@ -67,17 +70,45 @@ public final class VirtualClock: RunnableClock {
 
     @discardableResult
     public func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
+        let task = timed(task, due: deadline)
         let (handle, wake) = state.withLock { s in (s.queue.insert(at: deadline, task), s.waiting) }
         if wake { pacing?.waiter.wake() }
         return handle
     }
 
     public func execute(_ task: @escaping @Sendable () -> Void) {
+        let task = timed(task, due: nil)
         let wake = state.withLock { s in
             _ = s.queue.insert(at: s.now, task)
             return s.waiting
         }
         if wake { pacing?.waiter.wake() }
+    }
+
+    /// Paced: how late the task begins in real time, from its submission or, for a later
+    /// deadline, from when that deadline is due in real time (`LoopLateness`). Unpaced: the
+    /// task itself.
+    private func timed(_ task: @escaping @Sendable () -> Void, due deadline: Instant?) -> @Sendable () -> Void {
+        guard let pacing else { return task }
+        let submitted = pacing.waiter.now
+        return { [weak self] in
+            let now = pacing.waiter.now
+            self?.state.withLock { s in
+                guard let origin = s.origin else { return }
+                var due = submitted
+                if let deadline {
+                    let ahead = max(deadline - origin.virtual, .zero)
+                    due = max(due, origin.real + .nanoseconds(Int64((Double(ahead.nanoseconds) / pacing.speed).rounded())))
+                }
+                s.late.record(now - due)
+            }
+            task()
+        }
+    }
+
+    public var lateness: LoopLateness? {
+        guard pacing != nil else { return nil }
+        return state.withLock { $0.late }
     }
 
     /// Moves time to `deadline`, running every task due up to it, in order.
@@ -132,6 +163,8 @@ public final class VirtualClock: RunnableClock {
             return
         }
         let (virtualStart, realStart) = (now, pacing.waiter.now)
+        state.withLock { $0.origin = (virtualStart, realStart) }
+        defer { state.withLock { $0.origin = nil } }
         /// When deadline `d` is due in real time.
         func realDeadline(_ d: Instant) -> Instant {
             let ahead = max(d - virtualStart, .zero)
