@@ -35,7 +35,6 @@ import fcntl
 import html.parser
 import json
 import os
-import select
 import shutil
 import signal
 import sys
@@ -43,136 +42,9 @@ import tempfile
 import time
 import pathlib
 
-
-class Browser:
-    """A headless Chromium spoken to over the DevTools pipe."""
-
-    def __init__(self, chromium, profile):
-        to_browser_r, self.to_browser = os.pipe()
-        self.from_browser, from_browser_w = os.pipe()
-        # Above the standard three and out of the way of 3 and 4 before they are placed there.
-        high_r = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD_CLOEXEC, 10)
-        high_w = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD_CLOEXEC, 10)
-        os.close(to_browser_r)
-        os.close(from_browser_w)
-        self.log = tempfile.TemporaryFile()
-        args = [chromium, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--disable-background-networking", "--disable-sync",
-                "--disable-component-update", "--mute-audio", "--hide-scrollbars",
-                "--user-data-dir=" + profile]
-        devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
-        # The browser reads our commands on its fd 3 and writes its answers on its fd 4; every
-        # other descriptor of ours is close-on-exec.
-        actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
-                   (os.POSIX_SPAWN_DUP2, self.log.fileno(), 2),
-                   (os.POSIX_SPAWN_DUP2, high_r, 3), (os.POSIX_SPAWN_DUP2, high_w, 4)]
-        try:
-            self.pid = os.posix_spawn(chromium, args, os.environ, file_actions=actions)
-        finally:
-            os.close(high_r)
-            os.close(high_w)
-            os.close(devnull)
-        self.buffer = b""
-        self.next_id = 0
-        self.events = []
-
-    def send(self, method, params=None, session=None):
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = session
-        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
-        return self.next_id
-
-    def read(self, deadline):
-        """The next message, or None at the deadline."""
-        while b"\0" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([self.from_browser], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(self.from_browser, 1 << 20)
-            if not chunk:
-                raise RuntimeError("Chromium closed the DevTools pipe (it exited: %s)" % self.stderr_tail())
-            self.buffer += chunk
-        message, self.buffer = self.buffer.split(b"\0", 1)
-        return json.loads(message)
-
-    def call(self, method, params=None, session=None, timeout=30):
-        """Sends a command and waits for its answer; events met on the way are kept."""
-        wanted = self.send(method, params, session)
-        deadline = time.monotonic() + timeout
-        while True:
-            message = self.read(deadline)
-            if message is None:
-                raise RuntimeError("no answer to %s within %d s" % (method, timeout))
-            if message.get("id") == wanted:
-                if "error" in message:
-                    raise RuntimeError("%s: %s" % (method, message["error"].get("message")))
-                return message.get("result", {})
-            if "method" in message:
-                self.keep(message)
-
-    def wait_for(self, method, timeout):
-        """Waits for an event (kept with the others); False at the timeout."""
-        deadline = time.monotonic() + timeout
-        for event in self.events:
-            if event["method"] == method:
-                return True
-        while True:
-            message = self.read(deadline)
-            if message is None:
-                return False
-            if "method" in message:
-                self.keep(message)
-                if message["method"] == method:
-                    return True
-
-    def drain(self, quiet):
-        """Keeps reading events until none has come for `quiet` seconds."""
-        while True:
-            message = self.read(time.monotonic() + quiet)
-            if message is None:
-                return
-            if "method" in message:
-                self.keep(message)
-
-    def keep(self, event):
-        """Keeps an event; dismisses a dialog at once (it would hold the page's loading)."""
-        self.events.append(event)
-        if event["method"] == "Page.javascriptDialogOpening":
-            self.send("Page.handleJavaScriptDialog", {"accept": False}, session=event.get("sessionId"))
-
-    def wait(self, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.pid = None
-                return True
-            time.sleep(0.05)
-        return False
-
-    def stderr_tail(self):
-        self.wait(5)
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-600:]
-
-    def close(self):
-        if self.pid:
-            try:
-                self.send("Browser.close")
-            except OSError:
-                pass
-            if not self.wait(10):
-                os.kill(self.pid, signal.SIGKILL)
-                self.wait(10)
-        os.close(self.to_browser)
-        os.close(self.from_browser)
-        self.log.close()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import devtools  # noqa: E402  (scripts/lib/devtools.py)
+from devtools import Browser  # noqa: E402
 
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -245,13 +117,6 @@ def check_structure(page):
     return problems
 
 
-def describe_exception(params):
-    details = params.get("exceptionDetails", {})
-    text = details.get("exception", {}).get("description") or details.get("text", "")
-    where = "%s:%s" % (details.get("url", ""), details.get("lineNumber", "?"))
-    return "uncaught exception at %s: %s" % (where, text.splitlines()[0] if text else "?")
-
-
 def check_page(browser, page, screenshot, width, self_contained, timeout):
     """Opens one page in a tab of its own; returns its problems and notes."""
     url = pathlib.Path(page).resolve().as_uri()
@@ -271,42 +136,9 @@ def check_page(browser, page, screenshot, width, self_contained, timeout):
         problems.append("the page did not finish loading within %d s" % timeout)
     # Late messages: a failed image, a timer's exception.
     browser.drain(quiet=1.0)
-    events = [e for e in browser.events if e.get("sessionId") == session]
-    urls = {e["params"]["requestId"]: e["params"].get("request", {}).get("url", "")
-            for e in events if e["method"] == "Network.requestWillBeSent"}
-    for event in events:
-        method, params = event["method"], event.get("params", {})
-        if method == "Runtime.exceptionThrown":
-            problems.append(describe_exception(params))
-        elif method == "Runtime.consoleAPICalled":
-            text = " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", []))
-            if params.get("type") in ("error", "assert"):
-                problems.append("console.%s: %s" % (params["type"], text))
-            elif params.get("type") == "warning":
-                notes.append("console.warn: %s" % text)
-        elif method == "Log.entryAdded":
-            entry = params.get("entry", {})
-            message = "%s message (%s): %s%s" % (entry.get("level"), entry.get("source"), entry.get("text"),
-                                                 " " + entry["url"] if entry.get("url") else "")
-            if entry.get("level") == "error":
-                problems.append("console " + message)
-            elif entry.get("level") == "warning":
-                notes.append("console " + message)
-        elif method == "Network.loadingFailed":
-            reason = params.get("errorText", "") + (" (%s)" % params["blockedReason"]
-                                                    if params.get("blockedReason") else "")
-            problems.append("failed request: %s: %s" % (urls.get(params.get("requestId"), "?"), reason))
-        elif method == "Network.responseReceived":
-            response = params.get("response", {})
-            if response.get("status", 0) >= 400:
-                problems.append("HTTP %s for %s" % (response.get("status"), response.get("url")))
-        elif method == "Network.requestWillBeSent":
-            requested = params.get("request", {}).get("url", "")
-            if self_contained and requested != url and not requested.startswith("data:"):
-                problems.append("the page fetches %s (it must be self-contained)" % requested)
-        elif method == "Page.javascriptDialogOpening":
-            problems.append("the page opened a%s %s dialog: %s" % (
-                "n" if params.get("type", "")[:1] in "aeiou" else "", params.get("type"), params.get("message")))
+    found, more = devtools.problems(browser, session, url, self_contained)
+    problems += found
+    notes += more
     if screenshot and not any(p.startswith("the page did not") for p in problems):
         metrics = browser.call("Page.getLayoutMetrics", session=session)
         height = int(metrics.get("cssContentSize", metrics.get("contentSize", {})).get("height", 800) + 0.5)
