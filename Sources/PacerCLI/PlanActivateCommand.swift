@@ -8,10 +8,7 @@ import Storage
 extension PlanCommand {
     /// The identity of the plan file at `path`: progress is kept by it (`PlanKey`).
     static func key(ofPlanFile path: String) throws -> PlanKey {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(.noInput, "\(path): cannot be read")
-        }
-        return PlanKey(contents: data)
+        try PlanActionError.onCommandLine { try PlanActions.key(ofPlanFile: path) }
     }
 
     /// A plan argument (a file, or a bundled plan's name) as an absolute path.
@@ -29,12 +26,7 @@ extension PlanCommand {
 
     /// One line on a plan's progress and what comes next.
     static func progressLine(_ plan: TrainingPlan, done: Set<Int>, today: CivilDate) -> String {
-        let count = "\(done.count)/\(plan.workouts.count) workouts done"
-        switch plan.nextWorkout(done: done, on: today) {
-        case .workout(let i): return "\(count); next: workout \(i + 1), \(plan.workouts[i].name)"
-        case .allDone: return "\(count): every workout is done"
-        case .expired(let deadline): return "\(count); expired: its deadline was \(deadline)"
-        }
+        PlanActions.progressLine(plan, done: done, today: today)
     }
 
     struct Activate: ParsableCommand {
@@ -59,25 +51,9 @@ extension PlanCommand {
         /// data folder's plans/ when it is still there with the same text, else the stored
         /// text written there as `plan-ID.yaml` (the same text: the same plan, its progress kept).
         func storedPlanPath(_ id: Int64) throws -> String {
-            let stored = try store.open(writing: true).plan(id: id)
-            // Absolute: the device finds its plan from any working directory (a relative
-            // --data-dir would otherwise store a path that only works from here).
+            let activities = try store.open(writing: true)
             let data = try store.folder()
-            let folder = (data.hasPrefix("/") ? data : FileManager.default.currentDirectoryPath + "/" + data) + "/plans"
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for name in files.sorted() where name.hasSuffix(".yaml") {
-                if FileManager.default.contents(atPath: "\(folder)/\(name)") == Data(stored.yaml.utf8) {
-                    return "\(folder)/\(name)"
-                }
-            }
-            let path = "\(folder)/plan-\(id).yaml"
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try OutputFile.write(path, text: stored.yaml)
-            } catch {
-                throw CommandFailure(.cannotCreate, "\(path): cannot write the stored plan #\(id): \(error)")
-            }
-            return path
+            return try PlanActionError.onCommandLine { try PlanActions.storedPlanPath(id, in: activities, dataFolder: data) }
         }
 
         func run() throws {
@@ -87,15 +63,14 @@ extension PlanCommand {
             } else {
                 path = try PlanCommand.planPath(plan, config: store.config)
             }
-            let loaded: TrainingPlan
+            let (loaded, key, activities): (TrainingPlan, PlanKey, ActivityStore)
             do {
-                loaded = try PlanLoader.load(path: path)
-            } catch {
+                (loaded, key, activities) = try PlanActionError.onCommandLine {
+                    try PlanActions.activate(path: path, in: { try store.open(writing: true) }, at: WallClock.now)
+                }
+            } catch let error as DataFileError {
                 throw CommandFailure(error)
             }
-            let key = try PlanCommand.key(ofPlanFile: path)
-            let activities = try store.open(writing: true)
-            try activities.setActivePlan(key, source: path, at: WallClock.now)
             print("The device's plan is now '\(loaded.name)' (\(path), \(key)).")
             print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: key), today: PlanCommand.systemToday()))
         }
