@@ -210,6 +210,12 @@ public struct Settings: Hashable, Sendable {
         settings.speaker = speaker
         settings.radio = radio
         settings.speech = speech
+        // The device's own changes (the companion page, `pacer settings set`) over the file.
+        let overlay = DeviceOverlay.path(dataDirectory: data)
+        if FileManager.default.fileExists(atPath: overlay) {
+            settings = try DeviceOverlay.load(dataDirectory: data)
+                .applied(to: settings, file: overlay, keepProfile: overrides.profile != nil)
+        }
         return settings
     }
 
