@@ -75,7 +75,10 @@ public struct PlansSection: CompanionSection {
             return PlanFile(source: source, name: name, path: nil, text: stored.yaml, storedID: id)
         case "data", "bundled":
             let folder = source == "data" ? dataPlansFolder(s) : PlanLoader.directory(hardwareDir: s.hardwareDirectory)
-            guard SectionPages.isPlainFileName(name), let path = PlanLoader.resolve(name, plansDir: folder) else {
+            // A name in the folder (`intervals.yaml`, or `intervals` as the command line takes it),
+            // never a path.
+            let path = [name, "\(name).yaml"].map { "\(folder)/\($0)" }.first { FileManager.default.fileExists(atPath: $0) }
+            guard SectionPages.isPlainFileName(name), let path else {
                 throw SectionRefusal(404, "no plan named '\(name)' in \(folder)")
             }
             guard let data = FileManager.default.contents(atPath: path) else {
