@@ -1,0 +1,63 @@
+import Configurator
+import Foundation
+import TestSupport
+import Testing
+
+/// device.yaml in the data folder: over the settings file, under a command line's flag.
+@Suite struct DeviceOverlayTests {
+    func settingsFile(_ dir: TemporaryDirectory, speech: String = "") throws -> String {
+        let path = dir.path + "/pacer.yaml"
+        let text = """
+            gps: none
+            buzzer: "null"
+            battery: sim
+            profile: medium
+            data_dir: data
+            hardware_dir: \(hardwareDirectory)
+            \(speech)
+            """
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir.path + "/data", withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func theOverlayIsReadAfterTheSettingsFileAndAFlagWinsOverBoth() throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir, speech: "speech: {enabled: no, split_m: 2000, profiles: {low: {split_m: 0}}}")
+        #expect(try Settings.load(path: path).profile == "medium")
+        try DeviceOverlay.set([("profile", "low"), ("speech.enabled", "yes"), ("speech.language", "de")],
+                              over: try Settings.load(path: path))
+        let settings = try Settings.load(path: path)
+        #expect(settings.profile == "low")
+        #expect(settings.speech.enabled && settings.speech.language == "de")
+        #expect(settings.speech.splitEvery == 2000, "a key the overlay does not set stays the file's")
+        #expect(settings.speech.perProfile["low"]?.splitEvery == 0, "a profile's own block still differs")
+        #expect(settings.speech.perProfile["low"]?.language == "de", "the overlay holds under every profile")
+        #expect(try Settings.load(path: path, overrides: .init(profile: "high")).profile == "high")
+        // A later set keeps what is there.
+        try DeviceOverlay.set([("speech.split_m", "1000")], over: settings)
+        let again = try DeviceOverlay.load(dataDirectory: dir.path + "/data")
+        #expect(again == DeviceOverlay(profile: "low", speech: ["enabled": "yes", "language": "de", "split_m": "1000"]))
+    }
+
+    @Test func aBrokenOverlayStopsTheSettingsWithItsFileLineAndKey() throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir)
+        try "profile: low\nwifi: off\n".write(toFile: dir.path + "/data/device.yaml", atomically: true, encoding: .utf8)
+        #expect {
+            try Settings.load(path: path)
+        } throws: { error in
+            "\(error)" == "\(dir.path)/data/device.yaml:2: wifi: unknown key (expected one of: profile, speech)"
+        }
+    }
+
+    @Test func aValueWithQuotesStaysOneValue() throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir)
+        #expect(throws: DataFileError.self) {
+            try DeviceOverlay.set([("speech.language", "en'\nprofile: 'high")], over: try Settings.load(path: path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/data/device.yaml"))
+        #expect(try Settings.load(path: path).profile == "medium")
+    }
+}
