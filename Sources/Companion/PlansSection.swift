@@ -61,7 +61,9 @@ public struct PlansSection: CompanionSection {
         var slug: String { SectionPages.slug("\(source)-\(name)") }
     }
 
-    func dataPlansFolder(_ s: Settings) -> String { "\(s.dataDirectory)/plans" }
+    /// The data folder's plans/, absolute: the device finds an activated plan from any
+    /// working directory (as `pacer plan activate` makes its paths absolute).
+    func dataPlansFolder(_ s: Settings) -> String { SectionPages.absolute(s.dataDirectory) + "/plans" }
 
     /// The plan `source`/`name` names, or the reason there is none (404).
     func plan(source: String, name: String) throws -> PlanFile {
@@ -74,7 +76,7 @@ public struct PlansSection: CompanionSection {
             let stored = try device.store().plan(id: id)
             return PlanFile(source: source, name: name, path: nil, text: stored.yaml, storedID: id)
         case "data", "bundled":
-            let folder = source == "data" ? dataPlansFolder(s) : PlanLoader.directory(hardwareDir: s.hardwareDirectory)
+            let folder = source == "data" ? dataPlansFolder(s) : SectionPages.absolute(PlanLoader.directory(hardwareDir: s.hardwareDirectory))
             // A name in the folder (`intervals.yaml`, or `intervals` as the command line takes it),
             // never a path.
             let path = [name, "\(name).yaml"].map { "\(folder)/\($0)" }.first { FileManager.default.fileExists(atPath: $0) }
@@ -148,9 +150,13 @@ public struct PlansSection: CompanionSection {
         body += "</section>"
 
         for (source, title, folder) in [("data", "Uploaded plans", dataPlansFolder(s)),
-                                        ("bundled", "Bundled plans", PlanLoader.directory(hardwareDir: s.hardwareDirectory))] {
+                                        ("bundled", "Bundled plans", SectionPages.absolute(PlanLoader.directory(hardwareDir: s.hardwareDirectory)))] {
             body += "<section id=\"\(source)-plans\"><h2>\(title)</h2>"
-            let names = files(in: folder)
+            // A plan the store holds is listed there, not again as its file.
+            let storedTexts = Set(stored.map { Data($0.yaml.utf8) })
+            let names = files(in: folder).filter {
+                source != "data" || !storedTexts.contains(FileManager.default.contents(atPath: "\(folder)/\($0)") ?? Data())
+            }
             if names.isEmpty { body += "<p>None.</p>" }
             body += "<ul>"
             for name in names {
@@ -227,7 +233,7 @@ public struct PlansSection: CompanionSection {
         let store = try device.store()
         let path: String
         if let id = file.storedID {
-            path = try PlanActions.storedPlanPath(id, in: store, dataFolder: try settings().dataDirectory)
+            path = try PlanActions.storedPlanPath(id, in: store, dataFolder: SectionPages.absolute(try settings().dataDirectory))
         } else {
             path = file.path ?? ""
         }
@@ -280,7 +286,7 @@ public struct PlansSection: CompanionSection {
         }
         let generated = try PlanActions.generate(profile: profile, goal: goal, asGiven: goalText, start: start, deadline: deadline)
         let (path, id) = try PlanActions.save(generated, goal: goal, asGiven: goalText, start: start, in: store,
-                                              dataFolder: try settings().dataDirectory, at: now())
+                                              dataFolder: SectionPages.absolute(try settings().dataDirectory), at: now())
         return .redirect(to: "/plans/stored/\(id)",
                          notice: "Wrote plan '\(generated.plan.name)' (\(generated.plan.workouts.count) workouts, deadline "
                             + "\(generated.plan.deadline.map { "\($0)" } ?? "none")) to \(path); stored as plan \(id).")
@@ -351,6 +357,11 @@ enum SectionPages {
             return nil
         }
         return value
+    }
+
+    /// `path` made absolute against the working directory.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// A file name without a folder: letters, digits, `-`, `_`, `.`, not starting with a dot.

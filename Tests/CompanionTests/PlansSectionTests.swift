@@ -99,6 +99,7 @@ import TestSupport
         #expect(try f.device.activities.activePlan()?.source == f.data + "/plans/5k-from-2026-06-01.yaml")
         let index = try await call(f.plans, .get, "/plans")
         #expect(index.body.contains("id=\"activate-stored-1\""))
+        #expect(!index.body.contains("id=\"activate-data-5k-from-2026-06-01-yaml\""), "a stored plan is listed once")
         #expect(index.body.contains("Today's workout: 1,"), "\(index.body)")
         let unknown = try await call(f.plans, .get, "/plans/stored/9")
         #expect(unknown.refusal?.status == 404, "\(unknown)")
