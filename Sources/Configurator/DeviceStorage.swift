@@ -71,6 +71,11 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
         return PlanAgenda(store: store).today(on: date)
     }
 
+    /// The route chosen for the next workout (`ActivityStore.chosenFollowedRoute`).
+    public func chosenRoute() throws -> FollowedRoute? {
+        try store().chosenFollowedRoute()
+    }
+
     // MARK: ActivityLog (a workout starts only with the store open: `begin` opens it)
 
     public func begin(_ start: ActivityStart) throws -> Int64 {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Charts
 import Coaching
+import Companion
 import Configurator
 import Foundation
 import PacerCore
@@ -76,37 +77,6 @@ func writeReport(_ text: String, to path: String) throws {
         return
     }
     try OutputFile.write(path, text: text)
-}
-
-/// What an import says: what it stored, what it dropped or left out, and the notes.
-enum ImportSummary {
-    static func lines(_ result: GPXImportResult, from source: String? = nil) -> [String] {
-        let what = result.kind == .route ? "route" : "activity"
-        var lines = ["Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
-                     + "\(result.pointCount) points, \(result.waypointCount) waypoints" + (source.map { " (\($0))" } ?? "")]
-        if result.droppedPoints > 0 {
-            lines.append("Dropped \(result.droppedPoints) of the file's \(result.pointsRead) points as GPS glitches "
-                         + "(out of line with the track, and it comes back).")
-        }
-        if result.droppedElevations > 0 {
-            let count = result.droppedElevations == 1 ? "1 elevation" : "\(result.droppedElevations) elevations"
-            lines.append("Left out \(count) no runner meets (the points are kept).")
-        }
-        lines.append(contentsOf: result.notes.map { "  \($0)" })
-        if result.notesLeftOut > 0 { lines.append("  and \(result.notesLeftOut) more like these") }
-        if let notKept = notKept(result) { lines.append(notKept) }
-        return lines
-    }
-
-    /// What the file held that Pacer does not keep, with the counts: heart rate and cadence.
-    static func notKept(_ result: GPXImportResult) -> String? {
-        func points(_ n: Int) -> String { n == 1 ? "1 point" : "\(n) points" }
-        var parts: [String] = []
-        if result.heartRatesNotKept > 0 { parts.append("the heart rate of \(points(result.heartRatesNotKept))") }
-        if result.cadencesNotKept > 0 { parts.append("the cadence of \(points(result.cadencesNotKept))") }
-        guard !parts.isEmpty else { return nil }
-        return "Not kept: \(parts.joined(separator: " and ")) in the file (Pacer records neither)."
-    }
 }
 
 func printLines(_ lines: [String]) {
@@ -330,22 +300,14 @@ struct ActivitiesCommand: ParsableCommand {
         /// The file's format, from the option that names it.
         var format: ShareFormat { tcx != nil ? .tcx : fit != nil ? .fit : .gpx }
 
-        /// The runner's choice from the options; a mistake in it is a usage error.
+        /// The runner's choice from the options (`ShareRequest`, as the companion's share
+        /// makes it); a mistake in it is a usage error.
         func choice(zones: [PrivacyZone]) throws -> ShareChoice {
-            var choice = ShareChoice(zones: zones)
-            if let include {
-                do { choice.items = try ShareItem.parse(list: include) } catch { throw ValidationError("--include: \(error)") }
+            do {
+                return try ShareRequest.choice(include: include, hideWithin: hideWithin, zones: zones)
+            } catch {
+                throw ValidationError(error.description)
             }
-            if let hideWithin {
-                let metres: Double
-                do { metres = try ShareChoice.distance(parsing: hideWithin) } catch { throw ValidationError("--hide-within: \(error)") }
-                guard Settings.privacyRadius.contains(metres) else {
-                    throw ValidationError("--hide-within: \(Settings.privacyRadius.refusal(of: metres, written: hideWithin))")
-                }
-                choice.hideWithin = metres
-            }
-            do { try choice.check() } catch { throw ValidationError("--include: \(error)") }
-            return choice
         }
 
         func run() throws {
@@ -401,15 +363,9 @@ struct ActivitiesCommand: ParsableCommand {
 
         func run() throws {
             // A FIT file (a watch's, or `export --fit`'s) by its name or its signature.
-            let result = FITReader.looksLikeFIT(path: file)
-                ? try store.open(writing: true).importFIT(file: file, as: kind == .route ? .route : .activity, name: name)
-                : try store.open(writing: true).importGPX(file: file, as: kind == .route ? .route : .activity, name: name)
-            var lines = ImportSummary.lines(result)
-            // What it became, said: a route is not in `activities list`.
-            lines.insert(kind == .route
-                ? "Stored as route #\(result.id), to follow (pacer routes list; pacer run --route \(result.id)), not as an "
-                    + "activity: --as activity keeps a past run among the activities."
-                : "Stored as activity #\(result.id), a past run (pacer activities list).", at: 1)
+            let result = try FileImport.importFile(file, as: kind == .route ? .route : .activity, name: name,
+                                                   into: store.open(writing: true))
+            let lines = ImportSummary.importLines(result)
             printLines(lines)
         }
     }
@@ -431,8 +387,28 @@ struct StatsCommand: ParsableCommand {
 
 struct RoutesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "routes", abstract: "Import, list, show, report and export routes to follow.",
-        subcommands: [List.self, Show.self, Report.self, Import.self, Export.self], defaultSubcommand: List.self)
+        commandName: "routes", abstract: "Import, list, show, report and export routes to follow, and choose the next workout's.",
+        subcommands: [List.self, Show.self, Report.self, Import.self, Export.self, Follow.self], defaultSubcommand: List.self)
+
+    struct Follow: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Choose the route the next workout of `pacer device` follows (none: no route).",
+            discussion: """
+                The choice is stored in the data folder and read when a workout starts, as the \
+                companion page's choice is; `pacer device --route`, when given, still wins. A \
+                route that does not exist or has fewer than two points is refused.
+                """)
+
+        @Argument(help: "The route's id (pacer routes list), or none.")
+        var route: String
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let line = try RouteFollowChoice.choose(route, in: store.open(writing: true), at: WallClock.now)
+            printLines([line])
+        }
+    }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Companion
 import Storage
 
 extension RoutesCommand {

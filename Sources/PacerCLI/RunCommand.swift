@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coaching
+import Companion
 import Configurator
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Companion
 import Storage
 
 /// The activity commands' TCX (issue 26), beside their GPX: kept apart so that each format's
@@ -19,9 +20,9 @@ enum ActivityFiles {
         }
     }
 
-    /// What a TCX or FIT share cannot carry, refused as a usage error before anything is
-    /// read: no times (each point needs one), waypoints (no place for them), no track.
+    /// What a TCX or FIT share cannot carry (`ShareRequest.checkLapShare`), refused as a
+    /// usage error before anything is read.
     static func checkLapShare(_ choice: ShareChoice, _ format: ShareFormat) throws {
-        do { try choice.checkLapShare(format) } catch { throw ValidationError("--\(format.rawValue): \(error)") }
+        do { try ShareRequest.checkLapShare(choice, format) } catch { throw ValidationError(error.description) }
     }
 }

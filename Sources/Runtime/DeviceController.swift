@@ -33,6 +33,13 @@ public enum TodaysWorkout: Hashable, Sendable {
 /// each workout.
 public protocol WorkoutAgenda: Sendable {
     func today(on date: CivilDate) -> TodaysWorkout
+    /// The route the runner chose for the next workout to follow (the companion page,
+    /// `pacer routes follow`), read when a workout starts; nil for none. `--route` wins.
+    func chosenRoute() throws -> FollowedRoute?
+}
+
+extension WorkoutAgenda {
+    public func chosenRoute() throws -> FollowedRoute? { nil }
 }
 
 /// What the device did between and around workouts, as it happens (the journal, a
@@ -473,9 +480,18 @@ public final class DeviceController: Sendable {
         switch offer {
         case .workout(let plan, let key, _, _):
             let index = offered ?? 0
+            // `--route` wins; else the route chosen for the next workout, if any.
+            var route = settings.route
+            if route == nil {
+                do {
+                    route = try agenda.chosenRoute()
+                } catch {
+                    logger.error("the route chosen to follow cannot be read, the workout follows none: \(error)")
+                }
+            }
             let runtime = DeviceRuntime(
                 parts: parts, plan: plan, workoutIndex: index, planKey: key, positioning: hub != nil,
-                route: settings.route, logger: logger,
+                route: route, logger: logger,
                 onEvent: { [self] event, status in report(.workout(event, status)) },
                 onFinish: { [self] end in workoutEnded(end) })
             state.withLock { s in

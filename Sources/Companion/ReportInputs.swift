@@ -5,9 +5,10 @@ import Storage
 
 /// The stored records as the reports (`Charts`) take them. Storage does not know Charts:
 /// the command line, which uses both, turns the store's records into the pure report
-/// builders' inputs and writes the pages they return.
+/// builders' inputs and writes the pages they return; the companion page (which imports
+/// both too) serves the same pages, so the conversion lives here, for both.
 extension ActivityDetail {
-    var reportInput: ActivityReportInput {
+    public var reportInput: ActivityReportInput {
         let a = summary
         var input = ActivityReportInput(
             id: a.id, name: a.name, state: a.state.rawValue, startedAt: a.startedAt, endedAt: a.endedAt, plan: a.plan,
@@ -21,7 +22,7 @@ extension ActivityDetail {
 }
 
 extension RouteDetail {
-    var reportInput: RouteReportInput {
+    public var reportInput: RouteReportInput {
         RouteReportInput(
             id: summary.id, name: summary.name, source: summary.source, distance: summary.distance,
             duration: summary.duration,
