@@ -105,6 +105,15 @@ public final class SysfsBattery: BatteryGauge {
         return nil
     }
 
+    /// The battery's voltage in volts (`voltage_now`, which the kernel gives in µV); nil
+    /// when the gauge does not say it or says something that is not a value.
+    public func readVoltage() -> Double? {
+        guard let raw = SysfsBattery.readValue(file("voltage_now")), let microvolts = Int64(raw), microvolts >= 0 else {
+            return nil
+        }
+        return Double(microvolts) / 1_000_000
+    }
+
     private func file(_ name: String) -> String { SysfsBattery.join(path, name) }
 
     static func join(_ directory: String, _ name: String) -> String { Sysfs.join(directory, name) }

@@ -55,23 +55,15 @@ struct HardwareCommand: ParsableCommand {
         }
 
         func run() throws {
-            var parts = (gps: "gpsd://localhost:2947", buzzer: "alsa:default", battery: "sysfs", buttons: "none")
-            var radio: String?
-            if let path = config ?? Settings.installedPath() {
-                do {
-                    let settings = try Settings.load(path: path)
-                    parts = (settings.gps.text, settings.buzzer.text, settings.battery.text,
-                             settings.buttons?.text ?? "none")
-                    radio = settings.radio?.text
-                } catch {
-                    throw CommandFailure(error)
-                }
+            let configuration: HardwareCheck.Configuration
+            do {
+                configuration = try HardwareCheck.configuration(
+                    settingsPath: config ?? Settings.installedPath(), gps: gps, buzzer: buzzer, battery: battery,
+                    buttons: buttons, speaker: speaker, listen: AllowedRange.listenSeconds.duration(listen),
+                    pressWithin: press.map { AllowedRange.listenSeconds.duration($0) })
+            } catch {
+                throw CommandFailure(error)
             }
-            var configuration = HardwareCheck.Configuration(
-                gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
-                listen: AllowedRange.listenSeconds.duration(listen), buttons: buttons ?? parts.buttons,
-                pressWithin: press.map { AllowedRange.listenSeconds.duration($0) }, speaker: speaker)
-            configuration.radio = radio
             let report = HardwareCheck.run(configuration)
             print(json ? report.json() : report.text(), terminator: json ? "\n" : "")
             if !report.passed { throw ExitCode(report.exitStatus) }
