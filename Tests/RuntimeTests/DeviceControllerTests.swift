@@ -23,6 +23,10 @@ struct StoreAgenda: WorkoutAgenda {
         case .expired(let d): return .expired(plan: plan.name, deadline: d)
         }
     }
+
+    /// The route chosen in the store (`pacer routes follow`, the companion page), as the
+    /// configurator's `DeviceStorage` reads it.
+    func chosenRoute() throws -> FollowedRoute? { try store.chosenFollowedRoute() }
 }
 
 /// The controller of `pacer device` on a replayed recording, the virtual clock, a recording
@@ -107,6 +111,29 @@ func twoWorkouts(deadline: CivilDate? = nil) -> TrainingPlan {
 struct DeviceControllerTests {
     /// Power-on, 20 s without a fix, ready; nothing is recorded until the press at 100 s,
     /// where the timer starts; at the workout's end the next one is offered.
+    /// A route chosen in the store before a workout starts is the one it follows (the
+    /// runtime's status names it); cleared, the next workout follows none.
+    @Test func aWorkoutStartedAfterARouteIsChosenFollowsIt() throws {
+        let rig = try DeviceRig(recording(seconds: 400) { _ in 3.0 }, plan: twoWorkouts())
+        let dir = try makeTemporaryDirectory()
+        var gpx = "<?xml version=\"1.0\"?><gpx version=\"1.1\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+            + "<rte><name>North line</name>"
+        for i in 0..<40 { gpx += "<rtept lat=\"\(52.0 + Double(i) * 25 / 111_195)\" lon=\"4.3\"/>" }
+        gpx += "</rte></gpx>"
+        try gpx.write(toFile: dir + "/north.gpx", atomically: true, encoding: .utf8)
+        let route = try rig.store.importGPX(file: dir + "/north.gpx", as: .route).id
+        try rig.store.chooseRoute(route, at: UTCTimestamp(millisecondsSince1970: 0))
+        rig.run(until: 40, presses: [(30, .short)])
+        #expect(rig.controller.phase == .running)
+        #expect(rig.controller.runtime?.status.route?.route == "North line")
+        rig.run(until: 120)
+        #expect(rig.controller.phase != .running, "the 60 s workout ended")
+        try rig.store.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 0))
+        rig.run(until: 140, presses: [(125, .short)])
+        #expect(rig.controller.phase == .running)
+        #expect(rig.controller.runtime != nil && rig.controller.runtime?.status.route == nil, "no route chosen: none followed")
+    }
+
     @Test func waitsForAPressAndOffersTheNextWorkoutAfterIt() throws {
         let rig = try DeviceRig(recording(seconds: 400) { s in s < 20 ? nil : 3.0 }, plan: twoWorkouts())
         rig.run(until: 50)

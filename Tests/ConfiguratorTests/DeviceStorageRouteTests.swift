@@ -1,0 +1,35 @@
+import Foundation
+import Logging
+import PacerCore
+import Storage
+import TestSupport
+import Testing
+@testable import Configurator
+
+/// The device's storage answers the controller's question at a start: which route the
+/// runner chose (`pacer routes follow`, the companion page) for the next workout.
+@Suite struct DeviceStorageRouteTests {
+    @Test func theChosenRouteIsReadFromTheDataFolder() throws {
+        let folder = TemporaryDirectory()
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        settings.dataDirectory = folder.path + "/data"
+        let storage = try DeviceStorage(settings: settings, logger: Logger(label: "test"))
+        #expect(try storage.chosenRoute() == nil)
+        let store = try storage.store()
+        var gpx = "<?xml version=\"1.0\"?><gpx version=\"1.1\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
+            + "<rte><name>Canal</name>"
+        for i in 0..<10 { gpx += "<rtept lat=\"\(48.0 + Double(i) * 20 / 111_195)\" lon=\"2.0\"/>" }
+        gpx += "</rte></gpx>"
+        try gpx.write(toFile: folder.path + "/canal.gpx", atomically: true, encoding: .utf8)
+        let id = try store.importGPX(file: folder.path + "/canal.gpx", as: .route).id
+        try store.chooseRoute(id, at: UTCTimestamp(millisecondsSince1970: 1_000))
+        let route = try #require(try storage.chosenRoute())
+        #expect(route.name == "Canal")
+        #expect(route.points.count == 10)
+        // A route that does not exist is refused, and the choice stays.
+        #expect(throws: StorageError.unknownRoute(5)) { try store.chooseRoute(5, at: UTCTimestamp(millisecondsSince1970: 2_000)) }
+        #expect(try store.chosenRoute() == id)
+        try store.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 3_000))
+        #expect(try storage.chosenRoute() == nil)
+    }
+}
