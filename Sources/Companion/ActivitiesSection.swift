@@ -82,11 +82,13 @@ public struct ActivitiesSection: CompanionSection {
                     SectionSupport.esc(ActivityFormat.kilometres(a.distance) + " km"),
                     SectionSupport.esc(ActivityFormat.clock(a.time)),
                     "<span class=\"state state-\(a.state.rawValue)\">\(SectionSupport.esc(a.state.rawValue))</span>",
+                    "<a class=\"download-fit\" href=\"/activities/\(a.id)/fit\" download>FIT</a> "
+                        + "<a class=\"download-gpx\" href=\"/activities/\(a.id)/gpx\" download>GPX</a>",
                 ]
             }
             body += SectionSupport.table(
                 id: "activities",
-                header: ["#", zone.isUTC ? "Date (UTC)" : "Date (local)", "Name", "Plan / workout", "Distance", "Time", "Ended"],
+                header: ["#", zone.isUTC ? "Date (UTC)" : "Date (local)", "Name", "Plan / workout", "Distance", "Time", "Ended", "Files"],
                 rows: rows, rowClass: "activity")
         }
         body += "<h2>Import a run</h2><p>A GPX or FIT file of a past run (a watch's), checked as "

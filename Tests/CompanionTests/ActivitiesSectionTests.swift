@@ -24,6 +24,7 @@ import Testing
         #expect(body.contains("<table id=\"activities\">"))
         #expect(body.contains("Tempo &lt;one&gt;"), "names escaped")
         #expect(body.contains("href=\"/activities/\(first)\""))
+        #expect(body.contains("<a class=\"download-fit\" href=\"/activities/\(first)/fit\" download>"))
         #expect(body.contains("2024-05-01 08:00") && body.contains("2024-05-01 09:00"))
         #expect(body.contains("10k in 50 / Tempo"))
         #expect(body.contains("state-completed") && body.contains("state-stopped"))
