@@ -82,3 +82,20 @@ import Testing
         #expect(message.contains("missing.yaml"))
     }
 }
+
+@Suite struct RecordsSectionsTests {
+    /// The three sections from the settings: their menu entries and every route, no path twice.
+    @Test func theSectionsFromTheSettingsAnswerTheirPaths() throws {
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        let folder = TemporaryDirectory()
+        settings.dataDirectory = folder.path
+        let sections = RecordsSections.make(device: StoreDevice(nil), settings: settings, settingsPath: nil, version: "0",
+                                            now: { start0 })
+        #expect(sections.compactMap(\.menu?.path) == ["/activities", "/routes", "/health-report"])
+        let keys = sections.flatMap(\.routes).map { "\($0.method.rawValue) \($0.pattern)" }
+        #expect(Set(keys).count == keys.count)
+        #expect(keys.contains("GET /activities/:id/fit") && keys.contains("POST /routes/follow")
+                && keys.contains("POST /routes/import") && keys.contains("GET /health-report/hw-check"))
+        #expect(!keys.contains("GET /health"), "/health is the server's own check")
+    }
+}
