@@ -9,17 +9,23 @@ public enum RouteFollowChoice {
     /// what the next workout follows. A route that does not exist or cannot be followed is
     /// refused (the store's message) and nothing changes.
     public static func choose(_ text: String, in store: ActivityStore, at time: UTCTimestamp) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.lowercased() == "none" {
+        guard let id = try parse(text) else {
             try store.chooseRoute(nil, at: time)
             return "The next workout follows no route."
-        }
-        guard let id = Int64(trimmed), id > 0 else {
-            throw ChoiceError("route", "'\(text)' is not a route id (a number: pacer routes list) nor none")
         }
         try store.chooseRoute(id, at: time)
         return "The next workout follows route #\(id) '\(try store.route(id).summary.name)' "
             + "(pacer device --route, when given, still wins)."
+    }
+
+    /// A route's id, or nil for `none`; anything else is refused before the store is opened.
+    public static func parse(_ text: String) throws(ChoiceError) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.lowercased() == "none" { return nil }
+        guard let id = Int64(trimmed), id > 0 else {
+            throw ChoiceError("route", "'\(text)' is not a route id (a number: pacer routes list) nor none")
+        }
+        return id
     }
 
     /// What the next workout follows, said: `route #3 'Park loop'`, or `no route`.

@@ -404,6 +404,10 @@ struct RoutesCommand: ParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
+        func validate() throws {
+            do { _ = try RouteFollowChoice.parse(route) } catch { throw ValidationError(error.description) }
+        }
+
         func run() throws {
             let line = try RouteFollowChoice.choose(route, in: store.open(writing: true), at: WallClock.now)
             printLines([line])

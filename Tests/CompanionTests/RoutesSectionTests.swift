@@ -75,7 +75,7 @@ import Testing
             #expect(status == (value == "99" ? 404 : 400))
             #expect(try store.chosenRoute() == id, "a refused choice changes nothing")
             let cli = try Pacer.run(["routes", "follow", value, "--data-dir", other + "/data"])
-            #expect(cli.status != 0)
+            #expect(cli.status == (value == "99" ? 66 : 64), "\(value): a missing route is 66, not an id a usage error")
             #expect(cli.stderr.contains(message), "the page says '\(message)', the command: \(cli.stderr)")
         }
         let chosen = try Pacer.run(["routes", "follow", "1", "--data-dir", other + "/data"])
