@@ -144,7 +144,7 @@ public struct ActivitiesSection: CompanionSection {
             + "FIT or TCX keep the laps (the phases), the pauses and the device's distance.</p>"
         body += "<h2>Share</h2><p>A share holds only what you tick, hides everything within the distance of the "
             + "start and end and the places of the settings' <code>privacy_zones</code>, as "
-            + "<code>pacer activities share</code> does. TCX needs the times and has no place for waypoints.</p>"
+            + "<code>pacer activities share</code> does. TCX and FIT need the times and have no place for waypoints.</p>"
         var fields = "<fieldset><legend>Share</legend>"
         for item in ShareItem.allCases {
             let checked = item == .track ? " checked" : ""
@@ -153,7 +153,7 @@ public struct ActivitiesSection: CompanionSection {
         }
         fields += "</fieldset><label>Hide within <input type=\"text\" name=\"hide_within\" placeholder=\"300m\"/></label> "
         fields += "<label>Format <select name=\"format\"><option value=\"gpx\">GPX</option>"
-            + "<option value=\"tcx\">TCX</option></select></label> "
+            + "<option value=\"tcx\">TCX</option><option value=\"fit\">FIT</option></select></label> "
         body += CompanionHTML.form(action: "/activities/\(id)/share", csrf: request.csrfToken, content: fields,
                                    button: "Download the share", id: "share")
         return .page(title: "Activity #\(id) \(a.name)", body: body)
@@ -161,26 +161,27 @@ public struct ActivitiesSection: CompanionSection {
 
     // MARK: - Share
 
-    /// The share as `pacer activities share ID --include … --hide-within … (--out|--tcx) FILE`
+    /// The share as `pacer activities share ID --include … --hide-within … (--out|--tcx|--fit) FILE`
     /// writes it: the same choice (`ShareRequest`), the same checks, the same file.
     func share(_ id: Int64, _ request: PageRequest) throws -> PageResponse {
         let items = ShareItem.allCases.filter { request.form["include_\($0.rawValue)"] != nil }.map(\.rawValue)
         let hide = request.form["hide_within"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let formatText = request.form["format"] ?? "gpx"
         guard let format = ShareFormat(rawValue: formatText) else {
-            throw ChoiceError("format", "'\(formatText)' is not a share format: choose gpx or tcx")
+            throw ChoiceError("format", "'\(formatText)' is not a share format: choose gpx, tcx or fit")
         }
         let zones = try privacyZones()
         let choice = try ShareRequest.choice(include: items.joined(separator: ","), hideWithin: hide.isEmpty ? nil : hide,
                                              zones: zones)
-        if format == .tcx { try ShareRequest.checkTCX(choice) }
+        if format != .gpx { try ShareRequest.checkLapShare(choice, format) }
         let store = try device.store()
         let name = "activity-\(id)-share.\(format.rawValue)"
         let bytes = try SectionSupport.bytes(named: name) { path in
             _ = try store.share(activity: id, to: path, choice: choice, format: format, version: version)
         }
         return .download(filename: name,
-                         contentType: format == .gpx ? "application/gpx+xml" : "application/vnd.garmin.tcx+xml",
+                         contentType: [.gpx: "application/gpx+xml", .tcx: "application/vnd.garmin.tcx+xml",
+                                       .fit: "application/vnd.ant.fit"][format] ?? "application/octet-stream",
                          bytes: bytes)
     }
 

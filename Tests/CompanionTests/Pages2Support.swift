@@ -9,7 +9,7 @@ import TestSupport
 
 /// A device of the tests' own around a real store in a temporary folder: its state is a
 /// switch the test turns (a workout running or not).
-final class StoreDevice: CompanionDevice {
+final class SwitchableStoreDevice: CompanionDevice {
     let activities: ActivityStore
     let running = Mutex(false)
 
@@ -27,7 +27,7 @@ final class StoreDevice: CompanionDevice {
 /// profiles and phrase books), and the three sections on them, at a fixed time.
 struct PagesFixture {
     let folder = TemporaryDirectory("pages2")
-    let device: StoreDevice
+    let device: SwitchableStoreDevice
     let settings: @Sendable () throws -> Settings
     /// 2026-06-01 08:00 UTC.
     static let now = UTCTimestamp(millisecondsSince1970: 1_780_300_800_000)
@@ -37,7 +37,7 @@ struct PagesFixture {
     init() throws {
         let data = folder.path + "/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        device = try StoreDevice(directory: data)
+        device = try SwitchableStoreDevice(directory: data)
         settings = { try Settings.load(path: hardwareDirectory + "/config/simulated.yaml",
                                        overrides: Settings.Overrides(dataDirectory: data)) }
     }
@@ -49,7 +49,7 @@ struct PagesFixture {
 
 /// The route of `section` that `method` and `path` match, called as the server would call it
 /// (captures from `:name` parts); a path no route takes fails the test.
-func call(_ section: some CompanionSection, _ method: PageRequest.Method, _ path: String,
+func callRoute(_ section: some CompanionSection, _ method: PageRequest.Method, _ path: String,
           form: [String: String] = [:], uploads: [String: Upload] = [:]) async throws -> PageResponse {
     let parts = path.split(separator: "/").map(String.init)
     for route in section.routes where route.method == method {
