@@ -1,3 +1,4 @@
+import Foundation
 import Coaching
 import Logging
 import PacerCore
@@ -74,6 +75,24 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     /// The route chosen for the next workout (`ActivityStore.chosenFollowedRoute`).
     public func chosenRoute() throws -> FollowedRoute? {
         try store().chosenFollowedRoute()
+    }
+
+    /// The profile and announcements of the data folder's `device.yaml` (the companion page,
+    /// `pacer settings set`) over the settings, read again at each start; nil without one,
+    /// or when it cannot be used (the journal says why; the workout keeps what it had).
+    public func workoutSettings() -> WorkoutSettings? {
+        let path = DeviceOverlay.path(dataDirectory: settings.dataDirectory)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let chosen = try DeviceOverlay.load(dataDirectory: settings.dataDirectory)
+                .applied(to: settings, file: path, keepProfile: settings.profileFromCommandLine)
+            let profile = try PowerProfileLoader.load(name: chosen.profile, hardwareDir: chosen.hardwareDirectory)
+            let chain = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: chosen.hardwareDirectory)
+            return WorkoutSettings(profile: profile, profiles: chain, speech: chosen.speech)
+        } catch {
+            logger.error("\(path): \(error): the workout starts with the settings it had")
+            return nil
+        }
     }
 
     // MARK: ActivityLog (a workout starts only with the store open: `begin` opens it)

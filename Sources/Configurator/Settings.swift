@@ -38,6 +38,9 @@ public struct Settings: Hashable, Sendable {
     /// (the first wlan rfkill switch), `sysfs:/sys/class/rfkill/rfkillN`, `sim[?blocked=yes&hard=yes]`.
     /// Nil: none (`radio:` absent or `none`): nothing is switched.
     public var radio: DeviceURI?
+    /// The profile was given on the command line (`--profile`): it wins over `device.yaml`,
+    /// at power-on and at each workout's start.
+    public var profileFromCommandLine = false
     /// What the device says and how (`speech:`); off unless enabled.
     public var speech = SpeechSettings()
     /// The speaker the energy model charges when the build has none (not in the settings
@@ -210,6 +213,7 @@ public struct Settings: Hashable, Sendable {
         settings.speaker = speaker
         settings.radio = radio
         settings.speech = speech
+        settings.profileFromCommandLine = overrides.profile != nil
         // The device's own changes (the companion page, `pacer settings set`) over the file.
         let overlay = DeviceOverlay.path(dataDirectory: data)
         if FileManager.default.fileExists(atPath: overlay) {

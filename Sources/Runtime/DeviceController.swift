@@ -36,10 +36,28 @@ public protocol WorkoutAgenda: Sendable {
     /// The route the runner chose for the next workout to follow (the companion page,
     /// `pacer routes follow`), read when a workout starts; nil for none. `--route` wins.
     func chosenRoute() throws -> FollowedRoute?
+    /// The power profile and the announcements as the runner last chose them (the companion
+    /// page, `pacer settings set`), read when a workout starts; nil: as at power-on.
+    func workoutSettings() -> WorkoutSettings?
 }
 
 extension WorkoutAgenda {
     public func chosenRoute() throws -> FollowedRoute? { nil }
+    public func workoutSettings() -> WorkoutSettings? { nil }
+}
+
+/// What a workout starts with that the runner may have changed since power-on.
+public struct WorkoutSettings: Sendable {
+    public var profile: PowerProfile
+    /// The profiles `profile` steps down to, by name.
+    public var profiles: [String: PowerProfile]
+    public var speech: SpeechSettings
+
+    public init(profile: PowerProfile, profiles: [String: PowerProfile], speech: SpeechSettings) {
+        self.profile = profile
+        self.profiles = profiles
+        self.speech = speech
+    }
 }
 
 /// What the device did between and around workouts, as it happens (the journal, a
@@ -461,6 +479,26 @@ public final class DeviceController: Sendable {
         announce(withState: false)
     }
 
+    /// The parts a workout starts with: the power-on's, with the profile and announcements
+    /// the runner chose since (`WorkoutAgenda.workoutSettings`). The speaker's voice was made
+    /// at power-on: a new language is heard after the next start, and says so.
+    private func partsForTheWorkout() -> DeviceRuntime.Parts {
+        var parts = self.parts
+        guard let chosen = agenda.workoutSettings() else { return parts }
+        if chosen.profile.name != parts.profile.name {
+            logger.notice("profile \(chosen.profile.name) for this workout, as chosen since power-on (was \(parts.profile.name))")
+        }
+        parts.profile = chosen.profile
+        parts.profiles = chosen.profiles
+        var speech = chosen.speech
+        if speech.language != parts.speech.language {
+            logger.warning("speech language \(speech.language) is heard after the next start of pacer device: the voice is made at power-on")
+            speech.language = parts.speech.language
+        }
+        parts.speech = speech
+        return parts
+    }
+
     /// Starts the workout offered; the reply for `pacer ctl start`.
     private func startWorkout() -> String {
         let (phase, today, offered) = state.withLock { ($0.phase, $0.today, $0.offered) }
@@ -489,6 +527,7 @@ public final class DeviceController: Sendable {
                     logger.error("the route chosen to follow cannot be read, the workout follows none: \(error)")
                 }
             }
+            let parts = partsForTheWorkout()
             let runtime = DeviceRuntime(
                 parts: parts, plan: plan, workoutIndex: index, planKey: key, positioning: hub != nil,
                 route: route, logger: logger,

@@ -33,3 +33,29 @@ import Testing
         #expect(try storage.chosenRoute() == nil)
     }
 }
+
+/// The profile and announcements a runner changed since power-on (`device.yaml`, written by
+/// the companion page and `pacer settings set`) are read again at each start; a `--profile`
+/// on the command line still wins; a broken file leaves the workout as it was.
+@Suite struct DeviceStorageWorkoutSettingsTests {
+    @Test func device_yamlIsReadAgainAtEachStart() throws {
+        let folder = TemporaryDirectory()
+        var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
+        settings.dataDirectory = folder.path + "/data"
+        let storage = try DeviceStorage(settings: settings, logger: Logger(label: "test"))
+        #expect(storage.workoutSettings() == nil, "no device.yaml: as at power-on")
+        _ = try DeviceOverlay.set([("profile", "low"), ("speech.split_m", "500")], over: settings)
+        let chosen = try #require(storage.workoutSettings())
+        #expect(chosen.profile.name == "low")
+        #expect(chosen.profiles == (try PowerProfileLoader.stepDownChain(from: chosen.profile, hardwareDir: hardwareDirectory)))
+        #expect(chosen.speech.splitEvery == 500)
+
+        var fixed = settings
+        fixed.profileFromCommandLine = true
+        let pinned = try DeviceStorage(settings: fixed, logger: Logger(label: "test"))
+        #expect(pinned.workoutSettings()?.profile.name == settings.profile, "--profile wins")
+
+        try "profile: [".write(toFile: DeviceOverlay.path(dataDirectory: settings.dataDirectory), atomically: true, encoding: .utf8)
+        #expect(storage.workoutSettings() == nil, "a broken device.yaml changes nothing")
+    }
+}

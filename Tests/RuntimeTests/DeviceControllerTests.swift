@@ -27,6 +27,10 @@ struct StoreAgenda: WorkoutAgenda {
     /// The route chosen in the store (`pacer routes follow`, the companion page), as the
     /// configurator's `DeviceStorage` reads it.
     func chosenRoute() throws -> FollowedRoute? { try store.chosenFollowedRoute() }
+
+    /// What the runner chose since power-on (`device.yaml`), as a test sets it.
+    let chosen = Locked<WorkoutSettings?>(nil)
+    func workoutSettings() -> WorkoutSettings? { chosen.value }
 }
 
 /// The controller of `pacer device` on a replayed recording, the virtual clock, a recording
@@ -38,6 +42,7 @@ final class DeviceRig: Sendable {
     let controller: DeviceController
     let events = Locked<[DeviceEvent]>([])
     let off = Locked(false)
+    let agenda: StoreAgenda
 
     init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil,
          systemTime: ((VirtualClock) -> any SystemTime)? = nil) throws {
@@ -57,11 +62,13 @@ final class DeviceRig: Sendable {
         let events = self.events
         let off = self.off
         let clock = self.clock
+        let agenda = StoreAgenda(store: store, plan: plan)
+        self.agenda = agenda
         self.controller = DeviceController(
             parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
                          cues: CueBook(sounds: sounds), log: store,
                          receiverTime: ReceiverTime(system: systemTime?(clock))),
-            agenda: StoreAgenda(store: store, plan: plan),
+            agenda: agenda,
             today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
             onEvent: { e in events.update { $0.append(e) } },
             onOff: {
@@ -132,6 +139,24 @@ struct DeviceControllerTests {
         rig.run(until: 140, presses: [(125, .short)])
         #expect(rig.controller.phase == .running)
         #expect(rig.controller.runtime != nil && rig.controller.runtime?.status.route == nil, "no route chosen: none followed")
+    }
+
+    /// A profile and announcements chosen since power-on (the companion page, `pacer
+    /// settings set`) hold from the next workout: the runtime runs with them.
+    @Test func aWorkoutStartsWithTheProfileChosenSincePowerOn() throws {
+        let rig = try DeviceRig(recording(seconds: 400) { _ in 3.0 }, plan: twoWorkouts())
+        rig.run(until: 40, presses: [(30, .short)])
+        #expect(rig.controller.runtime?.status.profile == profile(alert: 30).name)
+        rig.run(until: 120)
+        var low = profile(position: 5, alert: 60)
+        low.name = "low"
+        var speech = SpeechSettings()
+        speech.splitEvery = 500
+        rig.agenda.chosen.update { $0 = WorkoutSettings(profile: low, profiles: ["low": low], speech: speech) }
+        rig.run(until: 140, presses: [(125, .short)])
+        #expect(rig.controller.phase == .running)
+        #expect(rig.controller.runtime?.status.profile == "low")
+        #expect(rig.controller.runtime?.parts.speech.splitEvery == 500)
     }
 
     @Test func waitsForAPressAndOffersTheNextWorkoutAfterIt() throws {
