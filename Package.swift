@@ -55,6 +55,11 @@ let package = Package(
             name: "CESpeak", pkgConfig: "espeak-ng",
             providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
 
+        // libxcrypt (crypt_r, crypt_gensalt_rn): the companion page's password hash (issue 26).
+        .systemLibrary(
+            name: "CCrypt", pkgConfig: "libcrypt",
+            providers: [.apt(["libcrypt-dev"])]),
+
         // The kernel's input events (<linux/input.h>), read by the button adapter.
         .target(name: "CLinuxInput"),
 
@@ -110,8 +115,9 @@ let package = Package(
         .target(
             name: "Companion",
             dependencies: [
-                "Configurator", "Storage", "Runtime", "Charts", "HAL", "Coaching", "PacerCore",
+                "Configurator", "Storage", "Runtime", "Charts", "HAL", "Coaching", "PacerCore", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

@@ -1,0 +1,79 @@
+/// The companion's static files, compiled in (no folder is served, so no path can reach
+/// outside it): looked up by exact name.
+enum CompanionAssets {
+    static let files: [String: (contentType: String, body: String)] = [
+        "companion.css": ("text/css; charset=utf-8", css),
+        "companion.js": ("text/javascript; charset=utf-8", script),
+    ]
+
+    static let css = """
+        body { font-family: system-ui, sans-serif; margin: 0; color: #1d2733; background: #f6f7f9; }
+        header { background: #1d2733; color: #fff; padding: .6em 1em; display: flex; flex-wrap: wrap; gap: .8em; align-items: center; }
+        header a { color: #fff; text-decoration: none; }
+        header form { margin-left: auto; }
+        main { padding: 1em; max-width: 48em; }
+        .notice { background: #e3f4e1; border: 1px solid #9ccc95; padding: .5em; }
+        .refused { background: #fbe3e3; border: 1px solid #d89a9a; padding: .5em; }
+        dl#state { display: grid; grid-template-columns: max-content auto; gap: .3em 1em; }
+        dt { font-weight: bold; }
+        .controls form { display: inline-block; margin: .2em; }
+        button { font-size: 1.05em; padding: .4em .9em; }
+        input { font-size: 1.05em; padding: .3em; }
+        """
+
+    /// The live state: `GET /api/state` once a second into the elements of `#state`, and the
+    /// control buttons posted without leaving the page (their forms work without it too).
+    static let script = """
+        "use strict";
+        (function () {
+          var live = document.getElementById("live");
+          if (!live) { return; }
+          function text(value) { return value === undefined || value === null || value === "" ? "–" : String(value); }
+          // The same fields as StateView.fields on the server.
+          function fields(data) {
+            var status = data.status || {};
+            var phase = status.phase !== undefined ? status.phase + "/" + status.phases : undefined;
+            var distance = status.distance_m !== undefined ? (status.distance_m / 1000).toFixed(2) + " km" : undefined;
+            var elapsed = status.elapsed_s !== undefined ? Math.floor(status.elapsed_s / 60) + " min " + Math.floor(status.elapsed_s % 60) + " s" : undefined;
+            return { state: status.state || data.state, plan: data.plan, workout: data.workout, phase: phase,
+                     distance: distance, elapsed: elapsed, line: data.line };
+          }
+          function show(data) {
+            var values = fields(data);
+            Object.keys(values).forEach(function (name) {
+              var element = document.getElementById(name);
+              if (element) { element.textContent = text(values[name]); }
+            });
+            var raw = document.getElementById("raw");
+            if (raw) { raw.textContent = JSON.stringify(data); }
+            var updated = document.getElementById("updated");
+            if (updated) { updated.textContent = new Date().toLocaleTimeString(); }
+          }
+          function refresh() {
+            fetch("/api/state", { credentials: "same-origin", cache: "no-store" })
+              .then(function (response) {
+                if (response.status === 401) { window.location.assign("/login"); return null; }
+                return response.ok ? response.json() : null;
+              })
+              .then(function (data) { if (data) { show(data); } })
+              .catch(function () {});
+          }
+          document.querySelectorAll(".controls form").forEach(function (form) {
+            form.addEventListener("submit", function (event) {
+              event.preventDefault();
+              fetch(form.action, { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+                                   headers: { "Accept": "application/json" } })
+                .then(function (response) { return response.json(); })
+                .then(function (answer) {
+                  var reply = document.getElementById("reply");
+                  if (reply) { reply.textContent = answer.reply || answer.error || ""; }
+                  refresh();
+                })
+                .catch(function () {});
+            });
+          });
+          refresh();
+          window.setInterval(refresh, 1000);
+        })();
+        """
+}

@@ -1,0 +1,136 @@
+import CCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The companion page's password: only its hash is kept, in the data folder
+/// (`companion.passwd`, mode 0600), made and checked by the system's crypt (libxcrypt,
+/// yescrypt `$y$`). `pacer companion password` sets it; the server reads the file at every
+/// login, so a new password works without a restart.
+public struct CompanionPassword: Sendable {
+    /// The file's name in the data folder.
+    public static let fileName = "companion.passwd"
+    /// The shortest password taken (a neighbour on the Wi-Fi may try a few a minute).
+    public static let minimumLength = 8
+    public static let maximumLength = 256
+
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public init(dataDirectory: String) {
+        self.path = (dataDirectory as NSString).appendingPathComponent(Self.fileName)
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// Whether a password is set: the file holds a crypt hash.
+    public var isSet: Bool { (try? storedHash()) != nil }
+
+    /// The stored hash; nil when no file; throws when it cannot be read or is not a hash.
+    public func storedHash() throws(Failure) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw Failure("\(path): cannot be read")
+        }
+        let hash = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard hash.hasPrefix("$"), !hash.contains("\n") else { throw Failure("\(path): not a password hash") }
+        return hash
+    }
+
+    /// Checks a password as `pacer companion password` takes it: `minimumLength` to
+    /// `maximumLength` characters, no control characters.
+    public static func validate(_ password: String) throws(Failure) {
+        guard password.count >= minimumLength else {
+            throw Failure("password: \(password.count) characters is too short (at least \(minimumLength))")
+        }
+        guard password.utf8.count <= maximumLength else {
+            throw Failure("password: longer than \(maximumLength) bytes")
+        }
+        guard !password.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw Failure("password: has a control character (a tab or newline inside it?)")
+        }
+    }
+
+    /// Stores `password`'s hash (validated first), replacing any other, readable by its owner only.
+    public func set(_ password: String) throws(Failure) {
+        try Self.validate(password)
+        let hash = try Self.hash(password)
+        let temporary = path + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure("\(temporary): \(Self.errorText(errno))") }
+        let bytes = Array((hash + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        fchmod(fd, 0o600)
+        close(fd)
+        guard written == bytes.count, synced else {
+            unlink(temporary)
+            throw Failure("\(temporary): could not be written")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = Self.errorText(errno)
+            unlink(temporary)
+            throw Failure("\(path): \(reason)")
+        }
+    }
+
+    /// Whether `password` is the one set (false when none is set).
+    public func verify(_ password: String) -> Bool {
+        guard password.utf8.count <= Self.maximumLength, let stored = try? storedHash(),
+              let computed = Self.crypt(password, setting: stored) else { return false }
+        return Self.constantTimeEqual(Array(computed.utf8), Array(stored.utf8))
+    }
+
+    /// A yescrypt hash of `password` with a fresh random salt.
+    public static func hash(_ password: String) throws(Failure) -> String {
+        var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        guard crypt_gensalt_rn("$y$", 0, nil, 0, &salt, Int32(salt.count)) != nil else {
+            throw Failure("crypt_gensalt_rn: \(Self.errorText(errno))")
+        }
+        let setting = String(decoding: salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let hash = crypt(password, setting: setting) else { throw Failure("crypt_r: yescrypt is not available") }
+        return hash
+    }
+
+    /// crypt_r(3): nil when the setting is not one it knows (it answers `*…`).
+    static func crypt(_ password: String, setting: String) -> String? {
+        let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
+        defer { data.deallocate() }
+        memset(data, 0, MemoryLayout<crypt_data>.size)
+        guard crypt_r(password, setting, data) != nil else { return nil }
+        let result = withUnsafeBytes(of: &data.pointee.output) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        memset(data, 0, MemoryLayout<crypt_data>.size)
+        return result.hasPrefix("*") ? nil : result
+    }
+
+    static func errorText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text)
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
+    /// A random password to type on a phone: three groups of four letters and digits without
+    /// the ones read alike (`0`/`o`, `1`/`l`), joined by `-`: 12 characters of about 5 bits.
+    public static func generate() -> String {
+        let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
+        var generator = SystemRandomNumberGenerator()
+        var groups: [String] = []
+        for _ in 0..<3 {
+            groups.append(String((0..<4).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }))
+        }
+        return groups.joined(separator: "-")
+    }
+}

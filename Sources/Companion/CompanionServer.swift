@@ -1,0 +1,148 @@
+import Configurator
+import Hummingbird
+import HummingbirdCore
+import Logging
+import Synchronization
+
+/// The companion page's HTTP server (issue 26): Hummingbird 2 on SwiftNIO's own threads (never
+/// the device's clock loop), HTTP/1.1 with NIO's header limits and an idle timeout, every
+/// request answered by `CompanionCore`. `start()` returns once it listens (`port` is then
+/// the bound one, port 0 in the settings picks a free one); `stop()` closes the listening
+/// socket and the connections.
+public final class CompanionServer: Sendable {
+    /// A connection with nothing sent for this long is closed.
+    public static let idleTimeoutSeconds: Int64 = 30
+    /// At most this many connections at once (a phone opens a few).
+    public static let maximumConnections = 32
+
+    public let core: CompanionCore
+    private let settings: CompanionSettings
+    private let logger: Logger
+    private let running = Mutex<(task: Task<Void, Never>?, port: Int?)>((nil, nil))
+
+    public init(settings: CompanionSettings, sections: [any CompanionSection], device: any CompanionDevice,
+                password: CompanionPassword, logger: Logger, clock: @escaping CompanionClock, version: String = "unknown") {
+        self.settings = settings
+        self.logger = logger
+        self.core = CompanionCore(sections: sections, device: device, password: password, logger: logger, clock: clock,
+                                  version: version)
+    }
+
+    /// The port it listens on (nil when stopped).
+    public var port: Int? { running.withLock { $0.port } }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Listens on the settings' address; throws when it cannot (a port in use, no such address).
+    public func start() async throws {
+        guard let listen = settings.listen else { throw StartFailure(description: "companion: no listen address in the settings") }
+        if running.withLock({ $0.task != nil }) { return }
+        let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let responder = CompanionResponder(core: core)
+        let httpConfiguration = HTTP1Channel.Configuration(
+            idleTimeout: .seconds(Self.idleTimeoutSeconds),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
+        let app = Application(
+            responder: responder,
+            server: .http1(configuration: httpConfiguration),
+            configuration: .init(
+                address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 16,
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+            onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? listen.port)) },
+            logger: logger)
+        let task = Task {
+            do {
+                try await app.run()
+                continuation.yield(.failure(StartFailure(description: "companion: the server stopped")))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+            continuation.finish()
+        }
+        for await event in events {
+            switch event {
+            case .success(let port):
+                running.withLock { $0 = (task, port) }
+                return
+            case .failure(let error):
+                throw StartFailure(description: "companion: cannot listen on \(listen.host):\(listen.port): \(error)")
+            }
+        }
+    }
+
+    /// Stops listening and closes the connections; returns once the socket is closed.
+    public func stop() async {
+        let task = running.withLock { state -> Task<Void, Never>? in
+            defer { state = (nil, nil) }
+            return state.task
+        }
+        guard let task else { return }
+        task.cancel()
+        await task.value
+    }
+}
+
+/// The request context: the client's address for the login limits.
+struct CompanionContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: String
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+/// Hummingbird's side: the body read up to its limit (refused with 413 from its
+/// Content-Length before any of it is read, or as soon as it passes the limit), the
+/// request handed to the core, its answer written back.
+struct CompanionResponder: HTTPResponder {
+    typealias Context = CompanionContext
+    let core: CompanionCore
+
+    func respond(to request: Request, context: CompanionContext) async throws -> Response {
+        var request = request
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            if let existing = headers[name] {
+                headers[name] = existing + (name == "cookie" ? "; " : ", ") + field.value
+            } else {
+                headers[name] = field.value
+            }
+        }
+        let limit = CompanionCore.bodyLimit(contentType: headers["content-type"])
+        if let length = headers["content-length"].flatMap({ Int($0) }), length > limit {
+            return Self.tooLarge(limit)
+        }
+        let body: [UInt8]
+        do {
+            let buffer = try await request.collectBody(upTo: limit)
+            body = Array(buffer.readableBytesView)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return Self.tooLarge(limit)
+        }
+        let target = request.head.path ?? "/"
+        let answer = await core.respond(CompanionHTTPRequest(
+            method: request.method.rawValue, target: target, headers: headers, body: body,
+            remoteAddress: context.remoteAddress))
+        return Self.response(answer)
+    }
+
+    static func tooLarge(_ limit: Int) -> Response {
+        var answer = CompanionHTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],
+                                           body: Array("request body too large (at most \(limit) bytes)\n".utf8))
+        CompanionCore.secure(&answer)
+        return response(answer)
+    }
+
+    static func response(_ answer: CompanionHTTPResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in answer.headers {
+            if let field = HTTPFields.Element.Name(name) { fields.append(HTTPFields.Element(name: field, value: value)) }
+        }
+        return Response(status: .init(code: answer.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+}

@@ -1,0 +1,122 @@
+import Configurator
+import Foundation
+import HAL
+
+/// The device's state, live (`/`): what `pacer ctl watch` greets with, refreshed once a second
+/// by `/static/companion.js` from `GET /api/state`, and the buttons a runner has on the device
+/// (start, pause, resume, stop, waypoint), posted as `pacer ctl` sends them.
+public struct StateSection: CompanionSection {
+    let device: any CompanionDevice
+
+    public init(device: any CompanionDevice) { self.device = device }
+
+    public var menu: (label: String, path: String)? { ("State", "/") }
+
+    /// The commands the page offers, by the path's name.
+    static let commands: [(name: String, label: String, command: ControlCommand)] = [
+        ("start", "Start", .start), ("pause", "Pause", .pause), ("resume", "Resume", .resume),
+        ("stop", "Stop", .stop), ("waypoint", "Waypoint", .waypoint("")),
+    ]
+
+    public var routes: [PageRoute] {
+        let device = self.device
+        return [
+            PageRoute(.get, "/", allowedDuringWorkout: true) { request in
+                .page(title: "State", body: Self.page(device.statusJSON(), csrf: request.csrfToken))
+            },
+            PageRoute(.get, "/api/state", allowedDuringWorkout: true) { _ in .json(device.statusJSON()) },
+            // A form without the script: the answer shown on the state page.
+            PageRoute(.post, "/command/:name", allowedDuringWorkout: true) { request in
+                switch Self.command(request) {
+                case .failure(let refusal): return .refused(status: 400, message: refusal.message)
+                case .success(let command):
+                    let reply = await device.send(command)
+                    return .redirect(to: "/", notice: reply)
+                }
+            },
+            // The script's: the answer as JSON.
+            PageRoute(.post, "/api/command/:name", allowedDuringWorkout: true) { request in
+                switch Self.command(request) {
+                case .failure(let refusal): return .json("{\"error\":\(JSONText.quote(refusal.message))}")
+                case .success(let command):
+                    let reply = await device.send(command)
+                    return .json("{\"reply\":\(JSONText.quote(reply))}")
+                }
+            },
+        ]
+    }
+
+    struct Refusal: Error { var message: String }
+
+    static func command(_ request: PageRequest) -> Result<ControlCommand, Refusal> {
+        let name = request.parameters["name"] ?? ""
+        guard let entry = commands.first(where: { $0.name == name }) else {
+            return .failure(Refusal(message: "no command '\(name.prefix(40))' (\(commands.map(\.name).joined(separator: ", ")))"))
+        }
+        if case .waypoint = entry.command {
+            let label = (request.form["label"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard label.count <= 60, !label.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                return .failure(Refusal(message: "label: at most 60 characters on one line"))
+            }
+            return .success(.waypoint(label))
+        }
+        return .success(entry.command)
+    }
+
+    /// The fields shown, by element id, from the status JSON (as the script reads them).
+    static func fields(_ json: String) -> [(id: String, label: String, value: String)] {
+        var object: [String: Any] = [:]
+        if let data = json.data(using: .utf8), let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            object = parsed
+        }
+        let status = object["status"] as? [String: Any] ?? [:]
+        func text(_ value: Any?) -> String {
+            switch value {
+            case let s as String: s.isEmpty ? "–" : s
+            case let n as NSNumber: "\(n)"
+            default: "–"
+            }
+        }
+        var phase: String?
+        if let p = status["phase"] as? NSNumber, let n = status["phases"] as? NSNumber { phase = "\(p)/\(n)" }
+        var distance: String?
+        if let d = status["distance_m"] as? NSNumber { distance = String(format: "%.2f km", d.doubleValue / 1000) }
+        var elapsed: String?
+        if let e = status["elapsed_s"] as? NSNumber {
+            elapsed = "\(Int(e.doubleValue) / 60) min \(Int(e.doubleValue) % 60) s"
+        }
+        return [
+            ("state", "State", text(status["state"] ?? object["state"])),
+            ("plan", "Plan", text(object["plan"])),
+            ("workout", "Workout", text(object["workout"])),
+            ("phase", "Phase", text(phase)),
+            ("distance", "Distance", text(distance)),
+            ("elapsed", "Time", text(elapsed)),
+            ("line", "Status", text(object["line"])),
+        ]
+    }
+
+    static func page(_ json: String, csrf: String) -> String {
+        var body = "<dl id=\"live\">"
+        for field in fields(json) {
+            body += "<dt>\(CompanionHTML.escape(field.label))</dt><dd id=\"\(field.id)\">\(CompanionHTML.escape(field.value))</dd>"
+        }
+        body += "</dl><p class=\"controls\" id=\"controls\">"
+        for entry in commands {
+            let content = entry.name == "waypoint"
+                ? "<input type=\"text\" name=\"label\" id=\"waypoint-label\" maxlength=\"60\" placeholder=\"label\"/>" : ""
+            body += CompanionHTML.form(action: "/command/\(entry.name)", csrf: csrf, content: content, button: entry.label,
+                                       id: "command-\(entry.name)")
+        }
+        body += "</p><p>Answer: <span id=\"reply\"></span> · updated <span id=\"updated\">–</span></p>"
+        body += "<pre id=\"raw\">\(CompanionHTML.escape(json))</pre>"
+        return body
+    }
+}
+
+/// Every section of the page, in the menu's order: the one place the device builds them.
+public enum CompanionSections {
+    public static func all(device: any CompanionDevice, settings: Settings) -> [any CompanionSection] {
+        [StateSection(device: device)]
+    }
+}
