@@ -47,6 +47,9 @@ public struct Settings: Hashable, Sendable {
     /// file: `pacer battery compare --speech --speaker NAME` sets it). A build's own
     /// `speaker:` wins.
     public var assumedSpeaker: HardwareModel.SpeakerPart?
+    /// The companion page (`companion:`): where it listens, and whether it stays on during a
+    /// workout. No `listen`: no page.
+    public var companion = CompanionSettings()
 
     public init(
         gps: DeviceURI, buzzer: DeviceURI, battery: DeviceURI, profile: String, dataDirectory: String,
@@ -201,6 +204,7 @@ public struct Settings: Hashable, Sendable {
         }
         let speech = try SpeechSettingsLoader.speech(
             map.optionalMapping("speech"), knownProfiles: try? PowerProfileLoader.available(hardwareDir: hardware))
+        let companion = try CompanionSettings.load(map.optionalMapping("companion"))
         try map.finish()
         var settings = Settings(
             gps: gps, buzzer: buzzer, battery: battery, profile: profile, dataDirectory: data,
@@ -213,6 +217,7 @@ public struct Settings: Hashable, Sendable {
         settings.speaker = speaker
         settings.radio = radio
         settings.speech = speech
+        settings.companion = companion
         settings.profileFromCommandLine = overrides.profile != nil
         // The device's own changes (the companion page, `pacer settings set`) over the file.
         let overlay = DeviceOverlay.path(dataDirectory: data)

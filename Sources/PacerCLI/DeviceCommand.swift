@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coaching
+import Companion
 import Configurator
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,7 @@ import Logging
 import PacerCore
 import Runtime
 import Storage
+import Synchronization
 
 /// `pacer device`: the device in a runner's hands, what the systemd unit runs. No screen, no
 /// terminal: the parts are checked at power-on and the result is heard; a faint tick while
@@ -101,6 +103,9 @@ struct DeviceCommand: ParsableCommand {
         }
         let clock = built.clock
         let watchers = WatchFeed()
+        // The companion page (issue 26), when the settings give it an address; switched by the
+        // device's states below.
+        let companion = Mutex<CompanionSwitch?>(nil)
         let controller = DeviceController(
             parts: powered.parts,
             agenda: powered.storage,
@@ -110,6 +115,7 @@ struct DeviceCommand: ParsableCommand {
             onEvent: { event in
                 DeviceCommand.log(event, logger)
                 watchers.publish { event.jsonLine(time: WallClock.now) }
+                if case .state(let state, _) = event { companion.withLock { $0 }?.deviceState(state) }
             },
             onOff: { clock.stop() })
 
@@ -128,6 +134,22 @@ struct DeviceCommand: ParsableCommand {
         controls.watch.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }
         watchers.connect(controls.watch)
         FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
+        if settings.companion.listen != nil {
+            let device = DeviceCompanion(controller: controller, storage: powered.storage)
+            let password = CompanionPassword(dataDirectory: settings.dataDirectory)
+            let origin = ContinuousClock.now
+            let server = CompanionServer(
+                settings: settings.companion, sections: CompanionSections.all(device: device, settings: settings),
+                device: device, password: password, logger: logger,
+                clock: {
+                    let elapsed = ContinuousClock.now - origin
+                    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                },
+                version: PacerVersion.number)
+            let turned = CompanionSwitch(server: server, settings: settings.companion, password: password)
+            companion.withLock { $0 = turned }
+            turned.powerOn()
+        }
         controller.powerOn()
         for control in controls.inputs {
             control.start { command, reply in controller.handle(command, reply: reply) }
@@ -140,6 +162,7 @@ struct DeviceCommand: ParsableCommand {
             }
         })
         clock.run()
+        companion.withLock { $0 }?.finish()
         buttonSource?.stop()
         for control in controls.inputs { control.stop() }
         // How late the loop began its tasks (a cue is as late as its task): for the journal,
