@@ -178,7 +178,8 @@ let package = Package(
         .testTarget(
             name: "CompanionTests",
             dependencies: ["Companion", "Configurator", "Storage", "Coaching", "HAL", "PacerCore", "TestSupport",
-                           .product(name: "Hummingbird", package: "hummingbird")],
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConfiguratorTests",

@@ -51,7 +51,7 @@ public final class CompanionServer: Sendable {
                 address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 16,
                 availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? listen.port)) },
-            logger: logger)
+            logger: Self.quiet(logger))
         let task = Task {
             do {
                 try await app.run()
@@ -70,6 +70,15 @@ public final class CompanionServer: Sendable {
                 throw StartFailure(description: "companion: cannot listen on \(listen.host):\(listen.port): \(error)")
             }
         }
+    }
+
+    /// Hummingbird's own logger: its errors only when critical. A stop (a workout starting)
+    /// cancels the server, which it reports as an error on every open connection; what matters
+    /// (a port in use) is thrown to `start`'s caller, and the core logs the logins.
+    static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = .critical
+        return quiet
     }
 
     /// Stops listening and closes the connections; returns once the socket is closed.
@@ -113,6 +122,8 @@ struct CompanionResponder: HTTPResponder {
                 headers[name] = field.value
             }
         }
+        // HTTPTypes keeps the Host header as the request's authority.
+        if let authority = request.head.authority { headers["host"] = authority }
         let limit = CompanionCore.bodyLimit(contentType: headers["content-type"])
         if let length = headers["content-length"].flatMap({ Int($0) }), length > limit {
             return Self.tooLarge(limit)
@@ -121,7 +132,7 @@ struct CompanionResponder: HTTPResponder {
         do {
             let buffer = try await request.collectBody(upTo: limit)
             body = Array(buffer.readableBytesView)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             return Self.tooLarge(limit)
         }
         let target = request.head.path ?? "/"
