@@ -81,6 +81,8 @@ final class CompanionSwitch: Sendable {
                         Self.say("companion: \(error)")
                     }
                 } else {
+                    // The page's own start is answered first (its redirect is in flight).
+                    try? await Task.sleep(for: Self.stopDelay)
                     await server.stop()
                     on = false
                     Self.say("companion: off during the workout")
@@ -89,6 +91,9 @@ final class CompanionSwitch: Sendable {
             if on { await server.stop() }
         }
     }
+
+    /// How long the page lingers once a workout starts, for the answers on their way.
+    static let stopDelay = Duration.seconds(1)
 
     static func say(_ line: String) { FileDescriptorOutput.write(Array((line + "\n").utf8), to: 1) }
 
