@@ -103,6 +103,17 @@ fi
 install -d -m 0770 -o "$(grep '^pacer:' "$root/etc/passwd" | cut -d: -f3)" \
     -g "$(grep '^pacer:' "$root/etc/group" | cut -d: -f3)" "$root/var/lib/pacer"
 
+# The companion page's password (docs/companion.md): made when none is set, printed once.
+if [ -z "$root" ] && [ ! -e /var/lib/pacer/companion.passwd ]; then
+    if made=$(setpriv --reuid=pacer --regid=pacer --init-groups "$root/usr/local/bin/pacer" companion password --generate --if-unset --data-dir /var/lib/pacer 2>&1); then
+        say "$made (the page: http://THIS-BOARD:8080; keep it, it is not shown again)"
+    else
+        say "no companion password made ($made): sudo -u pacer pacer companion password --generate"
+    fi
+elif [ -n "$root" ]; then
+    say "the companion page's password: on the board, sudo -u pacer pacer companion password --generate"
+fi
+
 if [ -z "$root" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
     udevadm control --reload-rules 2>/dev/null || true
     # The Wi-Fi switch's group now (the pacer group exists from here on), not at the next boot.

@@ -9,6 +9,7 @@
 #   pocketsphinx, pocketsphinx-en-us  an offline recogniser: the speech tests transcribe what
 #                    espeak-ng said and check the words and numbers
 #   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
+#   libcrypt-dev     libxcrypt's header (crypt_r, yescrypt): the companion page's password hash
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
@@ -26,7 +27,7 @@
 #                    exports (activities and workouts), checked field by field in the tests
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
     chromium fonts-dejavu-core python3-pip)
 
 # PyPI package and the module it installs.
