@@ -5,8 +5,9 @@
 #
 # TARGET is nmea (the NMEA decoder on arbitrary bytes), yaml (every data file's loader on
 # arbitrary text), gpx (the GPX reader on arbitrary bytes), fit (the FIT reader on arbitrary
-# bytes, and on them with the CRCs made right) or control (the control socket's command
-# parser); all five when none is named. Each runs for N executions (--runs) or S
+# bytes, and on them with the CRCs made right), control (the control socket's command
+# parser) or http (the companion page's request handling: a raw request through
+# CompanionCore); all six when none is named. Each runs for N executions (--runs) or S
 # seconds (--seconds; default 60), one after the other, then a table gives each target's
 # executions, time, executions per second and crashes. Exits 1 when any target crashed.
 #
@@ -34,11 +35,11 @@ while [[ $# -gt 0 ]]; do
         --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
         --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
         -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        nmea|yaml|gpx|fit|control) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit control; --runs N, --seconds S)" >&2; exit 64 ;;
+        nmea|yaml|gpx|fit|control|http) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit control http; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit control)
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit control http)
 if [[ -z "$runs" && -z "$seconds" ]]; then
     echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
 fi
@@ -56,6 +57,7 @@ product() {
         gpx) echo FuzzGPXReader ;;
         fit) echo FuzzFITReader ;;
         control) echo FuzzControlProtocol ;;
+        http) echo FuzzCompanionHTTP ;;
     esac
 }
 
@@ -67,6 +69,7 @@ max_len() {
         gpx) echo 16384 ;;
         fit) echo 8192 ;;
         control) echo 1024 ;;
+        http) echo 16384 ;;
     esac
 }
 
@@ -154,6 +157,20 @@ seeds() {
                 printf '%s\n' "$line" > "$dir/$n"
                 n=$((n + 1))
             done ;;
+        http)
+            # Raw requests: `@S` stands for an open session's id, `@C` for its CSRF token
+            # (Fuzz/CompanionHTTP).
+            printf 'GET / HTTP/1.1\r\nHost: b\r\n\r\n' > "$dir/anonymous"
+            printf 'GET /health HTTP/1.1\r\nHost: b\r\n\r\n' > "$dir/health"
+            printf 'GET /static/../companion.js HTTP/1.1\r\nHost: b\r\n\r\n' > "$dir/static"
+            printf 'POST /login HTTP/1.1\r\nHost: b\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\npassword=fuzz-password' > "$dir/login"
+            printf 'GET /?a=1&b=%%41 HTTP/1.1\r\nHost: b\r\nCookie: x=1; pacer_session=@S\r\n\r\n' > "$dir/page"
+            printf 'GET /api/state HTTP/1.1\r\nCookie: pacer_session=@S\r\n\r\n' > "$dir/api"
+            printf 'POST /command/waypoint HTTP/1.1\r\nHost: b\r\nOrigin: http://b\r\nCookie: pacer_session=@S\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\ncsrf=@C&label=Gate+%%C3%%A9' > "$dir/command"
+            printf 'POST /api/command/pause HTTP/1.1\r\nX-CSRF-Token: @C\r\nCookie: pacer_session=@S\r\n\r\n' > "$dir/api-command"
+            printf 'POST /command/stop HTTP/1.1\r\nCookie: pacer_session=@S\r\nContent-Type: multipart/form-data; boundary=XX\r\n\r\n--XX\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n@C\r\n--XX\r\nContent-Disposition: form-data; name="file"; filename="a.gpx"\r\nContent-Type: application/gpx+xml\r\n\r\n<gpx/>\r\n--XX--\r\n' > "$dir/multipart"
+            printf 'POST /logout HTTP/1.1\r\nCookie: pacer_session=@S\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\ncsrf=@C' > "$dir/logout"
+            ;;
     esac
 }
 

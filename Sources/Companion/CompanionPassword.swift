@@ -97,6 +97,20 @@ public struct CompanionPassword: Sendable {
         return hash
     }
 
+    /// `password` hashed with a given crypt setting (`$5$rounds=1000$salt`: a cheap one for
+    /// the fuzz target, which logs in thousands of times a second); nil when crypt does not
+    /// know the setting.
+    public static func hash(_ password: String, setting: String) -> String? { crypt(password, setting: setting) }
+
+    /// Stores a hash made elsewhere (`hash(_:setting:)`), as `set` stores its own.
+    public func store(hash: String) throws(Failure) {
+        guard hash.hasPrefix("$"), !hash.contains("\n") else { throw Failure("not a crypt hash") }
+        guard FileManager.default.createFile(atPath: path, contents: Data((hash + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("\(path): could not be written")
+        }
+    }
+
     /// crypt_r(3): nil when the setting is not one it knows (it answers `*…`).
     static func crypt(_ password: String, setting: String) -> String? {
         let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
