@@ -61,7 +61,8 @@ enum CompanionAssets {
           document.querySelectorAll(".controls form").forEach(function (form) {
             form.addEventListener("submit", function (event) {
               event.preventDefault();
-              fetch(form.action, { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+              // The same command at its JSON twin: /command/NAME -> /api/command/NAME.
+              fetch("/api" + form.getAttribute("action"), { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
                                    headers: { "Accept": "application/json" } })
                 .then(function (response) { return response.json(); })
                 .then(function (answer) {

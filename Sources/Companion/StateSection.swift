@@ -101,14 +101,14 @@ public struct StateSection: CompanionSection {
         for field in fields(json) {
             body += "<dt>\(CompanionHTML.escape(field.label))</dt><dd id=\"\(field.id)\">\(CompanionHTML.escape(field.value))</dd>"
         }
-        body += "</dl><p class=\"controls\" id=\"controls\">"
+        body += "</dl><div class=\"controls\" id=\"controls\">"
         for entry in commands {
             let content = entry.name == "waypoint"
                 ? "<input type=\"text\" name=\"label\" id=\"waypoint-label\" maxlength=\"60\" placeholder=\"label\"/>" : ""
             body += CompanionHTML.form(action: "/command/\(entry.name)", csrf: csrf, content: content, button: entry.label,
                                        id: "command-\(entry.name)")
         }
-        body += "</p><p>Answer: <span id=\"reply\"></span> · updated <span id=\"updated\">–</span></p>"
+        body += "</div><p>Answer: <span id=\"reply\"></span> · updated <span id=\"updated\">–</span></p>"
         body += "<pre id=\"raw\">\(CompanionHTML.escape(json))</pre>"
         return body
     }

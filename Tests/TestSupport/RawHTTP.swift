@@ -30,7 +30,7 @@ public struct ConnectionRefused: Error, CustomStringConvertible {
 public enum RawHTTP {
     /// Sends `request` (the whole of it: request line, headers, body) to 127.0.0.1:`port`
     /// and reads the answer until the server closes (send `Connection: close`).
-    public static func exchange(port: Int, _ request: [UInt8], timeout: Double = 10) async throws -> RawHTTPResponse {
+    public static func exchange(port: Int, _ request: [UInt8], timeout: Double = 60) async throws -> RawHTTPResponse {
         try await offThePool { try exchangeNow(port: port, request, timeout: timeout) }
     }
 
