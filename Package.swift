@@ -43,7 +43,8 @@ let package = Package(
         // Hardware abstraction layer: one small protocol per peripheral.
         .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
-        // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them.
+        // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them (and
+        // Companion libxcrypt, below).
         .systemLibrary(
             name: "CGPS", pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]),
