@@ -72,6 +72,18 @@ public final class CompanionCore: Sendable {
         self.limiter = LoginLimiter(clock: clock)
     }
 
+    /// The largest body of a login (a password is at most 256 bytes).
+    public static let loginLimit = 4096
+
+    /// Whether a `Cookie` header holds a live session (the server reads a body only then,
+    /// so that no one without the password makes the board hold megabytes).
+    public func isLoggedIn(cookieHeader: String?) -> Bool {
+        guard let id = FormDecoding.cookies(cookieHeader ?? "")[Self.cookieName], CompanionSessions.isWellFormed(id) else {
+            return false
+        }
+        return sessions.use(id) != nil
+    }
+
     /// The largest body a request with this Content-Type may have.
     public static func bodyLimit(contentType: String?) -> Int {
         contentType.map(FormDecoding.mediaType) == "multipart/form-data" ? uploadLimit : formLimit

@@ -105,8 +105,9 @@ struct CompanionContext: RequestContext {
 }
 
 /// Hummingbird's side: the body read up to its limit (refused with 413 from its
-/// Content-Length before any of it is read, or as soon as it passes the limit), the
-/// request handed to the core, its answer written back.
+/// Content-Length before any of it is read, or as soon as it passes the limit; not read at
+/// all without a session, but for a login's), the request handed to the core, its answer
+/// written back.
 struct CompanionResponder: HTTPResponder {
     typealias Context = CompanionContext
     let core: CompanionCore
@@ -124,18 +125,27 @@ struct CompanionResponder: HTTPResponder {
         }
         // HTTPTypes keeps the Host header as the request's authority.
         if let authority = request.head.authority { headers["host"] = authority }
-        let limit = CompanionCore.bodyLimit(contentType: headers["content-type"])
-        if let length = headers["content-length"].flatMap({ Int($0) }), length > limit {
-            return Self.tooLarge(limit)
-        }
-        let body: [UInt8]
-        do {
-            let buffer = try await request.collectBody(upTo: limit)
-            body = Array(buffer.readableBytesView)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            return Self.tooLarge(limit)
-        }
         let target = request.head.path ?? "/"
+        // Without a session only a login's body is read (and a small one): the rest answer
+        // 401 before a byte of theirs is taken.
+        let limit: Int
+        if core.isLoggedIn(cookieHeader: headers["cookie"]) {
+            limit = CompanionCore.bodyLimit(contentType: headers["content-type"])
+        } else {
+            limit = target.prefix { $0 != "?" } == "/login" ? CompanionCore.loginLimit : 0
+        }
+        var body: [UInt8] = []
+        if limit > 0 {
+            if let length = headers["content-length"].flatMap({ Int($0) }), length > limit {
+                return Self.tooLarge(limit)
+            }
+            do {
+                let buffer = try await request.collectBody(upTo: limit)
+                body = Array(buffer.readableBytesView)
+            } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+                return Self.tooLarge(limit)
+            }
+        }
         let answer = await core.respond(CompanionHTTPRequest(
             method: request.method.rawValue, target: target, headers: headers, body: body,
             remoteAddress: context.remoteAddress))

@@ -207,6 +207,14 @@ struct CompanionServerTests {
         let streamed = try await RawHTTP.exchange(port: f.port, chunked)
         #expect(streamed.status == 413)
         #expect(f.device.sent.withLock { $0.isEmpty })
+        // Without a session nothing is read: 401 at once, whatever the length; a login's
+        // body is small.
+        let anonymous = try await RawHTTP.exchange(port: f.port, Array((
+            "POST /probe/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: \(CompanionCore.uploadLimit)\r\n\r\n").utf8))
+        #expect(anonymous.status == 401)
+        let login = try await f.post("/login", form: "password=" + String(repeating: "x", count: CompanionCore.loginLimit))
+        #expect(login.status == 413)
         // Within the limit it is taken.
         let fine = try await f.post("/command/pause", cookie: cookie, form: "csrf=\(csrf)&pad=" + String(repeating: "a", count: 100_000))
         #expect(fine.status == 303)
