@@ -20,8 +20,12 @@ public final class CompanionServer: Sendable {
     private let logger: Logger
     private let running = Mutex<(task: Task<Void, Never>?, port: Int?)>((nil, nil))
 
+    /// `password`: the hash file (default: the settings' `passwordFile`, set from the data
+    /// folder; none: the page asks for one to be set).
     public init(settings: CompanionSettings, sections: [any CompanionSection], device: any CompanionDevice,
-                password: CompanionPassword, logger: Logger, clock: @escaping CompanionClock, version: String = "unknown") {
+                password: CompanionPassword? = nil, logger: Logger, clock: @escaping CompanionClock,
+                version: String = "unknown") {
+        let password = password ?? CompanionPassword(path: settings.passwordFile ?? "/nonexistent/companion.passwd")
         self.settings = settings
         self.logger = logger
         self.core = CompanionCore(sections: sections, device: device, password: password, logger: logger, clock: clock,

@@ -11,6 +11,9 @@ public struct CompanionSettings: Hashable, Sendable {
     /// The page stays on while a workout runs (`during_workout: on`); off by default, which
     /// saves the energy its server and the radio would spend.
     public var duringWorkout = false
+    /// The password's hash file (`DATA_DIR/companion.passwd`): not in the block, set from the
+    /// settings' data folder when they are read.
+    public var passwordFile: String?
 
     public init(listen: (host: String, port: Int)? = nil, duringWorkout: Bool = false) {
         self.host = listen?.host

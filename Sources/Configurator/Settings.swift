@@ -12,7 +12,10 @@ public struct Settings: Hashable, Sendable {
     public var buzzer: DeviceURI
     public var battery: DeviceURI
     public var profile: String
-    public var dataDirectory: String
+    public var dataDirectory: String {
+        // The companion page's password lives in the data folder, wherever it is moved to.
+        didSet { companion.passwordFile = Self.companionPasswordFile(in: dataDirectory) }
+    }
     public var hardwareDirectory: String
     /// The device build (`Hardware/builds/NAME.yaml`): the board, GPS module, buzzer and
     /// battery whose currents the energy model charges. Nil: no energy model.
@@ -63,6 +66,12 @@ public struct Settings: Hashable, Sendable {
         self.dataDirectory = dataDirectory
         self.hardwareDirectory = hardwareDirectory
         self.source = source
+        self.companion.passwordFile = Self.companionPasswordFile(in: dataDirectory)
+    }
+
+    /// `DATA_DIR/companion.passwd`.
+    static func companionPasswordFile(in dataDirectory: String) -> String {
+        (dataDirectory as NSString).appendingPathComponent("companion.passwd")
     }
 
     /// Command-line values that replace the file's.
@@ -218,6 +227,7 @@ public struct Settings: Hashable, Sendable {
         settings.radio = radio
         settings.speech = speech
         settings.companion = companion
+        settings.companion.passwordFile = Self.companionPasswordFile(in: data)
         settings.profileFromCommandLine = overrides.profile != nil
         // The device's own changes (the companion page, `pacer settings set`) over the file.
         let overlay = DeviceOverlay.path(dataDirectory: data)

@@ -75,8 +75,11 @@ struct CompanionPartsTests {
             hardware_dir: /tmp/h
 
             """
-        let plain = try Settings.load(file: "s.yaml", text: base)
+        var plain = try Settings.load(file: "s.yaml", text: base)
         #expect(plain.companion.listen == nil && !plain.companion.duringWorkout)
+        #expect(plain.companion.passwordFile == "/tmp/x/companion.passwd")
+        plain.dataDirectory = "/var/lib/pacer"
+        #expect(plain.companion.passwordFile == "/var/lib/pacer/companion.passwd", "moved with --data-dir")
         let on = try Settings.load(file: "s.yaml", text: base + "companion: {listen: 0.0.0.0:8080, during_workout: on}\n")
         #expect(on.companion.host == "0.0.0.0" && on.companion.port == 8080 && on.companion.duringWorkout)
         let none = try Settings.load(file: "s.yaml", text: base + "companion:\n  listen: none\n  during_workout: off\n")
