@@ -14,8 +14,10 @@ enum CompanionAssets {
         main { padding: 1em; max-width: 48em; }
         .notice { background: #e3f4e1; border: 1px solid #9ccc95; padding: .5em; }
         .refused { background: #fbe3e3; border: 1px solid #d89a9a; padding: .5em; }
-        dl#state { display: grid; grid-template-columns: max-content auto; gap: .3em 1em; }
+        dl#live { display: grid; grid-template-columns: max-content auto; gap: .3em 1em; }
         dt { font-weight: bold; }
+        dd { margin: 0; }
+        pre { white-space: pre-wrap; word-break: break-all; }
         .controls form { display: inline-block; margin: .2em; }
         button { font-size: 1.05em; padding: .4em .9em; }
         input { font-size: 1.05em; padding: .3em; }
