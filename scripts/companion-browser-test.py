@@ -47,6 +47,9 @@ class Failed(Exception):
     pass
 
 
+STEPS = []
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -90,7 +93,7 @@ class Page:
         return result.get("result", {}).get("value")
 
     def loaded(self):
-        """Waits for the next load of the tab."""
+        """Waits for the next load of the tab (the failure says after which steps)."""
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             for i, event in enumerate(self.browser.events):
@@ -98,7 +101,8 @@ class Page:
                     event["method"] = "Page.loadEventFired (seen)"
                     return
             self.browser.wait_for("Page.loadEventFired", 0.2)
-        raise Failed("the page did not load within %d s" % self.timeout)
+        raise Failed("the page did not load within %d s (at %s, after: %s)"
+                     % (self.timeout, self.evaluate("location.href"), "; ".join(STEPS)))
 
     def go(self, path):
         navigation = self.call("Page.navigate", {"url": self.base + path})
@@ -114,6 +118,12 @@ class Page:
         if not clicked:
             raise Failed("no %s on %s" % (button, self.evaluate("location.pathname")))
         self.loaded()
+
+    def click(self, selector):
+        """Presses a button the page's script answers in place (no new page)."""
+        if not self.evaluate("(() => { const b = document.querySelector(%s); if (!b) return false; b.click(); return true })()"
+                             % json.dumps(selector)):
+            raise Failed("no %s on %s" % (selector, self.evaluate("location.pathname")))
 
     def fill(self, selector, value):
         if not self.evaluate("(() => { const e = document.querySelector(%s); if (!e) return false; e.value = %s; return true })()"
@@ -167,7 +177,7 @@ def run(args):
         "gps: file:%s/Hardware/recordings/track-loop.nmea?pace=clock" % ROOT,
         'buzzer: "null"',
         "battery: sim",
-        "profile: medium",
+        "profile: high",
         "data_dir: %s" % data,
         "hardware_dir: %s/Hardware" % ROOT,
         "companion:",
@@ -175,6 +185,7 @@ def run(args):
         "  during_workout: on",
         ""]))
     pacer = [str(pathlib.Path(args.pacer).resolve())]
+    data.mkdir(parents=True)
     subprocess.run(pacer + ["companion", "password", "--config", str(settings)], input=PASSWORD + "\n",
                    text=True, check=True, capture_output=True)
     device_log = open(work / "device.log", "w")
@@ -195,6 +206,8 @@ def run(args):
                     raise Failed("the page never answered /health on %s (device log: %s)" % (base, work / "device.log"))
                 time.sleep(0.2)
         steps.append("health: %s" % health.get("state"))
+        global STEPS
+        STEPS = steps
 
         browser = devtools.Browser(args.chromium, profile)
         downloads = work / "downloads"
@@ -211,7 +224,7 @@ def run(args):
         page.fill("#password", "not the password")
         page.submit("form#login")
         if page.text("form#login") is None or page.text("#refused") is None:
-            raise Failed("a wrong password was not refused with a message")
+            raise Failed("a wrong password was not refused with a message: %s" % page.text("body"))
         page.fill("#password", PASSWORD)
         page.submit("form#login")
         page.wait_text("#state", lambda s: s.strip() in ("searching", "ready"), "the live state after login", 20)
@@ -226,12 +239,14 @@ def run(args):
         if "Canal loop" not in (page.text("main") or ""):
             raise Failed("the uploaded route is not listed: %r" % (page.text("#notice") or page.text("#refused")))
         page.shot("routes")
-        page.submit("form.follow-route", "form.follow-route button")
+        page.submit("form#follow", "form#follow button")
+        if "Canal loop" not in (page.text("#following") or ""):
+            raise Failed("the routes page does not say the next workout follows it: %r" % page.text("main"))
         steps.append("route uploaded and chosen: %s" % (page.text("#notice") or "").strip())
 
         # 3. A plan activated.
         page.go("/plans")
-        page.submit("form.activate-plan", "form.activate-plan button")
+        page.submit("form#form-activate-bundled-easy-run-yaml", "button#activate-bundled-easy-run-yaml")
         notice = (page.text("#notice") or "").strip()
         if not notice:
             raise Failed("activating a plan said nothing: %r" % page.text("#refused"))
@@ -246,10 +261,10 @@ def run(args):
             raise Failed("pacer ctl press short: %s" % press.stderr.strip())
         page.wait_text("#state", lambda s: s.strip() == "running", "the live state after the press", 15)
         first = page.wait_text("#distance", lambda s: "km" in s, "the live distance", 15)
-        time.sleep(6)
+        time.sleep(22)  # the high profile keeps a point every 10 s: three or more in the FIT
         later = page.wait_text("#distance", lambda s: "km" in s and s != first, "the live distance growing", 15)
         page.shot("running")
-        page.submit("form#command-stop")
+        page.click("form#command-stop button")
         page.wait_text("#state", lambda s: s.strip() == "ready", "the live state after Stop", 20)
         steps.append("workout started by a press, watched (%s then %s), stopped from the page" % (first.strip(), later.strip()))
 
@@ -270,7 +285,9 @@ def run(args):
                 fit = done[0]
         if fit is None:
             raise Failed("the FIT download (%s) did not arrive" % link)
-        dump = subprocess.run([sys.executable, str(ROOT / "scripts/fit-dump.py"), str(fit)], capture_output=True, text=True)
+        # The system's python3, where scripts/setup.sh installs the SDK.
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        dump = subprocess.run([python, str(ROOT / "scripts/fit-dump.py"), str(fit)], capture_output=True, text=True)
         if dump.returncode != 0:
             raise Failed("fit-dump.py: %s" % dump.stderr.strip())
         read = json.loads(dump.stdout)

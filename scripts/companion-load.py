@@ -128,6 +128,7 @@ def main():
         'buzzer: "null"', "battery: sim", "profile: medium",
         "data_dir: %s" % data, "hardware_dir: %s/Hardware" % ROOT,
         "companion:", "  listen: 127.0.0.1:%d" % port, "  during_workout: on", ""]))
+    data.mkdir(parents=True)
     subprocess.run(pacer + ["companion", "password", "--config", str(settings)], input=PASSWORD + "\n",
                    text=True, check=True, capture_output=True)
     subprocess.run(pacer + ["plan", "activate", "easy-run", "--config", str(settings)], check=True, capture_output=True)

@@ -117,8 +117,8 @@ public func fuzzCompanionHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     if !loggedIn, !isPublic, response.status == 200 {
         fatalError("\(request.method) \(request.target) answered 200 without a login")
     }
-    // Nothing but the two compiled-in files under /static/.
-    if path.hasPrefix("/static/"), response.status == 200, !["/static/companion.js", "/static/companion.css"].contains(path) {
+    // Nothing but the compiled-in files under /static/.
+    if path.hasPrefix("/static/"), response.status == 200, !["/static/companion.js", "/static/companion.css", "/static/icon.svg"].contains(path) {
         fatalError("\(path) served")
     }
     // A change without the token is never done: the device answers "ok" only to a command.

@@ -4,7 +4,15 @@ enum CompanionAssets {
     static let files: [String: (contentType: String, body: String)] = [
         "companion.css": ("text/css; charset=utf-8", css),
         "companion.js": ("text/javascript; charset=utf-8", script),
+        "icon.svg": ("image/svg+xml", icon),
     ]
+
+    /// The tab's icon (else a browser asks for /favicon.ico, which is not served): a pace
+    /// arrow in a circle.
+    static let icon = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#1d6fb8"/>\
+        <path d="M9 21 L16 9 L23 21 Z" fill="#fff"/></svg>
+        """
 
     static let css = """
         body { font-family: system-ui, sans-serif; margin: 0; color: #1d2733; background: #f6f7f9; }
@@ -18,6 +26,7 @@ enum CompanionAssets {
         dt { font-weight: bold; }
         dd { margin: 0; }
         pre { white-space: pre-wrap; word-break: break-all; }
+        table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse; }
         .controls form { display: inline-block; margin: .2em; }
         button { font-size: 1.05em; padding: .4em .9em; }
         input { font-size: 1.05em; padding: .3em; }

@@ -103,7 +103,7 @@ public final class CompanionCore: Sendable {
         set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
         set("X-Frame-Options", "DENY")
         set("X-Content-Type-Options", "nosniff")
-        set("Referrer-Policy", "no-referrer")
+        set("Referrer-Policy", "same-origin")
         set("Cache-Control", "no-store")
     }
 
@@ -149,6 +149,9 @@ public final class CompanionCore: Sendable {
         }
         guard let session else {
             if path.hasPrefix("/api/") { return json(401, "{\"error\":\"login needed\"}") }
+            // A page asked for without a login goes to the login page, as a browser expects
+            // (a 401 page is an error in its console); a change without one is refused.
+            if request.method == "GET" { return redirect("/login") }
             return loginPage(status: 401, message: nil)
         }
 
@@ -352,6 +355,7 @@ public final class CompanionCore: Sendable {
             <meta name="viewport" content="width=device-width, initial-scale=1"/>\
             <title>\(CompanionHTML.escape(title)) · Pacer</title>\
             <link rel="stylesheet" href="/static/companion.css"/>\
+            <link rel="icon" type="image/svg+xml" href="/static/icon.svg"/>\
             <script src="/static/companion.js" defer></script></head>
             <body><header><strong>Pacer</strong>\(menu)</header>
             <main><h1>\(CompanionHTML.escape(title))</h1>

@@ -13,7 +13,7 @@ public final class CompanionServer: Sendable {
     /// A connection with nothing sent for this long is closed.
     public static let idleTimeoutSeconds: Int64 = 30
     /// At most this many connections at once (a phone opens a few).
-    public static let maximumConnections = 32
+    public static let maximumConnections = 64
 
     public let core: CompanionCore
     private let settings: CompanionSettings
@@ -52,7 +52,7 @@ public final class CompanionServer: Sendable {
             responder: responder,
             server: .http1(configuration: httpConfiguration),
             configuration: .init(
-                address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 16,
+                address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 64,
                 availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? listen.port)) },
             logger: Self.quiet(logger))

@@ -1,4 +1,5 @@
 import Configurator
+import PacerCore
 import Foundation
 import HAL
 
@@ -116,7 +117,20 @@ public struct StateSection: CompanionSection {
 
 /// Every section of the page, in the menu's order: the one place the device builds them.
 public enum CompanionSections {
-    public static func all(device: any CompanionDevice, settings: Settings) -> [any CompanionSection] {
-        [StateSection(device: device)]
+    /// `settings`: the device's at power-on; `reload`: the settings read again (with the data
+    /// folder's `device.yaml`), for the pages that show or change them; `settingsPath`: the
+    /// settings file (`--config`), for the hardware check; `now`: the wall clock's time.
+    public static func all(device: any CompanionDevice, settings: Settings,
+                           reload: @escaping @Sendable () throws -> Settings, settingsPath: String?,
+                           version: String, now: @escaping @Sendable () -> UTCTimestamp) -> [any CompanionSection] {
+        var sections: [any CompanionSection] = [StateSection(device: device)]
+        sections += RecordsSections.make(device: device, settings: settings, settingsPath: settingsPath,
+                                         version: version, now: now)
+        sections += [
+            PlansSection(device: device, settings: reload, now: now),
+            AthleteSection(device: device, now: now),
+            DeviceSettingsSection(device: device, settings: reload),
+        ] as [any CompanionSection]
+        return sections
     }
 }

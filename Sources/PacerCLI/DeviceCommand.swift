@@ -139,7 +139,15 @@ struct DeviceCommand: ParsableCommand {
             let password = CompanionPassword(dataDirectory: settings.dataDirectory)
             let origin = ContinuousClock.now
             let server = CompanionServer(
-                settings: settings.companion, sections: CompanionSections.all(device: device, settings: settings),
+                settings: settings.companion,
+                sections: CompanionSections.all(
+                    device: device, settings: settings,
+                    reload: { [device = self.device, source, dataDir] in
+                        var reread = try device.settings(gps: source)
+                        if let dataDir { reread.dataDirectory = dataDir }
+                        return reread
+                    },
+                    settingsPath: self.device.settingsFile.config, version: PacerVersion.number, now: { WallClock.now }),
                 device: device, password: password, logger: logger,
                 clock: {
                     let elapsed = ContinuousClock.now - origin

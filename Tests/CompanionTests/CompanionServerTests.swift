@@ -13,14 +13,16 @@ struct CompanionServerTests {
     @Test func withoutALoginOnlyTheLoginPageAnd401() async throws {
         let f = try await Fixture.started()
         defer { Task { await f.server.stop() } }
-        let page = try await f.get("/")
-        #expect(page.status == 401)
+        let asked = try await f.get("/")
+        #expect(asked.status == 303 && asked.header("location") == "/login", "a page without a login goes to it")
+        let page = try await f.get("/login")
+        #expect(page.status == 200)
         #expect(page.text.contains("<form method=\"post\" action=\"/login\" id=\"login\">"))
         #expect(!page.text.contains("Easy run"), "nothing of the device without a login")
         let api = try await f.get("/api/state")
         #expect(api.status == 401 && api.text == "{\"error\":\"login needed\"}")
         let probe = try await f.get("/probe")
-        #expect(probe.status == 401 && !probe.text.contains("probe page"))
+        #expect(probe.status == 303 && !probe.text.contains("probe page"))
         let change = try await f.post("/command/start", form: "csrf=x")
         #expect(change.status == 401)
         #expect(f.device.sent.withLock { $0.isEmpty })
@@ -114,11 +116,13 @@ struct CompanionServerTests {
         #expect(page.header("content-security-policy")?.hasPrefix("default-src 'self'") == true)
         #expect(page.header("x-frame-options") == "DENY")
         #expect(page.header("x-content-type-options") == "nosniff")
-        #expect(page.header("referrer-policy") == "no-referrer")
+        #expect(page.header("referrer-policy") == "same-origin")
         #expect(page.header("cache-control") == "no-store")
         // A cookie that is not a session's is no login.
-        #expect(try await f.get("/", cookie: String(repeating: "a", count: 64)).status == 401)
-        #expect(try await f.get("/", cookie: "../../etc").status == 401)
+        #expect(try await f.get("/", cookie: String(repeating: "a", count: 64)).status == 303)
+        #expect(try await f.get("/", cookie: "../../etc").status == 303)
+        let icon = try await f.get("/static/icon.svg")
+        #expect(icon.status == 200 && icon.header("content-type") == "image/svg+xml" && icon.text.hasPrefix("<svg"))
     }
 
     @Test func aSessionUnusedFor12HoursEnds() async throws {
@@ -130,7 +134,7 @@ struct CompanionServerTests {
         f.clock.advance(11 * 3600)
         #expect(try await f.get("/", cookie: cookie).status == 200)
         f.clock.advance(12 * 3600 + 1)
-        #expect(try await f.get("/", cookie: cookie).status == 401)
+        #expect(try await f.get("/", cookie: cookie).status == 303, "ended: back to the login")
     }
 
     @Test func atMost16SessionsTheLeastRecentlyUsedDropped() {
@@ -182,7 +186,7 @@ struct CompanionServerTests {
         let logout = try await f.post("/logout", cookie: cookie, form: "csrf=\(csrf)")
         #expect(logout.status == 303 && logout.header("location") == "/login")
         #expect(logout.header("set-cookie")?.contains("Max-Age=0") == true)
-        #expect(try await f.get("/", cookie: cookie).status == 401)
+        #expect(try await f.get("/", cookie: cookie).status == 303)
     }
 
     @Test func bodiesOverTheLimitAre413BeforeBeingRead() async throws {

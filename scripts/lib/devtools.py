@@ -176,7 +176,10 @@ def problems(browser, session, url=None, self_contained=False, allowed_statuses=
             entry = params.get("entry", {})
             message = "%s message (%s): %s%s" % (entry.get("level"), entry.get("source"), entry.get("text"),
                                                  " " + entry["url"] if entry.get("url") else "")
-            if entry.get("level") == "error":
+            expected = entry.get("source") == "network" and any(
+                ("status of %d" % st) in (entry.get("text") or "") and (entry.get("url") or "").endswith(sfx)
+                for st, sfx in allowed_statuses)
+            if entry.get("level") == "error" and not expected:
                 problems.append("console " + message)
             elif entry.get("level") == "warning":
                 notes.append("console " + message)
