@@ -125,7 +125,7 @@ def main():
     settings = work / "pacer.yaml"
     settings.write_text("\n".join([
         "gps: file:%s/Hardware/recordings/track-loop.nmea?pace=clock" % ROOT,
-        'buzzer: "null"', "battery: sim", "profile: medium",
+        'buzzer: "null"', "battery: sim", "profile: high",
         "data_dir: %s" % data, "hardware_dir: %s/Hardware" % ROOT,
         "companion:", "  listen: 127.0.0.1:%d" % port, "  during_workout: on", ""]))
     data.mkdir(parents=True)
@@ -143,7 +143,7 @@ def main():
         status, text = ctl(pacer, sock, "start")
         if status != 0:
             raise SystemExit("companion-load: pacer ctl start: %s" % text)
-        wait_state(pacer, sock, "running", 10)
+        wait_state(pacer, sock, "phase ", 10)  # a running workout's status line: 00:00:10  phase 1/3 …
         started = time.monotonic()
         env = dict(os.environ, PACER_COOKIE=cookie)
         wrk = subprocess.run(["wrk", "-t", "2", "-c", str(args.clients), "-d", "%ds" % args.seconds, "--latency",
@@ -153,7 +153,7 @@ def main():
             raise SystemExit("companion-load: wrk: %s" % wrk.stderr.strip())
         figures = wrk_figures(wrk.stdout)
         status, line = ctl(pacer, sock, "status")
-        if "running" not in line:
+        if "phase " not in line:
             failures.append("the workout was not running at the end of the load: %s" % line)
         status, text = ctl(pacer, sock, "stop")
         wait_state(pacer, sock, "ready", 20)
@@ -198,7 +198,7 @@ def main():
         failures.append("wrk made no request")
     if loop and float(loop.group(4)) > args.late_ms:
         failures.append("the loop began a task %s ms late (at most %g ms)" % (loop.group(4), args.late_ms))
-    if not activity or points < 10:
+    if not activity or points < 4 or cues < 1:
         failures.append("the workout was not stored with its points")
     if failures:
         for failure in failures:

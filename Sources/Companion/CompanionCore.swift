@@ -185,7 +185,9 @@ public final class CompanionCore: Sendable {
         case .wrongMethod:
             return refused(405, "\(request.method) is not how \(path.prefix(200)) is used", session: session)
         case .found(let route, let parameters):
-            if !route.allowedDuringWorkout, device.workoutRunning {
+            // While a workout runs nothing changes but what the button could do; reading a
+            // page changes nothing, and is answered.
+            if route.method == .post, !route.allowedDuringWorkout, device.workoutRunning {
                 return refused(409, "a workout is running: this waits until it ends (only what the button does works now)",
                                session: session)
             }
