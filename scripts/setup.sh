@@ -21,6 +21,8 @@
 #                    console error, exception or failed request fails the test (scripts/check-page.py)
 #   fonts-dejavu-core  the font the reports ask for and whose widths the charts measure labels with
 #   python3-pip      pip, for the Python packages Debian does not package (below)
+#   wrk              an HTTP load generator: CI's load test of the companion page
+#                    (scripts/companion-load.py, 50 clients for 60 s while a workout runs)
 #
 # And from PyPI, into the system's python3 (/usr/bin/python3, which the tests run):
 #   garmin-fit-sdk   Garmin's FIT SDK for Python: an independent reader of the FIT files Pacer
@@ -28,7 +30,7 @@
 set -euo pipefail
 
 PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
-    chromium fonts-dejavu-core python3-pip)
+    chromium fonts-dejavu-core python3-pip wrk)
 
 # PyPI package and the module it installs.
 PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk")
