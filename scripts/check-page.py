@@ -33,13 +33,10 @@ import argparse
 import base64
 import fcntl
 import html.parser
-import json
 import os
 import shutil
-import signal
 import sys
 import tempfile
-import time
 import pathlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))

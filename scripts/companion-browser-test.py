@@ -28,8 +28,6 @@ import json
 import os
 import pathlib
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +35,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import companion_device  # noqa: E402  (scripts/lib/companion_device.py)
 import devtools  # noqa: E402  (scripts/lib/devtools.py)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -50,10 +49,6 @@ class Failed(Exception):
 STEPS = []
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def route_gpx(path):
@@ -168,29 +163,11 @@ class Page:
 
 def run(args):
     work = pathlib.Path(tempfile.mkdtemp(prefix="pacer-companion-"))
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    sock = "/tmp/pacer-companion-%d.sock" % os.getpid()
-    data = work / "data"
-    settings = work / "pacer.yaml"
-    settings.write_text("\n".join([
-        "gps: file:%s/Hardware/recordings/track-loop.nmea?pace=clock" % ROOT,
-        'buzzer: "null"',
-        "battery: sim",
-        "profile: high",
-        "data_dir: %s" % data,
-        "hardware_dir: %s/Hardware" % ROOT,
-        "companion:",
-        "  listen: 127.0.0.1:%d" % port,
-        "  during_workout: on",
-        ""]))
     pacer = [str(pathlib.Path(args.pacer).resolve())]
-    data.mkdir(parents=True)
-    subprocess.run(pacer + ["companion", "password", "--config", str(settings)], input=PASSWORD + "\n",
-                   text=True, check=True, capture_output=True)
-    device_log = open(work / "device.log", "w")
-    device = subprocess.Popen(pacer + ["device", "--config", str(settings), "--socket", sock],
-                              stdout=device_log, stderr=subprocess.STDOUT)
+    # The high profile keeps a point every 10 s: a short run has a few for its FIT.
+    device = companion_device.Device(pacer, ROOT, work, "high", PASSWORD)
+    base = device.base
+    device.start()
     profile = tempfile.mkdtemp(prefix="pacer-companion-chromium-")
     browser = None
     steps = []
@@ -202,8 +179,8 @@ def run(args):
                     health = json.loads(r.read())
                     break
             except OSError:
-                if time.monotonic() > deadline or device.poll() is not None:
-                    raise Failed("the page never answered /health on %s (device log: %s)" % (base, work / "device.log"))
+                if time.monotonic() > deadline or device.process.poll() is not None:
+                    raise Failed("the page never answered /health on %s (device log: %s)" % (base, device.log_path))
                 time.sleep(0.2)
         steps.append("health: %s" % health.get("state"))
         global STEPS
@@ -256,9 +233,9 @@ def run(args):
         # 4. The workout: started by a press, watched live, stopped from the page.
         page.go("/")
         page.wait_text("#state", lambda s: s.strip() == "ready", "the device before the press", 30)
-        press = subprocess.run(pacer + ["ctl", "press", "short", "--socket", sock], capture_output=True, text=True)
-        if press.returncode != 0:
-            raise Failed("pacer ctl press short: %s" % press.stderr.strip())
+        status, answer = device.ctl("press", "short")
+        if status != 0:
+            raise Failed("pacer ctl press short: %s" % answer)
         page.wait_text("#state", lambda s: s.strip() == "running", "the live state after the press", 15)
         first = page.wait_text("#distance", lambda s: "km" in s, "the live distance", 15)
         time.sleep(22)  # the high profile keeps a point every 10 s: three or more in the FIT
@@ -311,17 +288,7 @@ def run(args):
         if browser:
             browser.close()
         shutil.rmtree(profile, ignore_errors=True)
-        if device.poll() is None:
-            device.send_signal(signal.SIGTERM)
-            try:
-                device.wait(20)
-            except subprocess.TimeoutExpired:
-                device.kill()
-        device_log.close()
-        try:
-            os.unlink(sock)
-        except OSError:
-            pass
+        device.switch_off()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:

@@ -23,12 +23,9 @@ or when the loop began a task more than --late-ms late (default 100 ms: a cue a 
 second late is not heard as late).
 """
 import argparse
-import json
 import os
 import pathlib
 import re
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -37,14 +34,13 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import companion_device  # noqa: E402  (scripts/lib/companion_device.py)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PASSWORD = "load test password"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -70,16 +66,11 @@ def login(base):
     raise SystemExit("companion-load: the login gave no session cookie")
 
 
-def ctl(pacer, sock, *words):
-    run = subprocess.run(pacer + ["ctl", *words, "--socket", sock], capture_output=True, text=True)
-    return run.returncode, (run.stdout + run.stderr).strip()
-
-
-def wait_state(pacer, sock, word, seconds):
+def wait_state(device, word, seconds):
     deadline = time.monotonic() + seconds
     text = ""
     while time.monotonic() < deadline:
-        status, text = ctl(pacer, sock, "status")
+        status, text = device.ctl("status")
         if status == 0 and word in text:
             return text
         time.sleep(0.3)
@@ -118,32 +109,18 @@ def main():
     args = parser.parse_args()
     pacer = [str(pathlib.Path(args.pacer).resolve())]
     work = pathlib.Path(tempfile.mkdtemp(prefix="pacer-load-"))
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    sock = "/tmp/pacer-load-%d.sock" % os.getpid()
-    data = work / "data"
-    settings = work / "pacer.yaml"
-    settings.write_text("\n".join([
-        "gps: file:%s/Hardware/recordings/track-loop.nmea?pace=clock" % ROOT,
-        'buzzer: "null"', "battery: sim", "profile: high",
-        "data_dir: %s" % data, "hardware_dir: %s/Hardware" % ROOT,
-        "companion:", "  listen: 127.0.0.1:%d" % port, "  during_workout: on", ""]))
-    data.mkdir(parents=True)
-    subprocess.run(pacer + ["companion", "password", "--config", str(settings)], input=PASSWORD + "\n",
-                   text=True, check=True, capture_output=True)
-    subprocess.run(pacer + ["plan", "activate", "easy-run", "--config", str(settings)], check=True, capture_output=True)
-    log_path = work / "device.log"
-    log = open(log_path, "w")
-    device = subprocess.Popen(pacer + ["device", "--config", str(settings), "--socket", sock],
-                              stdout=log, stderr=subprocess.STDOUT)
+    device = companion_device.Device(pacer, ROOT, work, "high", PASSWORD)
+    base, data, log_path = device.base, device.data, device.log_path
+    device.run("plan", "activate", "easy-run")
+    device.start()
     failures = []
     try:
-        wait_state(pacer, sock, "ready", 30)
+        wait_state(device, "ready", 30)
         cookie = login(base)
-        status, text = ctl(pacer, sock, "start")
+        status, text = device.ctl("start")
         if status != 0:
             raise SystemExit("companion-load: pacer ctl start: %s" % text)
-        wait_state(pacer, sock, "phase ", 10)  # a running workout's status line: 00:00:10  phase 1/3 …
+        wait_state(device, "phase ", 10)  # a running workout's status line: 00:00:10  phase 1/3 …
         started = time.monotonic()
         env = dict(os.environ, PACER_COOKIE=cookie)
         wrk = subprocess.run(["wrk", "-t", "2", "-c", str(args.clients), "-d", "%ds" % args.seconds, "--latency",
@@ -152,24 +129,14 @@ def main():
         if wrk.returncode != 0:
             raise SystemExit("companion-load: wrk: %s" % wrk.stderr.strip())
         figures = wrk_figures(wrk.stdout)
-        status, line = ctl(pacer, sock, "status")
+        status, line = device.ctl("status")
         if "phase " not in line:
             failures.append("the workout was not running at the end of the load: %s" % line)
-        status, text = ctl(pacer, sock, "stop")
-        wait_state(pacer, sock, "ready", 20)
+        status, text = device.ctl("stop")
+        wait_state(device, "ready", 20)
         ran = time.monotonic() - started
     finally:
-        if device.poll() is None:
-            device.send_signal(signal.SIGTERM)
-            try:
-                device.wait(30)
-            except subprocess.TimeoutExpired:
-                device.kill()
-        log.close()
-        try:
-            os.unlink(sock)
-        except OSError:
-            pass
+        device.switch_off()
     output = log_path.read_text()
     loop = re.search(r"clock loop: (\d+) tasks; 99 % began within ([\d.]+ ms|over 1000 ms) of their time, "
                      r"99\.9 % within ([\d.]+ ms|over 1000 ms); the latest ([\d.]+) ms late", output)

@@ -1,4 +1,5 @@
 import Foundation
+import PacerCore
 import HAL
 import Logging
 
@@ -403,28 +404,9 @@ public final class CompanionCore: Sendable {
     }
 }
 
-/// JSON string literals.
+/// JSON string literals, written as the rest of Pacer writes JSON (`JSONValue`).
 enum JSONText {
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { JSONValue.text(text).compact }
 }
 
 extension FormDecoding {
