@@ -103,7 +103,8 @@ seeds() {
         yaml)
             # The first byte of an input picks the loader (Fuzz/DataFiles): 0 plan, 1 profile,
             # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts, 10 a phrase
-            # book, 11 a speaker part.
+            # book, 11 a speaker part, 12 the data folder's device.yaml (the companion page's
+            # settings, over the settings).
             local n=0 file kind
             while IFS= read -r file; do
                 case "$file" in
@@ -123,7 +124,9 @@ seeds() {
                 esac
                 { printf "\\x0$kind"; cat "$file"; } > "$dir/$n-$(basename "$file")"
                 n=$((n + 1))
-            done < <(find Hardware Scenarios -name '*.yaml' | sort) ;;
+            done < <(find Hardware Scenarios -name '*.yaml' | sort)
+            printf '\x0cprofile: low\nspeech:\n  enabled: yes\n  language: de\n  split_m: 500\n  alerts: beep\n' \
+                > "$dir/$n-device.yaml" ;;
         gpx)
             cp Scenarios/routes/*.gpx "$dir/"
             if [[ -x .build/debug/pacer ]]; then

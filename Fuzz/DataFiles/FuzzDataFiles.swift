@@ -1,7 +1,7 @@
 // libFuzzer target: every YAML data file's loader on arbitrary text (`scripts/fuzz.sh yaml`):
 // plans, power profiles, the cue book, the phrase books, settings, scenarios, synthesis recipes and the
-// hardware parts, each through its `load(file:text:…)` entry point, as if the input were
-// that file.
+// hardware parts and the data folder's device.yaml, each through its `load(file:text:…)`
+// (or `parse`) entry point, as if the input were that file.
 import Configurator
 import Foundation
 import ScenarioRunner
@@ -53,7 +53,7 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         return 0
     }
-    switch data[0] % 12 {
+    switch data[0] % 13 {
     case 0: _ = try? PlanLoader.load(file: "plan.yaml", text: text)
     case 1: _ = try? PowerProfileLoader.load(file: "\(ownName(text)).yaml", text: text)
     case 2: _ = try? CueBookLoader.load(file: "cues.yaml", text: text)
@@ -65,10 +65,18 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 8: _ = try? HardwareModelLoader.loadBuzzer(file: "\(ownName(text)).yaml", text: text)
     case 9: _ = try? HardwareModelLoader.loadBattery(file: "\(ownName(text)).yaml", text: text)
     case 10: _ = try? PhraseBookLoader.load(file: "en.yaml", text: text)
-    default: _ = try? HardwareModelLoader.loadSpeaker(file: "\(ownName(text)).yaml", text: text)
+    case 11: _ = try? HardwareModelLoader.loadSpeaker(file: "\(ownName(text)).yaml", text: text)
+    default:
+        // The data folder's device.yaml over the settings (the companion page's choices).
+        if let overlay = try? DeviceOverlay.parse(file: "device.yaml", text: text), let base = overlayBase {
+            _ = try? overlay.applied(to: base, file: "device.yaml")
+        }
     }
     return 0
 }
+
+/// The settings a device.yaml is applied over: the fuzz settings, read once.
+let overlayBase = try? Settings.load(path: settingsFile)
 
 /// The text's top-level `name`, when it has one that can be a file's name.
 func ownName(_ text: String) -> String {
