@@ -58,17 +58,21 @@ public enum ActivityReport {
         lines.append(field("Points", "\(s.pointCount) in \(s.segmentCount) segment\(s.segmentCount == 1 ? "" : "s")"))
 
         if !d.phaseResults.isEmpty {
+            // An import's are the file's laps: no band to be in, and no slowest speed.
+            let laps = a.source != nil
             lines.append("")
-            lines.append("Phases")
+            lines.append(laps ? "Laps (the file's)" : "Phases")
             lines.append("  " + row([("#", -2), ("NAME", 20), ("TIME", -8), ("IN BAND", -8), ("IN BAND %", -9),
                                      ("AVG KM/H", -8), ("RANGE KM/H", -11), ("KM", -6)]))
             for p in d.phaseResults {
                 let share = p.duration > .zero ? p.timeInBand.inSeconds / p.duration.inSeconds * 100 : 0
                 lines.append("  " + row([
                     ("\(p.index + 1)", -2), (clip(p.name, 20), 20), (ActivityFormat.clock(p.duration), -8),
-                    (ActivityFormat.clock(p.timeInBand), -8), (ActivityFormat.fixed(share, places: 0) + " %", -9),
+                    (laps ? "-" : ActivityFormat.clock(p.timeInBand), -8),
+                    (laps ? "-" : ActivityFormat.fixed(share, places: 0) + " %", -9),
                     (ActivityFormat.kilometresPerHour(p.averageSpeed), -8),
-                    (ActivityFormat.kilometresPerHour(p.minimumSpeed) + "-" + ActivityFormat.kilometresPerHour(p.maximumSpeed), -11),
+                    (laps ? "max " + ActivityFormat.kilometresPerHour(p.maximumSpeed)
+                          : ActivityFormat.kilometresPerHour(p.minimumSpeed) + "-" + ActivityFormat.kilometresPerHour(p.maximumSpeed), -11),
                     (ActivityFormat.kilometres(p.distance), -6),
                 ]))
             }

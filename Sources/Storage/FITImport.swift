@@ -39,11 +39,30 @@ extension GPXExchange {
         }
         try filter.finish()
         try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
+        try importLaps(fit.laps, activity: id, db)
         let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
         return GPXImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
                                distance: distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
                                droppedElevations: filter.droppedElevations,
                                notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
+    }
+
+    /// The watch's laps, as the activity's phase results ("Lap 1", …: their timer time,
+    /// distance and fastest speed; no band, so no time in it), when every lap has a timer
+    /// and a distance: what its report and its detail show, as a recorded run's phases.
+    static func importLaps(_ laps: [FITActivityData.Lap], activity id: Int64, _ db: Database) throws {
+        guard !laps.isEmpty, laps.allSatisfy({ $0.timer != nil && $0.distance != nil }) else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO phase_results (activity_id, phase_index, name, duration_ms, time_in_band_ms, distance_m,
+                                       min_speed, max_speed)
+            VALUES (?, ?, ?, ?, 0, ?, 0, ?)
+            """)
+        for (i, lap) in laps.enumerated() {
+            let timer = lap.timer ?? 0, distance = lap.distance ?? 0
+            guard timer.isFinite, timer >= 0, distance.isFinite, distance >= 0 else { continue }
+            try insert.execute(arguments: [id, i, "Lap \(i + 1)", Int64((timer * 1000).rounded()), distance,
+                                           lap.maximumSpeed.flatMap { $0.isFinite ? $0 : nil } ?? 0])
+        }
     }
 
     static func importFITRoute(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,

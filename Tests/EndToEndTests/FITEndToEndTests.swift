@@ -309,6 +309,18 @@ struct FITImportEndToEndTests {
                 #expect(abs(a.position.longitude - b.position.longitude) < 1e-6)
             }
         }
+        // The watch's laps come in as the activity's phase results: our export's are the
+        // intervals' ten phases, each lap's timer and distance as stored.
+        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
+        let laps = try store.activity(2).phaseResults.sorted { $0.index < $1.index }
+        let phases = detail.phaseResults.sorted { $0.index < $1.index }
+        try #require(laps.count == phases.count && laps.count == 10, "\(laps.count) laps")
+        for (lap, phase) in zip(laps, phases) {
+            #expect(lap.name == "Lap \(phase.index + 1)")
+            #expect(abs(lap.distance - phase.distance) <= 0.01, "\(lap.distance) m, stored \(phase.distance)")
+            #expect(lap.duration == phase.duration)
+        }
+        #expect(try store.activity(3).phaseResults.count <= 1, "gpsbabel's FIT has at most one lap")
         let route = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "route", "--data-dir", "\(dir)/data"])
         #expect(route.status == 0 && route.stdout.contains("Stored as route #1"), "\(route.stderr)")
     }
