@@ -67,7 +67,8 @@ public enum ActivityReportPage {
             caption: elevationCaption))
 
         if !input.phases.isEmpty {
-            body += HTMLPage.section("Phases", phaseTable(input.phases))
+            body += input.source == nil ? HTMLPage.section("Phases", phaseTable(input.phases))
+                : HTMLPage.section("Laps (the file's)", lapTable(input.phases))
         }
         let splits = run.splits
         if !splits.isEmpty {
@@ -168,6 +169,16 @@ public enum ActivityReportPage {
                         ActivityFormat.fixed(share, places: 0) + " %", ActivityFormat.kilometresPerHour(p.averageSpeed),
                         ActivityFormat.kilometres(p.distance)]
             }, numeric: [0, 2, 3, 4, 5, 6, 7])
+    }
+
+    /// An import's laps (its file's): no band to be in, and no slowest speed.
+    static func lapTable(_ laps: [PhaseResult]) -> String {
+        HTMLPage.table(
+            ["#", "lap", "time", "avg km/h", "max km/h", "distance km"],
+            laps.map { p in
+                ["\(p.index + 1)", p.name, ActivityFormat.clock(p.duration), ActivityFormat.kilometresPerHour(p.averageSpeed),
+                 ActivityFormat.kilometresPerHour(p.maximumSpeed), ActivityFormat.kilometres(p.distance)]
+            }, numeric: [0, 2, 3, 4, 5])
     }
 
     static func metres(_ value: Double) -> String { "\(ActivityFormat.fixed(value, places: 0)) m" }

@@ -321,6 +321,13 @@ struct FITImportEndToEndTests {
             #expect(lap.duration == phase.duration)
         }
         #expect(try store.activity(3).phaseResults.count <= 1, "gpsbabel's FIT has at most one lap")
+        let show = try await Pacer.runOffThePool(["activities", "show", "2", "--data-dir", "\(dir)/data"])
+        #expect(show.stdout.contains("Laps (the file's)") && !show.stdout.contains("Phases"), "\(show.stdout)")
+        let report = "\(dir)/imported.html"
+        let page = try await Pacer.runOffThePool(["activities", "report", "2", "--out", report, "--data-dir", "\(dir)/data"])
+        #expect(page.status == 0, "\(page.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("<h2>Laps (the file&#39;s)</h2>") && !html.contains("in band"))
         let route = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "route", "--data-dir", "\(dir)/data"])
         #expect(route.status == 0 && route.stdout.contains("Stored as route #1"), "\(route.stderr)")
     }
