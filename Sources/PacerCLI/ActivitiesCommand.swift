@@ -95,6 +95,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the recorded activities: date (UTC), name, state, distance, time, average speed, elevation.",
             discussion: """
                 TIME is the runner's timer (pauses excluded); AVG is distance over that timer. \
@@ -111,6 +112,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show an activity: its statistics, its phases, its waypoints, its route on a map and its elevation profile.")
 
         @Argument(help: "The activity's id (see `pacer activities list`).")
@@ -137,6 +139,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Write an activity's report: one self-contained HTML page with its map, speed and elevation charts.",
             discussion: """
                 The page holds the summary figures; the route to scale (north up, a scale bar), \
@@ -166,6 +169,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export an activity as GPX 1.1 (its track, a segment per pause, waypoints, times, speeds), TCX or FIT (laps too).",
             discussion: """
                 Choose what leaves the device in GPX with --no-times, --no-speeds, --no-elevations, \
@@ -227,6 +231,7 @@ struct ActivitiesCommand: ParsableCommand {
 
     struct Share: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "share",
             abstract: "Share an activity as GPX 1.1, TCX or FIT holding only what you choose, hidden round its start and end and your places.",
             discussion: """
                 Only what --include names leaves the device:
@@ -328,6 +333,7 @@ struct ActivitiesCommand: ParsableCommand {
         }
 
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import a GPX or FIT file as a route to follow, or as a past activity.",
             discussion: """
                 A file that is not GPX 1.1 or 1.0, or that is broken (a point without lat or lon, \
@@ -392,6 +398,7 @@ struct RoutesCommand: ParsableCommand {
 
     struct Follow: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "follow",
             abstract: "Choose the route the next workout of `pacer device` follows (none: no route).",
             discussion: """
                 The choice is stored in the data folder and read when a workout starts, as the \
@@ -416,6 +423,7 @@ struct RoutesCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the imported routes: name, distance, time, elevation gain and loss, lowest and highest point.",
             discussion: "With --from LAT,LON, also the distance from there to each route's start.")
 
@@ -431,6 +439,7 @@ struct RoutesCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a route: its numbers, its waypoints, its line on a map and its elevation profile.")
 
         @Argument(help: "The route's id (see `pacer routes list`).")
@@ -448,6 +457,7 @@ struct RoutesCommand: ParsableCommand {
 
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Write a route's report: one self-contained HTML page with its map and elevation profile.",
             discussion: """
                 The page holds the route's numbers (distance, time when the file gave times, \
@@ -472,7 +482,7 @@ struct RoutesCommand: ParsableCommand {
     }
 
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Export a route as GPX 1.1 (<wpt>s and one <rte>).")
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Export a route as GPX 1.1 (<wpt>s and one <rte>).")
 
         @Argument(help: "The route's id.")
         var id: Int64

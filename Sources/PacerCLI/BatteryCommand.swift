@@ -12,6 +12,7 @@ struct BatteryCommand: ParsableCommand {
 
     struct Compare: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "compare",
             abstract: "Run a scenario once per profile and compare energy, runtime, track and alerts.",
             discussion: """
                 Energy comes from the build's energy model (Hardware/builds, Hardware/parts), \

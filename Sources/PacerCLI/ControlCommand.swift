@@ -50,6 +50,7 @@ struct CtlCommand: ParsableCommand {
 
     struct Waypoint: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "waypoint",
             abstract: "Mark a waypoint at the current position.",
             discussion: "The name is the words given, joined by spaces: `pacer ctl waypoint Water stop`.")
 
@@ -79,6 +80,7 @@ struct CtlCommand: ParsableCommand {
 
     struct Start: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "start",
             abstract: "Start the workout the device offers (`pacer device`, as a short press does).")
         @OptionGroup var options: Options
         func run() throws { try options.send(.start) }
@@ -91,6 +93,7 @@ struct CtlCommand: ParsableCommand {
     /// very long press) and could mix with a real button's edges.
     struct Press: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "press",
             abstract: "Press the button: short, double, long or very-long.",
             discussion: """
                 Does what the button would do now, by the settings' button_actions: waiting                 (`pacer device`), by default short starts, double offers the next workout, long                 the previous, very-long says again where the device stands; while a workout runs,                 short marks a waypoint, long pauses or resumes, very-long stops. Prints what                 the press did.
@@ -113,25 +116,25 @@ struct CtlCommand: ParsableCommand {
     }
 
     struct Pause: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Pause the workout and the recording.")
+        static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the workout and the recording.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.pause) }
     }
 
     struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Resume after a pause.")
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume after a pause.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.resume) }
     }
 
     struct Stop: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the workout; the activity is stored as stopped.")
+        static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the workout; the activity is stored as stopped.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.stop) }
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the device's status line.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Print the device's status line.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.status) }
     }
@@ -147,6 +150,7 @@ struct CtlCommand: ParsableCommand {
     /// `pacer ctl watch`: the device's events as JSON lines, for a phone over SSH or `jq`.
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print the device's events as they happen, one JSON object a line.",
             discussion: """
                 The first line is where things stand ({"event":"status",…}); then every event \

@@ -14,6 +14,7 @@ struct GPSCommand: ParsableCommand {
 
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Print fixes and status changes as they arrive (like gpspipe).",
             discussion: """
                 The everyday way to check a GPS. With --json, fixes are the same JSON Lines as \

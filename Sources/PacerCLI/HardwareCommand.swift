@@ -8,6 +8,7 @@ struct HardwareCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Probe the GPS, the sound output, the battery gauge and the button, and say how to fix what is missing.",
             discussion: """
                 Each part gets a block: what was found, what is wrong, and the fix. The GPS and \

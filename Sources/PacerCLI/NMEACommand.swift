@@ -15,6 +15,7 @@ struct NMEACommand: ParsableCommand {
 
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decode",
             abstract: "Decode NMEA into fixes, one line per fix.",
             discussion: """
                 Reads FILE (or standard input for -) as a raw receiver byte stream: any chunking, \
@@ -68,6 +69,7 @@ extension NMEACommand {
     /// `pacer nmea synth`: a realistic recording from a route and a speed script, for scenarios.
     struct Synth: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "synth",
             abstract: "Write a realistic NMEA recording from a GPX route and a speed script.",
             discussion: """
                 RECIPE is a YAML file (route, start, rate_hz, seed, noise_m, constellations, \

@@ -31,6 +31,7 @@ extension PlanCommand {
 
     struct Activate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "activate",
             abstract: "Make a plan the device's: `pacer run` without --plan follows it, workout after workout.",
             discussion: """
                 PLAN is a plan file, a bundled plan's name, or the id of a plan stored by \
@@ -78,6 +79,7 @@ extension PlanCommand {
 
     struct Active: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "active",
             abstract: "Show the device's plan, its progress and its next workout.")
 
         @OptionGroup var store: ProfileCommand.StoreLocation

@@ -32,6 +32,7 @@ struct PlanCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "List a plan's workouts and phases: minutes, speed range (km/h), pace (min/km), distance.",
             discussion: """
                 FILE is a plan file (YAML; the bundled ones in Hardware/plans describe the format \
@@ -74,6 +75,7 @@ struct PlanCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export a plan's workout as a FIT workout file, for a watch or Garmin Connect to follow.",
             discussion: """
                 A step per phase: its time, its speed range (a custom speed target) and its \
@@ -114,6 +116,7 @@ struct PlanCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the plans in the plans folder: name, number of workouts, deadline.",
             discussion: """
                 The folder is --dir, else the plans folder of the settings' hardware_dir \
@@ -174,6 +177,7 @@ struct PlanCommand: ParsableCommand {
 extension PlanCommand {
     struct Goals: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "goals",
             abstract: "List the goals a plan can be generated for (`pacer plan create --goal GOAL`).")
 
         func run() {
@@ -196,6 +200,7 @@ extension PlanCommand {
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Generate a training plan for a goal from the athlete's data.",
             discussion: """
                 GOAL is one of `pacer plan goals` (5k, 7k-35, marathon, recreational) or a goal of \

@@ -6,6 +6,7 @@ extension RoutesCommand {
     /// `pacer routes import FILE.gpx` or `--from-activity ID` (R19, R23).
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import a route to follow: a GPX file, or a recorded activity (--from-activity).",
             discussion: """
                 A GPX file is read as `pacer activities import FILE --as route` reads it (its \

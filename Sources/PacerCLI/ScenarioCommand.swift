@@ -56,6 +56,7 @@ struct ScenarioCommand: ParsableCommand {
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run one scenario and write its timeline, events, track and summary.",
             discussion: """
                 Builds the device as on the board, with the recording replayed as the GPS, a \
@@ -128,6 +129,7 @@ struct ScenarioCommand: ParsableCommand {
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Run scenarios, compare them with their goldens and expectations.",
             discussion: """
                 Runs every scenario in the folders given (a scenario folder, or a folder of \
