@@ -35,18 +35,6 @@ public struct AthleteSection: CompanionSection {
         ("best_marathon", "Best marathon", "H:MM:SS, 2:00:00 to 8:00:00"),
     ]
 
-    static func value(_ field: AthleteProfile.Field, of p: AthleteProfile) -> String {
-        switch field {
-        case .weight: "\(AthleteProfile.number(p.weight)) kg"
-        case .height: "\(AthleteProfile.number(p.height)) cm"
-        case .weeklyFrequency: "\(p.weeklyFrequency) day\(p.weeklyFrequency == 1 ? "" : "s") a week"
-        case .hasRaced: p.hasRaced ? "yes" : "no"
-        case .bestRace: p.bestRace.map { "\(AthleteProfile.kilometres($0.distance)) km in \(AthleteProfile.clock($0.time))" } ?? "none"
-        case .hasRunMarathon: p.hasRunMarathon ? "yes" : "no"
-        case .bestMarathon: p.bestMarathon.map(AthleteProfile.clock) ?? "none"
-        }
-    }
-
     func show(_ request: PageRequest) throws -> PageResponse {
         let store = try device.store()
         var body = ""
@@ -56,7 +44,7 @@ public struct AthleteSection: CompanionSection {
             body += "<table id=\"athlete-profile\">"
             for field in AthleteProfile.Field.allCases {
                 body += "<tr id=\"athlete-\(field.rawValue)\"><th>\(SectionPages.h(field.label))</th>"
-                    + "<td>\(SectionPages.h(Self.value(field, of: current.profile)))</td>"
+                    + "<td>\(SectionPages.h(field.shown(of: current.profile)))</td>"
                     + "<td>\(since[field].map { "since " + SectionPages.h(ActivityFormat.dateTime($0, zone: .utc)) } ?? "")</td></tr>"
             }
             body += "<tr><th>BMI</th><td>\(ActivityFormat.fixed(current.profile.bodyMassIndex, places: 1)) kg/m2</td><td></td></tr>"

@@ -153,3 +153,19 @@ public struct AthleteProfileChanges: Equatable, Sendable {
         return profile
     }
 }
+
+extension AthleteProfile.Field {
+    /// The field's value as `pacer profile show` and the companion's athlete page show it:
+    /// `68 kg`, `3 days a week`, `10 km in 48:30`, `none`.
+    public func shown(of profile: AthleteProfile) -> String {
+        switch self {
+        case .weight: "\(AthleteProfile.number(profile.weight)) kg"
+        case .height: "\(AthleteProfile.number(profile.height)) cm"
+        case .weeklyFrequency: "\(profile.weeklyFrequency) day\(profile.weeklyFrequency == 1 ? "" : "s") a week"
+        case .hasRaced: profile.hasRaced ? "yes" : "no"
+        case .bestRace: profile.bestRace.map { "\(AthleteProfile.kilometres($0.distance)) km in \(AthleteProfile.clock($0.time))" } ?? "none"
+        case .hasRunMarathon: profile.hasRunMarathon ? "yes" : "no"
+        case .bestMarathon: profile.bestMarathon.map(AthleteProfile.clock) ?? "none"
+        }
+    }
+}

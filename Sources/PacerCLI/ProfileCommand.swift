@@ -220,21 +220,9 @@ enum ProfileReport {
     }
 
     static func value(_ field: AthleteProfile.Field, of profile: AthleteProfile) -> String {
-        switch field {
-        case .weight: "\(AthleteProfile.number(profile.weight)) kg"
-        case .height: "\(AthleteProfile.number(profile.height)) cm"
-        case .weeklyFrequency: "\(profile.weeklyFrequency) day\(profile.weeklyFrequency == 1 ? "" : "s") a week"
-        case .hasRaced: profile.hasRaced ? "yes" : "no"
-        case .bestRace: profile.bestRace.map(mark) ?? "none"
-        case .hasRunMarathon: profile.hasRunMarathon ? "yes" : "no"
-        case .bestMarathon: profile.bestMarathon.map(AthleteProfile.clock) ?? "none"
-        }
+        field.shown(of: profile)
     }
 
-    /// `10 km in 48:30`.
-    static func mark(_ mark: AthleteProfile.Mark) -> String {
-        "\(AthleteProfile.kilometres(mark.distance)) km in \(AthleteProfile.clock(mark.time))"
-    }
 
     /// `4:51 min/km, 12.4 km/h`.
     static func pace(_ metresPerSecond: Double) -> String {
