@@ -29,7 +29,7 @@ public struct DeviceSettingsSection: CompanionSection {
         ]
     }
 
-    static let takesEffect = "It takes effect when the device next starts (sudo systemctl restart pacer, or a reboot)."
+    static let takesEffect = DeviceOverlay.takesEffect
 
     /// What a profile does, in a line.
     static func describe(_ p: PowerProfile) -> String {

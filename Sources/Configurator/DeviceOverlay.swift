@@ -25,6 +25,9 @@ import Storage
 /// nothing is written. The device reads its settings when it starts (`pacer device`).
 public struct DeviceOverlay: Hashable, Sendable {
     public static let fileName = "device.yaml"
+    /// When a change holds (`DeviceStorage.workoutSettings` reads the file at each start).
+    public static let takesEffect = "It holds from the next workout; a new speech language from the next start of the "
+        + "device (sudo systemctl restart pacer), which makes its voice."
 
     /// The speech keys the overlay may set, in the order they are written.
     public static let speechKeys = ["enabled", "language", "split_m", "phases", "finish", "pace_cues", "alerts"]

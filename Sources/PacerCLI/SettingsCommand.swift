@@ -43,7 +43,7 @@ struct SettingsCommand: ParsableCommand {
             do {
                 let result = try DeviceOverlay.set([(key, value)], over: settings)
                 let path = DeviceOverlay.path(dataDirectory: result.dataDirectory)
-                print("\(key) is now \(value) (\(path)); the device uses it from its next start.")
+                print("\(key) is now \(value) (\(path)). \(DeviceOverlay.takesEffect)")
             } catch {
                 throw CommandFailure(.config, error.description)
             }
