@@ -32,14 +32,13 @@ struct SettingsCommand: ParsableCommand {
         @Argument(help: "The value.")
         var value: String
 
-        @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or the simulated setup beside the binary).")
-        var config: String?
+        @OptionGroup var settingsFile: SettingsOption
 
         @Option(name: .customLong("data-dir"), help: "Data folder holding device.yaml (default: the settings' data_dir).")
         var dataDirectory: String?
 
         func run() throws {
-            let settings = try SettingsCommand.load(config: config, dataDirectory: dataDirectory)
+            let settings = try SettingsCommand.load(settingsFile, dataDirectory: dataDirectory)
             do {
                 let result = try DeviceOverlay.set([(key, value)], over: settings)
                 let path = DeviceOverlay.path(dataDirectory: result.dataDirectory)
@@ -54,14 +53,13 @@ struct SettingsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show", abstract: "Show the power profile and announcements, and where they come from.")
 
-        @Option(name: .long, help: "Settings file (default: $PACER_CONFIG, /etc/pacer/pacer.yaml, or the simulated setup beside the binary).")
-        var config: String?
+        @OptionGroup var settingsFile: SettingsOption
 
         @Option(name: .customLong("data-dir"), help: "Data folder holding device.yaml (default: the settings' data_dir).")
         var dataDirectory: String?
 
         func run() throws {
-            let s = try SettingsCommand.load(config: config, dataDirectory: dataDirectory)
+            let s = try SettingsCommand.load(settingsFile, dataDirectory: dataDirectory)
             let overlay = DeviceOverlay.path(dataDirectory: s.dataDirectory)
             print("settings: \(s.source)")
             print("overlay:  \(overlay)\(FileManager.default.fileExists(atPath: overlay) ? "" : " (none yet)")")
@@ -74,12 +72,7 @@ struct SettingsCommand: ParsableCommand {
     }
 
     /// The settings with device.yaml over them; `dataDirectory` replaces the settings' data_dir.
-    static func load(config: String?, dataDirectory: String?) throws -> Settings {
-        do {
-            return try Settings.load(path: config ?? Settings.defaultPath(),
-                                     overrides: Settings.Overrides(dataDirectory: dataDirectory))
-        } catch {
-            throw CommandFailure.config(error)
-        }
+    static func load(_ settingsFile: SettingsOption, dataDirectory: String?) throws -> Settings {
+        try settingsFile.settings(Settings.Overrides(dataDirectory: dataDirectory))
     }
 }
