@@ -3,6 +3,7 @@ import CCrypt
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// The companion page's password: only its hash is kept, in the data folder
 /// (`companion.passwd`, mode 0600), made and checked by the system's crypt (libxcrypt,
@@ -16,11 +17,23 @@ public struct CompanionPassword: Sendable {
     public static let maximumLength = 256
 
     public let path: String
+    /// The hash last read, with the file's identity then: every request asks whether a
+    /// password is set, and a `stat` answers it unless the file changed.
+    private let cache = HashCache()
 
     public init(path: String) { self.path = path }
 
     public init(dataDirectory: String) {
         self.path = (dataDirectory as NSString).appendingPathComponent(Self.fileName)
+    }
+
+    final class HashCache: Sendable {
+        struct Identity: Equatable {
+            var device: UInt64, inode: UInt64, size: Int64, modified: Int, modifiedNanoseconds: Int
+            /// The inode's change time too: a chmod that makes it unreadable is seen.
+            var changed: Int, changedNanoseconds: Int
+        }
+        let last = Mutex<(identity: Identity, hash: String)?>(nil)
     }
 
     public struct Failure: Error, CustomStringConvertible, Equatable {
@@ -33,7 +46,20 @@ public struct CompanionPassword: Sendable {
 
     /// The stored hash; nil when no file; throws when it cannot be read or is not a hash.
     public func storedHash() throws(Failure) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let identity = HashCache.Identity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int(info.st_mtim.tv_sec), modifiedNanoseconds: Int(info.st_mtim.tv_nsec),
+            changed: Int(info.st_ctim.tv_sec), changedNanoseconds: Int(info.st_ctim.tv_nsec))
+        if let last = cache.last.withLock({ $0 }), last.identity == identity { return last.hash }
+        let hash = try readHash()
+        cache.last.withLock { $0 = (identity, hash) }
+        return hash
+    }
+
+    /// The file's hash, read now.
+    private func readHash() throws(Failure) -> String {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw Failure("\(path): cannot be read")
         }
