@@ -40,19 +40,19 @@ public struct ActivitiesSection: CompanionSection {
             },
             PageRoute(.get, "/activities/:id/gpx") { request in
                 await withID(request) { id in
-                    .download(filename: "activity-\(id).gpx", contentType: "application/gpx+xml",
+                    .download(filename: "activity-\(id).gpx", contentType: ShareFormat.gpx.mediaType,
                               bytes: try device.store().gpx(activity: id))
                 }
             },
             PageRoute(.get, "/activities/:id/tcx") { request in
                 await withID(request) { id in
-                    .download(filename: "activity-\(id).tcx", contentType: "application/vnd.garmin.tcx+xml",
+                    .download(filename: "activity-\(id).tcx", contentType: ShareFormat.tcx.mediaType,
                               bytes: try device.store().tcx(activity: id, version: version))
                 }
             },
             PageRoute(.get, "/activities/:id/fit") { request in
                 await withID(request) { id in
-                    .download(filename: "activity-\(id).fit", contentType: "application/vnd.ant.fit",
+                    .download(filename: "activity-\(id).fit", contentType: ShareFormat.fit.mediaType,
                               bytes: try device.store().fit(activity: id, utcOffset: utcOffset()))
                 }
             },
@@ -180,8 +180,7 @@ public struct ActivitiesSection: CompanionSection {
             _ = try store.share(activity: id, to: path, choice: choice, format: format, version: version)
         }
         return .download(filename: name,
-                         contentType: [.gpx: "application/gpx+xml", .tcx: "application/vnd.garmin.tcx+xml",
-                                       .fit: "application/vnd.ant.fit"][format] ?? "application/octet-stream",
+                         contentType: format.mediaType,
                          bytes: bytes)
     }
 

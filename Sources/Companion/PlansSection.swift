@@ -222,7 +222,7 @@ public struct PlansSection: CompanionSection {
         let (workout, bytes) = try PlanActions.fitWorkout(plan, path: file.path ?? "stored plan #\(file.storedID ?? 0)",
                                                           number: number, at: now())
         let name = SectionPages.slug(workout.name.isEmpty ? plan.name : "\(plan.name)-\(number)-\(workout.name)")
-        return .download(filename: "\(name).fit", contentType: "application/vnd.ant.fit", bytes: bytes)
+        return .download(filename: "\(name).fit", contentType: ShareFormat.fit.mediaType, bytes: bytes)
     }
 
     // MARK: - Changes

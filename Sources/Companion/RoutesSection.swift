@@ -34,7 +34,7 @@ public struct RoutesSection: CompanionSection {
                     let store = try device.store()
                     var bytes: [UInt8] = []
                     try store.exportGPX(route: id) { bytes.append(contentsOf: $0) }
-                    return .download(filename: "route-\(id).gpx", contentType: "application/gpx+xml", bytes: bytes)
+                    return .download(filename: "route-\(id).gpx", contentType: ShareFormat.gpx.mediaType, bytes: bytes)
                 }
             },
         ]

@@ -17,6 +17,15 @@ public enum ShareFormat: String, CaseIterable, Hashable, Sendable {
 
     /// How the format is named in messages: `TCX`, `FIT`.
     public var label: String { rawValue.uppercased() }
+
+    /// The file's media type, for a download.
+    public var mediaType: String {
+        switch self {
+        case .gpx: "application/gpx+xml"
+        case .tcx: "application/vnd.garmin.tcx+xml"
+        case .fit: "application/vnd.ant.fit"
+        }
+    }
 }
 
 /// Why a lap-based file (TCX, FIT) is not written.
