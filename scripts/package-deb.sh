@@ -327,6 +327,24 @@ grep -v "^dpkg-shlibdeps: warning: binaries to analyze should already be strippe
 depends=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependency: $shlibs"
 
+# libgps and libespeak-ng are opened at first use (dlopen, LinuxHardware's DynamicLibrary),
+# not linked, so dpkg-shlibdeps does not see them. The binary opens the SONAME of the library
+# whose headers it was built with: the one the -dev package's link points to (in the cross
+# sysroot for arm64). Its package and version come from that library package's shlibs file,
+# as dpkg-shlibdeps would take them.
+dpkg_info="${cross_admindir:-/var/lib/dpkg}/info"
+[ "$arch" != "$host_arch" ] && lib_root="$cross_sysroot" || lib_root=""
+for dev_link in libgps.so libespeak-ng.so; do
+    library=$(readlink -f "$lib_root/usr/lib/$multiarch/$dev_link") && [ -f "$library" ] ||
+        die "no $lib_root/usr/lib/$multiarch/$dev_link (its -dev package) to tell which library pacer opens"
+    soname=$(objdump -p "$library" | awk '$1 == "SONAME" {print $2}')
+    grep -qaF "$soname" "$binary" || die "$binary does not name $soname: was it built against other headers?"
+    dependency=$(cat "$dpkg_info"/*.shlibs 2>/dev/null |
+        awk -v n="${soname%%.so.*}" -v v="${soname##*.so.}" '$1 == n && $2 == v {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}')
+    [ -n "$dependency" ] || die "no shlibs entry for $soname in $dpkg_info"
+    depends="$depends, $dependency"
+done
+
 installed_size=$(du -sk --apparent-size --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
     -e "s|@INSTALLED_SIZE@|$installed_size|" -e "s|@DEPENDS@|$depends|" \

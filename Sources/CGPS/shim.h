@@ -17,3 +17,25 @@ enum { PACER_GPS_STATUS_DGPS = STATUS_DGPS };
 #else
 enum { PACER_GPS_STATUS_DGPS = STATUS_DGPS_FIX };
 #endif
+
+// libgps is opened at first use (dlopen), not linked: linking it made every command, the
+// ones that never read a receiver among them, load it and the 13 libraries it needs (D-Bus,
+// systemd, libstdc++, libgcrypt, ...) at start-up, about 3.3 M instructions. The library
+// opened is the one whose header this is: each API version ships under its own SONAME.
+#if GPSD_API_MAJOR_VERSION == 11
+#define PACER_LIBGPS_SONAME "libgps.so.28"
+#elif GPSD_API_MAJOR_VERSION == 14
+#define PACER_LIBGPS_SONAME "libgps.so.30"
+#elif GPSD_API_MAJOR_VERSION == 16
+#define PACER_LIBGPS_SONAME "libgps.so.32"
+#else
+#error "a libgps API this list does not know: add its SONAME (objdump -p /usr/lib/*/libgps.so | grep SONAME)"
+#endif
+
+// The functions Pacer calls, as pointer types, exactly as this header declares them.
+typedef __typeof__(&gps_open) pacer_gps_open_f;
+typedef __typeof__(&gps_close) pacer_gps_close_f;
+typedef __typeof__(&gps_stream) pacer_gps_stream_f;
+typedef __typeof__(&gps_read) pacer_gps_read_f;
+typedef __typeof__(&gps_waiting) pacer_gps_waiting_f;
+typedef __typeof__(&gps_errstr) pacer_gps_errstr_f;

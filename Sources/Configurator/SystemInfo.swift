@@ -4,4 +4,5 @@ import LinuxHardware
 public enum SystemInfo {
     public static var libgpsAPI: String { SystemLibraries.libgpsAPI }
     public static var alsa: String { SystemLibraries.alsa }
+    public static var openedWhenUsed: [String] { SystemLibraries.openedWhenUsed }
 }

@@ -121,10 +121,17 @@ public final class ESpeakEngine: @unchecked Sendable {
     private func start() -> ESpeakError? {
         if started { return startError }
         started = true
+        let espeak: LibESpeakNG
+        switch LibESpeakNG.loaded {
+        case .success(let library): espeak = library
+        case .failure(let problem):
+            startError = ESpeakError(problem.description)
+            return startError
+        }
         // The data folder: ESPEAK_DATA_PATH, else the one built in (espeak_Info reports it).
-        espeak_ng_InitializePath(nil)
+        espeak.initializePath(nil)
         var path: UnsafePointer<CChar>?
-        versionStorage = espeak_Info(&path).map { String(cString: $0) } ?? "?"
+        versionStorage = espeak.info(&path).map { String(cString: $0) } ?? "?"
         // espeak_Info reports the data folder it would use; without its phoneme table
         // espeak-ng would fail (older versions print to stderr and exit), so look first.
         dataPathStorage = path.map { String(cString: $0) } ?? ""
@@ -135,19 +142,19 @@ public final class ESpeakEngine: @unchecked Sendable {
             return startError
         }
         var context: espeak_ng_ERROR_CONTEXT?
-        var status = espeak_ng_Initialize(&context)
+        var status = espeak.initialize(&context)
         if status == ENS_OK {
-            status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
+            status = espeak.initializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, nil)
         }
         if status != ENS_OK {
             var text = [CChar](repeating: 0, count: 512)
-            espeak_ng_GetStatusCodeMessage(status, &text, text.count)
-            espeak_ng_ClearErrorContext(&context)
+            espeak.statusCodeMessage(status, &text, text.count)
+            espeak.clearErrorContext(&context)
             startError = ESpeakError("espeak-ng \(versionStorage) would not start: \(String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
             return startError
         }
-        sampleRateStorage = Int(espeak_ng_GetSampleRate())
-        espeak_SetSynthCallback { samples, count, events in
+        sampleRateStorage = Int(espeak.sampleRate())
+        espeak.setSynthCallback { samples, count, events in
             guard let events, let user = events.pointee.user_data else { return 0 }
             let collector = Unmanaged<Collector>.fromOpaque(user).takeUnretainedValue()
             if let samples, count > 0 {
@@ -166,20 +173,22 @@ public final class ESpeakEngine: @unchecked Sendable {
     private func select(_ voice: ESpeakVoice) -> ESpeakError? {
         if let error = start() { return error }
         if voice.name != selectedVoice {
-            let status = voice.name.withCString { espeak_SetVoiceByName($0) }
+            let espeak = LibESpeakNG.functions
+            let status = voice.name.withCString { espeak.setVoiceByName($0) }
             guard status == EE_OK else {
                 // A failed selection leaves espeak-ng's voice half changed: reload the last
                 // good one, so the next speaker of it sounds as before.
                 if let good = selectedVoice {
                     selectedVoice = nil
-                    if good.withCString({ espeak_SetVoiceByName($0) }) == EE_OK { selectedVoice = good }
+                    if good.withCString({ espeak.setVoiceByName($0) }) == EE_OK { selectedVoice = good }
                 }
                 return ESpeakError("espeak-ng \(versionStorage) has no voice '\(voice.name)' (espeak-ng --voices lists them)")
             }
             selectedVoice = voice.name
         }
-        espeak_SetParameter(espeakRATE, Int32(voice.rate), 0)
-        espeak_SetParameter(espeakVOLUME, Int32(voice.volume), 0)
+        let espeak = LibESpeakNG.functions
+        _ = espeak.setParameter(espeakRATE, Int32(voice.rate), 0)
+        _ = espeak.setParameter(espeakVOLUME, Int32(voice.volume), 0)
         return nil
     }
 
@@ -189,7 +198,7 @@ public final class ESpeakEngine: @unchecked Sendable {
         let collector = Collector()
         let status = withExtendedLifetime(collector) { () -> espeak_ERROR in
             text.withCString { p in
-                espeak_Synth(
+                LibESpeakNG.functions.synth(
                     p, strlen(p) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
                     Unmanaged.passUnretained(collector).toOpaque())
             }

@@ -194,7 +194,9 @@ public final class GPSDSource: GPSSource {
             data.pointee = gps_data_t()
             counters.withLock { $0.connectAttempts += 1 }
             var failure: String?
-            if gps_open(host, portText, data) != 0 {
+            if let problem = LibGPS.problem {
+                failure = problem.description
+            } else if gps_open(host, portText, data) != 0 {
                 // gps_open leaves a netlib code (negative) in errno; gps_errstr knows both kinds.
                 let code = errno
                 failure = "cannot connect to gpsd at \(endpoint): \(String(cString: gps_errstr(code)))"

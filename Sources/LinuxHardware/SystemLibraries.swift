@@ -1,4 +1,5 @@
 import CALSA
+import CESpeak
 import CGPS
 
 /// Versions of the system libraries the Linux adapters are built against, for `pacer version`
@@ -8,6 +9,10 @@ public enum SystemLibraries {
     public static var libgpsAPI: String {
         "\(GPSD_API_MAJOR_VERSION).\(GPSD_API_MINOR_VERSION)"
     }
+
+    /// The libraries opened when first used rather than linked (`DynamicLibrary`): their
+    /// SONAMEs, as this build opens them.
+    public static var openedWhenUsed: [String] { [PACER_LIBGPS_SONAME, PACER_LIBESPEAK_NG_SONAME] }
 
     /// The libasound version the process loaded.
     public static var alsa: String {

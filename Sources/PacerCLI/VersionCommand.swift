@@ -14,5 +14,6 @@ struct VersionCommand: ParsableCommand {
         print("pacer \(PacerVersion.number)")
         print("libgps API \(SystemInfo.libgpsAPI)")
         print("libasound \(SystemInfo.alsa)")
+        print("opened when first used: \(SystemInfo.openedWhenUsed.joined(separator: ", "))")
     }
 }

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A shared library opened when it is first needed (`dlopen`), not linked into `pacer`.
+///
+/// Every library `pacer` links is loaded, with all the libraries it needs in turn, before
+/// `main` runs, by every command. libgps (13 libraries with its own) and libespeak-ng (30, among
+/// them PulseAudio and X11) cost about 9 M instructions of dynamic linking at each start, for a
+/// receiver and a voice that only `pacer device`, `gps` commands and `hw check` use (issue 27).
+/// They are opened here instead, once, by their SONAME, the one the headers were built against
+/// (the `PACER_…_SONAME` macros of the system-library modules); the Debian package still depends
+/// on them by name (scripts/package-deb.sh).
+struct DynamicLibrary: @unchecked Sendable {
+    /// The SONAME opened.
+    let soname: String
+    /// How to install it, for an error.
+    let install: String
+    private let handle: UnsafeMutableRawPointer
+
+    /// Opens `soname`: the library, or why it could not be opened, in words that name the
+    /// library and say how to install it (`install`).
+    static func open(_ soname: String, install: String) -> Result<DynamicLibrary, DynamicLibraryError> {
+        _ = dlerror()
+        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
+            return .failure(DynamicLibraryError(soname: soname, reason: reason, install: install))
+        }
+        return .success(DynamicLibrary(soname: soname, install: install, handle: handle))
+    }
+
+    /// The function `name` as `type` (a `@convention(c)` function type, from the header's
+    /// `pacer_…_f` typedefs so that the signature is the header's); an error naming it when the
+    /// library has no such symbol.
+    func function<F>(_ name: String, as type: F.Type) throws(DynamicLibraryError) -> F {
+        _ = dlerror()
+        guard let symbol = dlsym(handle, name) else {
+            throw DynamicLibraryError(soname: soname, reason: "it has no function \(name)", install: install)
+        }
+        return unsafeBitCast(symbol, to: type)
+    }
+}
+
+/// A library that could not be opened, or lacks a function: which, why, and how to install it.
+struct DynamicLibraryError: Error, Equatable, Sendable, CustomStringConvertible {
+    var soname: String
+    var reason: String
+    var install: String
+
+    var description: String {
+        "cannot load \(soname) (\(reason)); \(install)"
+    }
+}
