@@ -67,6 +67,11 @@ struct CommandLineEndToEndTests {
         let version = try Pacer.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("pacer 0."), "\(version.stdout)")
+        // `--version` alone is answered before the parser is built (issue 27): the same
+        // text and status as the parser's own answer (which `--version --version` reaches).
+        let parsers = try Pacer.run(["--version", "--version"])
+        #expect(parsers.status == 0)
+        #expect(version.stdout == parsers.stdout && version.stderr == parsers.stderr)
         let long = try Pacer.run(["version"])
         #expect(long.stdout.hasPrefix(version.stdout.trimmingCharacters(in: .newlines)))
         // Reading the store needs no buzzer nor power profile; watching the GPS neither.
@@ -105,6 +110,28 @@ struct CommandLineEndToEndTests {
         let unknown = try Pacer.run(["say", "--speaker", "festival:x", "hello"])
         #expect(unknown.status == 78)
         #expect(unknown.stderr.contains("unknown speaker 'festival:x'"))
+    }
+
+    /// libgps and libespeak-ng are opened by what uses them, not loaded by every command at
+    /// start-up with the 40 libraries they need (issue 27): the dynamic loader's own account
+    /// (LD_DEBUG=libs) of what `pacer --version` and a decode load, and of what `pacer say` does.
+    @Test func theReceiverAndVoiceLibrariesLoadOnlyWhenUsed() throws {
+        let dir = try makeTemporaryDirectory("dlopen")
+        try "".write(toFile: dir + "/empty.nmea", atomically: true, encoding: .utf8)
+        func loaded(_ arguments: [String]) throws -> String {
+            let result = try Pacer.run(arguments, environment: ["LD_DEBUG": "libs"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(500))")
+            return result.stderr
+        }
+        for arguments in [["--version"], ["nmea", "decode", "--json", dir + "/empty.nmea"]] {
+            let libraries = try loaded(arguments)
+            #expect(libraries.contains("find library=libc.so.6"), "LD_DEBUG gave no account: \(libraries.prefix(300))")
+            #expect(!libraries.contains("libgps.so"), "\(arguments) loaded libgps")
+            #expect(!libraries.contains("libespeak-ng.so"), "\(arguments) loaded libespeak-ng")
+            #expect(!libraries.contains("libpulse"), "\(arguments) loaded PulseAudio")
+        }
+        let spoken = try loaded(["say", "--speaker", "wav:\(dir)/say.wav", "one"])
+        #expect(spoken.contains("find library=libespeak-ng.so.1"), "pacer say never opened libespeak-ng")
     }
 
 }
