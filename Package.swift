@@ -139,7 +139,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings,
+            // Start-up (issue 27). The toolchain's static-stdlib link line exports every
+            // public symbol of the executable (-export-dynamic): 37,000 names in the dynamic
+            // symbol table, which each of the shared libraries' symbol lookups searched first
+            // and the runtime's dladdr at start walked. Nothing resolves pacer's own symbols by
+            // name; a crash's addresses are symbolised from the unstripped build. Linked by
+            // lld (the toolchain's, as the arm64 cross build already is), which packs the
+            // 135,000 relative relocations (DT_RELR, glibc 2.36: Debian 12 and later): the
+            // loader reads a bitmap of some kilobytes instead of 2.9 MB of records.
+            linkerSettings: [.unsafeFlags([
+                "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            ])]),
 
         // What the test targets share: temporary folders, free loopback ports and a fake gpsd,
         // pseudo-terminals, NMEA sentences with checksums, reading an ALSA file capture, and

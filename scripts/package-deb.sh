@@ -124,10 +124,10 @@ esac
 if [ -n "$binary" ]; then
     [ -f "$binary" ] || die "no binary at $binary" 66
 elif [ "${target_arch:-$host_arch}" = "$host_arch" ]; then
-    build=(swift build -c release --static-swift-stdlib --product pacer)
+    build=(swift build -c release --static-swift-stdlib --disable-local-rpath --product pacer)
     say "building: ${build[*]}"
     (cd "$repo" && "${build[@]}") || die "the build failed"
-    binary="$(cd "$repo" && swift build -c release --static-swift-stdlib --show-bin-path | tail -1)/pacer"
+    binary="$(cd "$repo" && swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path | tail -1)/pacer"
     [ -x "$binary" ] || die "the build made no $binary"
 else
     say "cross-building for $target_arch (scripts/cross-sdk.sh)"
@@ -141,6 +141,11 @@ arch=$(elf_arch "$binary") || die "cannot tell the architecture of $binary (read
 # A board has no Swift toolchain: the runtime must be in the binary.
 if readelf -d "$binary" | grep -q 'NEEDED.*libswiftCore'; then
     die "$binary needs the Swift runtime's shared libraries: build it with --static-swift-stdlib"
+fi
+# Nothing of the binary's own folder is loaded: SwiftPM's $ORIGIN run path would make the
+# loader search /usr/bin (and its glibc-hwcaps folders) first for every library at each start.
+if readelf -d "$binary" | grep -q 'R\(UN\)\?PATH.*\$ORIGIN'; then
+    die "$binary searches its own folder for libraries (\$ORIGIN): build it with --disable-local-rpath"
 fi
 if [ -n "$target_arch" ] && [ "$target_arch" != "$arch" ]; then
     die "--arch $target_arch, but $binary is $arch"
