@@ -38,6 +38,17 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]),
+        // Start-up of whole `pacer` processes (spawned; the binary is PACER_BINARY or the
+        // repository's release build). It imports nothing of Pacer's.
+        .executableTarget(
+            name: "Startup",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Startup",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

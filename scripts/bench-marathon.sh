@@ -8,11 +8,17 @@
 #
 #   scripts/bench-marathon.sh            # results in /tmp/pacer-bench-marathon
 #   PACER_SCRATCH=/tmp scripts/...       # the scratch database on disk instead of RAM
+#   PACER=/path/to/pacer scripts/...     # that binary; nothing is built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-swift build -c release --product pacer
-pacer="$PWD/.build/release/pacer"
+if [ -n "${PACER:-}" ]; then
+    [ -x "$PACER" ] || { echo "bench-marathon: PACER=$PACER is not an executable" >&2; exit 1; }
+    pacer="$PACER"
+else
+    swift build -c release --product pacer
+    pacer="$PWD/.build/release/pacer"
+fi
 work="${PACER_BENCH_DIR:-/tmp/pacer-bench-marathon}"
 rm -rf "$work" && mkdir -p "$work"
 scratch=()
