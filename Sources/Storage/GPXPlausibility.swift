@@ -159,6 +159,9 @@ final class GPXPointFilter {
     private var lastBeforeSegment: GPXPoint?
     /// Kept points of this segment, at least a second apart, up to the longest look-back.
     private var recent: [GPXPoint] = []
+    /// Their times, which every one has, in milliseconds: looked through for each point,
+    /// without copying a point for it.
+    private var recentTimes: [Int64] = []
     private var recentStart = 0
     /// This segment's first kept points, not handed on until more than `longestGlitch` are kept.
     private var held: [GPXPoint] = []
@@ -267,7 +270,7 @@ final class GPXPointFilter {
             let back = t - lag.milliseconds
             // The latest kept point at least `lag` before this one.
             var i = recent.count - 1
-            while i >= recentStart, let ti = recent[i].time?.millisecondsSince1970, ti > back { i -= 1 }
+            while i >= recentStart, recentTimes[i] > back { i -= 1 }
             if i >= recentStart, let gap = rules.gap(from: recent[i], to: point, sameTime: timed) {
                 return rules.describe(gap, other: recent[i].line)
             }
@@ -305,6 +308,7 @@ final class GPXPointFilter {
             held.removeAll()
             keptInSegment = 0
             recent.removeAll()
+            recentTimes.removeAll()
             recentStart = 0
             last = lastBeforeSegment
             lastSegment = segment - 1
@@ -332,21 +336,24 @@ final class GPXPointFilter {
     private func keep(_ point: GPXPoint) throws {
         if lastSegment != segment {
             recent.removeAll()
+            recentTimes.removeAll()
             recentStart = 0
         }
         last = point
         lastSegment = segment
         keptInSegment += 1
         if let t = point.time?.millisecondsSince1970 {
-            if recentStart >= recent.count || (recent.last?.time?.millisecondsSince1970 ?? .min) + 1000 <= t {
+            if recentStart >= recent.count || (recentTimes.last ?? .min) + 1000 <= t {
                 recent.append(point)
+                recentTimes.append(t)
             }
             let horizon = t - (rules.lookBack.max() ?? .zero).milliseconds - 1000
-            while recentStart < recent.count - 1, let ti = recent[recentStart + 1].time?.millisecondsSince1970, ti <= horizon {
+            while recentStart < recent.count - 1, recentTimes[recentStart + 1] <= horizon {
                 recentStart += 1
             }
             if recentStart > 256 {
                 recent.removeFirst(recentStart)
+                recentTimes.removeFirst(recentStart)
                 recentStart = 0
             }
         }

@@ -416,7 +416,12 @@ public enum GPXReader {
     /// Parses an xsd:dateTime as GPX writes it: `2024-05-01T07:30:00Z`, with optional
     /// fractional seconds, and `Z`, `+hh:mm`, `-hh:mm` or nothing (taken as UTC).
     public static func parseTime(_ text: Substring) -> UTCTimestamp? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parseTime(bytes: $0) }
+    }
+
+    /// The same on UTF-8 bytes (a reader's text, not made a String).
+    static func parseTime(bytes b: UnsafeBufferPointer<UInt8>) -> UTCTimestamp? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -480,6 +485,106 @@ public enum GPXReader {
         return value
     }
 
+    /// The powers of ten a `Double` holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...15).map { (0..<$0).reduce(1.0) { product, _ in product * 10 } }
+
+    /// `parseNumber` on UTF-8 bytes, the same value for the same text. What GPX files hold
+    /// (`-12.345678901`: a sign, at most 15 digits, a point) is worked out here: the digits as
+    /// an integer below 2^53 divided by a power of ten up to 10^15, both exact, so the one
+    /// rounding of the division is the correctly rounded value `Double(_:)` gives. Anything
+    /// else (an exponent, more digits) goes to `parseNumber(_:)`.
+    static func parseNumber(bytes b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !b.isEmpty else { return nil }
+        var i = 0
+        var negative = false
+        if b[0] == UInt8(ascii: "-") || b[0] == UInt8(ascii: "+") {
+            negative = b[0] == UInt8(ascii: "-")
+            i = 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
+        var point = false
+        var simple = true
+        while i < b.count {
+            let c = b[i]
+            if c >= 0x30, c <= 0x39 {
+                mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                digits += 1
+                if point { fraction += 1 }
+            } else if c == UInt8(ascii: "."), !point {
+                point = true
+            } else {
+                simple = false
+                break
+            }
+            i += 1
+        }
+        guard simple, digits > 0, digits <= 15 else {
+            return parseNumber(Substring(String(decoding: b, as: UTF8.self)))
+        }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -value : value
+    }
+
+    /// The bounds of `b` without the characters Foundation's `trimmingCharacters(in:)` takes
+    /// off either end with `.whitespaces` (`newlines` false) or `.whitespacesAndNewlines`
+    /// (true), found on the UTF-8 bytes: tab and space, U+00A0, U+1680, U+2000 to U+200B,
+    /// U+202F, U+205F, U+3000, and with newlines U+000A to U+000D, U+0085, U+2028, U+2029.
+    /// `b` is valid UTF-8 (the parser's output).
+    static func trimmed(_ b: UnsafeBufferPointer<UInt8>, newlines: Bool) -> Range<Int> {
+        var start = 0
+        var end = b.count
+        while start < end {
+            let n = spaceLength(b, from: start, to: end, newlines: newlines)
+            if n == 0 { break }
+            start += n
+        }
+        while end > start {
+            let n = spaceLength(b, endingAt: end, from: start, newlines: newlines)
+            if n == 0 { break }
+            end -= n
+        }
+        return start..<end
+    }
+
+    /// The number of bytes of the white space character at `i`, or 0.
+    private static func spaceLength(_ b: UnsafeBufferPointer<UInt8>, from i: Int, to end: Int, newlines: Bool) -> Int {
+        let c = b[i]
+        if c < 0x80 { return isASCIISpace(c, newlines: newlines) ? 1 : 0 }
+        if end - i >= 2, c == 0xC2 { return isTwoByteSpace(b[i + 1], newlines: newlines) ? 2 : 0 }
+        if end - i >= 3, c >= 0xE1, c <= 0xE3 { return isThreeByteSpace(c, b[i + 1], b[i + 2], newlines: newlines) ? 3 : 0 }
+        return 0
+    }
+
+    /// The number of bytes of the white space character that ends before `end`, or 0.
+    private static func spaceLength(_ b: UnsafeBufferPointer<UInt8>, endingAt end: Int, from start: Int, newlines: Bool) -> Int {
+        let c = b[end - 1]
+        if c < 0x80 { return isASCIISpace(c, newlines: newlines) ? 1 : 0 }
+        if end - start >= 2, b[end - 2] == 0xC2 { return isTwoByteSpace(c, newlines: newlines) ? 2 : 0 }
+        if end - start >= 3 { return isThreeByteSpace(b[end - 3], b[end - 2], c, newlines: newlines) ? 3 : 0 }
+        return 0
+    }
+
+    private static func isASCIISpace(_ c: UInt8, newlines: Bool) -> Bool {
+        c == 0x20 || c == 0x09 || (newlines && c >= 0x0A && c <= 0x0D)
+    }
+
+    /// U+0080 to U+00BF, after the byte 0xC2.
+    private static func isTwoByteSpace(_ c: UInt8, newlines: Bool) -> Bool {
+        c == 0xA0 || (newlines && c == 0x85)
+    }
+
+    private static func isThreeByteSpace(_ a: UInt8, _ b: UInt8, _ c: UInt8, newlines: Bool) -> Bool {
+        switch (a, b) {
+        case (0xE1, 0x9A): return c == 0x80  // U+1680
+        case (0xE2, 0x80): return (c >= 0x80 && c <= 0x8B) || c == 0xAF || (newlines && (c == 0xA8 || c == 0xA9))
+        case (0xE2, 0x81): return c == 0x9F  // U+205F
+        case (0xE3, 0x80): return c == 0x80  // U+3000
+        default: return false
+        }
+    }
+
     // MARK: - The SAX handler
 
     final class Handler: NSObject, XMLParserDelegate {
@@ -497,7 +602,9 @@ public enum GPXReader {
         /// as they open and close, so that no element looks down the whole stack (a file nested
         /// a million deep took minutes, quadratically).
         var foreignOpen = 0
-        var text = ""
+        /// The text of the element being read, as the parser's UTF-8 bytes: trimmed and parsed
+        /// as bytes, made a String only for a name, a description or a type.
+        var text: [UInt8] = []
         var capturing = false
         var point: GPXPoint?
         var route: GPXRoute?
@@ -618,7 +725,7 @@ public enum GPXReader {
         }
 
         func startText() {
-            text = ""
+            text.removeAll(keepingCapacity: true)
             capturing = true
         }
 
@@ -628,8 +735,11 @@ public enum GPXReader {
                     fail("<\(tag)> without \(key)", line: line)
                     return nil
                 }
-                let trimmed = raw.trimmingCharacters(in: .whitespaces)
-                guard let value = GPXReader.parseNumber(Substring(trimmed)) else {
+                var utf8 = raw
+                let parsed = utf8.withUTF8 { bytes in
+                    GPXReader.parseNumber(bytes: UnsafeBufferPointer(rebasing: bytes[GPXReader.trimmed(bytes, newlines: false)]))
+                }
+                guard let value = parsed else {
                     fail("<\(tag)> \(key)=\"\(raw)\" is not a number", line: line)
                     return nil
                 }
@@ -644,11 +754,12 @@ public enum GPXReader {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
-            if capturing { text += string }
+            if capturing { text.append(contentsOf: string.utf8) }
         }
 
         func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            if capturing { text += String(decoding: CDATABlock, as: UTF8.self) }
+            // As a String first, as before: bytes that are not UTF-8 become U+FFFD.
+            if capturing { text.append(contentsOf: String(decoding: CDATABlock, as: UTF8.self).utf8) }
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
@@ -656,16 +767,27 @@ public enum GPXReader {
             guard error == nil, pointsError == nil, let (name, inGPX, line) = stack.popLast() else { return }
             if !inGPX { foreignOpen -= 1 }
             let parent = stack.last?.name
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let wasCapturing = capturing
             capturing = false
+            guard wasCapturing else {
+                ended(name, inGPX: inGPX)
+                return
+            }
+            text.withUnsafeBufferPointer { all in
+                let value = UnsafeBufferPointer(rebasing: all[GPXReader.trimmed(all, newlines: true)])
+                endedText(name, inGPX: inGPX, parent: parent, value: value, line: line)
+            }
+        }
+
+        /// The end of an element whose text was read: a name, a time, a number.
+        func endedText(_ name: String, inGPX: Bool, parent: String?, value bytes: UnsafeBufferPointer<UInt8>, line: Int) {
+            var value: String { String(decoding: bytes, as: UTF8.self) }
             if !inGPX || foreignOpen > 0 {
-                if name == "speed", wasCapturing, point != nil { setSpeed(value, line: line) }
+                if name == "speed", point != nil { setSpeed(bytes, line: line) }
                 return
             }
             switch name {
             case "name", "desc", "type":
-                guard wasCapturing else { return }
                 if point != nil {
                     if name == "name" { point?.name = value }
                     if name == "desc" { point?.description = value }
@@ -679,8 +801,7 @@ public enum GPXReader {
                     }
                 }
             case "time":
-                guard wasCapturing else { return }
-                guard let time = GPXReader.parseTime(Substring(value)) else {
+                guard let time = GPXReader.parseTime(bytes: bytes) else {
                     fail("<time> \"\(value)\" is not an ISO 8601 UTC date and time (like 2024-05-01T07:30:00Z)", line: line)
                     return
                 }
@@ -690,14 +811,23 @@ public enum GPXReader {
                     document?.time = time
                 }
             case "ele":
-                guard wasCapturing, point != nil else { return }
-                guard let ele = GPXReader.parseNumber(Substring(value)) else {
+                guard point != nil else { return }
+                guard let ele = GPXReader.parseNumber(bytes: bytes) else {
                     fail("<ele> \"\(value)\" is not a number", line: line)
                     return
                 }
                 point?.altitude = ele
             case "speed":
-                if wasCapturing, point != nil { setSpeed(value, line: line) }
+                if point != nil { setSpeed(bytes, line: line) }
+            default:
+                ended(name, inGPX: inGPX)
+            }
+        }
+
+        /// The end of an element whose text was not read: a point, a route, a track.
+        func ended(_ name: String, inGPX: Bool) {
+            if !inGPX || foreignOpen > 0 { return }
+            switch name {
             case "wpt":
                 if let point { document?.waypoints.append(point) }
                 point = nil
@@ -727,9 +857,9 @@ public enum GPXReader {
             }
         }
 
-        func setSpeed(_ value: String, line: Int) {
-            guard let speed = GPXReader.parseNumber(Substring(value)), speed >= 0 else {
-                fail("<speed> \"\(value)\" is not a speed (metres per second)", line: line)
+        func setSpeed(_ value: UnsafeBufferPointer<UInt8>, line: Int) {
+            guard let speed = GPXReader.parseNumber(bytes: value), speed >= 0 else {
+                fail("<speed> \"\(String(decoding: value, as: UTF8.self))\" is not a speed (metres per second)", line: line)
                 return
             }
             point?.speed = speed
