@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
         // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them (and
-        // Companion libxcrypt, below). libgps and libespeak-ng give their headers only: they
+        // Companion libxcrypt, Storage libxml2, below). libgps and libespeak-ng give their headers only: they
         // are opened at first use (LinuxHardware's DynamicLibrary), not linked, so that the
         // commands that use neither do not load them and the 40 libraries they need at each
         // start (issue 27). Their headers are in the default include path (/usr/include and
@@ -64,6 +64,12 @@ let package = Package(
         .systemLibrary(
             name: "CCrypt", pkgConfig: "libcrypt",
             providers: [.apt(["libcrypt-dev"])]),
+
+        // libxml2's SAX2 parser (the library FoundationXML's XMLParser runs on), read directly by
+        // the GPX reader: no String or dictionary per element (issue 27).
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
 
         // The kernel's input events (<linux/input.h>), read by the button adapter.
         .target(name: "CLinuxInput"),
@@ -89,7 +95,7 @@ let package = Package(
         // reports: the command line turns its records into Charts' inputs.
         .target(
             name: "Storage",
-            dependencies: ["Coaching", "PacerCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Coaching", "PacerCore", "CLibXML2", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
 
         // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.

@@ -1,7 +1,5 @@
+import CLibXML2
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import PacerCore
 
 /// Why a GPX file was refused: the file, the line and the reason (R19, R26).
@@ -104,7 +102,7 @@ public struct GPXDocument: Hashable, Sendable {
     }
 }
 
-/// Reads GPX 1.1 and 1.0 with Foundation's XMLParser (a SAX parser: no tree in memory),
+/// Reads GPX 1.1 and 1.0 with libxml2's SAX2 parser (no tree in memory; see `SAXParser`),
 /// streaming the file to it in chunks; a caller that stores points as they come (an import)
 /// holds none of them.
 ///
@@ -304,28 +302,26 @@ public enum GPXReader {
         }
     }
 
-    /// Parses from a stream, which `XMLParser` feeds to libxml2's push parser in chunks
-    /// (128 KiB). `XMLParser(data:)` hands libxml2 the whole document as one chunk, and
-    /// libxml2 refuses a chunk with more than 10,000,000 bytes left to parse unless
-    /// XML_PARSE_HUGE is set, which Foundation gives no way to set: that was the "XML parser
+    /// Parses from a stream, fed to libxml2's push parser in chunks (128 KiB), as
+    /// FoundationXML's `XMLParser(stream:)` fed it before (see `SAXParser`). Handing libxml2
+    /// the whole document as one chunk (what `XMLParser(data:)` did) is refused for more than
+    /// 10,000,000 bytes left to parse unless XML_PARSE_HUGE is set: that was the "XML parser
     /// error 1" (XML_ERR_INTERNAL_ERROR, "Huge input lookup") at the last line of any GPX
     /// over 10 MB. Fed in chunks, the parser never holds more than a chunk and what is not
     /// parsed yet of the one before.
     static func parse(_ input: Input, file: String, points: ((GPXPoint, GPXPlace) throws -> Void)?) throws -> GPXDocument {
-        let parser = XMLParser(stream: input)
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        let handler = Handler(file: file, parser: parser, input: input, points: points)
-        parser.delegate = handler
-        let ok = parser.parse()
+        let handler = Handler(file: file, input: input, points: points)
+        let parser = SAXParser(handler: handler)
+        // Kept until the error's line is read.
+        defer { parser.close() }
+        let ok = parser.parse(input)
         if let error = handler.pointsError { throw error }
         if let error = handler.error { throw error }
         if let error = input.error { throw GPXError(file: file, line: nil, reason: "cannot read the file: \(error)") }
         guard !input.blank else { throw GPXError(file: file, line: nil, reason: "the file is empty: not a GPX file") }
         if !ok || handler.xmlError != nil {
-            let code = handler.xmlError?.code ?? (parser.parserError as NSError?)?.code ?? 0
-            let line = handler.xmlError?.line ?? parser.lineNumber
+            let code = handler.xmlError?.code ?? parser.result
+            let line = handler.xmlError?.line ?? handler.lineNumber
             throw GPXError(file: file, line: line, reason: describe(code, open: handler.stack.last?.name))
         }
         guard let document = handler.document else {
@@ -587,14 +583,17 @@ public enum GPXReader {
 
     // MARK: - The SAX handler
 
-    final class Handler: NSObject, XMLParserDelegate {
+    final class Handler {
         let file: String
-        unowned let parser: XMLParser
+        /// The parser's context while it parses (libxml2's), nil before and after.
+        var context: xmlParserCtxtPtr?
         var error: GPXError?
         /// The first error the XML parser reported (later ones follow from it).
         var xmlError: (code: Int, line: Int)?
         var document: GPXDocument?
         var namespace = ""
+        /// `namespace` as a C string, compared with each element's.
+        var namespaceBytes: [UInt8] = [0]
 
         /// Open elements: local name, whether in the GPX namespace, line.
         var stack: [(name: String, gpx: Bool, line: Int)] = []
@@ -616,9 +615,8 @@ public enum GPXReader {
         /// What `points` threw; the reading stopped there.
         var pointsError: (any Error)?
 
-        init(file: String, parser: XMLParser, input: Input, points: ((GPXPoint, GPXPlace) throws -> Void)?) {
+        init(file: String, input: Input, points: ((GPXPoint, GPXPlace) throws -> Void)?) {
             self.file = file
-            self.parser = parser
             self.input = input
             self.points = points
         }
@@ -631,7 +629,7 @@ public enum GPXReader {
             } catch {
                 if pointsError == nil, self.error == nil {
                     pointsError = error
-                    parser.abortParsing()
+                    abortParsing()
                 }
             }
             return false
@@ -641,15 +639,29 @@ public enum GPXReader {
             // A well-formedness error reported first is the real problem (libxml2 recovers
             // and goes on, e.g. with an unquoted attribute dropped).
             guard error == nil, xmlError == nil else { return }
-            error = GPXError(file: file, line: line ?? parser.lineNumber, reason: reason)
-            parser.abortParsing()
+            error = GPXError(file: file, line: line ?? lineNumber, reason: reason)
+            abortParsing()
         }
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes: [String: String] = [:]) {
+        /// The line the parser is at (0 before it starts).
+        var lineNumber: Int {
+            guard let context else { return 0 }
+            return Int(xmlSAX2GetLineNumber(context))
+        }
+
+        func abortParsing() {
+            if let context { xmlStopParser(context) }
+        }
+
+        /// An element starts: its local name, prefix and namespace as libxml2 gives them.
+        func didStartElement(_ localName: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?,
+                             namespaceURI uri: UnsafePointer<UInt8>?, attributes: SAXAttributes) {
             guard error == nil, pointsError == nil else { return }
-            let line = parser.lineNumber
+            let line = lineNumber
+            let elementName = String(cString: localName)
             guard document != nil else {
+                let namespaceURI = uri.map { String(cString: $0) }
+                let qName = prefix.map { String(cString: $0) + ":" + elementName }
                 input.scanning = false
                 if let declaration = input.entityDeclarationLine, declaration <= line {
                     fail("the file declares entities (<!ENTITY ...>) in a DTD: GPX needs none, and they are not "
@@ -672,7 +684,7 @@ public enum GPXReader {
                 }
                 // The schema fixes version="1.1" (GPX 1.0's, "1.0"); a file that says another, or
                 // none, or contradicts its namespace, was not written to either schema.
-                guard let stated = attributes["version"] else {
+                guard let stated = attributes.string("version") else {
                     fail("<gpx> has no version attribute: GPX \(version) files say version=\"\(version)\"", line: line)
                     return
                 }
@@ -683,11 +695,12 @@ public enum GPXReader {
                     return
                 }
                 namespace = ns
+                namespaceBytes = Array(ns.utf8) + [0]
                 self.document = GPXDocument(version: version, line: line)
                 stack.append((elementName, true, line))
                 return
             }
-            let inGPX = namespaceURI == namespace
+            let inGPX = uri.map { GPXReader.same($0, namespaceBytes) } ?? false
             guard stack.count < GPXReader.maximumDepth else {
                 fail("elements nested more than \(GPXReader.maximumDepth) deep: no GPX needs that many "
                      + "(a point is four deep, its extensions a few more)", line: line)
@@ -729,17 +742,15 @@ public enum GPXReader {
             capturing = true
         }
 
-        func readPoint(_ tag: String, _ attributes: [String: String], line: Int) -> GPXPoint? {
-            func coordinate(_ key: String, limit: Double) -> Double? {
-                guard let raw = attributes[key] else {
+        func readPoint(_ tag: String, _ attributes: SAXAttributes, line: Int) -> GPXPoint? {
+            func coordinate(_ key: StaticString, limit: Double) -> Double? {
+                guard let bytes = attributes.value(key) else {
                     fail("<\(tag)> without \(key)", line: line)
                     return nil
                 }
-                var utf8 = raw
-                let parsed = utf8.withUTF8 { bytes in
-                    GPXReader.parseNumber(bytes: UnsafeBufferPointer(rebasing: bytes[GPXReader.trimmed(bytes, newlines: false)]))
-                }
-                guard let value = parsed else {
+                var raw: String { String(decoding: bytes, as: UTF8.self) }
+                guard let value = GPXReader.parseNumber(bytes: UnsafeBufferPointer(rebasing: bytes[GPXReader.trimmed(bytes, newlines: false)]))
+                else {
                     fail("<\(tag)> \(key)=\"\(raw)\" is not a number", line: line)
                     return nil
                 }
@@ -753,17 +764,17 @@ public enum GPXReader {
             return GPXPoint(position: GeoPoint(latitude: lat, longitude: lon), line: line)
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            if capturing { text.append(contentsOf: string.utf8) }
+        func foundCharacters(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if capturing { text.append(contentsOf: bytes) }
         }
 
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            // As a String first, as before: bytes that are not UTF-8 become U+FFFD.
-            if capturing { text.append(contentsOf: String(decoding: CDATABlock, as: UTF8.self).utf8) }
+        func foundCDATA(_ bytes: UnsafeBufferPointer<UInt8>) {
+            // As a String first, as XMLParser's delegate did: bytes that are not UTF-8 become U+FFFD.
+            if capturing { text.append(contentsOf: String(decoding: bytes, as: UTF8.self).utf8) }
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?) {
+        /// An element ends (the open elements' stack says which).
+        func didEndElement() {
             guard error == nil, pointsError == nil, let (name, inGPX, line) = stack.popLast() else { return }
             if !inGPX { foreignOpen -= 1 }
             let parent = stack.last?.name
@@ -865,10 +876,11 @@ public enum GPXReader {
             point?.speed = speed
         }
 
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        /// libxml2 reports an error (or a warning): its code (`xmlParserErrors`).
+        func parseErrorOccurred(_ code: Int) {
             if xmlError == nil, error == nil {
-                xmlError = ((parseError as NSError).code, parser.lineNumber)
-                parser.abortParsing()
+                xmlError = (code, lineNumber)
+                abortParsing()
             }
         }
     }

@@ -1,0 +1,225 @@
+import CLibXML2
+import Foundation
+
+extension GPXReader {
+    /// libxml2's SAX2 push parser, set up as FoundationXML's `XMLParser(stream:)` set it up
+    /// for the reader before (issue 27): the same handler functions (the DTD's through
+    /// libxml2's own SAX2 ones, entities looked up the same way, errors through the
+    /// structured error function), the same options (XML_PARSE_RECOVER | XML_PARSE_NOENT),
+    /// the same chunks (the first 4 bytes to create the context, then the rest of 128 KiB
+    /// reads, then an empty last chunk), so every error, code and line stays what it was.
+    /// What is gone is XMLParser's work per callback: a String for each name, namespace and
+    /// text, a dictionary of attributes for each element; the handler reads the bytes in place.
+    final class SAXParser {
+        let handler: Handler
+        /// The first non-zero result of `xmlParseChunk` (an `xmlParserErrors` code), or 0.
+        private(set) var result = 0
+        private var context: xmlParserCtxtPtr?
+        /// The first bytes, until there are 4 to create the context with (XMLParser's "BOM chunk").
+        private var head: [UInt8] = []
+        static let chunkSize = 4096 * 32
+
+        init(handler: Handler) {
+            self.handler = handler
+        }
+
+        deinit { close() }
+
+        /// Frees the context; the handler's line number is 0 after.
+        func close() {
+            guard let context else { return }
+            if context.pointee.myDoc != nil { xmlFreeDoc(context.pointee.myDoc) }
+            xmlFreeParserCtxt(context)
+            self.context = nil
+            handler.context = nil
+        }
+
+        /// Reads `input` to its end (or to an error, or the handler's stop); false when a chunk
+        /// was refused or the input could not be read.
+        func parse(_ input: Input) -> Bool {
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.chunkSize)
+            defer { buffer.deallocate() }
+            input.open()
+            defer { input.close() }
+            while true {
+                let count = input.read(buffer, maxLength: Self.chunkSize)
+                if count > 0 {
+                    guard feed(UnsafeBufferPointer(start: buffer, count: count), last: false) else { return false }
+                } else if count == 0 {
+                    return feed(UnsafeBufferPointer(start: buffer, count: 0), last: true)
+                } else {
+                    return false
+                }
+            }
+        }
+
+        private func feed(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Bool {
+            let me = Unmanaged.passUnretained(handler).toOpaque()
+            xmlSetStructuredErrorFunc(me, Self.structuredError)
+            defer { xmlSetStructuredErrorFunc(nil, nil) }
+            var code: Int32
+            if let context {
+                code = Self.parseChunk(context, bytes, last: last)
+            } else {
+                head.append(contentsOf: bytes)
+                guard head.count >= 4 else { return true }
+                var sax = Self.handlerFunctions()
+                let created = head.withUnsafeBufferPointer { all in
+                    all.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 4) { xmlCreatePushParserCtxt(&sax, me, $0, 4, nil) }
+                }
+                guard let created else {
+                    result = 2  // XML_ERR_NO_MEMORY, as XMLParser says it
+                    return false
+                }
+                context = created
+                handler.context = created
+                xmlCtxtUseOptions(created, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NOENT.rawValue))
+                code = head.withUnsafeBufferPointer { Self.parseChunk(created, UnsafeBufferPointer(rebasing: $0[4...]), last: last) }
+                head = []
+            }
+            if code == Int32(XML_ERR_DOCUMENT_END.rawValue), last { code = 0 }
+            guard code == 0 else {
+                if result == 0 { result = Int(code) }
+                return false
+            }
+            return true
+        }
+
+        private static func parseChunk(_ context: xmlParserCtxtPtr, _ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Int32 {
+            let start = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            return xmlParseChunk(context, start, Int32(bytes.count), last ? 1 : 0)
+        }
+
+        static let structuredError: xmlStructuredErrorFunc = { context, error in
+            guard let context, let error else { return }
+            GPXReader.saxHandler(context).parseErrorOccurred(Int(error.pointee.code))
+        }
+
+        /// The handler functions XMLParser gives libxml2 (`_CFXMLInterfaceCreateSAXHandler`),
+        /// the ones that only tell its delegate something the reader never asked doing nothing.
+        static func handlerFunctions() -> xmlSAXHandler {
+            var sax = xmlSAXHandler()
+            sax.internalSubset = { context, name, externalID, systemID in
+                guard let parser = GPXReader.saxHandler(context).context else { return }
+                xmlSAX2InternalSubset(parser, name, externalID, systemID)
+            }
+            sax.externalSubset = { context, name, externalID, systemID in
+                guard let parser = GPXReader.saxHandler(context).context else { return }
+                xmlSAX2ExternalSubset(parser, name, externalID, systemID)
+            }
+            // XMLParser reads these from the document, which it never builds (it would crash
+            // if asked): none here.
+            sax.isStandalone = { context in
+                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
+                return Int32(document.pointee.standalone)
+            }
+            sax.hasInternalSubset = { context in
+                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
+                return document.pointee.intSubset != nil ? 1 : 0
+            }
+            sax.hasExternalSubset = { context in
+                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
+                return document.pointee.extSubset != nil ? 1 : 0
+            }
+            sax.getEntity = { context, name in
+                guard let parser = GPXReader.saxHandler(context).context, let name else { return nil }
+                if let predefined = xmlGetPredefinedEntity(name) { return predefined }
+                let entity = xmlSAX2GetEntity(parser, name)
+                // XMLParser's "recursive state": the next characters are the entity's, dropped.
+                if entity != nil, parser.pointee.instate == XML_PARSER_CONTENT {
+                    parser.pointee._private = UnsafeMutableRawPointer(bitPattern: 1)
+                }
+                return entity
+            }
+            sax.notationDecl = { _, _, _, _ in }
+            sax.attributeDecl = { _, _, _, _, _, _, tree in xmlFreeEnumeration(tree) }
+            sax.elementDecl = { _, _, _, _ in }
+            sax.unparsedEntityDecl = { context, name, publicID, systemID, notation in
+                guard let parser = GPXReader.saxHandler(context).context else { return }
+                xmlSAX2UnparsedEntityDecl(parser, name, publicID, systemID, notation)
+            }
+            sax.startDocument = { _ in }
+            sax.endDocument = { _ in }
+            sax.startElementNs = { context, localName, prefix, uri, _, _, attributeCount, _, attributes in
+                guard let localName else { return }
+                GPXReader.saxHandler(context).didStartElement(
+                    localName, prefix: prefix, namespaceURI: uri,
+                    attributes: SAXAttributes(base: attributes, count: Int(attributeCount)))
+            }
+            sax.endElementNs = { context, _, _, _ in
+                GPXReader.saxHandler(context).didEndElement()
+            }
+            sax.characters = { context, bytes, count in
+                let reader = GPXReader.saxHandler(context)
+                guard let parser = reader.context else { return }
+                if parser.pointee._private == UnsafeMutableRawPointer(bitPattern: 1) {
+                    parser.pointee._private = nil
+                } else if let bytes {
+                    reader.foundCharacters(UnsafeBufferPointer(start: bytes, count: Int(count)))
+                }
+            }
+            sax.processingInstruction = { _, _, _ in }
+            sax.cdataBlock = { context, bytes, count in
+                guard let bytes else { return }
+                GPXReader.saxHandler(context).foundCDATA(UnsafeBufferPointer(start: bytes, count: Int(count)))
+            }
+            sax.comment = { _, _ in }
+            pacer_xml_set_ignored_error(&sax)
+            sax.initialized = XML_SAX2_MAGIC
+            return sax
+        }
+    }
+
+    /// The handler behind a SAX callback's user data.
+    fileprivate static func saxHandler(_ context: UnsafeMutableRawPointer?) -> Handler {
+        Unmanaged<Handler>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// An element's attributes as libxml2's SAX2 gives them: five pointers each (local name,
+    /// prefix, namespace, value start, value end), read in place.
+    struct SAXAttributes {
+        let base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+        let count: Int
+
+        /// The value of the attribute `name` without a prefix, as XMLParser's dictionary of
+        /// attributes had it under that key (the last one of the name).
+        func value(_ name: StaticString) -> UnsafeBufferPointer<UInt8>? {
+            guard let base else { return nil }
+            var found: UnsafeBufferPointer<UInt8>?
+            for i in 0..<count {
+                let at = base + 5 * i
+                guard let local = at[0], GPXReader.same(local, name) else { continue }
+                if let prefix = at[1], prefix[0] != 0 { continue }
+                guard let start = at[3], let end = at[4] else { continue }
+                found = UnsafeBufferPointer(start: start, count: Swift.max(0, end - start))
+            }
+            return found
+        }
+
+        func string(_ name: StaticString) -> String? {
+            value(name).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Whether the C string `a` is `b` (a C string too, ending in 0).
+    static func same(_ a: UnsafePointer<UInt8>, _ b: [UInt8]) -> Bool {
+        b.withUnsafeBufferPointer { b in
+            var i = 0
+            while true {
+                if a[i] != b[i] { return false }
+                if b[i] == 0 { return true }
+                i += 1
+            }
+        }
+    }
+
+    static func same(_ a: UnsafePointer<UInt8>, _ b: StaticString) -> Bool {
+        let b = b.utf8Start
+        var i = 0
+        while true {
+            if a[i] != b[i] { return false }
+            if b[i] == 0 { return true }
+            i += 1
+        }
+    }
+}
