@@ -10,6 +10,7 @@
 #                    espeak-ng said and check the words and numbers
 #   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
 #   libcrypt-dev     libxcrypt's header (crypt_r, yescrypt): the companion page's password hash
+#   libxml2-dev      libxml2's headers and pkg-config file: the GPX reader's SAX2 parser (CLibXML2)
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
@@ -29,7 +30,7 @@
 #                    exports (activities and workouts), checked field by field in the tests
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev libxml2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
     chromium fonts-dejavu-core python3-pip wrk)
 
 # PyPI package and the module it installs.

@@ -645,12 +645,11 @@ public enum GPXReader {
 
         /// The line the parser is at (0 before it starts).
         var lineNumber: Int {
-            guard let context else { return 0 }
-            return Int(xmlSAX2GetLineNumber(context))
+            Int(pacer_xml_line(context))
         }
 
         func abortParsing() {
-            if let context { xmlStopParser(context) }
+            if let context { pacer_xml_stop(context) }
         }
 
         /// An element starts: its local name, prefix and namespace as libxml2 gives them.

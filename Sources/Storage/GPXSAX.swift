@@ -28,8 +28,7 @@ extension GPXReader {
         /// Frees the context; the handler's line number is 0 after.
         func close() {
             guard let context else { return }
-            if context.pointee.myDoc != nil { xmlFreeDoc(context.pointee.myDoc) }
-            xmlFreeParserCtxt(context)
+            pacer_xml_free(context)
             self.context = nil
             handler.context = nil
         }
@@ -55,8 +54,8 @@ extension GPXReader {
 
         private func feed(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Bool {
             let me = Unmanaged.passUnretained(handler).toOpaque()
-            xmlSetStructuredErrorFunc(me, Self.structuredError)
-            defer { xmlSetStructuredErrorFunc(nil, nil) }
+            pacer_xml_set_structured_error(me, Self.structuredError)
+            defer { pacer_xml_set_structured_error(nil, nil) }
             var code: Int32
             if let context {
                 code = Self.parseChunk(context, bytes, last: last)
@@ -65,7 +64,7 @@ extension GPXReader {
                 guard head.count >= 4 else { return true }
                 var sax = Self.handlerFunctions()
                 let created = head.withUnsafeBufferPointer { all in
-                    all.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 4) { xmlCreatePushParserCtxt(&sax, me, $0, 4, nil) }
+                    all.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 4) { pacer_xml_create(&sax, me, $0, 4) }
                 }
                 guard let created else {
                     result = 2  // XML_ERR_NO_MEMORY, as XMLParser says it
@@ -73,7 +72,7 @@ extension GPXReader {
                 }
                 context = created
                 handler.context = created
-                xmlCtxtUseOptions(created, Int32(XML_PARSE_RECOVER.rawValue | XML_PARSE_NOENT.rawValue))
+                pacer_xml_use_options(created)
                 code = head.withUnsafeBufferPointer { Self.parseChunk(created, UnsafeBufferPointer(rebasing: $0[4...]), last: last) }
                 head = []
             }
@@ -87,7 +86,7 @@ extension GPXReader {
 
         private static func parseChunk(_ context: xmlParserCtxtPtr, _ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Int32 {
             let start = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            return xmlParseChunk(context, start, Int32(bytes.count), last ? 1 : 0)
+            return pacer_xml_parse_chunk(context, start, Int32(bytes.count), last ? 1 : 0)
         }
 
         static let structuredError: xmlStructuredErrorFunc = { context, error in
@@ -101,42 +100,36 @@ extension GPXReader {
             var sax = xmlSAXHandler()
             sax.internalSubset = { context, name, externalID, systemID in
                 guard let parser = GPXReader.saxHandler(context).context else { return }
-                xmlSAX2InternalSubset(parser, name, externalID, systemID)
+                pacer_xml_internal_subset(parser, name, externalID, systemID)
             }
             sax.externalSubset = { context, name, externalID, systemID in
                 guard let parser = GPXReader.saxHandler(context).context else { return }
-                xmlSAX2ExternalSubset(parser, name, externalID, systemID)
+                pacer_xml_external_subset(parser, name, externalID, systemID)
             }
             // XMLParser reads these from the document, which it never builds (it would crash
             // if asked): none here.
             sax.isStandalone = { context in
-                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
-                return Int32(document.pointee.standalone)
+                guard let parser = GPXReader.saxHandler(context).context else { return 0 }
+                return pacer_xml_is_standalone(parser)
             }
             sax.hasInternalSubset = { context in
-                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
-                return document.pointee.intSubset != nil ? 1 : 0
+                guard let parser = GPXReader.saxHandler(context).context else { return 0 }
+                return pacer_xml_has_internal_subset(parser)
             }
             sax.hasExternalSubset = { context in
-                guard let document = GPXReader.saxHandler(context).context?.pointee.myDoc else { return 0 }
-                return document.pointee.extSubset != nil ? 1 : 0
+                guard let parser = GPXReader.saxHandler(context).context else { return 0 }
+                return pacer_xml_has_external_subset(parser)
             }
             sax.getEntity = { context, name in
                 guard let parser = GPXReader.saxHandler(context).context, let name else { return nil }
-                if let predefined = xmlGetPredefinedEntity(name) { return predefined }
-                let entity = xmlSAX2GetEntity(parser, name)
-                // XMLParser's "recursive state": the next characters are the entity's, dropped.
-                if entity != nil, parser.pointee.instate == XML_PARSER_CONTENT {
-                    parser.pointee._private = UnsafeMutableRawPointer(bitPattern: 1)
-                }
-                return entity
+                return pacer_xml_entity(parser, name)
             }
             sax.notationDecl = { _, _, _, _ in }
-            sax.attributeDecl = { _, _, _, _, _, _, tree in xmlFreeEnumeration(tree) }
+            sax.attributeDecl = { _, _, _, _, _, _, tree in pacer_xml_free_enumeration(tree) }
             sax.elementDecl = { _, _, _, _ in }
             sax.unparsedEntityDecl = { context, name, publicID, systemID, notation in
                 guard let parser = GPXReader.saxHandler(context).context else { return }
-                xmlSAX2UnparsedEntityDecl(parser, name, publicID, systemID, notation)
+                pacer_xml_unparsed_entity(parser, name, publicID, systemID, notation)
             }
             sax.startDocument = { _ in }
             sax.endDocument = { _ in }
@@ -152,9 +145,7 @@ extension GPXReader {
             sax.characters = { context, bytes, count in
                 let reader = GPXReader.saxHandler(context)
                 guard let parser = reader.context else { return }
-                if parser.pointee._private == UnsafeMutableRawPointer(bitPattern: 1) {
-                    parser.pointee._private = nil
-                } else if let bytes {
+                if pacer_xml_take_recursive_state(parser) == 0, let bytes {
                     reader.foundCharacters(UnsafeBufferPointer(start: bytes, count: Int(count)))
                 }
             }
@@ -165,7 +156,7 @@ extension GPXReader {
             }
             sax.comment = { _, _ in }
             pacer_xml_set_ignored_error(&sax)
-            sax.initialized = XML_SAX2_MAGIC
+            pacer_xml_set_sax2(&sax)
             return sax
         }
     }
