@@ -13,13 +13,28 @@
 # Each figure is the best of three runs; /usr/bin/time gives wall seconds and the peak
 # resident set. The files and databases are left in the work folder (printed).
 #
+# Then the 24-hour watch file against gpsbabel's GPX->GPX conversion of it (`gpsbabel -i gpx
+# -f FILE -o gpx -F /dev/null`, which reads the whole file and writes it again): both side by
+# side in one hyperfine run (each import into a fresh database), their peak resident sets,
+# and the instructions of each under valgrind's callgrind (pacer stripped first, as shipped;
+# CALLGRIND=0 leaves them out: about 5 minutes).
+#
 #   scripts/bench-gpx.sh                 # results in /tmp/pacer-bench-gpx
 #   PACER_BENCH_DIR=/path scripts/bench-gpx.sh
+#   PACER=/path/to/pacer scripts/bench-gpx.sh   # that binary, nothing built
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup.sh
-swift build -c release --product pacer
-pacer="$PWD/.build/release/pacer"
+if [ -n "${PACER:-}" ]; then
+    pacer=$(readlink -f "$PACER")
+    [ -x "$pacer" ] || { echo "bench-gpx: PACER=$PACER is not an executable" >&2; exit 64; }
+else
+    source scripts/setup.sh
+    swift build -c release --product pacer
+    pacer="$PWD/.build/release/pacer"
+fi
+for tool in hyperfine gpsbabel; do
+    command -v "$tool" >/dev/null || { echo "bench-gpx: $tool is needed (apt-get install $tool)" >&2; exit 69; }
+done
 work="${PACER_BENCH_DIR:-/tmp/pacer-bench-gpx}"
 rm -rf "$work" && mkdir -p "$work"
 
@@ -83,3 +98,27 @@ done
 # For scale: the same binary doing next to nothing.
 idle=$(measure "$pacer" activities list --data-dir "$work/watch-28800.data")
 printf 'pacer activities list (for scale): %.1f MB peak\n' "$(awk -v k="${idle#* }" 'BEGIN{print k/1024}')"
+
+# --- Against gpsbabel, on the 24-hour watch file ----------------------------------------------
+gpx="$work/watch-86400.gpx"
+data="$work/watch-86400.vs.data"
+echo
+echo "24 h watch file ($(awk -v s="$(stat -c %s "$gpx")" 'BEGIN{printf "%.1f", s/1e6}') MB, 86400 points): pacer's import against gpsbabel's GPX->GPX"
+hyperfine -N --warmup 1 --runs "${RUNS:-10}" --export-json "$work/vs-gpsbabel.json" \
+    --prepare "rm -rf $data" -n "pacer activities import" "$pacer activities import $gpx --as activity --data-dir $data" \
+    --prepare "true" -n "gpsbabel GPX->GPX" "gpsbabel -i gpx -f $gpx -o gpx -F /dev/null"
+import=$(measure bash -c 'rm -rf "$2" && exec "$0" activities import "$1" --as activity --data-dir "$2"' "$pacer" "$gpx" "$data")
+babel=$(measure gpsbabel -i gpx -f "$gpx" -o gpx -F /dev/null)
+printf 'peak resident set: pacer %.1f MB, gpsbabel %.1f MB\n' \
+    "$(awk -v k="${import#* }" 'BEGIN{print k/1024}')" "$(awk -v k="${babel#* }" 'BEGIN{print k/1024}')"
+if [ "${CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
+    strip -o "$work/pacer.stripped" "$pacer"
+    instructions() {  # command...: the "I refs" of callgrind, in millions
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null \
+            | sed -n 's/.*I *refs: *//p' | tr -d , | awk '{printf "%.0f M", $1/1e6}'
+    }
+    rm -rf "$data"
+    printf 'instructions (callgrind): pacer %s, gpsbabel %s\n' \
+        "$(instructions "$work/pacer.stripped" activities import "$gpx" --as activity --data-dir "$data")" \
+        "$(instructions gpsbabel -i gpx -f "$gpx" -o gpx -F /dev/null)"
+fi
