@@ -10,8 +10,14 @@ import Synchronization
 /// Positions from gpsd, through libgps (`gpsd://host:port`).
 ///
 /// **Reading.** `start` launches a reader thread of the source's own. It opens libgps
-/// (`gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`) and loops on `gps_waiting` (never
-/// longer than `Timing.poll`, so `stop()` is noticed) and `gps_read`. TPV reports become
+/// (`gps_open`, `gps_stream(WATCH_ENABLE | WATCH_JSON)`), then reads the socket itself: one
+/// `poll` on the socket and the source's wake-up pipe (which only `stop()` writes), with no
+/// timeout unless a fix is held (`Timing.settle`), one `recv` of whatever gpsd sent, and every
+/// whole line in it handed to libgps's `gps_unpack` (what `gps_read` does after its own
+/// `recv`). The thread wakes for data and for a stop only: at 1 Hz that is a `poll`, a `recv`
+/// and the settle `poll` a second (`scripts/bench-wakeups.sh`). `gps_waiting` and `gps_read`
+/// are not used: they keep libgps's buffer hidden, so the reader could not tell "nothing
+/// buffered" from "a line buffered" without one more system call per line. TPV reports become
 /// `Fix` values: time from `fix.time` (rounded to the millisecond), latitude, longitude,
 /// altitude above mean sea level (`altMSL`, else gpsd's deprecated `altitude`), speed (m/s),
 /// track, mode 2/3, `status` as the quality, and, best effort, HDOP and the satellites used and
@@ -26,7 +32,7 @@ import Synchronization
 /// fix, so one receiver cycle can give several TPVs with the same time and growing content.
 /// The source keeps the latest TPV of the current time (`GPSDCycleFilter`) and delivers it when
 /// a TPV with another time arrives, or when gpsd has been quiet for `Timing.settle` (the
-/// `gps_waiting` timeout), so the last cycle of a burst is not held back. Each fix time reaches
+/// `poll` timeout while a fix is held), so the last cycle of a burst is not held back. Each fix time reaches
 /// the sink once: `sink.fix` for mode 2/3 with a valid position and time, `sink.noFix` for a
 /// TPV of mode 0/1. A TPV with a position but no time (gpsd before the receiver gave a date)
 /// cannot be a `Fix` and is skipped.
@@ -38,25 +44,26 @@ import Synchronization
 /// `.disconnected`, so a gpsd that is unreachable from the start changes no status; the reason
 /// is in `diagnostics.lastFailure` and the log.
 ///
-/// **Reconnecting.** When `gps_open` fails or the connection drops (`gps_read` returns -1),
+/// **Reconnecting.** When `gps_open` fails or the connection drops (`recv` returns 0 or fails),
 /// the reader closes libgps, waits, and tries again, forever until `stop()`: 0.25 s, doubling
 /// to 8 s (`Timing`), back to the start once a connection delivers a TPV. The same source and
-/// sink carry on, so fixes resume by themselves when gpsd comes back. The waits are timed waits
-/// on a condition variable bound to `CLOCK_MONOTONIC`, which `stop()` signals: nothing sleeps,
-/// nothing spins, and no wall clock is read.
+/// sink carry on, so fixes resume by themselves when gpsd comes back. The waits are `poll`s of
+/// the wake-up pipe with the delay as the timeout (`poll` measures it on `CLOCK_MONOTONIC`),
+/// which `stop()` makes readable: nothing sleeps, nothing spins, and no wall clock is read.
 ///
-/// **Stopping.** `stop()` sets the stop flag, wakes the reader and waits (at most
-/// `Timing.stopTimeout`) for it to end; the reader disables the watch and closes libgps itself.
-/// Stopping takes at most `Timing.poll` (the reader is in `gps_waiting`) and is immediate
-/// during a reconnect wait. After `stop()` returns the reader reports nothing more (what it
+/// **Stopping.** `stop()` sets the stop flag, writes the wake-up pipe and waits (at most
+/// `Timing.stopTimeout`) for the reader to end; the reader disables the watch and closes libgps
+/// itself. Stopping is immediate both while reading (the wake-up pipe is in the reader's `poll`)
+/// and during a reconnect wait. After `stop()` returns the reader reports nothing more (what it
 /// reported before may still be queued on the clock's loop). The one wait that cannot be cut
 /// short is a TCP connect to an unreachable remote host inside `gps_open`; if `stop()` gives up
 /// waiting, the reader ends, and closes libgps, when that connect returns.
 ///
 /// **Threads.** The public surface may be used from any thread. `control` (a pthread mutex and
-/// a monotonic condition variable) guards the start/stop phase and the stop flag; `counters`
+/// a monotonic condition variable) guards the start/stop phase and the stop flag, and owns the
+/// wake-up pipe (open from `start` until the source is freed); `counters`
 /// (a `Mutex`) guards `diagnostics`. Everything else the reader uses (the libgps handle, the
-/// cycle filter, the backoff) lives on the reader thread's stack and no
+/// cycle filter, the backoff, the line buffer) lives on the reader thread's stack and no
 /// other thread touches it; libgps handles are not thread-safe, so only the reader calls
 /// libgps, including the final `gps_close`. The reader blocks `SIGPIPE` for itself, so a
 /// watch command written to a gpsd that has just died fails with `EPIPE` instead of killing
@@ -64,8 +71,6 @@ import Synchronization
 public final class GPSDSource: GPSSource {
     /// The reader's waits and timeouts.
     public struct Timing: Hashable, Sendable {
-        /// The longest `gps_waiting` wait when nothing is held: how soon `stop()` is noticed.
-        public var poll: Duration
         /// How long gpsd must be quiet after a TPV before its cycle is taken to be over.
         public var settle: Duration
         /// No TPV for this long while connected: `sink.silent`.
@@ -77,11 +82,10 @@ public final class GPSDSource: GPSSource {
         public var stopTimeout: Duration
 
         public init(
-            poll: Duration = .milliseconds(500), settle: Duration = .milliseconds(250),
+            settle: Duration = .milliseconds(250),
             silence: Duration = .seconds(5), firstRetry: Duration = .milliseconds(250),
             maxRetry: Duration = .seconds(8), stopTimeout: Duration = .seconds(2)
         ) {
-            self.poll = poll
             self.settle = settle
             self.silence = silence
             self.firstRetry = firstRetry
@@ -135,6 +139,14 @@ public final class GPSDSource: GPSSource {
     public func start(_ sink: GPSEventSink) {
         guard control.claimStart() else {
             logger.warning("\(name): start() called on a source that was already started or stopped")
+            return
+        }
+        if let code = control.openWake() {
+            control.markFinished()
+            let reason = "\(name): cannot create the reader's wake-up pipe: \(String(cString: strerror(code)))"
+            logger.error("\(reason)")
+            counters.withLock { $0.lastFailure = reason }
+            sink.closed(reason)
             return
         }
         let entry = ThreadEntry { [self] in readerMain(sink) }
@@ -253,11 +265,10 @@ public final class GPSDSource: GPSSource {
         _ filter: inout GPSDCycleFilter, _ retry: inout Duration
     ) -> SessionEnd {
         let fd = pacer_gps_fd(data)
-        // Only the class is read from the copy gps_read makes; the fields come from `data`.
-        var message = [CChar](repeating: 0, count: 256)
-        // gps_read found only part of a line: libgps's `gps_waiting` would answer "yes" at
-        // once (its buffer is not empty), so poll the socket until more arrives.
-        var partialLine = false
+        var lines = GPSDLineBuffer()
+        defer { lines.deallocate() }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: control.wake, events: Int16(POLLIN), revents: 0)]
 
         let deliver = { [self] (report: GPSDReport) in
             switch report {
@@ -270,44 +281,56 @@ public final class GPSDSource: GPSSource {
         }
 
         while true {
-            if control.isStopRequested {
-                filter.discard()
-                return .stopped
-            }
-            let wait = filter.isHolding ? timing.settle : timing.poll
-            let ready = partialLine
-                ? Self.waitReadable(fd, wait)
-                : gps_waiting(data, Int32(clamping: wait.nanoseconds / 1000))
-            if ready {
-                let count = gps_read(data, &message, Int32(message.count))
-                if count < 0 {
-                    let code = errno
-                    filter.flush(deliver: deliver)
-                    return .dropped(code == 0
-                        ? "gpsd at \(endpoint) closed the connection"
-                        : "lost the connection to gpsd at \(endpoint): \(Self.errorText(code))")
+            // Every whole line received so far, a stop looked at between lines.
+            while true {
+                if control.isStopRequested {
+                    filter.discard()
+                    return .stopped
                 }
-                if count == 0 {
-                    if Self.peerClosed(fd) {
-                        filter.flush(deliver: deliver)
-                        return .dropped("gpsd at \(endpoint) closed the connection")
-                    }
-                    partialLine = true
-                    continue
-                }
-                partialLine = false
-                if Self.hasClass(message, "TPV") {
+                guard let line = lines.nextLine() else { break }
+                if Self.hasClass(line, "TPV") {
+                    gps_unpack(line, data)
                     sink.heard()
                     retry = timing.firstRetry
                     counters.withLock { $0.reports += 1 }
                     if let report = Self.report(from: data.pointee) {
                         filter.offer(report, deliver: deliver)
                     }
-                } else if Self.hasClass(message, "ERROR") {
-                    logger.warning("\(name): gpsd says \(Self.text(message))")
+                } else if Self.hasClass(line, "ERROR") {
+                    let text = String(cString: line)
+                    gps_unpack(line, data)
+                    logger.warning("\(name): gpsd says \(text)")
+                } else {
+                    gps_unpack(line, data)
                 }
-            } else {
+            }
+            // Until gpsd writes or `stop()` does; no longer than the settle time while a fix
+            // is held, so the last cycle of a burst is delivered when gpsd goes quiet.
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let timeout = filter.isHolding ? Int32(clamping: timing.settle.nanoseconds / 1_000_000) : -1
+            let ready = poll(&fds, 2, timeout)
+            if ready < 0 {
+                let code = errno
+                if code == EINTR { continue }
                 filter.flush(deliver: deliver)
+                return .dropped("lost the connection to gpsd at \(endpoint): \(Self.errorText(code))")
+            }
+            if ready == 0 {
+                filter.flush(deliver: deliver)
+                continue
+            }
+            if fds[1].revents != 0 { continue }  // stop(): seen at the top
+            if fds[0].revents == 0 { continue }
+            switch lines.receive(from: fd) {
+            case .received, .again:
+                continue
+            case .closed:
+                filter.flush(deliver: deliver)
+                return .dropped("gpsd at \(endpoint) closed the connection")
+            case .failed(let code):
+                filter.flush(deliver: deliver)
+                return .dropped("lost the connection to gpsd at \(endpoint): \(Self.errorText(code))")
             }
         }
     }
@@ -360,32 +383,9 @@ public final class GPSDSource: GPSSource {
     // MARK: - Socket helpers (reader thread only)
 
     /// gpsd puts `class` first in every report: `{"class":"TPV",…`.
-    private static func hasClass(_ message: [CChar], _ name: StaticString) -> Bool {
+    private static func hasClass(_ line: UnsafeMutablePointer<CChar>, _ name: StaticString) -> Bool {
         let prefix = "{\"class\":\"\(name)\""
-        return prefix.withCString { strncmp(message, $0, strlen($0)) == 0 }
-    }
-
-    private static func text(_ message: [CChar]) -> String {
-        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func waitReadable(_ fd: Int32, _ timeout: Duration) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, Int32(clamping: timeout.nanoseconds / 1_000_000)) > 0
-    }
-
-    /// The peer has shut the connection down (or it is broken). Belt and braces: libgps 3.22
-    /// returns -1 from `gps_read` at end of stream, but a 0 there ("no whole line yet") must not
-    /// leave the reader polling a dead socket if a libgps ever answers so.
-    private static func peerClosed(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if n == 0 { return true }
-        if n < 0 {
-            let code = errno
-            return code != EAGAIN && code != EWOULDBLOCK && code != EINTR
-        }
-        return false
+        return prefix.withCString { strncmp(line, $0, strlen($0)) == 0 }
     }
 
     /// Reads must never block the reader past its timeouts (a line cut short by a hung gpsd).
@@ -415,11 +415,15 @@ private final class ThreadEntry: Sendable {
     }
 }
 
-/// The reader's lifecycle and stop flag, and the condition variable its waits sleep on.
+/// The reader's lifecycle and stop flag, the condition variable `stop()` waits on, and the
+/// wake-up pipe the reader's waits `poll`.
 ///
 /// `@unchecked Sendable`: every stored `var` is read and written only with `condition`'s lock
 /// held; the condition is a `MonotonicCondition`, so a wait lasts its length whatever happens
-/// to the wall clock.
+/// to the wall clock. The pipe is written only by `requestStop` (never read: once readable
+/// it stays so, and the reader ends) and closed when the control is freed, after the reader
+/// (which holds the source, which holds the control) has ended, so no write or `poll` ever
+/// meets a closed or reused descriptor.
 private final class ReaderControl: @unchecked Sendable {
     private enum Phase {
         case idle, running, finished
@@ -428,8 +432,34 @@ private final class ReaderControl: @unchecked Sendable {
     // Guarded by `condition`'s lock.
     private var phase = Phase.idle
     private var stopRequested = false
+    /// The wake-up pipe's read and write ends, -1 until `openWake`.
+    private var wakeEnds: (read: Int32, write: Int32) = (-1, -1)
 
     private let condition = MonotonicCondition()
+
+    deinit {
+        if wakeEnds.read >= 0 {
+            close(wakeEnds.read)
+            close(wakeEnds.write)
+        }
+    }
+
+    /// Creates the wake-up pipe; nil, or the `errno` of the failure.
+    func openWake() -> Int32? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return errno }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        condition.withLock { wakeEnds = (ends[0], ends[1]) }
+        return nil
+    }
+
+    /// The pipe end that becomes readable when a stop is requested.
+    var wake: Int32 {
+        condition.withLock { wakeEnds.read }
+    }
 
     /// Moves from idle to running; false if the source was started or stopped before.
     func claimStart() -> Bool {
@@ -448,20 +478,28 @@ private final class ReaderControl: @unchecked Sendable {
     func requestStop() -> Bool {
         condition.withLock {
             stopRequested = true
+            if wakeEnds.write >= 0 {
+                var byte: UInt8 = 1
+                _ = write(wakeEnds.write, &byte, 1)
+            }
             condition.broadcast()
             return phase == .running
         }
     }
 
-    /// Waits `duration` unless a stop is requested first. Returns true if stopping.
+    /// Waits `duration` unless a stop is requested first: a `poll` of the wake-up pipe
+    /// with the time left as its timeout. Returns true if stopping.
     func pause(for duration: Duration) -> Bool {
         let deadline = Self.deadline(after: duration)
-        return condition.withLock {
-            while !stopRequested {
-                if condition.wait(until: deadline) { break }
-            }
-            return stopRequested
+        var entry = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        while !isStopRequested {
+            let left = deadline - MonotonicCondition.now
+            if left <= .zero { break }
+            entry.revents = 0
+            // A signal cutting the wait short only goes round again.
+            _ = poll(&entry, 1, Int32(clamping: (left.nanoseconds + 999_999) / 1_000_000))
         }
+        return isStopRequested
     }
 
     func markFinished() {
@@ -484,5 +522,82 @@ private final class ReaderControl: @unchecked Sendable {
 
     private static func deadline(after duration: Duration) -> Instant {
         MonotonicCondition.now + max(duration, .zero)
+    }
+}
+
+/// The bytes received from gpsd and not yet handed on, cut into lines; the reader thread's
+/// alone. gpsd's longest report is 4 KB (`GPS_JSON_RESPONSE_MAX`), libgps's buffer twice
+/// that; a line that would not fit 16 KB is dropped whole.
+struct GPSDLineBuffer {
+    enum Received: Equatable {
+        /// Bytes were added.
+        case received
+        /// Nothing to read after all (`EAGAIN`, `EINTR`).
+        case again
+        /// gpsd closed the connection.
+        case closed
+        /// The socket failed with this `errno`.
+        case failed(Int32)
+    }
+
+    static let capacity = 16384
+
+    /// One byte more than `capacity`, so a line can always be ended with a NUL.
+    private let storage = UnsafeMutablePointer<CChar>.allocate(capacity: Self.capacity + 1)
+    /// The unread bytes are `storage[start..<end]`.
+    private var start = 0
+    private var end = 0
+    /// How far from `start` there is certainly no newline.
+    private var scanned = 0
+    /// The bytes up to the next newline belong to a line that was too long.
+    private var skipping = false
+
+    func deallocate() {
+        storage.deallocate()
+    }
+
+    /// The next whole line, its newline replaced by a NUL; valid until the next call.
+    mutating func nextLine() -> UnsafeMutablePointer<CChar>? {
+        while true {
+            let from = start + scanned
+            guard let hit = memchr(storage + from, 0x0A, end - from) else {
+                scanned = end - start
+                return nil
+            }
+            let newline = hit.assumingMemoryBound(to: CChar.self) - storage
+            storage[newline] = 0
+            let line = storage + start
+            start = newline + 1
+            scanned = 0
+            if skipping {
+                skipping = false
+                continue
+            }
+            return line
+        }
+    }
+
+    /// One `recv` into the free space (after moving the unread bytes to the front).
+    mutating func receive(from fd: Int32) -> Received {
+        if start > 0 {
+            if end > start { memmove(storage, storage + start, end - start) }
+            end -= start
+            start = 0
+        }
+        if end == Self.capacity {
+            // No newline in 16 KB: not a gpsd report. Drop it and what follows up to the
+            // next newline.
+            end = 0
+            scanned = 0
+            skipping = true
+        }
+        let n = recv(fd, storage + end, Self.capacity - end, 0)
+        if n > 0 {
+            end += n
+            return .received
+        }
+        if n == 0 { return .closed }
+        let code = errno
+        return code == EAGAIN || code == EWOULDBLOCK || code == EINTR ? .again : .failed(code)
     }
 }

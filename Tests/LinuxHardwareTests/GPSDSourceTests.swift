@@ -177,6 +177,39 @@ struct GPSDSourceTests {
         #expect(source.diagnostics.connectAttempts == attempts, "it kept retrying after stop()")
     }
 
+    @Test("stop() while waiting for gpsd's next cycle returns at once, not after a poll timeout")
+    func stopBetweenCyclesIsPrompt() async throws {
+        // At 1 Hz, once a cycle's fix is delivered (gpsd quiet for the settle time), the reader
+        // waits about 0.75 s for the next cycle. A reader that polled gpsd with a timeout to
+        // look at the stop flag (500 ms before) let stop() wait out that timeout; this one
+        // waits on the socket and a wake-up pipe, so stop() is over in a few milliseconds.
+        try await GPSDTest.withGPSD(cycleInterval: .seconds(1)) { gpsd in
+            let loop = try await GPSDClockLoop()
+            defer { loop.stop() }
+            let log = GPSDEventLog()
+            let (source, sink) = makeSource(port: gpsd.port, loop: loop, log: log)
+            source.start(sink)
+            defer { source.stop() }
+
+            let flowing = await eventually(within: .seconds(15)) { log.fixes.count >= 2 }
+            try #require(flowing, "only \(log.fixes.count) fixes; gpsd said:\n\(gpsd.daemonLog)")
+            let seen = log.fixes.count
+            let delivered = await eventually(within: .seconds(3)) { log.fixes.count > seen }
+            try #require(delivered)
+
+            // Monotonic (ContinuousClock): the wall clock plays no part.
+            let (_, took) = elapsed { source.stop() }
+            #expect(took < .milliseconds(200), "stop() took \(took)")
+            #expect(!source.diagnostics.isConnected)
+
+            // gpsd goes on writing cycles; the stopped source reports none of them.
+            try await Task.sleep(for: .milliseconds(100))
+            let reported = log.count
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(log.count == reported, "\(log.all.suffix(log.count - reported))")
+        }
+    }
+
     @Test("a connection cut in the middle of a line: the held fix, then disconnected, then retries")
     func connectionCutMidLine() async throws {
         // What a gpsd killed with SIGKILL while writing leaves behind. With part of a line in

@@ -219,6 +219,26 @@ struct SerialNMEASourceTests {
         rig.source.stop()  // a second stop is harmless
     }
 
+    @Test("stop while waiting for the next cycle returns at once, not after a poll timeout")
+    func stopBetweenCyclesIsPrompt() async throws {
+        // The reader waits for the port and its wake-up pipe with no timeout: nothing wakes
+        // it to look at a stop flag, and stop() does not wait for such a wake-up.
+        let rig = try Rig()
+        defer { rig.loop.shutdown() }
+        let pty = try rig.plug()
+        rig.source.start(rig.sink)
+        #expect(await eventually { rig.log.count(.connected) == 1 })
+        await pty.write(SerialTest.cycles(0..<3))
+        #expect(await eventually { rig.log.fixes.count == 2 })
+        // Well inside any timeout a reader might poll with: the reader is waiting for data.
+        try await Task.sleep(for: .milliseconds(50))
+
+        // Monotonic (ContinuousClock): the wall clock plays no part.
+        let (_, took) = elapsed { rig.source.stop() }
+        #expect(took < .milliseconds(200), "stop() took \(took)")
+        #expect(!rig.source.isOpen)
+    }
+
     @Test("stop is prompt while waiting to retry a missing device")
     func stopWhileRetrying() async throws {
         let rig = try Rig()
