@@ -38,13 +38,19 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     /// Time spent suspended so far.
     public var suspendedTime: Duration { condition.withLock { suspended } }
 
+    /// Wakes the loop only when the task is due before everything it waits for: a task for
+    /// later is found when the loop wakes for the earlier one (or after the task it is
+    /// running). The signal is given after the lock is released, so the woken loop does not
+    /// find the lock still held and block on it again (two system calls less each time).
     @discardableResult
     public func schedule(at deadline: Instant, _ task: @escaping @Sendable () -> Void) -> ScheduledTask {
-        condition.withLock {
+        let (handle, wake) = condition.withLock {
+            let earliest = queue.nextDeadline
             let handle = queue.insert(at: deadline, task)
-            condition.signal()
-            return handle
+            return (handle, earliest.map { deadline < $0 } ?? true)
         }
+        if wake { condition.signal() }
+        return handle
     }
 
     public func execute(_ task: @escaping @Sendable () -> Void) {
