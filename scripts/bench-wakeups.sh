@@ -11,6 +11,8 @@
 #            1 Hz recording into (one receiver cycle a second)
 #   serial   gps: serial:///dev/pts/N?baud=9600, the same recording written into a pseudo-terminal
 #   none     gps: none (the idle loop alone: buttons, control socket, battery, clock)
+#   companion  gps: none, and the companion page on (127.0.0.1, a free port), as the board's
+#            settings have it while the device waits
 # Each case runs DURATION seconds unobserved (the context switches; strace itself would add
 # two per system call) and then DURATION seconds under `strace -f -c` (the system calls), after
 # WARMUP seconds to connect and reach a fix. Per thread, the voluntary switches per second
@@ -25,7 +27,7 @@
 #             .build/release/pacer)
 #   DURATION  seconds per window (default: 60)
 #   WARMUP    seconds before the first window (default: 6)
-#   CASES     which cases, in order (default: "gpsd serial none")
+#   CASES     which cases, in order (default: "gpsd serial none companion")
 #   KEEP      1 keeps the work folder (strace output, logs) and prints its path
 #
 # Needs strace, gpsd (package gpsd) and python3 (the pseudo-terminal writer); strace and gpsd
@@ -35,7 +37,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 duration="${DURATION:-60}"
 warmup="${WARMUP:-6}"
-cases="${CASES:-gpsd serial none}"
+cases="${CASES:-gpsd serial none companion}"
 
 die() {
     echo "bench-wakeups: $*" >&2
@@ -193,9 +195,11 @@ print("        woken threads: " + (", ".join(f"{comm}[{tid}] {dv / duration:.2f}
 PY
 }
 
-# A settings file for `pacer device` with this GPS; the rest as the simulated setup.
+# A settings file for `pacer device` with this GPS (and these further lines); the rest as the
+# simulated setup.
 settings() {
     cat >"$work/$1.yaml" <<EOF
+${3:-}
 gps: $2
 buzzer: "null"
 battery: sim?level=100
@@ -252,6 +256,11 @@ for case in $cases; do
         measure none "$device_pid"
         stop_all
         ;;
-    *) die "unknown case $case (gpsd, serial, none)" ;;
+    companion)
+        start_device companion "$(settings companion none "companion: {listen: \"127.0.0.1:$(free_port)\"}")"
+        measure companion "$device_pid"
+        stop_all
+        ;;
+    *) die "unknown case $case (gpsd, serial, none, companion)" ;;
     esac
 done

@@ -28,7 +28,7 @@ public enum GPSDReport: Hashable, Sendable {
 ///
 /// - a report with a different time arrives (the receiver started its next cycle), or
 /// - the caller calls `flush()` because gpsd has been quiet for a while (the reader does so
-///   when `gps_waiting` times out), so the last cycle of a burst is not held until the next.
+///   when its `poll` times out), so the last cycle of a burst is not held until the next.
 ///
 /// A report for a time already delivered is dropped (a TPV gpsd sends late for a cycle that
 /// was flushed, or repeats after a reconnect), so each fix time reaches the runtime once.
