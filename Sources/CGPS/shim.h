@@ -36,6 +36,5 @@ enum { PACER_GPS_STATUS_DGPS = STATUS_DGPS_FIX };
 typedef __typeof__(&gps_open) pacer_gps_open_f;
 typedef __typeof__(&gps_close) pacer_gps_close_f;
 typedef __typeof__(&gps_stream) pacer_gps_stream_f;
-typedef __typeof__(&gps_read) pacer_gps_read_f;
-typedef __typeof__(&gps_waiting) pacer_gps_waiting_f;
+typedef __typeof__(&gps_unpack) pacer_gps_unpack_f;
 typedef __typeof__(&gps_errstr) pacer_gps_errstr_f;

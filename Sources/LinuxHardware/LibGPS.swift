@@ -13,8 +13,7 @@ struct LibGPS: Sendable {
     let open: pacer_gps_open_f
     let close: pacer_gps_close_f
     let stream: pacer_gps_stream_f
-    let read: pacer_gps_read_f
-    let waiting: pacer_gps_waiting_f
+    let unpack: pacer_gps_unpack_f
     let errstr: pacer_gps_errstr_f
 
     /// Opened once, on first use; the error is kept and given again to every caller.
@@ -32,8 +31,7 @@ struct LibGPS: Sendable {
         open = try library.function("gps_open", as: pacer_gps_open_f.self)
         close = try library.function("gps_close", as: pacer_gps_close_f.self)
         stream = try library.function("gps_stream", as: pacer_gps_stream_f.self)
-        read = try library.function("gps_read", as: pacer_gps_read_f.self)
-        waiting = try library.function("gps_waiting", as: pacer_gps_waiting_f.self)
+        unpack = try library.function("gps_unpack", as: pacer_gps_unpack_f.self)
         errstr = try library.function("gps_errstr", as: pacer_gps_errstr_f.self)
     }
 
@@ -62,13 +60,11 @@ func gps_stream(_ data: UnsafeMutablePointer<gps_data_t>!, _ flags: UInt32,
     LibGPS.functions.stream(data, flags, device)
 }
 
-func gps_read(_ data: UnsafeMutablePointer<gps_data_t>!, _ message: UnsafeMutablePointer<CChar>!,
-              _ length: Int32) -> Int32 {
-    LibGPS.functions.read(data, message, length)
-}
-
-func gps_waiting(_ data: UnsafePointer<gps_data_t>!, _ timeout: Int32) -> Bool {
-    LibGPS.functions.waiting(data, timeout)
+/// A whole JSON line into `data` (gpsd 3.22's header takes a `char *`, later ones a
+/// `const char *`: a mutable pointer is passed either way).
+@discardableResult
+func gps_unpack(_ line: UnsafeMutablePointer<CChar>!, _ data: UnsafeMutablePointer<gps_data_t>!) -> Int32 {
+    LibGPS.functions.unpack(line, data)
 }
 
 func gps_errstr(_ code: Int32) -> UnsafePointer<CChar>! {
