@@ -33,7 +33,8 @@ struct NMEACommand: ParsableCommand {
         var file: String
 
         func run() throws {
-            var out = OutputBuffer()
+            let out = OutputBuffer()
+            var line: [UInt8] = []  // the text form of a fix, reused
             var reader = RecordingReader(path: file)
             let file = self.file
             let report: ((NMEARejection) -> Void)? = explain ? { rejection in
@@ -43,12 +44,17 @@ struct NMEACommand: ParsableCommand {
                 try reader.decode(onEpoch: { epoch in
                     guard case .fix(let fix) = epoch else { return }
                     if json {
-                        fix.appendJSON(to: &out.bytes)
+                        out.write(Fix.maximumJSONLength + 1) { p in
+                            let n = fix.writeJSON(to: p)
+                            p[n] = 0x0A
+                            return n + 1
+                        }
                     } else {
-                        fix.appendText(to: &out.bytes)
+                        line.removeAll(keepingCapacity: true)
+                        fix.appendText(to: &line)
+                        line.append(0x0A)
+                        out.append(line)
                     }
-                    out.bytes.append(0x0A)
-                    out.flushIfFull()
                 }, onReject: report)
             } catch {
                 out.flush()
@@ -307,23 +313,39 @@ extension Fix {
     }
 }
 
-/// Standard output through one reused buffer, written in large blocks.
-struct OutputBuffer {
+/// Standard output through one reused buffer, written in large blocks: fixes are written
+/// straight into it (no array or string per fix).
+final class OutputBuffer {
     static let threshold = 64 * 1024
-    var bytes: [UInt8]
+    static let capacity = threshold + 1024
+    private let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: OutputBuffer.capacity)
+    private var count = 0
 
-    init() {
-        bytes = []
-        bytes.reserveCapacity(OutputBuffer.threshold + 1024)
+    deinit { storage.deallocate() }
+
+    /// Lets `body` write at most `maximum` (at most 1024) bytes at the end; it returns how
+    /// many it wrote. Flushes once the buffer holds `threshold` bytes.
+    @inline(__always)
+    func write(_ maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        assert(maximum <= OutputBuffer.capacity - OutputBuffer.threshold)
+        count += body(storage + count)
+        if count >= OutputBuffer.threshold { flush() }
     }
 
-    mutating func flushIfFull() {
-        if bytes.count >= OutputBuffer.threshold { flush() }
+    func append(_ bytes: [UInt8]) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let n = min(rest.count, OutputBuffer.capacity - count)
+            rest.prefix(n).withUnsafeBufferPointer { (storage + count).update(from: $0.baseAddress!, count: n) }
+            count += n
+            rest = rest.dropFirst(n)
+            if count >= OutputBuffer.threshold { flush() }
+        }
     }
 
-    mutating func flush() {
-        FileDescriptorOutput.write(bytes, to: 1)
-        bytes.removeAll(keepingCapacity: true)
+    func flush() {
+        FileDescriptorOutput.write(UnsafeRawBufferPointer(start: storage, count: count), to: 1)
+        count = 0
     }
 }
 
@@ -331,16 +353,18 @@ enum FileDescriptorOutput {
     /// Writes all of `bytes` to `fd`, retrying short writes and EINTR. A closed pipe ends the
     /// write quietly (`pacer nmea decode … | head`).
     static func write(_ bytes: [UInt8], to fd: Int32) {
-        bytes.withUnsafeBytes { p in
-            var offset = 0
-            while offset < p.count {
-                let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
+        bytes.withUnsafeBytes { write($0, to: fd) }
+    }
+
+    static func write(_ p: UnsafeRawBufferPointer, to fd: Int32) {
+        var offset = 0
+        while offset < p.count {
+            let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += n
         }
     }
 }
