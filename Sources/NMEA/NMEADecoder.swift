@@ -48,7 +48,9 @@ public struct NMEADecoder {
         var state = lines
         framer.feed(
             chunk,
-            onLine: { line, number in state.handle(line, number, onEpoch: onEpoch, onReject: onReject) },
+            onScannedLine: { line, number, scan in
+                state.handle(line, number, scan: scan, onEpoch: onEpoch, onReject: onReject)
+            },
             onDamage: onReject)
         lines = state
     }
@@ -64,7 +66,7 @@ public struct NMEADecoder {
     /// Ends the stream: a last unterminated line and the cycle in progress are delivered.
     public mutating func finish(onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)? = nil) {
         var state = lines
-        framer.finish { line, number in state.handle(line, number, onEpoch: onEpoch, onReject: onReject) }
+        framer.finish { line, number in state.handle(line, number, scan: nil, onEpoch: onEpoch, onReject: onReject) }
         state.finish(onEpoch: onEpoch)
         lines = state
     }
@@ -80,12 +82,20 @@ private struct LineState {
         self.checksumPolicy = checksumPolicy
     }
 
+    /// `scan` is the framer's pass over the line; nil when the line was gathered across chunks.
+    @inline(__always)
     mutating func handle(
-        _ line: UnsafeBufferPointer<UInt8>, _ lineNumber: Int,
+        _ line: UnsafeBufferPointer<UInt8>, _ lineNumber: Int, scan: LineScan?,
         onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)?
     ) {
         let acceptMissing = checksumPolicy == .acceptFromReceiversWithoutChecksums && !sawChecksum
-        let verdict = NMEALineParser.parse(line, acceptMissingChecksum: acceptMissing)
+        let verdict: NMEALine
+        if line.count < Int(UInt16.max) {
+            var scan = scan ?? LineScan(wholeLine: line)
+            verdict = NMEALineParser.parse(line, scan: &scan, acceptMissingChecksum: acceptMissing)
+        } else {
+            verdict = .malformed
+        }
         switch verdict {
         case .sentence(let sentence):
             parsed.sentences += 1

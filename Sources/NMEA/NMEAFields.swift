@@ -2,23 +2,28 @@ import PacerCore
 
 /// The comma-separated fields of one sentence body, as byte ranges into the caller's buffer.
 ///
-/// The body runs from the address (`GPRMC`) to the last byte before `*`. Offsets live in an
-/// inline array on the stack, so scanning a sentence allocates nothing. Every accessor
-/// returns nil for an empty or malformed field, which is how NMEA marks "unknown".
+/// The body runs from the address (`GPRMC`) to the last byte before `*`. The field offsets
+/// are read through a pointer: the decoder's come from the framer's pass over the line
+/// (`LineScan`, on the stack), so parsing a sentence allocates nothing and copies no table
+/// of offsets per field read (an `InlineArray` is copied whole at each subscript). Every
+/// accessor returns nil for an empty or malformed field, which is how NMEA marks "unknown".
 public struct NMEAFields {
     /// Fields past this many are ignored (the longest standard sentence, GSV with a
     /// signal id, has 21).
     public static let capacity = 40
 
     @usableFromInline let body: UnsafeBufferPointer<UInt8>
-    @usableFromInline var bounds: InlineArray<41, UInt16>
-    public private(set) var count: Int
+    /// `bounds[k]` is where field k starts; field k ends one byte before `bounds[k + 1]`.
+    @usableFromInline let bounds: UnsafePointer<UInt16>
+    public let count: Int
+    /// Keeps the offsets of a set of fields made by `init(body:)` alive.
+    private let storage: BoundsStorage?
 
-    /// Splits `body` at commas. `body` must stay valid while the fields are used.
+    /// Splits `body` at commas. `body` must stay valid while the fields are used. (For tests
+    /// and tools: the offsets go on the heap. The decoder's fields come from its line scan.)
     public init(body: UnsafeBufferPointer<UInt8>) {
-        self.body = body
-        // bounds[k] is where field k starts; field k ends one byte before bounds[k + 1].
-        bounds = InlineArray(repeating: 0)
+        let storage = BoundsStorage()
+        let bounds = storage.pointer
         var n = 0
         var i = 0
         let comma = UInt8(ascii: ",")
@@ -30,6 +35,21 @@ public struct NMEAFields {
             }
             i += 1
         }
+        self.init(body: body, bounds: bounds, commas: n, storage: storage)
+    }
+
+    /// The fields of `body` (a line's bytes from offset 1) with the offsets of its first
+    /// commas already at `bounds[1…]` (a `LineScan`'s layout; `bounds[0]` is 0), `commas` of
+    /// them in all. Writes the end of the last field after them. `bounds` must stay valid
+    /// while the fields are used.
+    @inline(__always)
+    init(body: UnsafeBufferPointer<UInt8>, bounds: UnsafeMutablePointer<UInt16>, commas: Int, storage: BoundsStorage? = nil) {
+        self.body = body
+        self.bounds = UnsafePointer(bounds)
+        self.storage = storage
+        // Commas past the body (after a `*`) are not field separators.
+        var n = min(commas, NMEAFields.capacity)
+        while n > 0, Int(bounds[n]) > body.count { n -= 1 }
         if n == NMEAFields.capacity {
             count = n
         } else {
@@ -38,21 +58,21 @@ public struct NMEAFields {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func range(_ index: Int) -> Range<Int>? {
         guard index >= 0, index < count else { return nil }
-        return Int(bounds[index])..<(Int(bounds[index + 1]) - 1)
+        return Int(bounds[index])..<(Int(bounds[index &+ 1]) &- 1)
     }
 
     /// True when the field is absent or empty.
-    @inlinable
+    @inlinable @inline(__always)
     public func isEmpty(_ index: Int) -> Bool {
         guard let r = range(index) else { return true }
         return r.isEmpty
     }
 
     /// The field's bytes (empty when absent).
-    @inlinable
+    @inlinable @inline(__always)
     public func bytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         guard let r = range(index), let base = body.baseAddress else {
             return UnsafeBufferPointer(start: nil, count: 0)
@@ -61,32 +81,34 @@ public struct NMEAFields {
     }
 
     /// A one-character field such as a status (`A`/`V`) or hemisphere.
-    @inlinable
+    @inlinable @inline(__always)
     public func character(_ index: Int) -> UInt8? {
         let b = bytes(index)
         return b.count == 1 ? b[0] : nil
     }
 
     /// An unsigned decimal integer.
-    @inlinable
+    @inlinable @inline(__always)
     public func integer(_ index: Int) -> Int? {
         NMEAFields.unsigned(bytes(index))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func unsigned(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !b.isEmpty, b.count <= 9 else { return nil }
+        guard !b.isEmpty, b.count <= 9, let p = b.baseAddress else { return nil }
         var v = 0
-        for c in b {
-            let d = c &- UInt8(ascii: "0")
+        var i = 0
+        while i < b.count {  // nine digits at most: no overflow
+            let d = p[i] &- UInt8(ascii: "0")
             guard d < 10 else { return nil }
-            v = v * 10 + Int(d)
+            v = v &* 10 &+ Int(d)
+            i &+= 1
         }
         return v
     }
 
     /// A decimal integer with an optional sign (GSV elevations can be negative).
-    @inlinable
+    @inlinable @inline(__always)
     public func signedInteger(_ index: Int) -> Int? {
         let b = bytes(index)
         guard let first = b.first else { return nil }
@@ -98,7 +120,7 @@ public struct NMEAFields {
     }
 
     /// A signed decimal number such as `-19.6` or `1127.70`.
-    @inlinable
+    @inlinable @inline(__always)
     public func number(_ index: Int) -> Double? {
         NMEAFields.parseDecimal(bytes(index))
     }
@@ -106,7 +128,7 @@ public struct NMEAFields {
     /// Parses `[+-]digits[.digits]` exactly: the digits become one integer, divided once by a
     /// power of ten, so the result is the correctly rounded double for up to 15 significant
     /// digits. Anything else (exponents, letters, two dots) is malformed.
-    @inlinable
+    @inlinable @inline(__always)
     public static func parseDecimal(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         guard !b.isEmpty else { return nil }
         var i = 0
@@ -114,6 +136,28 @@ public struct NMEAFields {
         if b[0] == UInt8(ascii: "-") || b[0] == UInt8(ascii: "+") {
             negative = b[0] == UInt8(ascii: "-")
             i = 1
+        }
+        if b.count <= 16, let p = b.baseAddress {
+            // At most 16 digits: none is dropped below, so one plain loop does.
+            var mantissa: Int64 = 0
+            var digits = 0
+            var dot = -1  // digits before the dot, once seen
+            while i < b.count {
+                let c = p[i]
+                i &+= 1
+                let d = c &- UInt8(ascii: "0")
+                if d < 10 {
+                    mantissa = mantissa &* 10 &+ Int64(d)
+                    digits &+= 1
+                } else if c == UInt8(ascii: "."), dot < 0 {
+                    dot = digits
+                } else {
+                    return nil
+                }
+            }
+            guard digits > 0, (dot < 0 ? digits : dot) <= 12 else { return nil }
+            let value = Double(mantissa) / powersOfTen[dot < 0 ? 0 : digits &- dot]
+            return negative ? -value : value
         }
         var mantissa: Int64 = 0
         var significant = 0      // digits kept in the mantissa, leading zeros excluded
@@ -157,7 +201,7 @@ public struct NMEAFields {
     /// A latitude or longitude: `ddmm.mmmm` (or `dddmm.mmmm`) in field `index`, hemisphere
     /// letter in `index + 1`. Returns degrees, negative for S and W; nil when malformed or out
     /// of range.
-    @inlinable
+    @inlinable @inline(__always)
     public func coordinate(_ index: Int, isLatitude: Bool) -> Double? {
         guard let raw = number(index), raw >= 0 else { return nil }
         let hemisphere = character(index + 1)
@@ -176,7 +220,7 @@ public struct NMEAFields {
 
     /// A time of day `hhmmss[.sss…]` in milliseconds since midnight. A 60th second (leap
     /// second) is allowed; fractions beyond milliseconds are truncated.
-    @inlinable
+    @inlinable @inline(__always)
     public func timeOfDay(_ index: Int) -> Int32? {
         let b = bytes(index)
         guard b.count >= 6 else { return nil }
@@ -199,7 +243,7 @@ public struct NMEAFields {
         return Int32(((hours * 60 + minutes) * 60 + seconds) * 1000 + ms)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func twoDigits(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int? {
         let hi = b[i] &- UInt8(ascii: "0"), lo = b[i + 1] &- UInt8(ascii: "0")
         guard hi < 10, lo < 10 else { return nil }
@@ -207,7 +251,7 @@ public struct NMEAFields {
     }
 
     /// An RMC date `ddmmyy`.
-    @inlinable
+    @inlinable @inline(__always)
     public func shortDate(_ index: Int) -> ShortDate? {
         let b = bytes(index)
         guard b.count == 6 else { return nil }
@@ -229,4 +273,13 @@ public struct ShortDate: Hashable, Sendable {
         self.month = month
         self.yearOfCentury = yearOfCentury
     }
+}
+
+/// The offsets of a set of fields made by `NMEAFields.init(body:)`.
+final class BoundsStorage {
+    let pointer = UnsafeMutablePointer<UInt16>.allocate(capacity: NMEAFields.capacity + 1)
+
+    init() { pointer.initialize(repeating: 0, count: NMEAFields.capacity + 1) }
+
+    deinit { pointer.deallocate() }
 }

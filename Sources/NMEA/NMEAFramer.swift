@@ -55,7 +55,20 @@ public struct NMEAFramer {
         onLine: (UnsafeBufferPointer<UInt8>, Int) -> Void,
         onDamage: ((NMEARejection) -> Void)? = nil
     ) {
+        feed(chunk, onScannedLine: { line, number, _ in onLine(line, number) }, onDamage: onDamage)
+    }
+
+    /// `feed(_:onLine:onDamage:)`, with what the search for each line's end learnt of it (its
+    /// checksum XOR and commas) for a line that lay wholly in the chunk; nil for a line
+    /// gathered across chunks.
+    @inline(__always)
+    mutating func feed(
+        _ chunk: UnsafeBufferPointer<UInt8>,
+        onScannedLine: (UnsafeBufferPointer<UInt8>, Int, LineScan?) -> Void,
+        onDamage: ((NMEARejection) -> Void)?
+    ) {
         statistics.bytes += chunk.count
+        var scan = LineScan()
         let n = chunk.count
         var i = 0
         // Where the current line began in this chunk; -1 while it began in an earlier chunk
@@ -64,7 +77,13 @@ public struct NMEAFramer {
         while i < n {
             switch state {
             case .line:
-                let j = ByteScanning.lineEnd(in: chunk, from: i, to: n)
+                let j: Int
+                if lineStart >= 0 {  // then i is lineStart + 1
+                    scan.reset()
+                    j = ByteScanning.scanLine(in: chunk, from: i, to: n, lineStart: lineStart, into: &scan)
+                } else {
+                    j = ByteScanning.lineEnd(in: chunk, from: i, to: n)
+                }
                 let length = lineStart >= 0 ? j - lineStart : pending.count + (j - i)
                 if length > NMEAFramer.maximumLineLength {
                     statistics.overlong += 1
@@ -85,10 +104,12 @@ public struct NMEAFramer {
                 let c = chunk[j]
                 if c == 0x0D || c == 0x0A {
                     if lineStart >= 0 {
-                        if j - lineStart > 1 { onLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j]), lineNumber) }
+                        if j - lineStart > 1 {
+                            onScannedLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j]), lineNumber, scan)
+                        }
                     } else {
                         pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[i..<j]))
-                        if pending.count > 1 { pending.withUnsafeBufferPointer { onLine($0, lineNumber) } }
+                        if pending.count > 1 { pending.withUnsafeBufferPointer { onScannedLine($0, lineNumber, nil) } }
                         pending.removeAll(keepingCapacity: true)
                     }
                     lineStart = -1

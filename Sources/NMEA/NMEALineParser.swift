@@ -19,6 +19,14 @@ public enum NMEALineParser {
     public static func parse(_ line: UnsafeBufferPointer<UInt8>, acceptMissingChecksum: Bool) -> NMEALine {
         // Field offsets are 16-bit; the framer never hands out lines near that, direct callers might.
         guard line.count < Int(UInt16.max) else { return .malformed }
+        var scan = LineScan(wholeLine: line)
+        return parse(line, scan: &scan, acceptMissingChecksum: acceptMissingChecksum)
+    }
+
+    /// `parse(_:acceptMissingChecksum:)` given the pass over the line (`LineScan`): the
+    /// checksum and the fields come from it, so the line is not read again, bar its last bytes.
+    @inline(__always)
+    static func parse(_ line: UnsafeBufferPointer<UInt8>, scan: inout LineScan, acceptMissingChecksum: Bool) -> NMEALine {
         var end = line.count
         while end > 1, line[end - 1] == UInt8(ascii: " ") { end -= 1 }
         guard end > 1 else { return .malformed }
@@ -35,7 +43,9 @@ public enum NMEALineParser {
             guard star + 3 == end, let hi = hexValue(line[star + 1]), let lo = hexValue(line[star + 2]) else {
                 return .badChecksum
             }
-            guard ByteScanning.xor(line, from: 1, to: star) == hi << 4 | lo else { return .badChecksum }
+            // The scan XORed the whole line after its start character: take its tail back out.
+            let tail = ByteScanning.xor(line, from: star, to: line.count)
+            guard scan.xor ^ tail == hi << 4 | lo else { return .badChecksum }
             bodyEnd = star
         } else {
             guard acceptMissingChecksum else { return .missingChecksum }
@@ -44,10 +54,23 @@ public enum NMEALineParser {
         guard line[0] == UInt8(ascii: "$") else { return .unknown }  // `!` is AIS
 
         let body = UnsafeBufferPointer(rebasing: line[1..<bodyEnd])
-        let fields = NMEAFields(body: body)
-        let address = fields.bytes(0)
+        // The address is the body up to its first comma.
+        let addressEnd = scan.commas > 0 && Int(scan.bounds[1]) <= body.count ? Int(scan.bounds[1]) - 1 : body.count
+        let address = UnsafeBufferPointer(rebasing: body[..<addressEnd])
         if address.first == UInt8(ascii: "P") { return .proprietary }
-        guard address.count == 5, address.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+        guard address.count == 5 else { return .unknown }
+        let commas = scan.commas
+        return withUnsafeMutablePointer(to: &scan.bounds) { storage in
+            // InlineArray keeps its elements one after the other.
+            let bounds = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: UInt16.self)
+            return parse(address: address, NMEAFields(body: body, bounds: bounds, commas: commas))
+        }
+    }
+
+    /// The sentence of a line whose checksum and address passed: by its address's last three letters.
+    @inline(__always)
+    static func parse(address: UnsafeBufferPointer<UInt8>, _ fields: NMEAFields) -> NMEALine {
+        guard address.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             return .unknown
         }
         let talker = Talker(address[0], address[1])

@@ -414,19 +414,19 @@ public struct ZDA: Hashable, Sendable {
 extension NMEAFields {
     /// True when a field holds text that did not parse: the sentence is malformed (as opposed
     /// to an empty field, which NMEA uses for "unknown").
-    @inlinable
+    @inlinable @inline(__always)
     func garbled<T>(_ index: Int, _ value: T?) -> Bool {
         value == nil && !isEmpty(index)
     }
 
     /// True when any of a position's four fields holds text but no position came of them.
-    @inlinable
+    @inlinable @inline(__always)
     func garbledPosition(_ index: Int, _ value: GeoPoint?) -> Bool {
         value == nil && !(index..<index + 4).allSatisfy { isEmpty($0) }
     }
 
     /// Latitude in `index`/`index+1` and longitude in `index+2`/`index+3`.
-    @inlinable
+    @inlinable @inline(__always)
     func position(_ index: Int) -> GeoPoint? {
         guard let lat = coordinate(index, isLatitude: true),
               let lon = coordinate(index + 2, isLatitude: false) else { return nil }
