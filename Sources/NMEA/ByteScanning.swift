@@ -69,8 +69,9 @@ struct LineScan {
     /// Commas seen (all of them, even past the capacity).
     var commas = 0
     /// `bounds[k + 1]` is the offset in the line (from its start character) of comma `k`, for
-    /// the first `NMEAFields.capacity` commas: `NMEAFields`' layout, so it is copied as it is.
-    var bounds: InlineArray<41, UInt16> = InlineArray(repeating: 0)
+    /// the first `NMEAFields.capacity` commas: `NMEAFields`' layout, read in place. (64 rather
+    /// than 41 entries: an index masked with 63 needs no bounds check in the scan's loop.)
+    var bounds: InlineArray<64, UInt16> = InlineArray(repeating: 0)
 
     @inline(__always)
     mutating func reset() {
@@ -85,7 +86,7 @@ struct LineScan {
 
     /// `comma(at:)` on a count held apart (in a register, through the scan's hot loop).
     @inline(__always)
-    static func comma(at offset: Int, _ commas: inout Int, _ bounds: inout InlineArray<41, UInt16>) {
+    static func comma(at offset: Int, _ commas: inout Int, _ bounds: inout InlineArray<64, UInt16>) {
         if commas < NMEAFields.capacity { bounds[commas &+ 1] = UInt16(truncatingIfNeeded: offset) }
         commas &+= 1
     }
@@ -114,12 +115,12 @@ extension ByteScanning {
         ~(((x & ~highs) &+ ~highs) | x) & highs
     }
 
-    /// True when some byte of `word` is below `,` or above `~`: every byte that ends a line
-    /// (control and 8-bit bytes, `$`, `!`) is, and of a sentence's own bytes only `*`, space
-    /// and a few rare signs. Cheaper than `hasLineBreak`, and exact about whether there is one.
+    /// True when some byte of `word` is below `*` or above `~`: every byte that ends a line
+    /// (control and 8-bit bytes, `$`, `!`) is, and of a sentence's own bytes only a space and
+    /// a few rare signs. Cheaper than `hasLineBreak`, and exact about whether there is one.
     @inline(__always)
     static func mayHaveLineBreak(_ word: UInt64) -> Bool {
-        ((word &- ones &* 0x2C) & ~word | word | (word &+ ones)) & highs != 0
+        ((word &- ones &* 0x2A) & ~word | word | (word &+ ones)) & highs != 0
     }
 
     /// `lineEnd(in:from:to:)` that also XORs the bytes it passes over into `scan` and notes
@@ -154,9 +155,17 @@ extension ByteScanning {
                 }
                 word ^= w
                 var commas = zeroBytes(w ^ (ones &* 0x2C))
-                while commas != 0 {
-                    LineScan.comma(at: i &- lineStart &+ commas.trailingZeroBitCount &>> 3, &n, &scan.bounds)
-                    commas &= commas &- 1
+                if n < NMEAFields.capacity &- 8 {  // room for the word's commas: no check each
+                    while commas != 0 {
+                        scan.bounds[(n &+ 1) & 63] = UInt16(truncatingIfNeeded: i &- lineStart &+ commas.trailingZeroBitCount &>> 3)
+                        n &+= 1
+                        commas &= commas &- 1
+                    }
+                } else {
+                    while commas != 0 {
+                        LineScan.comma(at: i &- lineStart &+ commas.trailingZeroBitCount &>> 3, &n, &scan.bounds)
+                        commas &= commas &- 1
+                    }
                 }
                 i &+= 8
             }

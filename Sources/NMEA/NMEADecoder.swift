@@ -82,16 +82,19 @@ private struct LineState {
         self.checksumPolicy = checksumPolicy
     }
 
-    /// `scan` is the framer's pass over the line; nil when the line was gathered across chunks.
+    /// `scan` is the framer's pass over the line (a line it hands out in place is at most
+    /// `maximumLineLength` bytes); nil when the line was gathered across chunks.
     @inline(__always)
     mutating func handle(
-        _ line: UnsafeBufferPointer<UInt8>, _ lineNumber: Int, scan: LineScan?,
+        _ line: UnsafeBufferPointer<UInt8>, _ lineNumber: Int, scan: UnsafeMutablePointer<LineScan>?,
         onEpoch: (NMEAEpoch) -> Void, onReject: ((NMEARejection) -> Void)?
     ) {
         let acceptMissing = checksumPolicy == .acceptFromReceiversWithoutChecksums && !sawChecksum
         let verdict: NMEALine
-        if line.count < Int(UInt16.max) {
-            var scan = scan ?? LineScan(wholeLine: line)
+        if let scan {
+            verdict = NMEALineParser.parse(line, scan: &scan.pointee, acceptMissingChecksum: acceptMissing)
+        } else if line.count < Int(UInt16.max) {
+            var scan = LineScan(wholeLine: line)
             verdict = NMEALineParser.parse(line, scan: &scan, acceptMissingChecksum: acceptMissing)
         } else {
             verdict = .malformed

@@ -67,17 +67,19 @@ public struct NMEAFields {
     /// True when the field is absent or empty.
     @inlinable @inline(__always)
     public func isEmpty(_ index: Int) -> Bool {
-        guard let r = range(index) else { return true }
-        return r.isEmpty
+        guard index >= 0, index < count else { return true }
+        return bounds[index &+ 1] &- 1 == bounds[index]
     }
 
     /// The field's bytes (empty when absent).
     @inlinable @inline(__always)
     public func bytes(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-        guard let r = range(index), let base = body.baseAddress else {
+        // Offsets only grow, so the end is never before the start: no `Range` and its check.
+        guard index >= 0, index < count, let base = body.baseAddress else {
             return UnsafeBufferPointer(start: nil, count: 0)
         }
-        return UnsafeBufferPointer(start: base + r.lowerBound, count: r.count)
+        let start = Int(bounds[index])
+        return UnsafeBufferPointer(start: base + start, count: Int(bounds[index &+ 1]) &- 1 &- start)
     }
 
     /// A one-character field such as a status (`A`/`V`) or hemisphere.

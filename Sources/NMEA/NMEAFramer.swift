@@ -64,7 +64,7 @@ public struct NMEAFramer {
     @inline(__always)
     mutating func feed(
         _ chunk: UnsafeBufferPointer<UInt8>,
-        onScannedLine: (UnsafeBufferPointer<UInt8>, Int, LineScan?) -> Void,
+        onScannedLine: (UnsafeBufferPointer<UInt8>, Int, UnsafeMutablePointer<LineScan>?) -> Void,
         onDamage: ((NMEARejection) -> Void)?
     ) {
         statistics.bytes += chunk.count
@@ -103,9 +103,12 @@ public struct NMEAFramer {
                 }
                 let c = chunk[j]
                 if c == 0x0D || c == 0x0A {
+                    // CR LF, the usual ending, is stepped over at once rather than hunted through.
+                    let crlf = c == 0x0D && j + 1 < n && chunk[j + 1] == 0x0A
                     if lineStart >= 0 {
                         if j - lineStart > 1 {
-                            onScannedLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<j]), lineNumber, scan)
+                            let line = UnsafeBufferPointer(rebasing: chunk[lineStart..<j])
+                            withUnsafeMutablePointer(to: &scan) { onScannedLine(line, lineNumber, $0) }
                         }
                     } else {
                         pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[i..<j]))
@@ -114,9 +117,9 @@ public struct NMEAFramer {
                     }
                     lineStart = -1
                     state = .hunting
-                    if c == 0x0A { lineFeeds += 1 }
+                    if c == 0x0A || crlf { lineFeeds += 1 }
                     atLineStart = true
-                    i = j + 1
+                    i = crlf ? j + 2 : j + 1
                 } else if c == UInt8(ascii: "$") || c == UInt8(ascii: "!") {
                     statistics.malformed += 1  // the line before was cut short
                     onDamage?(damage(.cutShort, chunk, lineStart, i, j))

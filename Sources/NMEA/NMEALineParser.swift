@@ -44,7 +44,8 @@ public enum NMEALineParser {
                 return .badChecksum
             }
             // The scan XORed the whole line after its start character: take its tail back out.
-            let tail = ByteScanning.xor(line, from: star, to: line.count)
+            var tail: UInt8 = 0
+            for k in star..<line.count { tail ^= line[k] }
             guard scan.xor ^ tail == hi << 4 | lo else { return .badChecksum }
             bodyEnd = star
         } else {
@@ -70,7 +71,9 @@ public enum NMEALineParser {
     /// The sentence of a line whose checksum and address passed: by its address's last three letters.
     @inline(__always)
     static func parse(address: UnsafeBufferPointer<UInt8>, _ fields: NMEAFields) -> NMEALine {
-        guard address.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+        let a = UInt8(ascii: "A")
+        guard address[0] &- a < 26, address[1] &- a < 26, address[2] &- a < 26, address[3] &- a < 26,
+              address[4] &- a < 26 else {
             return .unknown
         }
         let talker = Talker(address[0], address[1])

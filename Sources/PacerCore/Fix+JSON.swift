@@ -90,10 +90,10 @@ struct RawByteWriter {
     @inline(__always)
     mutating func digits(_ value: UInt64, width: Int) {
         var n = 1
-        var q = value
-        while q >= 10 {
-            q /= 10
-            n += 1
+        var power: UInt64 = 10
+        while n < 20, value >= power {  // 10^19 is the last power below 2^64
+            n &+= 1
+            power = power &* 10
         }
         if n < width { n = width }
         var v = value
