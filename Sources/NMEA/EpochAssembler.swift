@@ -164,7 +164,11 @@ public struct EpochAssembler {
         let year: Int
         if let known = knownYear {
             let base = known / 100 * 100 + d.yearOfCentury
-            year = [base - 100, base, base + 100].min { abs($0 - known) < abs($1 - known) }!
+            // The nearest of the three centuries; the earliest on a tie.
+            var nearest = base - 100
+            if abs(base - known) < abs(nearest - known) { nearest = base }
+            if abs(base + 100 - known) < abs(nearest - known) { nearest = base + 100 }
+            year = nearest
         } else {
             year = d.yearOfCentury >= 80 ? 1900 + d.yearOfCentury : 2000 + d.yearOfCentury
         }
@@ -208,24 +212,24 @@ public struct EpochAssembler {
 struct SatelliteCounts {
     private var talkers: InlineArray<12, Talker?> = InlineArray(repeating: nil)
     private var counts: InlineArray<12, Int> = InlineArray(repeating: 0)
+    /// The sum of `counts` over the talkers seen, kept as they are recorded (`total` is read
+    /// at every fix).
+    private var sum = 0
+    private var any = false
 
     mutating func record(_ talker: Talker, _ count: Int) {
         for i in 0..<12 {
-            if talkers[i] == talker || talkers[i] == nil {
+            let seen = talkers[i]
+            if seen == talker || seen == nil {
+                if seen == nil { any = true } else { sum -= counts[i] }
                 talkers[i] = talker
                 counts[i] = count
+                sum += count
                 return
             }
         }
     }
 
-    var total: Int? {
-        var sum = 0
-        var any = false
-        for i in 0..<12 where talkers[i] != nil {
-            sum += counts[i]
-            any = true
-        }
-        return any ? sum : nil
-    }
+    var total: Int? { any ? sum : nil }
 }
+

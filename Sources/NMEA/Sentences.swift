@@ -369,11 +369,14 @@ public struct GSV: Hashable, Sendable {
         var i = 4
         while i + 3 < f.count, sats.count < 4 {
             if let prn = f.integer(i), prn <= UInt16.max {
+                var elevation: Int8?
+                if let e = f.signedInteger(i + 1), e >= -90, e <= 90 { elevation = Int8(truncatingIfNeeded: e) }
+                var azimuth: UInt16?
+                if let a = f.integer(i + 2), a < 360 { azimuth = UInt16(truncatingIfNeeded: a) }
+                var snr: UInt8?
+                if let s = f.integer(i + 3), s <= 99 { snr = UInt8(truncatingIfNeeded: s) }
                 sats.append(SatelliteInView(
-                    prn: UInt16(prn),
-                    elevation: f.signedInteger(i + 1).flatMap { (-90...90).contains($0) ? Int8($0) : nil },
-                    azimuth: f.integer(i + 2).flatMap { $0 < 360 ? UInt16($0) : nil },
-                    snr: f.integer(i + 3).flatMap { $0 <= 99 ? UInt8($0) : nil }))
+                    prn: UInt16(truncatingIfNeeded: prn), elevation: elevation, azimuth: azimuth, snr: snr))
             }
             i += 4
         }
