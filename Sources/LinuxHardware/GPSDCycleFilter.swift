@@ -7,6 +7,14 @@ public enum GPSDReport: Hashable, Sendable {
     /// gpsd says it has no position (TPV mode 0 or 1); the receiver's time when it gave one.
     case noFix(UTCTimestamp?)
 
+    /// A 3D fix with everything a cycle's TPVs carry: speed, altitude, HDOP, satellites used
+    /// (the course is left out: gpsd has none for a runner standing still).
+    public var isComplete: Bool {
+        guard case .fix(let fix) = self else { return false }
+        return fix.mode == .threeD && fix.speed != nil && fix.altitude != nil && fix.hdop != nil
+            && fix.satellitesUsed != nil
+    }
+
     /// The receiver time the report belongs to: the cycle it is part of.
     public var time: UTCTimestamp? {
         switch self {
@@ -26,6 +34,10 @@ public enum GPSDReport: Hashable, Sendable {
 /// cycle, the most complete one, so the filter holds the latest report of the current time and
 /// delivers it when
 ///
+/// - the report is complete: a 3D fix with its speed, altitude, HDOP and satellites in use.
+///   Nothing a later TPV of the cycle could add is missing, so it goes at once, without the
+///   reader's settle wait (issue 27: at 1 Hz that wait was a wakeup and a system call a
+///   second, and a quarter of a second of lateness); later TPVs of its time are dropped, or
 /// - a report with a different time arrives (the receiver started its next cycle), or
 /// - the caller calls `flush()` because gpsd has been quiet for a while (the reader does so
 ///   when its `poll` times out), so the last cycle of a burst is not held until the next.
@@ -55,6 +67,7 @@ public struct GPSDCycleFilter: Sendable {
             flush(deliver: deliver)
         }
         held = report
+        if report.isComplete { flush(deliver: deliver) }
     }
 
     /// Delivers the held report, if any: its cycle is taken to be over.

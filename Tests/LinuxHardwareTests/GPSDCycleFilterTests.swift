@@ -44,6 +44,28 @@ struct GPSDCycleFilterTests {
         #expect(out == [.noFix(nil), .noFix(Self.at(0)), .noFix(nil), .noFix(Self.at(1))])
     }
 
+    @Test("a complete report goes at once; later reports of its time are dropped")
+    func completeReportAtOnce() {
+        let complete = GPSDReport.fix(Fix(
+            time: Self.at(0), position: GeoPoint(latitude: 48, longitude: 11), altitude: 520, speed: 3,
+            mode: .threeD, hdop: 0.9, satellitesUsed: 9))
+        var filter = GPSDCycleFilter()
+        var out: [GPSDReport] = []
+        filter.offer(Self.fix(0)) { out.append($0) }
+        #expect(out.isEmpty && filter.isHolding)
+        filter.offer(complete) { out.append($0) }
+        #expect(out == [complete])
+        #expect(!filter.isHolding, "a complete report waits for nothing")
+        filter.offer(Self.fix(0, speed: 4)) { out.append($0) }
+        filter.flush { out.append($0) }
+        #expect(out == [complete])
+        // A 2D fix, or one without its altitude, is not complete: it waits for its cycle.
+        var twoD = complete
+        if case .fix(var f) = twoD { f.mode = .twoD; twoD = .fix(f) }
+        #expect(!twoD.isComplete)
+        if case .fix(var f) = complete { f.altitude = nil; #expect(!GPSDReport.fix(f).isComplete) }
+    }
+
     @Test("nothing held, nothing delivered")
     func emptyFlush() {
         var filter = GPSDCycleFilter()
