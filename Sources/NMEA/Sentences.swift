@@ -91,18 +91,36 @@ public struct RMC: Hashable, Sendable {
         self.date = date
     }
 
+    /// `$GPRMC,202640.000,A,4404.1306,N,12118.8515,W,0.03,225.97,130415,,,D*73`
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPRMC,202640.000,A,4404.1306,N,12118.8515,W,0.03,225.97,130415,,,D*73"
+        static let kinds: [NMEAFieldKind] = [
+            .time, .character, .latitude, .hemisphere, .longitude, .hemisphere,
+            .number, .number, .date, .ignored, .ignored, .character,
+        ]
+        let time = NMEAFieldAt<NMEAField.Time>(1)
+        let status = NMEAFieldAt<NMEAField.Character>(2)
+        let position = NMEAPositionAt(3)
+        let speedKnots = NMEAFieldAt<NMEAField.Number>(7)
+        let course = NMEAFieldAt<NMEAField.Number>(8)
+        let date = NMEAFieldAt<NMEAField.Date>(9)
+        // 10, 11: magnetic variation and its E/W, not read.
+        let mode = NMEAFieldAt<NMEAField.Character>(12)
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> RMC? {
-        guard f.count >= 10 else { return nil }
-        var status: PositionStatus = f.character(2) == UInt8(ascii: "A") ? .valid(.gps) : .invalid
-        if status.isValid, let letter = f.character(12), let mode = PositionStatus(modeIndicator: letter) {
+        let l = Layout()
+        guard f.has(l.date) else { return nil }
+        var status: PositionStatus = f[l.status] == UInt8(ascii: "A") ? .valid(.gps) : .invalid
+        if status.isValid, let letter = f[l.mode], let mode = PositionStatus(modeIndicator: letter) {
             status = mode
         }
-        let time = f.timeOfDay(1), position = f.position(3), date = f.shortDate(9)
+        let time = f[l.time], position = f[l.position], date = f[l.date]
         // A receiver that says `V` may fill the position with junk (`36000.0000`): not malformed.
-        if f.garbled(1, time) || status.isValid && f.garbledPosition(3, position) || f.garbled(9, date) { return nil }
+        if f.garbled(l.time, time) || status.isValid && f.garbled(l.position, position) || f.garbled(l.date, date) { return nil }
         return RMC(
             talker: talker, timeOfDay: time, status: status, position: position,
-            speedKnots: f.number(7), course: f.number(8), date: date)
+            speedKnots: f[l.speedKnots], course: f[l.course], date: date)
     }
 }
 
@@ -131,15 +149,33 @@ public struct GGA: Hashable, Sendable {
         self.geoidSeparation = geoidSeparation
     }
 
+    /// `$GPGGA,202640.000,4404.1306,N,12118.8515,W,2,10,0.98,1127.7,M,-19.6,M,0000,0000*6C`
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPGGA,202640.000,4404.1306,N,12118.8515,W,2,10,0.98,1127.7,M,-19.6,M,0000,0000*6C"
+        static let kinds: [NMEAFieldKind] = [
+            .time, .latitude, .hemisphere, .longitude, .hemisphere, .integer, .integer,
+            .number, .number, .character, .number, .character, .ignored, .ignored,
+        ]
+        let time = NMEAFieldAt<NMEAField.Time>(1)
+        let position = NMEAPositionAt(2)
+        let quality = NMEAFieldAt<NMEAField.Integer>(6)
+        let satellitesUsed = NMEAFieldAt<NMEAField.Integer>(7)
+        let hdop = NMEAFieldAt<NMEAField.Number>(8)
+        let altitude = NMEAFieldAt<NMEAField.Number>(9)
+        // 10: `M`, 12: `M`, 13, 14: age of the differential data and its station, not read.
+        let geoidSeparation = NMEAFieldAt<NMEAField.Number>(11)
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> GGA? {
-        guard f.count >= 10 else { return nil }
-        let time = f.timeOfDay(1), position = f.position(2), quality = f.integer(6)
-        if f.garbled(1, time) || f.garbled(6, quality) { return nil }
-        if (quality ?? 0) > 0, f.garbledPosition(2, position) { return nil }
+        let l = Layout()
+        guard f.has(l.altitude) else { return nil }
+        let time = f[l.time], position = f[l.position], quality = f[l.quality]
+        if f.garbled(l.time, time) || f.garbled(l.quality, quality) { return nil }
+        if (quality ?? 0) > 0, f.garbled(l.position, position) { return nil }
         return GGA(
             talker: talker, timeOfDay: time, status: PositionStatus(ggaQuality: quality ?? 0),
-            position: position, satellitesUsed: f.integer(7), hdop: f.number(8),
-            altitude: f.number(9), geoidSeparation: f.number(11))
+            position: position, satellitesUsed: f[l.satellitesUsed], hdop: f[l.hdop],
+            altitude: f[l.altitude], geoidSeparation: f[l.geoidSeparation])
     }
 }
 
@@ -167,22 +203,40 @@ public struct GNS: Hashable, Sendable {
         self.geoidSeparation = geoidSeparation
     }
 
+    /// `$GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,*70`
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,*70"
+        static let kinds: [NMEAFieldKind] = [
+            .time, .latitude, .hemisphere, .longitude, .hemisphere, .letters, .integer,
+            .number, .number, .number, .ignored, .ignored,
+        ]
+        let time = NMEAFieldAt<NMEAField.Time>(1)
+        let position = NMEAPositionAt(2)
+        let modes = NMEAFieldAt<NMEAField.Letters>(6)
+        let satellitesUsed = NMEAFieldAt<NMEAField.Integer>(7)
+        let hdop = NMEAFieldAt<NMEAField.Number>(8)
+        let altitude = NMEAFieldAt<NMEAField.Number>(9)
+        let geoidSeparation = NMEAFieldAt<NMEAField.Number>(10)
+        // 11, 12: age of the differential data and its station, not read.
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> GNS? {
-        guard f.count >= 10 else { return nil }
+        let l = Layout()
+        guard f.has(l.altitude) else { return nil }
         // The best of the per-constellation letters decides: valid if any constellation is.
         var status = PositionStatus.invalid
-        for letter in f.bytes(6) {
+        for letter in f[l.modes] {
             if let s = PositionStatus(modeIndicator: letter), s.isValid {
                 status = s
                 break
             }
         }
-        let time = f.timeOfDay(1), position = f.position(2)
-        if f.garbled(1, time) || status.isValid && f.garbledPosition(2, position) { return nil }
+        let time = f[l.time], position = f[l.position]
+        if f.garbled(l.time, time) || status.isValid && f.garbled(l.position, position) { return nil }
         return GNS(
             talker: talker, timeOfDay: time, status: status, position: position,
-            satellitesUsed: f.integer(7), hdop: f.number(8), altitude: f.number(9),
-            geoidSeparation: f.number(10))
+            satellitesUsed: f[l.satellitesUsed], hdop: f[l.hdop], altitude: f[l.altitude],
+            geoidSeparation: f[l.geoidSeparation])
     }
 }
 
@@ -201,14 +255,27 @@ public struct GLL: Hashable, Sendable {
         self.position = position
     }
 
+    /// `$GPGLL,4404.1306,N,12118.8515,W,202640.000,A,A*4B`
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPGLL,4404.1306,N,12118.8515,W,202640.000,A,A*4B"
+        static let kinds: [NMEAFieldKind] = [
+            .latitude, .hemisphere, .longitude, .hemisphere, .time, .character, .character,
+        ]
+        let position = NMEAPositionAt(1)
+        let time = NMEAFieldAt<NMEAField.Time>(5)
+        let status = NMEAFieldAt<NMEAField.Character>(6)
+        let mode = NMEAFieldAt<NMEAField.Character>(7)
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> GLL? {
-        guard f.count >= 7 else { return nil }
-        var status: PositionStatus = f.character(6) == UInt8(ascii: "A") ? .valid(.gps) : .invalid
-        if status.isValid, let letter = f.character(7), let mode = PositionStatus(modeIndicator: letter) {
+        let l = Layout()
+        guard f.has(l.status) else { return nil }
+        var status: PositionStatus = f[l.status] == UInt8(ascii: "A") ? .valid(.gps) : .invalid
+        if status.isValid, let letter = f[l.mode], let mode = PositionStatus(modeIndicator: letter) {
             status = mode
         }
-        let time = f.timeOfDay(5), position = f.position(1)
-        if f.garbled(5, time) || status.isValid && f.garbledPosition(1, position) { return nil }
+        let time = f[l.time], position = f[l.position]
+        if f.garbled(l.time, time) || status.isValid && f.garbled(l.position, position) { return nil }
         return GLL(talker: talker, timeOfDay: time, status: status, position: position)
     }
 }
@@ -232,17 +299,46 @@ public struct VTG: Hashable, Sendable {
         self.status = status
     }
 
+    /// `$GPVTG,225.97,T,,M,0.03,N,0.05,K,D*35`: NMEA 2.3 and later (units; mode letter).
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPVTG,225.97,T,,M,0.03,N,0.05,K,D*35"
+        static let kinds: [NMEAFieldKind] = [
+            .number, .character, .ignored, .character, .number, .character, .number, .character, .character,
+        ]
+        let course = NMEAFieldAt<NMEAField.Number>(1)
+        let courseUnit = NMEAFieldAt<NMEAField.Character>(2)
+        // 3, 4: course magnetic and its `M`, not read.
+        let speedKnots = NMEAFieldAt<NMEAField.Number>(5)
+        // 6: `N`.
+        let speedKmh = NMEAFieldAt<NMEAField.Number>(7)
+        let speedKmhUnit = NMEAFieldAt<NMEAField.Character>(8)
+        let mode = NMEAFieldAt<NMEAField.Character>(9)
+    }
+
+    /// `$GPVTG,054.7,034.4,005.5,010.2*54`: NMEA 1.x (no unit letters).
+    struct LegacyLayout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPVTG,054.7,034.4,005.5,010.2*54"
+        static let kinds: [NMEAFieldKind] = [.number, .ignored, .number, .number]
+        let course = NMEAFieldAt<NMEAField.Number>(1)
+        // 2: course magnetic, not read.
+        let speedKnots = NMEAFieldAt<NMEAField.Number>(3)
+        let speedKmh = NMEAFieldAt<NMEAField.Number>(4)
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> VTG? {
-        if f.count >= 9, f.character(2) == UInt8(ascii: "T") || f.isEmpty(2) && f.character(8) == UInt8(ascii: "K") {
+        let l = Layout()
+        if f.has(l.speedKmhUnit),
+           f[l.courseUnit] == UInt8(ascii: "T") || f.isEmpty(l.courseUnit) && f[l.speedKmhUnit] == UInt8(ascii: "K") {
             return VTG(
-                talker: talker, course: f.number(1), speedKnots: f.number(5), speedKmh: f.number(7),
-                status: f.character(9).flatMap { PositionStatus(modeIndicator: $0) })
+                talker: talker, course: f[l.course], speedKnots: f[l.speedKnots], speedKmh: f[l.speedKmh],
+                status: f[l.mode].flatMap { PositionStatus(modeIndicator: $0) })
         }
         // NMEA 1.x form: course true, course magnetic, knots, km/h. A sentence with unit
         // letters that is too short for the later form is malformed, not the old form.
-        guard f.count >= 5, f.character(2) != UInt8(ascii: "T") else { return nil }
-        return VTG(talker: talker, course: f.number(1), speedKnots: f.number(3),
-                   speedKmh: f.number(4), status: nil)
+        let old = LegacyLayout()
+        guard f.has(old.speedKmh), f[l.courseUnit] != UInt8(ascii: "T") else { return nil }
+        return VTG(talker: talker, course: f[old.course], speedKnots: f[old.speedKnots],
+                   speedKmh: f[old.speedKmh], status: nil)
     }
 }
 
@@ -270,13 +366,27 @@ public struct GSA: Hashable, Sendable {
         self.systemID = systemID
     }
 
+    /// `$GNGSA,A,3,20,16,09,03,07,10,23,19,27,30,,,1.64,0.98,1.31,1*06` (NMEA 4.1: with the
+    /// system id; older receivers end at the VDOP)
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GNGSA,A,3,20,16,09,03,07,10,23,19,27,30,,,1.64,0.98,1.31,1*06"
+        static let kinds: [NMEAFieldKind] = [.character, .integer]
+            + Array(repeating: .integer, count: 12) + [.number, .number, .number, .integer]
+        // 1: selection mode (`A`/`M`), not read.
+        let fixType = NMEAFieldAt<NMEAField.Integer>(2)
+        let satellites = NMEAFieldRunAt<NMEAField.Integer>(3, count: 12)
+        let pdop = NMEAFieldAt<NMEAField.Number>(15)
+        let hdop = NMEAFieldAt<NMEAField.Number>(16)
+        let vdop = NMEAFieldAt<NMEAField.Number>(17)
+        let systemID = NMEAFieldAt<NMEAField.Integer>(18)
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> GSA? {
-        guard f.count >= 18 else { return nil }
-        var used = 0
-        for i in 3...14 where !f.isEmpty(i) { used += 1 }
+        let l = Layout()
+        guard f.has(l.vdop) else { return nil }
         return GSA(
-            talker: talker, fixType: f.integer(2), satellitesUsed: used, pdop: f.number(15),
-            hdop: f.number(16), vdop: f.number(17), systemID: f.integer(18))
+            talker: talker, fixType: f[l.fixType], satellitesUsed: f.nonEmptyCount(l.satellites),
+            pdop: f[l.pdop], hdop: f[l.hdop], vdop: f[l.vdop], systemID: f[l.systemID])
     }
 }
 
@@ -362,26 +472,44 @@ public struct GSV: Hashable, Sendable {
         self.signalID = signalID
     }
 
+    /// `$GPGSV,3,1,12,09,88,089,31,07,60,281,44,23,55,123,33,10,44,274,32*78`: up to four
+    /// groups of four fields, one a satellite (NMEA 4.1 adds a lone signal id after them).
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPGSV,3,1,12,09,88,089,31,07,60,281,44,23,55,123,33,10,44,274,32*78"
+        static let kinds: [NMEAFieldKind] = [.integer, .integer, .integer]
+            + Array(repeating: [.integer, .signedInteger, .integer, .integer], count: 4).joined()
+        let messageCount = NMEAFieldAt<NMEAField.Integer>(1)
+        let messageNumber = NMEAFieldAt<NMEAField.Integer>(2)
+        let satellitesInView = NMEAFieldAt<NMEAField.Integer>(3)
+        // The first satellite's group; the next ones follow `groupWidth` fields later.
+        let prn = NMEAFieldAt<NMEAField.Integer>(4)
+        let elevation = NMEAFieldAt<NMEAField.SignedInteger>(5)
+        let azimuth = NMEAFieldAt<NMEAField.Integer>(6)
+        let snr = NMEAFieldAt<NMEAField.Integer>(7)
+        let groupWidth = 4
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> GSV? {
-        guard f.count >= 4, let total = f.integer(1), let number = f.integer(2),
-              let inView = f.integer(3), number >= 1, number <= total else { return nil }
+        let l = Layout()
+        guard f.has(l.satellitesInView), let total = f[l.messageCount], let number = f[l.messageNumber],
+              let inView = f[l.satellitesInView], number >= 1, number <= total else { return nil }
         var sats = Satellites()
-        var i = 4
-        while i + 3 < f.count, sats.count < 4 {
-            if let prn = f.integer(i), prn <= UInt16.max {
+        var shift = 0
+        while f.has(l.snr.shifted(by: shift)), sats.count < 4 {
+            if let prn = f[l.prn.shifted(by: shift)], prn <= UInt16.max {
                 var elevation: Int8?
-                if let e = f.signedInteger(i + 1), e >= -90, e <= 90 { elevation = Int8(truncatingIfNeeded: e) }
+                if let e = f[l.elevation.shifted(by: shift)], e >= -90, e <= 90 { elevation = Int8(truncatingIfNeeded: e) }
                 var azimuth: UInt16?
-                if let a = f.integer(i + 2), a < 360 { azimuth = UInt16(truncatingIfNeeded: a) }
+                if let a = f[l.azimuth.shifted(by: shift)], a < 360 { azimuth = UInt16(truncatingIfNeeded: a) }
                 var snr: UInt8?
-                if let s = f.integer(i + 3), s <= 99 { snr = UInt8(truncatingIfNeeded: s) }
+                if let s = f[l.snr.shifted(by: shift)], s <= 99 { snr = UInt8(truncatingIfNeeded: s) }
                 sats.append(SatelliteInView(
                     prn: UInt16(truncatingIfNeeded: prn), elevation: elevation, azimuth: azimuth, snr: snr))
             }
-            i += 4
+            shift += l.groupWidth
         }
         // A trailing lone field after the satellite groups is the NMEA 4.1 signal id.
-        let signal = (f.count - 4) % 4 == 1 ? f.integer(f.count - 1) : nil
+        let signal = (f.count - l.prn.index) % l.groupWidth == 1 ? f.integer(f.count - 1) : nil
         return GSV(talker: talker, messageCount: total, messageNumber: number,
                    satellitesInView: inView, satellites: sats, signalID: signal)
     }
@@ -400,14 +528,26 @@ public struct ZDA: Hashable, Sendable {
         self.date = date
     }
 
+    /// `$GPZDA,202640.000,13,04,2015,,*54`
+    struct Layout: NMEASentenceLayout {
+        static let sample: StaticString = "$GPZDA,202640.000,13,04,2015,,*54"
+        static let kinds: [NMEAFieldKind] = [.time, .integer, .integer, .integer, .ignored, .ignored]
+        let time = NMEAFieldAt<NMEAField.Time>(1)
+        let day = NMEAFieldAt<NMEAField.Integer>(2)
+        let month = NMEAFieldAt<NMEAField.Integer>(3)
+        let year = NMEAFieldAt<NMEAField.Integer>(4)
+        // 5, 6: local zone hours and minutes, not read.
+    }
+
     static func parse(_ f: NMEAFields, talker: Talker) -> ZDA? {
-        guard f.count >= 5 else { return nil }
-        let time = f.timeOfDay(1)
-        if f.garbled(1, time) { return nil }
+        let l = Layout()
+        guard f.has(l.year) else { return nil }
+        let time = f[l.time]
+        if f.garbled(l.time, time) { return nil }
         var date: CivilDate?
         // A four-digit year from GPS time's start: a longer one (320222670, found by the
         // fuzzer) overflowed the milliseconds of its timestamp and trapped the decoder.
-        if let d = f.integer(2), let m = f.integer(3), let y = f.integer(4), (1980...9999).contains(y) {
+        if let d = f[l.day], let m = f[l.month], let y = f[l.year], (1980...9999).contains(y) {
             date = CivilDate(year: y, month: m, day: d)
         }
         return ZDA(talker: talker, timeOfDay: time, date: date)
