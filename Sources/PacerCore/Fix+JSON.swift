@@ -44,32 +44,9 @@ extension Fix {
     }
 }
 
-extension UTCTimestamp {
-    /// `appendISO8601(to:)`'s 24 bytes, through a raw writer.
-    func writeISO8601(_ w: inout RawByteWriter) {
-        let d = date
-        let ms = UInt64(millisecondOfDay)
-        if d.year < 0 { w.byte(UInt8(ascii: "-")) }
-        w.digits(UInt64(d.year.magnitude), width: 4)
-        w.byte(UInt8(ascii: "-"))
-        w.digits(UInt64(truncatingIfNeeded: d.month), width: 2)
-        w.byte(UInt8(ascii: "-"))
-        w.digits(UInt64(truncatingIfNeeded: d.day), width: 2)
-        w.byte(UInt8(ascii: "T"))
-        w.digits(ms / 3_600_000, width: 2)
-        w.byte(UInt8(ascii: ":"))
-        w.digits(ms / 60_000 % 60, width: 2)
-        w.byte(UInt8(ascii: ":"))
-        w.digits(ms / 1000 % 60, width: 2)
-        w.byte(UInt8(ascii: "."))
-        w.digits(ms % 1000, width: 3)
-        w.byte(UInt8(ascii: "Z"))
-    }
-}
-
 /// Writes bytes at a pointer the caller has made room behind: no bounds checks, no arrays.
 /// The formatting is `appendDigits` and `appendDecimal`'s, byte for byte.
-struct RawByteWriter {
+struct RawByteWriter: ByteSink {
     var pointer: UnsafeMutablePointer<UInt8>
 
     init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
@@ -79,6 +56,12 @@ struct RawByteWriter {
         pointer.pointee = b
         pointer += 1
     }
+
+    @inline(__always)
+    mutating func sinkByte(_ b: UInt8) { byte(b) }
+
+    @inline(__always)
+    mutating func sinkDigits(_ value: UInt64, width: Int) { digits(value, width: width) }
 
     @inline(__always)
     mutating func ascii(_ s: StaticString) {
@@ -107,27 +90,9 @@ struct RawByteWriter {
     }
 
     /// `appendDecimal(_:places:)`: rounded to `places` (1…9) fraction digits, trailing zeros
-    /// trimmed but one kept; `null` when not finite or too large.
+    /// trimmed but one kept; `null` when not finite or too large (`ByteSink.sinkDecimal`).
     @inline(__always)
     mutating func decimal(_ value: Double, places: Int) {
-        var scale: Int64 = 1
-        for _ in 0..<places { scale &*= 10 }
-        guard value.isFinite, abs(value) < 9.0e9 else {
-            ascii("null")
-            return
-        }
-        var scaled = (abs(value) * Double(scale)).rounded(.toNearestOrAwayFromZero)
-        if scaled >= 9.2e18 { scaled = 9.2e18 }
-        let units = Int64(scaled)
-        if value < 0, units != 0 { byte(UInt8(ascii: "-")) }
-        digits(UInt64(units / scale), width: 1)
-        byte(UInt8(ascii: "."))
-        var frac = units % scale
-        var width = places
-        while width > 1, frac % 10 == 0 {
-            frac /= 10
-            width -= 1
-        }
-        digits(UInt64(frac), width: width)
+        sinkDecimal(value, places: places)
     }
 }

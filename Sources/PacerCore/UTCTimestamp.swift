@@ -38,22 +38,30 @@ public struct UTCTimestamp: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Appends the ISO 8601 form to a byte buffer, allocation-free when it has capacity.
     public func appendISO8601(to out: inout [UInt8]) {
+        writeISO8601(&out)
+    }
+
+    /// The 24 bytes of `appendISO8601(to:)` into any sink (an array, or `Fix.writeJSON`'s raw
+    /// writer): the one place the format is written.
+    @inline(__always)
+    func writeISO8601<Sink: ByteSink>(_ out: inout Sink) {
         let d = date
-        let ms = Int(millisecondOfDay)
-        out.appendDigits(d.year, width: 4)
-        out.append(UInt8(ascii: "-"))
-        out.appendDigits(d.month, width: 2)
-        out.append(UInt8(ascii: "-"))
-        out.appendDigits(d.day, width: 2)
-        out.append(UInt8(ascii: "T"))
-        out.appendDigits(ms / 3_600_000, width: 2)
-        out.append(UInt8(ascii: ":"))
-        out.appendDigits(ms / 60_000 % 60, width: 2)
-        out.append(UInt8(ascii: ":"))
-        out.appendDigits(ms / 1000 % 60, width: 2)
-        out.append(UInt8(ascii: "."))
-        out.appendDigits(ms % 1000, width: 3)
-        out.append(UInt8(ascii: "Z"))
+        let ms = UInt64(millisecondOfDay)
+        if d.year < 0 { out.sinkByte(UInt8(ascii: "-")) }
+        out.sinkDigits(UInt64(d.year.magnitude), width: 4)
+        out.sinkByte(UInt8(ascii: "-"))
+        out.sinkDigits(UInt64(truncatingIfNeeded: d.month), width: 2)
+        out.sinkByte(UInt8(ascii: "-"))
+        out.sinkDigits(UInt64(truncatingIfNeeded: d.day), width: 2)
+        out.sinkByte(UInt8(ascii: "T"))
+        out.sinkDigits(ms / 3_600_000, width: 2)
+        out.sinkByte(UInt8(ascii: ":"))
+        out.sinkDigits(ms / 60_000 % 60, width: 2)
+        out.sinkByte(UInt8(ascii: ":"))
+        out.sinkDigits(ms / 1000 % 60, width: 2)
+        out.sinkByte(UInt8(ascii: "."))
+        out.sinkDigits(ms % 1000, width: 3)
+        out.sinkByte(UInt8(ascii: "Z"))
     }
 }
 
