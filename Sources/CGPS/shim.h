@@ -38,3 +38,9 @@ typedef __typeof__(&gps_close) pacer_gps_close_f;
 typedef __typeof__(&gps_stream) pacer_gps_stream_f;
 typedef __typeof__(&gps_unpack) pacer_gps_unpack_f;
 typedef __typeof__(&gps_errstr) pacer_gps_errstr_f;
+
+// gps_stream's third argument, a device path Pacer never names, is a void * in API 11 and a
+// const char * in 14 and 16: the call is made here, with NULL, so Swift sees one signature.
+static inline int pacer_gps_stream(pacer_gps_stream_f stream, struct gps_data_t *data, unsigned int flags) {
+    return stream(data, flags, NULL);
+}

@@ -212,7 +212,7 @@ public final class GPSDSource: GPSSource {
                 // gps_open leaves a netlib code (negative) in errno; gps_errstr knows both kinds.
                 let code = errno
                 failure = "cannot connect to gpsd at \(endpoint): \(String(cString: gps_errstr(code)))"
-            } else if gps_stream(data, WATCH_ENABLE | WATCH_JSON, nil) != 0 {
+            } else if gps_stream(data, WATCH_ENABLE | WATCH_JSON) != 0 {
                 let code = errno
                 failure = "gpsd at \(endpoint) did not take the watch request: \(Self.errorText(code))"
                 _ = gps_close(data)
@@ -244,7 +244,7 @@ public final class GPSDSource: GPSSource {
             counters.withLock { $0.isConnected = false }
             switch end {
             case .stopped:
-                _ = gps_stream(data, WATCH_DISABLE, nil)
+                _ = gps_stream(data, WATCH_DISABLE)
                 _ = gps_close(data)
                 return
             case .dropped(let reason):

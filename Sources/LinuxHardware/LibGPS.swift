@@ -55,9 +55,10 @@ func gps_close(_ data: UnsafeMutablePointer<gps_data_t>!) -> Int32 {
     LibGPS.functions.close(data)
 }
 
-func gps_stream(_ data: UnsafeMutablePointer<gps_data_t>!, _ flags: UInt32,
-                _ device: UnsafeMutableRawPointer!) -> Int32 {
-    LibGPS.functions.stream(data, flags, device)
+/// Starts or stops the watch for every device gpsd has (the header's third argument, a device
+/// path, differs in type between gpsd versions and is always NULL here: `pacer_gps_stream`).
+func gps_stream(_ data: UnsafeMutablePointer<gps_data_t>!, _ flags: UInt32) -> Int32 {
+    pacer_gps_stream(LibGPS.functions.stream, data, flags)
 }
 
 /// A whole JSON line into `data` (gpsd 3.22's header takes a `char *`, later ones a
