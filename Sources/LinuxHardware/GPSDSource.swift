@@ -208,14 +208,14 @@ public final class GPSDSource: GPSSource {
             var failure: String?
             if let problem = LibGPS.problem {
                 failure = problem.description
-            } else if gps_open(host, portText, data) != 0 {
+            } else if LibGPS.functions.open(host, portText, data) != 0 {
                 // gps_open leaves a netlib code (negative) in errno; gps_errstr knows both kinds.
                 let code = errno
-                failure = "cannot connect to gpsd at \(endpoint): \(String(cString: gps_errstr(code)))"
-            } else if gps_stream(data, WATCH_ENABLE | WATCH_JSON) != 0 {
+                failure = "cannot connect to gpsd at \(endpoint): \(LibGPS.functions.errstr(code).map { String(cString: $0) } ?? "error \(code)")"
+            } else if LibGPS.functions.stream(data, WATCH_ENABLE | WATCH_JSON) != 0 {
                 let code = errno
                 failure = "gpsd at \(endpoint) did not take the watch request: \(Self.errorText(code))"
-                _ = gps_close(data)
+                _ = LibGPS.functions.close(data)
             }
             if let failure {
                 counters.withLock { $0.lastFailure = failure }
@@ -244,11 +244,11 @@ public final class GPSDSource: GPSSource {
             counters.withLock { $0.isConnected = false }
             switch end {
             case .stopped:
-                _ = gps_stream(data, WATCH_DISABLE)
-                _ = gps_close(data)
+                _ = LibGPS.functions.stream(data, WATCH_DISABLE)
+                _ = LibGPS.functions.close(data)
                 return
             case .dropped(let reason):
-                _ = gps_close(data)
+                _ = LibGPS.functions.close(data)
                 counters.withLock { $0.lastFailure = reason }
                 logger.warning("\(reason); reconnecting in \(retry)")
                 inOutage = true
@@ -289,7 +289,7 @@ public final class GPSDSource: GPSSource {
                 }
                 guard let line = lines.nextLine() else { break }
                 if Self.hasClass(line, "TPV") {
-                    gps_unpack(line, data)
+                    _ = LibGPS.functions.unpack(line, data)
                     sink.heard()
                     retry = timing.firstRetry
                     counters.withLock { $0.reports += 1 }
@@ -298,10 +298,10 @@ public final class GPSDSource: GPSSource {
                     }
                 } else if Self.hasClass(line, "ERROR") {
                     let text = String(cString: line)
-                    gps_unpack(line, data)
+                    _ = LibGPS.functions.unpack(line, data)
                     logger.warning("\(name): gpsd says \(text)")
                 } else {
-                    gps_unpack(line, data)
+                    _ = LibGPS.functions.unpack(line, data)
                 }
             }
             // Until gpsd writes or `stop()` does; no longer than the settle time while a fix
