@@ -344,8 +344,11 @@ for dev_link in libgps.so libespeak-ng.so; do
         die "no $lib_root/usr/lib/$multiarch/$dev_link (its -dev package) to tell which library pacer opens"
     soname=$(objdump -p "$library" | awk '$1 == "SONAME" {print $2}')
     grep -qaF "$soname" "$binary" || die "$binary does not name $soname: was it built against other headers?"
-    dependency=$(cat "$dpkg_info"/*.shlibs 2>/dev/null |
-        awk -v n="${soname%%.so.*}" -v v="${soname##*.so.}" '$1 == n && $2 == v {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}')
+    # awk reads the files itself: `cat | awk '{...; exit}'` would end cat with SIGPIPE, which
+    # pipefail turns into the script's failure.
+    dependency=$(awk -v n="${soname%%.so.*}" -v v="${soname##*.so.}" \
+        '$1 == n && $2 == v && !found {$1 = ""; $2 = ""; sub(/^ +/, ""); print; found = 1}' \
+        "$dpkg_info"/*.shlibs 2>/dev/null || true)
     [ -n "$dependency" ] || die "no shlibs entry for $soname in $dpkg_info"
     depends="$depends, $dependency"
 done
