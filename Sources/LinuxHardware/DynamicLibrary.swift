@@ -53,3 +53,26 @@ struct DynamicLibraryError: Error, Equatable, Sendable, CustomStringConvertible 
         "cannot load \(soname) (\(reason)); \(install)"
     }
 }
+
+/// A library's function table, opened once at first use (`LibGPS`, `LibESpeakNG`): what each
+/// gives is its `loaded` result; why it cannot be used and the table itself are the same for all.
+protocol OpenedLibrary: Sendable {
+    /// Opened once, on first use; the error is kept and given again to every caller.
+    static var loaded: Result<Self, DynamicLibraryError> { get }
+}
+
+extension OpenedLibrary {
+    /// Why the library cannot be used, or nil when it can.
+    static var problem: DynamicLibraryError? {
+        if case .failure(let error) = loaded { return error }
+        return nil
+    }
+
+    /// The library, for a caller that checked `problem` first.
+    static var functions: Self {
+        switch loaded {
+        case .success(let library): return library
+        case .failure(let error): preconditionFailure("\(error.soname) used without checking \(Self.self).problem: \(error)")
+        }
+    }
+}

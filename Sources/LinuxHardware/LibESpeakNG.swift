@@ -1,9 +1,9 @@
 import CESpeak
 
-/// libespeak-ng's functions, opened when the device first speaks (see `DynamicLibrary`). The
-/// functions below have the names and signatures of the headers', so the speaker reads as an
-/// espeak-ng client does; they call through the pointers the library gave.
-struct LibESpeakNG: Sendable {
+/// libespeak-ng's functions, opened when the device first speaks (see `DynamicLibrary`), each
+/// with the headers' own signature (`initialize` is `espeak_ng_Initialize`, ...); the speaker
+/// calls them through `LibESpeakNG.functions` once `LibESpeakNG.problem` is nil.
+struct LibESpeakNG: OpenedLibrary {
     /// How to install the library, for the error a missing one gives.
     static let install = "install it: apt-get install libespeak-ng1 espeak-ng-data"
 
@@ -24,11 +24,6 @@ struct LibESpeakNG: Sendable {
         .open(PACER_LIBESPEAK_NG_SONAME, install: install)
         .flatMap { library in Result { () throws(DynamicLibraryError) in try LibESpeakNG(library) } }
 
-    /// Why libespeak-ng cannot be used, or nil when it can.
-    static var problem: DynamicLibraryError? {
-        if case .failure(let error) = loaded { return error }
-        return nil
-    }
 
     private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
         initializePath = try library.function("espeak_ng_InitializePath", as: pacer_espeak_ng_InitializePath_f.self)
@@ -42,13 +37,5 @@ struct LibESpeakNG: Sendable {
         setVoiceByName = try library.function("espeak_SetVoiceByName", as: pacer_espeak_SetVoiceByName_f.self)
         setParameter = try library.function("espeak_SetParameter", as: pacer_espeak_SetParameter_f.self)
         synth = try library.function("espeak_Synth", as: pacer_espeak_Synth_f.self)
-    }
-
-    /// The library, for a caller that checked `problem` first.
-    static var functions: LibESpeakNG {
-        switch loaded {
-        case .success(let library): return library
-        case .failure(let error): preconditionFailure("libespeak-ng used without checking LibESpeakNG.problem: \(error)")
-        }
     }
 }

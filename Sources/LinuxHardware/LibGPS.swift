@@ -8,7 +8,7 @@ import Glibc
 /// between gpsd versions: `gps_unpack` takes a `char *` in API 11, a `const char *` later).
 /// The gpsd source calls them through `LibGPS.functions` once `LibGPS.problem` is nil; a call
 /// of the header's function by its own name would not link, libgps being no longer linked.
-struct LibGPS: Sendable {
+struct LibGPS: OpenedLibrary {
     /// How to install the library, for the error a missing one gives.
     static let install = "install gpsd's client library, the package that holds \(PACER_LIBGPS_SONAME) (apt-cache search --names-only '^libgps[0-9]')"
 
@@ -23,11 +23,6 @@ struct LibGPS: Sendable {
         .open(PACER_LIBGPS_SONAME, install: install)
         .flatMap { library in Result { () throws(DynamicLibraryError) in try LibGPS(library) } }
 
-    /// Why libgps cannot be used, or nil when it can.
-    static var problem: DynamicLibraryError? {
-        if case .failure(let error) = loaded { return error }
-        return nil
-    }
 
     private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
         open = try library.function("gps_open", as: pacer_gps_open_f.self)
@@ -35,14 +30,6 @@ struct LibGPS: Sendable {
         streamFunction = try library.function("gps_stream", as: pacer_gps_stream_f.self)
         unpack = try library.function("gps_unpack", as: pacer_gps_unpack_f.self)
         errstr = try library.function("gps_errstr", as: pacer_gps_errstr_f.self)
-    }
-
-    /// The library, for a caller that checked `problem` first.
-    static var functions: LibGPS {
-        switch loaded {
-        case .success(let library): return library
-        case .failure(let error): preconditionFailure("libgps used without checking LibGPS.problem: \(error)")
-        }
     }
 }
 
