@@ -67,8 +67,7 @@ struct CommandLineEndToEndTests {
         let version = try Pacer.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("pacer 0."), "\(version.stdout)")
-        // `--version` alone is answered before the parser is built (issue 27): the same
-        // text and status as the parser's own answer (which `--version --version` reaches).
+        // `--version` alone and with another `--version`: the parser's one answer.
         let parsers = try Pacer.run(["--version", "--version"])
         #expect(parsers.status == 0)
         #expect(version.stdout == parsers.stdout && version.stderr == parsers.stderr)
