@@ -5,7 +5,7 @@
 #   sudo Hardware/install.sh [--binary PATH] [--root DIR] [--no-start]
 #
 #   --binary PATH  the pacer to install (default: .build/release/pacer, built by
-#                  `swift build -c release --static-swift-stdlib`)
+#                  `scripts/build-release.sh`)
 #   --root DIR     install into DIR as if it were / (a board's SD card mounted here, or a
 #                  scratch root for a check); nothing is started
 #   --no-start     install and enable, but do not start the service now
@@ -46,7 +46,7 @@ done
 
 say() { echo "install.sh: $*" >&2; }
 [ "$(id -u)" -eq 0 ] || { say "needs root (run it with sudo)"; exit 77; }
-[ -x "$binary" ] || { say "no binary at $binary: build it first (swift build -c release --static-swift-stdlib)"; exit 66; }
+[ -x "$binary" ] || { say "no binary at $binary: build it first (scripts/build-release.sh)"; exit 66; }
 if [ -n "$root" ]; then
     [ -d "$root/etc" ] || { say "$root does not look like a root (no etc/)"; exit 64; }
     root=$(cd "$root" && pwd)

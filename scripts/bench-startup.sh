@@ -2,15 +2,15 @@
 # What starting `pacer` costs: instructions (valgrind's callgrind, repeatable on a noisy
 # machine) and wall time (hyperfine, paired with gpsd's `gpsdecode` as the anchor) of
 #
-#   pacer --version                     answered before the argument parser is built
-#   pacer version                       through the parser: what every other command pays
+#   pacer --version                     the version, through swift-argument-parser
+#   pacer version                       the version command: a subcommand's parse
 #   pacer nmea decode --json EMPTY      a decode of an empty file
 #   gpsdecode < /dev/null               gpsd's decoder, for scale
 #
 # on a stripped copy of the binary (symbols change what the loader and valgrind read).
 #
 #   scripts/bench-startup.sh                      builds the release binary as the Debian
-#                                                 package does (--static-swift-stdlib)
+#                                                 package does (scripts/build-release.sh)
 #   PACER=/path/to/pacer scripts/bench-startup.sh measures that binary, builds nothing
 #
 # Environment: RUNS (hyperfine runs per command, default 200), WARMUP (default 20).
@@ -35,9 +35,8 @@ if [[ -n "${PACER:-}" ]]; then
     [[ -x "$PACER" ]] || die "PACER=$PACER is not an executable"
     binary="$PACER"
 else
-    echo "bench-startup: building pacer (release, --static-swift-stdlib, as packaged)" >&2
-    (cd "$repo_root" && swift build -c release --static-swift-stdlib --disable-local-rpath --product pacer) >&2
-    binary="$(cd "$repo_root" && swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)/pacer"
+    echo "bench-startup: building pacer as packaged (scripts/build-release.sh)" >&2
+    binary=$(bash "$repo_root/scripts/build-release.sh" | tail -1)
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-startup.XXXXXX")"

@@ -251,7 +251,8 @@ cross_swift_build() {
 
 # cross_build OUT: pacer, release, Swift runtime linked in, for arm64; copied to OUT.
 cross_build() {
-    cross_swift_build /srv/build-aarch64 -c release --static-swift-stdlib --disable-local-rpath --product pacer \
+    source "$cross_repo/scripts/lib/release.sh"
+    cross_swift_build /srv/build-aarch64 "${release_build_options[@]}" --product pacer \
         || { cross_say "the arm64 build failed"; return 1; }
     install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$1"
 }
