@@ -44,16 +44,16 @@ let package = Package(
         .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
         // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them (and
-        // Companion libxcrypt, Storage libxml2, below). libgps and libespeak-ng give their headers only: they
-        // are opened at first use (LinuxHardware's DynamicLibrary), not linked, so that the
-        // commands that use neither do not load them and the 40 libraries they need at each
-        // start (issue 27). Their headers are in the default include path (/usr/include and
+        // Companion libxcrypt, Storage libxml2, below). libgps, libasound and libespeak-ng give
+        // their headers only: they are opened at first use (LinuxHardware's DynamicLibrary), not
+        // linked, so that the commands that use none of them do not load them and the 40
+        // libraries they need at each start (issue 27). Their headers are in the default include path (/usr/include and
         // the cross sysroot's), so no pkg-config, whose flags would link them.
         .systemLibrary(
             name: "CGPS",
             providers: [.apt(["libgps-dev"])]),
         .systemLibrary(
-            name: "CALSA", pkgConfig: "alsa",
+            name: "CALSA",
             providers: [.apt(["libasound2-dev"])]),
         // espeak-ng, the speech engine behind `espeak:` speakers (issue 25).
         .systemLibrary(

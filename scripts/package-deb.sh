@@ -124,10 +124,8 @@ esac
 if [ -n "$binary" ]; then
     [ -f "$binary" ] || die "no binary at $binary" 66
 elif [ "${target_arch:-$host_arch}" = "$host_arch" ]; then
-    build=(swift build -c release --static-swift-stdlib --disable-local-rpath --product pacer)
-    say "building: ${build[*]}"
-    (cd "$repo" && "${build[@]}") || die "the build failed"
-    binary="$(cd "$repo" && swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path | tail -1)/pacer"
+    say "building: scripts/build-release.sh"
+    binary=$(bash "$repo/scripts/build-release.sh" | tail -1) || die "the build failed"
     [ -x "$binary" ] || die "the build made no $binary"
 else
     say "cross-building for $target_arch (scripts/cross-sdk.sh)"
@@ -332,14 +330,14 @@ grep -v "^dpkg-shlibdeps: warning: binaries to analyze should already be strippe
 depends=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependency: $shlibs"
 
-# libgps and libespeak-ng are opened at first use (dlopen, LinuxHardware's DynamicLibrary),
-# not linked, so dpkg-shlibdeps does not see them. The binary opens the SONAME of the library
+# libgps, libasound and libespeak-ng are opened at first use (dlopen, LinuxHardware's
+# DynamicLibrary), not linked, so dpkg-shlibdeps does not see them. The binary opens the SONAME of the library
 # whose headers it was built with: the one the -dev package's link points to (in the cross
 # sysroot for arm64). Its package and version come from that library package's shlibs file,
 # as dpkg-shlibdeps would take them.
 dpkg_info="${cross_admindir:-/var/lib/dpkg}/info"
 [ "$arch" != "$host_arch" ] && lib_root="$cross_sysroot" || lib_root=""
-for dev_link in libgps.so libespeak-ng.so; do
+for dev_link in libgps.so libasound.so libespeak-ng.so; do
     library=$(readlink -f "$lib_root/usr/lib/$multiarch/$dev_link") && [ -f "$library" ] ||
         die "no $lib_root/usr/lib/$multiarch/$dev_link (its -dev package) to tell which library pacer opens"
     soname=$(objdump -p "$library" | awk '$1 == "SONAME" {print $2}')

@@ -129,7 +129,7 @@ public final class ALSABuzzer: Buzzer {
 /// diagnostic ALSA gave (`Unknown PCM x`, `cannot find card '0'`).
 public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Operation: String, Hashable, Sendable {
-        case readConfiguration, open, configure, write, startThread
+        case load, readConfiguration, open, configure, write, startThread
     }
 
     public var device: String
@@ -146,11 +146,17 @@ public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `snd_strerror` of the code.
-    public var reason: String { String(cString: snd_strerror(code)) }
+    public var reason: String { LibASound.errorText(code) }
+
+    /// No libasound to open: its error (which names the library and how to install it).
+    static func load(device: String, _ problem: DynamicLibraryError) -> ALSAError {
+        ALSAError(device: device, operation: .load, code: -ELIBACC, detail: problem.description)
+    }
 
     public var description: String {
         let what: String
         switch operation {
+        case .load: return "no sound from ALSA device '\(device)': \(detail ?? reason)"
         case .readConfiguration: what = "cannot read the ALSA configuration given for device '\(device)'"
         case .open: what = "cannot open ALSA device '\(device)'"
         case .configure: what = "cannot set ALSA device '\(device)' to 16-bit mono"
@@ -176,7 +182,9 @@ struct ALSAPlayback {
     static func open(
         device: String, sampleRate: Int, configuration text: String?, diagnostics: ALSADiagnostics = ALSADiagnostics()
     ) -> Result<ALSAPlayback, ALSAError> {
-        diagnostics.collecting { () -> Result<ALSAPlayback, ALSAError> in
+        if let problem = LibASound.problem { return .failure(.load(device: device, problem)) }
+        let asound = LibASound.functions
+        return diagnostics.collecting { () -> Result<ALSAPlayback, ALSAError> in
             func failure(_ operation: ALSAError.Operation, _ code: Int32) -> Result<ALSAPlayback, ALSAError> {
                 .failure(ALSAError(device: device, operation: operation, code: code, detail: diagnostics.first))
             }
@@ -184,16 +192,16 @@ struct ALSAPlayback {
             if let text {
                 var top: OpaquePointer?
                 var input: OpaquePointer?
-                var err = snd_config_top(&top)
+                var err = asound.configTop(&top)
                 if err >= 0 {
-                    err = text.withCString { snd_input_buffer_open(&input, $0, strlen($0)) }
+                    err = text.withCString { asound.inputBufferOpen(&input, $0, strlen($0)) }
                 }
                 if err >= 0, let input {
-                    err = snd_config_load(top, input)
-                    snd_input_close(input)
+                    err = asound.configLoad(top, input)
+                    _ = asound.inputClose(input)
                 }
                 if err < 0 {
-                    if let top { snd_config_delete(top) }
+                    if let top { _ = asound.configDelete(top) }
                     return failure(.readConfiguration, err)
                 }
                 configuration = top
@@ -201,18 +209,18 @@ struct ALSAPlayback {
             var pcm: OpaquePointer?
             var err: Int32
             if let configuration {
-                err = snd_pcm_open_lconf(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, configuration)
+                err = asound.pcmOpenLconf(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK, configuration)
             } else {
-                err = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+                err = asound.pcmOpen(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
             }
             guard err >= 0, let pcm else {
-                if let configuration { snd_config_delete(configuration) }
+                if let configuration { _ = asound.configDelete(configuration) }
                 return failure(.open, err)
             }
             let playback = ALSAPlayback(pcm: pcm, configuration: configuration)
-            err = snd_pcm_nonblock(pcm, 0)
+            err = asound.pcmNonblock(pcm, 0)
             if err >= 0 {
-                err = snd_pcm_set_params(
+                err = asound.pcmSetParams(
                     pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1,
                     latencyMicroseconds)
             }
@@ -226,12 +234,14 @@ struct ALSAPlayback {
 
     /// The PCM's type (`hw`, `plug`, `dmix`, `file`, …), or empty when ALSA has no name for it.
     var typeName: String {
-        snd_pcm_type_name(snd_pcm_type(pcm)).map { String(cString: $0) } ?? ""
+        let asound = LibASound.functions
+        return asound.pcmTypeName(asound.pcmType(pcm)).map { String(cString: $0) } ?? ""
     }
 
     func close() {
-        snd_pcm_close(pcm)
-        if let configuration { snd_config_delete(configuration) }
+        let asound = LibASound.functions
+        _ = asound.pcmClose(pcm)
+        if let configuration { _ = asound.configDelete(configuration) }
     }
 }
 
@@ -249,9 +259,10 @@ final class ALSADiagnostics {
     func collecting<T>(_ body: () -> T) -> T {
         let previousContext = pthread_getspecific(ALSADiagnostics.key)
         pthread_setspecific(ALSADiagnostics.key, Unmanaged.passUnretained(self).toOpaque())
-        let previousHandler = pacer_alsa_diagnostics_begin()
+        let setLocal = LibASound.functions.errorSetLocal
+        let previousHandler = pacer_alsa_diagnostics_begin(setLocal)
         defer {
-            pacer_alsa_diagnostics_end(previousHandler)
+            pacer_alsa_diagnostics_end(setLocal, previousHandler)
             pthread_setspecific(ALSADiagnostics.key, previousContext)
         }
         return withExtendedLifetime(self) { body() }
@@ -263,7 +274,7 @@ final class ALSADiagnostics {
         guard let context = pthread_getspecific(key) else { return }
         var message = String(cString: text)
         // As ALSA's own printer does: a system error's text after the message.
-        if code != 0 { message += ": " + String(cString: snd_strerror(code)) }
+        if code != 0 { message += ": " + LibASound.errorText(code) }
         Unmanaged<ALSADiagnostics>.fromOpaque(context).takeUnretainedValue().messages.append(message)
     }
 
@@ -454,26 +465,27 @@ private final class Player: @unchecked Sendable {
     ) -> ALSAError? {
         diagnostics.removeAll()
         let pcm = playback.pcm
+        let asound = LibASound.functions
         let piece = inPieces ? max(1, synthesizer.sampleRate / 50) : Int.max
         var stopped = false
         let code: Int32? = samples.withUnsafeBufferPointer { buffer in
             var offset = 0
             while offset < buffer.count {
                 if let stopWhen, stopWhen() {
-                    snd_pcm_drop(pcm)
+                    _ = asound.pcmDrop(pcm)
                     stopped = true
-                    let err = snd_pcm_prepare(pcm)
+                    let err = asound.pcmPrepare(pcm)
                     return err < 0 ? err : nil
                 }
                 let frames = min(buffer.count - offset, piece)
-                let written = snd_pcm_writei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(frames))
+                let written = asound.pcmWritei(pcm, buffer.baseAddress! + offset, snd_pcm_uframes_t(frames))
                 if written >= 0 {
                     offset += written
                     continue
                 }
                 // An underrun (-EPIPE), a suspend (-ESTRPIPE) or a signal (-EINTR): recover
                 // and write the rest; anything else ends the sound.
-                let recovered = snd_pcm_recover(pcm, Int32(written), 1)
+                let recovered = asound.pcmRecover(pcm, Int32(written), 1)
                 if recovered < 0 { return recovered }
             }
             return nil
@@ -486,10 +498,11 @@ private final class Player: @unchecked Sendable {
         diagnostics.removeAll()
         needsDrain = false
         let pcm = playback.pcm
-        if snd_pcm_drain(pcm) < 0 {
-            snd_pcm_drop(pcm)
+        let asound = LibASound.functions
+        if asound.pcmDrain(pcm) < 0 {
+            _ = asound.pcmDrop(pcm)
         }
-        let err = snd_pcm_prepare(pcm)
+        let err = asound.pcmPrepare(pcm)
         return err < 0 ? ALSAError(device: device, operation: .write, code: err, detail: diagnostics.first) : nil
     }
 }

@@ -164,8 +164,7 @@ public enum HardwareProbe {
 
     /// The text libasound gives for an error code (`snd_strerror`).
     public static func alsaErrorDescription(_ code: Int32) -> String {
-        guard let text = snd_strerror(code) else { return "error \(code)" }
-        return String(cString: text)
+        LibASound.errorText(code)
     }
 
     /// The sound cards the kernel has (`/proc/asound/cards`): `0 [Headphones]: bcm2835 Headphones`.
@@ -1032,6 +1031,10 @@ enum ALSAProbe {
         case .success(let kind):
             found.insert("ALSA playback device '\(device)' opens\(kind.isEmpty ? "" : " (\(kind))")", at: 0)
             return ProbeFinding(status: .ok, found: found, facts: ["alsa_device": device, "pcm_type": kind])
+        case .failure(let failure) where failure.operation == .load:
+            return ProbeFinding(
+                status: .missing, found: found, problem: "\(failure)", fix: [LibASound.install],
+                facts: ["alsa_device": device, "alsa_error": String(failure.code)])
         case .failure(let failure):
             error = failure
         }

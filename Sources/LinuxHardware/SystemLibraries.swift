@@ -12,11 +12,16 @@ public enum SystemLibraries {
 
     /// The libraries opened when first used rather than linked (`DynamicLibrary`): their
     /// SONAMEs, as this build opens them.
-    public static var openedWhenUsed: [String] { [PACER_LIBGPS_SONAME, PACER_LIBESPEAK_NG_SONAME] }
+    public static var openedWhenUsed: [String] {
+        [PACER_LIBGPS_SONAME, PACER_LIBASOUND_SONAME, PACER_LIBESPEAK_NG_SONAME]
+    }
 
-    /// The libasound version the process loaded.
+    /// The version of the libasound this machine has (opening it, as a sound would), or why
+    /// there is none.
     public static var alsa: String {
-        guard let v = snd_asoundlib_version() else { return "unknown" }
-        return String(cString: v)
+        switch LibASound.loaded {
+        case .success(let asound): return asound.version().map { String(cString: $0) } ?? "unknown"
+        case .failure(let problem): return "not available: \(problem)"
+        }
     }
 }

@@ -111,9 +111,10 @@ struct CommandLineEndToEndTests {
         #expect(unknown.stderr.contains("unknown speaker 'festival:x'"))
     }
 
-    /// libgps and libespeak-ng are opened by what uses them, not loaded by every command at
-    /// start-up with the 40 libraries they need (issue 27): the dynamic loader's own account
-    /// (LD_DEBUG=libs) of what `pacer --version` and a decode load, and of what `pacer say` does.
+    /// libgps, libasound and libespeak-ng are opened by what uses them, not loaded by every
+    /// command at start-up with the 40 libraries they need (issue 27): the dynamic loader's own
+    /// account (LD_DEBUG=libs) of what `pacer --version` and a decode load, and of what
+    /// `pacer say` and `pacer version` do.
     @Test func theReceiverAndVoiceLibrariesLoadOnlyWhenUsed() throws {
         let dir = try makeTemporaryDirectory("dlopen")
         try "".write(toFile: dir + "/empty.nmea", atomically: true, encoding: .utf8)
@@ -128,9 +129,13 @@ struct CommandLineEndToEndTests {
             #expect(!libraries.contains("libgps.so"), "\(arguments) loaded libgps")
             #expect(!libraries.contains("libespeak-ng.so"), "\(arguments) loaded libespeak-ng")
             #expect(!libraries.contains("libpulse"), "\(arguments) loaded PulseAudio")
+            #expect(!libraries.contains("libasound.so"), "\(arguments) loaded libasound")
         }
         let spoken = try loaded(["say", "--speaker", "wav:\(dir)/say.wav", "one"])
         #expect(spoken.contains("find library=libespeak-ng.so.1"), "pacer say never opened libespeak-ng")
+        // `pacer version` says which libasound the board has: it opens it.
+        let version = try loaded(["version"])
+        #expect(version.contains("find library=libasound.so.2"), "pacer version never opened libasound")
     }
 
 }

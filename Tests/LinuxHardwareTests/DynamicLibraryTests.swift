@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import LinuxHardware
 
@@ -28,8 +31,21 @@ struct DynamicLibraryTests {
     }
 
     /// The libraries this build was made against open, with every function the adapters call.
-    @Test func libgpsAndEspeakNgOpen() {
+    @Test func libgpsLibasoundAndEspeakNgOpen() {
         #expect(LibGPS.problem == nil, "\(String(describing: LibGPS.problem))")
+        #expect(LibASound.problem == nil, "\(String(describing: LibASound.problem))")
         #expect(LibESpeakNG.problem == nil, "\(String(describing: LibESpeakNG.problem))")
+    }
+
+    /// A board without libasound: the buzzer's error (its one warning, `hw check`'s problem)
+    /// names the device, the library and how to install it; codes still read without it.
+    @Test func noLibasoundIsSaidWithHowToInstallIt() {
+        let problem = DynamicLibraryError(
+            soname: "libasound.so.2", reason: "libasound.so.2: cannot open shared object file: No such file or directory",
+            install: LibASound.install)
+        let error = ALSAError.load(device: "plughw:1,0", problem)
+        #expect(error.operation == .load)
+        #expect(error.description == "no sound from ALSA device 'plughw:1,0': cannot load libasound.so.2 (libasound.so.2: cannot open shared object file: No such file or directory); install it: apt-get install libasound2 (Debian 13: libasound2t64)")
+        #expect(LibASound.errorText(-EBUSY) == "Device or resource busy")
     }
 }
