@@ -14,6 +14,15 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// libxml2's headers are in a folder of their own, /usr/include/libxml2 (the arm64 sysroot's in
+// the cross build, whose PKG_CONFIG_SYSROOT_DIR scripts/lib/cross.sh sets): what `pkg-config
+// --cflags libxml-2.0` says. CLibXML2 does not name pkg-config, whose --libs SwiftPM would link
+// (-lxml2), and libxml2 is opened at first use. Given to Storage, which imports CLibXML2
+// `internal`ly, and to the tests that see Storage's internals (@testable).
+let libxml2Headers: SwiftSetting = .unsafeFlags([
+    "-Xcc", "-I" + (Context.environment["PKG_CONFIG_SYSROOT_DIR"] ?? "") + "/usr/include/libxml2",
+])
+
 let package = Package(
     name: "Pacer",
     platforms: [.macOS(.v14)],
@@ -44,11 +53,12 @@ let package = Package(
         .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
         // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them (and
-        // Companion libxcrypt, Storage libxml2, below). libgps, libasound and libespeak-ng give
-        // their headers only: they are opened at first use (LinuxHardware's DynamicLibrary), not
-        // linked, so that the commands that use none of them do not load them and the 40
-        // libraries they need at each start (issue 27). Their headers are in the default include path (/usr/include and
-        // the cross sysroot's), so no pkg-config, whose flags would link them.
+        // Companion libxcrypt, Storage libxml2, below). libgps, libasound, libespeak-ng and
+        // libxml2 give their headers only: they are opened at first use (LinuxHardware's
+        // DynamicLibrary, Storage's LibXML2), not linked, so that the commands that use none of
+        // them do not load them and the 40 libraries they need at each start (issue 27). Their
+        // headers are in the default include path (/usr/include and the cross sysroot's;
+        // libxml2's: `libxml2Headers` above), so no pkg-config, whose flags would link them.
         .systemLibrary(
             name: "CGPS",
             providers: [.apt(["libgps-dev"])]),
@@ -66,9 +76,10 @@ let package = Package(
             providers: [.apt(["libcrypt-dev"])]),
 
         // libxml2's SAX2 parser (the library FoundationXML's XMLParser runs on), read directly by
-        // the GPX reader: no String or dictionary per element (issue 27).
+        // the GPX reader: no String or dictionary per element (issue 27). Opened when a GPX file
+        // is first read (Storage's LibXML2).
         .systemLibrary(
-            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            name: "CLibXML2",
             providers: [.apt(["libxml2-dev"])]),
 
         // The kernel's input events (<linux/input.h>), read by the button adapter.
@@ -96,7 +107,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: ["Coaching", "PacerCore", "CLibXML2", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings + [libxml2Headers]),
 
         // The configurator factory: reads settings and profiles (YAML), builds the HAL objects.
         // The only target that chooses between real and simulated adapters.
@@ -178,7 +189,7 @@ let package = Package(
             name: "EndToEndTests", dependencies: ["PacerCore", "Storage", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "StorageTests", dependencies: ["Storage", "Coaching", "PacerCore", "Charts", "TestSupport"],
-            swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings + [libxml2Headers]),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "PacerCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HALTests", dependencies: ["HAL", "Simulation", "NMEA", "PacerCore"], swiftSettings: swiftSettings),
         .testTarget(

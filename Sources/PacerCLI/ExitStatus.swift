@@ -50,7 +50,7 @@ enum ExitStatus: Int32, CaseIterable {
                 return .dataError
             }
         case let error as DataFileError: return error.isUnreadable ? .noInput : .dataError
-        case let error as GPXError: return error.isUnreadable ? .noInput : .dataError
+        case let error as GPXError: return error.isUnreadable ? .noInput : error.isLibraryMissing ? .unavailable : .dataError
         case let error as FITError: return error.offset == nil && (error.reason == "no such file"
             || error.reason.hasPrefix("cannot read") || error.reason.hasPrefix("is a folder")) ? .noInput : .dataError
         // A recording given as the GPS (`--source file:run.nmea`) that cannot be opened.

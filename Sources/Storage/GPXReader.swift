@@ -1,4 +1,4 @@
-import CLibXML2
+internal import CLibXML2
 import Foundation
 import PacerCore
 
@@ -17,6 +17,12 @@ public struct GPXError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file could not be read at all: an input that is not there, not a broken one.
     public var isUnreadable: Bool {
         line == nil && (reason == Self.noSuchFile || reason == Self.folder || reason.hasPrefix(Self.unreadable))
+    }
+
+    /// The file was not read because libxml2 could not be opened: the installation is at
+    /// fault, not the file.
+    public var isLibraryMissing: Bool {
+        line == nil && reason.hasPrefix(LibXML2Error.prefix)
     }
 
     public init(file: String, line: Int?, reason: String) {
@@ -310,7 +316,12 @@ public enum GPXReader {
     /// over 10 MB. Fed in chunks, the parser never holds more than a chunk and what is not
     /// parsed yet of the one before.
     static func parse(_ input: Input, file: String, points: ((GPXPoint, GPXPlace) throws -> Void)?) throws -> GPXDocument {
-        let handler = Handler(file: file, input: input, points: points)
+        let xml: LibXML2
+        switch LibXML2.loaded {
+        case .success(let library): xml = library
+        case .failure(let error): throw GPXError(file: file, line: nil, reason: error.description)
+        }
+        let handler = Handler(file: file, input: input, xml: xml, points: points)
         let parser = SAXParser(handler: handler)
         // Kept until the error's line is read.
         defer { parser.close() }
@@ -610,14 +621,17 @@ public enum GPXReader {
         var track: GPXTrack?
         var segment: [GPXPoint]?
         unowned let input: Input
+        /// libxml2, for the handler functions and the helpers that call it.
+        let xml: LibXML2
         /// Where route and track points go as they are read; nil to keep them in the document.
         let points: ((GPXPoint, GPXPlace) throws -> Void)?
         /// What `points` threw; the reading stopped there.
         var pointsError: (any Error)?
 
-        init(file: String, input: Input, points: ((GPXPoint, GPXPlace) throws -> Void)?) {
+        init(file: String, input: Input, xml: LibXML2, points: ((GPXPoint, GPXPlace) throws -> Void)?) {
             self.file = file
             self.input = input
+            self.xml = xml
             self.points = points
         }
 
@@ -649,7 +663,7 @@ public enum GPXReader {
         }
 
         func abortParsing() {
-            if let context { pacer_xml_stop(context) }
+            if let context { pacer_xml_stop(xml.functions, context) }
         }
 
         /// An element starts: its local name, prefix and namespace as libxml2 gives them.

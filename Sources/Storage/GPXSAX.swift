@@ -1,4 +1,4 @@
-import CLibXML2
+internal import CLibXML2
 import Foundation
 
 extension GPXReader {
@@ -19,8 +19,12 @@ extension GPXReader {
         private var head: [UInt8] = []
         static let chunkSize = 4096 * 32
 
+        /// libxml2's functions (the handler's).
+        private let xml: UnsafePointer<pacer_xml_library>
+
         init(handler: Handler) {
             self.handler = handler
+            xml = handler.xml.functions
         }
 
         deinit { close() }
@@ -28,7 +32,7 @@ extension GPXReader {
         /// Frees the context; the handler's line number is 0 after.
         func close() {
             guard let context else { return }
-            pacer_xml_free(context)
+            pacer_xml_free(xml, context)
             self.context = nil
             handler.context = nil
         }
@@ -54,17 +58,17 @@ extension GPXReader {
 
         private func feed(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Bool {
             let me = Unmanaged.passUnretained(handler).toOpaque()
-            pacer_xml_set_structured_error(me, Self.structuredError)
-            defer { pacer_xml_set_structured_error(nil, nil) }
+            pacer_xml_set_structured_error(xml, me, Self.structuredError)
+            defer { pacer_xml_set_structured_error(xml, nil, nil) }
             var code: Int32
             if let context {
-                code = Self.parseChunk(context, bytes, last: last)
+                code = parseChunk(context, bytes, last: last)
             } else {
                 head.append(contentsOf: bytes)
                 guard head.count >= 4 else { return true }
                 var sax = Self.handlerFunctions()
                 let created = head.withUnsafeBufferPointer { all in
-                    all.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 4) { pacer_xml_create(&sax, me, $0, 4) }
+                    all.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 4) { pacer_xml_create(xml, &sax, me, $0, 4) }
                 }
                 guard let created else {
                     result = 2  // XML_ERR_NO_MEMORY, as XMLParser says it
@@ -72,8 +76,8 @@ extension GPXReader {
                 }
                 context = created
                 handler.context = created
-                pacer_xml_use_options(created)
-                code = head.withUnsafeBufferPointer { Self.parseChunk(created, UnsafeBufferPointer(rebasing: $0[4...]), last: last) }
+                pacer_xml_use_options(xml, created)
+                code = head.withUnsafeBufferPointer { parseChunk(created, UnsafeBufferPointer(rebasing: $0[4...]), last: last) }
                 head = []
             }
             if code == Int32(XML_ERR_DOCUMENT_END.rawValue), last { code = 0 }
@@ -84,9 +88,9 @@ extension GPXReader {
             return true
         }
 
-        private static func parseChunk(_ context: xmlParserCtxtPtr, _ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Int32 {
+        private func parseChunk(_ context: xmlParserCtxtPtr, _ bytes: UnsafeBufferPointer<UInt8>, last: Bool) -> Int32 {
             let start = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            return pacer_xml_parse_chunk(context, start, Int32(bytes.count), last ? 1 : 0)
+            return pacer_xml_parse_chunk(xml, context, start, Int32(bytes.count), last ? 1 : 0)
         }
 
         static let structuredError: xmlStructuredErrorFunc = { context, error in
@@ -99,12 +103,14 @@ extension GPXReader {
         static func handlerFunctions() -> xmlSAXHandler {
             var sax = xmlSAXHandler()
             sax.internalSubset = { context, name, externalID, systemID in
-                guard let parser = GPXReader.saxHandler(context).context else { return }
-                pacer_xml_internal_subset(parser, name, externalID, systemID)
+                let reader = GPXReader.saxHandler(context)
+                guard let parser = reader.context else { return }
+                pacer_xml_internal_subset(reader.xml.functions, parser, name, externalID, systemID)
             }
             sax.externalSubset = { context, name, externalID, systemID in
-                guard let parser = GPXReader.saxHandler(context).context else { return }
-                pacer_xml_external_subset(parser, name, externalID, systemID)
+                let reader = GPXReader.saxHandler(context)
+                guard let parser = reader.context else { return }
+                pacer_xml_external_subset(reader.xml.functions, parser, name, externalID, systemID)
             }
             // XMLParser reads these from the document, which it never builds (it would crash
             // if asked): none here.
@@ -121,15 +127,19 @@ extension GPXReader {
                 return pacer_xml_has_external_subset(parser)
             }
             sax.getEntity = { context, name in
-                guard let parser = GPXReader.saxHandler(context).context, let name else { return nil }
-                return pacer_xml_entity(parser, name)
+                let reader = GPXReader.saxHandler(context)
+                guard let parser = reader.context, let name else { return nil }
+                return pacer_xml_entity(reader.xml.functions, parser, name)
             }
             sax.notationDecl = { _, _, _, _ in }
-            sax.attributeDecl = { _, _, _, _, _, _, tree in pacer_xml_free_enumeration(tree) }
+            sax.attributeDecl = { context, _, _, _, _, _, tree in
+                pacer_xml_free_enumeration(GPXReader.saxHandler(context).xml.functions, tree)
+            }
             sax.elementDecl = { _, _, _, _ in }
             sax.unparsedEntityDecl = { context, name, publicID, systemID, notation in
-                guard let parser = GPXReader.saxHandler(context).context else { return }
-                pacer_xml_unparsed_entity(parser, name, publicID, systemID, notation)
+                let reader = GPXReader.saxHandler(context)
+                guard let parser = reader.context else { return }
+                pacer_xml_unparsed_entity(reader.xml.functions, parser, name, publicID, systemID, notation)
             }
             sax.startDocument = { _ in }
             sax.endDocument = { _ in }

@@ -138,4 +138,31 @@ struct CommandLineEndToEndTests {
         #expect(version.contains("find library=libasound.so.2"), "pacer version never opened libasound")
     }
 
+    /// libxml2 (and the ICU, liblzma and zlib it needs) is opened when a GPX file is first read,
+    /// not at every start (issue 27).
+    @Test func theXMLLibraryLoadsOnlyWhenAGPXFileIsRead() throws {
+        let dir = try makeTemporaryDirectory("dlopen-xml")
+        try "".write(toFile: dir + "/empty.nmea", atomically: true, encoding: .utf8)
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="48.1" lon="11.5"><time>2024-05-01T07:30:00Z</time></trkpt>
+            <trkpt lat="48.1001" lon="11.5001"><time>2024-05-01T07:30:01Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.write(toFile: dir + "/run.gpx", atomically: true, encoding: .utf8)
+        func loaded(_ arguments: [String]) throws -> String {
+            let result = try Pacer.run(arguments, environment: ["LD_DEBUG": "libs"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(500))")
+            return result.stderr
+        }
+        for arguments in [["--version"], ["nmea", "decode", "--json", dir + "/empty.nmea"]] {
+            let libraries = try loaded(arguments)
+            #expect(libraries.contains("find library=libc.so.6"), "LD_DEBUG gave no account: \(libraries.prefix(300))")
+            #expect(!libraries.contains("libxml2.so"), "\(arguments) loaded libxml2")
+            #expect(!libraries.contains("libicuuc.so"), "\(arguments) loaded ICU")
+        }
+        let imported = try loaded(["activities", "import", dir + "/run.gpx", "--as", "activity", "--data-dir", dir + "/data"])
+        #expect(imported.contains("find library=libxml2.so"), "a GPX import never opened libxml2")
+    }
+
 }
