@@ -10,7 +10,7 @@
 #                    espeak-ng said and check the words and numbers
 #   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
 #   libcrypt-dev     libxcrypt's header (crypt_r, yescrypt): the companion page's password hash
-#   libxml2-dev      libxml2's headers and pkg-config file: the GPX reader's SAX2 parser (CLibXML2)
+#   libxml2-dev      libxml2's headers: the GPX reader's SAX2 parser (CLibXML2, opened at first use)
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI

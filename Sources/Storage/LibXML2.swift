@@ -42,3 +42,8 @@ struct LibXML2Error: Error, Equatable, Sendable, CustomStringConvertible {
         "\(Self.prefix)\(soname) (\(reason)); install it: apt-get install \(PACER_LIBXML2_PACKAGE)"
     }
 }
+
+extension GPXReader {
+    /// The SONAME of the libxml2 this build opens to read GPX (for `pacer version`).
+    public static var xmlLibrary: String { PACER_LIBXML2_SONAME }
+}
