@@ -15,12 +15,12 @@
 #include <libxml/xmlerror.h>
 
 #include <dlfcn.h>
-#include <stddef.h>
 
 // libxml2 is opened when a GPX file is first read (dlopen), not linked: linking it made every
 // command load it and the libraries it needs (ICU, liblzma, zlib) at start-up, about 0.76 M
 // instructions, for a parser only GPX import uses. The library opened is the one whose headers
-// these are: libxml2 2.14 changed its ABI and SONAME.
+// these are: libxml2 2.14 changed its ABI and SONAME (Debian 12 and 13 have 2.9 and 2.12,
+// sid 2.15).
 #if LIBXML_VERSION >= 20900 && LIBXML_VERSION < 21400
 #define PACER_LIBXML2_SONAME "libxml2.so.2"
 #define PACER_LIBXML2_PACKAGE "libxml2"
