@@ -1,7 +1,7 @@
 // Start-up: wall time of whole `pacer` processes, spawned and waited for, as a script or the
 // device's systemd unit starts them. The binary is `PACER_BINARY`, else the package's release
-// build (../.build/release/pacer); build it first (`swift build -c release --product pacer`
-// in the repository, or --static-swift-stdlib as the Debian package does).
+// build (../.build/release/pacer); build it first (scripts/build-release.sh, as the Debian
+// package does).
 //
 // Instructions per start are not here: a child's instructions are not counted by the
 // harness's in-process counters. scripts/bench-startup.sh gives them with callgrind, beside
@@ -28,8 +28,8 @@ let benchmarks: @Sendable () -> Void = {
     let binary = Startup.binary
     let empty = Startup.emptyFile()
     let cases: [(name: String, arguments: [String])] = [
-        ("pacer --version (before the parser)", ["--version"]),
-        ("pacer version (through the parser)", ["version"]),
+        ("pacer --version", ["--version"]),
+        ("pacer version (opens libasound to report it)", ["version"]),
         ("pacer nmea decode --json of an empty file", ["nmea", "decode", "--json", empty]),
     ]
     for item in cases {
