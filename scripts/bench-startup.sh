@@ -3,7 +3,8 @@
 # machine) and wall time (hyperfine, paired with gpsd's `gpsdecode` as the anchor) of
 #
 #   pacer --version                     the version, through swift-argument-parser
-#   pacer version                       the version command: a subcommand's parse
+#   pacer version                       the version command: a subcommand's parse, and
+#                                       libasound opened to report its version
 #   pacer nmea decode --json EMPTY      a decode of an empty file
 #   gpsdecode < /dev/null               gpsd's decoder, for scale
 #
