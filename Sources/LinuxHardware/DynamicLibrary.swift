@@ -54,7 +54,7 @@ struct DynamicLibraryError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
-/// A library's function table, opened once at first use (`LibGPS`, `LibESpeakNG`): what each
+/// A library's function table, opened once at first use (`LibGPS`, `LibASound`, `LibESpeakNG`): what each
 /// gives is its `loaded` result; why it cannot be used and the table itself are the same for all.
 protocol OpenedLibrary: Sendable {
     /// Opened once, on first use; the error is kept and given again to every caller.
@@ -62,6 +62,16 @@ protocol OpenedLibrary: Sendable {
 }
 
 extension OpenedLibrary {
+    /// `soname` opened and its table made by `table` (the type's initialiser, which looks up
+    /// each function), or why not: what a `loaded` is.
+    static func opening(
+        _ soname: String, install: String, _ table: (DynamicLibrary) throws(DynamicLibraryError) -> Self
+    ) -> Result<Self, DynamicLibraryError> {
+        DynamicLibrary.open(soname, install: install).flatMap { library in
+            Result { () throws(DynamicLibraryError) in try table(library) }
+        }
+    }
+
     /// Why the library cannot be used, or nil when it can.
     static var problem: DynamicLibraryError? {
         if case .failure(let error) = loaded { return error }

@@ -33,9 +33,7 @@ struct LibASound: OpenedLibrary {
     let pcmDrain: pacer_snd_pcm_drain_f
 
     /// Opened once, on first use; the error is kept and given again to every caller.
-    static let loaded: Result<LibASound, DynamicLibraryError> = DynamicLibrary
-        .open(PACER_LIBASOUND_SONAME, install: install)
-        .flatMap { library in Result { () throws(DynamicLibraryError) in try LibASound(library) } }
+    static let loaded = opening(PACER_LIBASOUND_SONAME, install: install, LibASound.init)
 
     private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
         version = try library.function("snd_asoundlib_version", as: pacer_snd_asoundlib_version_f.self)

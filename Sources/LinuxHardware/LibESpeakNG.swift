@@ -20,9 +20,7 @@ struct LibESpeakNG: OpenedLibrary {
     let synth: pacer_espeak_Synth_f
 
     /// Opened once, on first use; the error is kept and given again to every caller.
-    static let loaded: Result<LibESpeakNG, DynamicLibraryError> = DynamicLibrary
-        .open(PACER_LIBESPEAK_NG_SONAME, install: install)
-        .flatMap { library in Result { () throws(DynamicLibraryError) in try LibESpeakNG(library) } }
+    static let loaded = opening(PACER_LIBESPEAK_NG_SONAME, install: install, LibESpeakNG.init)
 
 
     private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {

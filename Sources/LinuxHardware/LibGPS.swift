@@ -19,9 +19,7 @@ struct LibGPS: OpenedLibrary {
     let errstr: pacer_gps_errstr_f
 
     /// Opened once, on first use; the error is kept and given again to every caller.
-    static let loaded: Result<LibGPS, DynamicLibraryError> = DynamicLibrary
-        .open(PACER_LIBGPS_SONAME, install: install)
-        .flatMap { library in Result { () throws(DynamicLibraryError) in try LibGPS(library) } }
+    static let loaded = opening(PACER_LIBGPS_SONAME, install: install, LibGPS.init)
 
 
     private init(_ library: DynamicLibrary) throws(DynamicLibraryError) {
