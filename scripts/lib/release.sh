@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The options of the board's build of pacer, as the Debian package ships it: sourced (not run)
-# by scripts/build-release.sh, scripts/package-deb.sh, the arm64 cross build (lib/cross.sh),
-# scripts/bench-startup.sh and .ci/run, so that every one of them builds the same binary.
+# by scripts/build-release.sh (which package-deb.sh, bench-startup.sh and .ci/run run) and by
+# the arm64 cross build (lib/cross.sh), so that every one of them builds the same binary.
 #
 #   --static-swift-stdlib   the Swift runtime and Foundation linked in: no toolchain on a board
 #   --disable-local-rpath   no $ORIGIN run path: with one, the loader searched the binary's own
