@@ -34,6 +34,10 @@ public protocol PacerClock: AnyObject, Sendable {
     /// call from any thread.
     func execute(_ task: @escaping @Sendable () -> Void)
 
+    /// Which thread runs the clock's loop (`LoopOwner`): where loop-bound state may be
+    /// touched (`LoopBound`).
+    var loop: LoopOwner { get }
+
     /// Lets the board suspend to RAM while the loop waits for a distant deadline (the runtime
     /// allows it when the power profile says so). Only the board's clock with a board that
     /// can suspend does anything; every other clock keeps the default, which ignores it.

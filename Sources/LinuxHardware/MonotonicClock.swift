@@ -18,6 +18,8 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
     private var suspended = Duration.zero
     private var late = LoopLateness()
     private let condition = MonotonicCondition()
+    /// The thread in `run()`: its tasks' thread.
+    public let loop = LoopOwner()
     private let suspender: (any BoardSuspender)?
     private let suspendThreshold: Duration
     private let resume: Duration
@@ -59,6 +61,8 @@ public final class MonotonicClock: RunnableClock, @unchecked Sendable {
 
     /// Runs tasks as they come due until `stop()` is called (from a task or another thread).
     public func run() {
+        let previous = loop.enter()
+        defer { loop.leave(restoring: previous) }
         condition.lock()
         while !stopped {
             let current = MonotonicCondition.now + suspended

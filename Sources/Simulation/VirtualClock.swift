@@ -44,6 +44,8 @@ public final class VirtualClock: RunnableClock {
 
     private let state = Mutex(State())
     private let pacing: Pacing?
+    /// The thread advancing the clock: its tasks' thread.
+    public let loop = LoopOwner()
 
     /// A clock that runs as fast as possible.
     public init() {
@@ -120,6 +122,8 @@ public final class VirtualClock: RunnableClock {
     /// at the same instant behind it do not run (a scenario's power cut leaves no flush
     /// behind it).
     private func advance(to deadline: Instant, honouringStop: Bool) {
+        let previous = loop.enter()
+        defer { loop.leave(restoring: previous) }
         while let entry = nextDue(before: deadline, honouringStop: honouringStop) {
             if !entry.handle.isCancelled { entry.task() }
         }
@@ -155,6 +159,8 @@ public final class VirtualClock: RunnableClock {
     /// or not: nothing is left that could move time, and a replay's end must end its run
     /// (tasks submitted after that wait for the next `run()`).
     public func run() {
+        let previous = loop.enter()
+        defer { loop.leave(restoring: previous) }
         state.withLock { $0.stopped = false }
         guard let pacing else {
             while !state.withLock({ $0.stopped }), let next = nextDeadline {
