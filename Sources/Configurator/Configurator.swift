@@ -66,28 +66,14 @@ public struct SimulatedParts: Sendable {
     public var supply: SimulatedPowerSupply?
     /// The simulated Wi-Fi radio (`radio: sim`).
     public var radio: SimulatedRadio?
+    /// The button a scenario's script presses (`buttons: sim`).
+    public var buttons: ScriptedButtons?
 
     public init(replay: NMEAFileSource? = nil, battery: SimulatedBattery? = nil, supply: SimulatedPowerSupply? = nil) {
         self.replay = replay
         self.battery = battery
         self.supply = supply
     }
-}
-
-/// A device assembled for a run: its parts, its store (with activities a power cut left
-/// unfinished closed), and the runtime's parts made from both. `Configurator.assemble`
-/// makes it; `pacer run`, `pacer device` and the scenario runner each start from one.
-public struct AssembledDevice: Sendable {
-    public let device: Device
-    public let store: ActivityStore
-    /// Activities left unfinished by a crash or a power cut, closed (as recovered, with every
-    /// committed point) while assembling: each caller tells of them its own way.
-    public let recovered: [Int64]
-    /// What the runtime, or the device controller, runs on.
-    public let parts: DeviceRuntime.Parts
-
-    public var clock: any RunnableClock { device.clock }
-    public var settings: Settings { device.settings }
 }
 
 /// A configuration that cannot be built, with the reason a person can act on.
@@ -183,6 +169,7 @@ public enum Configurator {
         }
         faults.append(contentsOf: device.faults)
         simulated.radio = device.radio as? SimulatedRadio
+        if settings.buttons?.scheme == "sim" { simulated.buttons = ScriptedButtons(clock: clock) }
         device.faults = faults
         device.simulated = simulated
         device.speaker = try makeSpeaker(
@@ -202,53 +189,6 @@ public enum Configurator {
         }
         device.systemTime = try makeSystemTime(settings.systemClock, gps: settings.gps, clock: clock)
         return device
-    }
-
-    /// The composition root: the device described by `settings` (`makeDevice`), its store in
-    /// the settings' data folder (`makeActivityStore`, under the folder's lock; pass `store`
-    /// when the caller opened it already), the activities a power cut left unfinished closed,
-    /// and the runtime's parts made from both. Nothing else assembles a device.
-    public static func assemble(
-        settings: Settings, store opened: ActivityStore? = nil, timing: Timing = .realTime, alsoBuzzers: [DeviceURI] = [],
-        tolerant: Bool = false, logger: Logger = Logger(label: "pacer")
-    ) throws(ConfigurationError) -> AssembledDevice {
-        let store: ActivityStore
-        if let opened { store = opened } else { store = try makeActivityStore(settings) }
-        let device = try makeDevice(
-            settings: settings, timing: timing, alsoBuzzers: alsoBuzzers, tolerant: tolerant, logger: logger)
-        let recovered: [Int64]
-        do {
-            recovered = try store.recoverUnfinished()
-        } catch {
-            throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
-        }
-        recoverRadio(device, logger: logger)
-        return AssembledDevice(device: device, store: store, recovered: recovered, parts: runtimeParts(device, log: store, logger: logger))
-    }
-
-    /// The device `pacer device` powers on: its parts (a missing one named in `faults`) and
-    /// its store as `DeviceStorage`, which keeps the device up, with the fault cue and the
-    /// reason, when the data folder cannot be used (a full or read-only card).
-    public static func powerOn(
-        settings: Settings, logger: Logger
-    ) throws(ConfigurationError) -> (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts) {
-        let storage = try DeviceStorage(settings: settings, logger: logger)
-        let device = try makeDevice(settings: settings, timing: .realTime, tolerant: true, logger: logger)
-        recoverRadio(device, logger: logger)
-        return (device, storage, runtimeParts(device, log: storage, logger: logger))
-    }
-
-    private static func runtimeParts(_ device: Device, log: any ActivityLog, logger: Logger) -> DeviceRuntime.Parts {
-        var parts = DeviceRuntime.Parts(
-            clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
-            profile: device.profile, cues: device.cues, log: log, power: device.power,
-            profiles: device.profiles, gpsHotStart: device.gpsHotStart,
-            receiverTime: ReceiverTime(system: device.systemTime, logger: logger))
-        parts.speaker = device.speaker
-        parts.radio = device.radio.map { MarkedRadio($0, marker: radioMarker(device.settings)) }
-        parts.speech = device.settings.speech
-        parts.phrases = device.phrases
-        return parts
     }
 
     /// The device's activity store in the settings' data folder, for writing (SQLite, created

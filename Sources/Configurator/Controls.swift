@@ -15,18 +15,9 @@ extension Configurator {
     /// Throws when the socket cannot be claimed (another Pacer is running).
     public static func makeControls(
         socketPath: String? = nil, keys: Bool, isPaused: @escaping @Sendable () -> Bool,
-        buttons: (settings: Settings, clock: any PacerClock)? = nil,
         logger: Logger = Logger(label: "pacer.controls")
     ) throws(ConfigurationError) -> DeviceControls {
-        let names = WaypointNames()
         var inputs: [any ControlInput] = []
-        if let buttons, let uri = buttons.settings.buttons {
-            let source = try makeButtonSource(uri, clock: buttons.clock, logger: logger)
-            inputs.append(ButtonControls(
-                source: source, clock: buttons.clock, timing: buttons.settings.buttonTiming,
-                actions: buttons.settings.buttonActions, names: { names.next() }, isPaused: isPaused,
-                log: { logger.info("\($0)") }))
-        }
         let socket: ControlSocketServer
         do {
             socket = try ControlSocketServer(path: socketPath ?? defaultControlSocket, logger: logger)
@@ -34,11 +25,11 @@ extension Configurator {
             throw ConfigurationError(error.description, cause: error)
         }
         inputs.append(socket)
-        inputs.append(SignalControls(names: names, logger: logger))
+        inputs.append(SignalControls(logger: logger))
         if keys {
-            inputs.append(TerminalControls(names: names, isPaused: isPaused, logger: logger))
+            inputs.append(TerminalControls(isPaused: isPaused, logger: logger))
         }
-        return DeviceControls(inputs: inputs, watch: socket, names: names)
+        return DeviceControls(inputs: inputs, watch: socket)
     }
 
     /// `evdev:/dev/input/event0[?keys=28,29]`: Linux input events (the Pi's gpio-key overlay,
@@ -98,11 +89,8 @@ extension Configurator {
 
 /// The controls of a running device: every input, and where `pacer ctl watch` is served.
 public struct DeviceControls: Sendable {
-    /// The button, the control socket, the signals, the keys: each hands its commands over.
+    /// The control socket, the signals, the keys: each hands its commands over.
     public let inputs: [any ControlInput]
     /// The control socket, which streams the device's events to `pacer ctl watch`.
     public let watch: any EventPublisher
-    /// The waypoint names the button, keys and signals share (`Waypoint N`): a press sent by
-    /// `pacer ctl press` that marks a waypoint takes the next one too.
-    public let names: WaypointNames
 }

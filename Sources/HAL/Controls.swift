@@ -4,12 +4,15 @@ import PacerCore
 public enum ControlCommand: Hashable, Sendable {
     /// Capture a waypoint with this name at the current position.
     case waypoint(String)
+    /// Capture a waypoint the device names (`Waypoint 1`, `Waypoint 2`, … over the device's
+    /// life): a key, a signal, a press.
+    case markWaypoint
     case pause
     case resume
     case stop
     /// Report the status line.
     case status
-    /// Say where the runner stands (issue 25): phase, time left in it, pace against the band,
+    /// Say where the runner stands: phase, time left in it, pace against the band,
     /// distance; the status line when the device does not speak.
     case sayStatus
     /// Start today's workout (a device waiting for its start press, `pacer device`).
@@ -106,6 +109,7 @@ extension ControlCommand {
     public var line: String {
         switch self {
         case .waypoint(let name): "waypoint \(name)"
+        case .markWaypoint: "waypoint"
         case .pause: "pause"
         case .resume: "resume"
         case .stop: "stop"

@@ -30,7 +30,6 @@ public final class SignalControls: ControlInput {
     public let name: String
     public let waypointSignal: Int32?
     public let stopSignals: [Int32]
-    private let names: WaypointNames
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -44,12 +43,11 @@ public final class SignalControls: ControlInput {
 
     public init(
         waypointSignal: Int32? = SIGUSR1, stopSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP],
-        names: WaypointNames = WaypointNames(), logger: Logger = Logger(label: "pacer.signals")
+        logger: Logger = Logger(label: "pacer.signals")
     ) {
         precondition(waypointSignal.map { !stopSignals.contains($0) } ?? true, "a signal cannot both mark and stop")
         self.waypointSignal = waypointSignal
         self.stopSignals = stopSignals
-        self.names = names
         self.logger = logger
         var parts: [String] = []
         if let waypointSignal { parts.append("\(SignalControls.signalName(waypointSignal)): waypoint") }
@@ -178,7 +176,7 @@ public final class SignalControls: ControlInput {
         let logger = self.logger
         let signalName = Self.signalName(signal)
         if signal == waypointSignal {
-            let command = ControlCommand.waypoint(names.next())
+            let command = ControlCommand.markWaypoint
             logger.info("\(signalName): \(command.line)")
             handler(command) { reply in logger.info("\(signalName) waypoint: \(reply)") }
         } else if stopSignals.contains(signal) {

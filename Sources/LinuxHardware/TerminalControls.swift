@@ -40,7 +40,6 @@ public final class TerminalControls: ControlInput {
 
     public let name = "terminal keys"
     public let input: Int32
-    private let names: WaypointNames
     private let isPaused: (@Sendable () -> Bool)?
     private let output: @Sendable (String) -> Void
     private let logger: Logger?
@@ -56,16 +55,14 @@ public final class TerminalControls: ControlInput {
 
     /// - Parameters:
     ///   - input: the terminal to read keys from (stdin; a pseudo-terminal in tests).
-    ///   - names: the waypoint namer (share it with `SignalControls`).
     ///   - isPaused: whether the activity is paused now, for `p`; nil keeps a toggle.
     ///   - output: where replies go; default: stdout, as described above.
     public init(
-        input: Int32 = STDIN_FILENO, names: WaypointNames = WaypointNames(),
+        input: Int32 = STDIN_FILENO,
         isPaused: (@Sendable () -> Bool)? = nil, output: (@Sendable (String) -> Void)? = nil,
         logger: Logger? = nil
     ) {
         self.input = input
-        self.names = names
         self.isPaused = isPaused
         self.output = output ?? TerminalControls.printLine
         self.logger = logger
@@ -213,7 +210,7 @@ public final class TerminalControls: ControlInput {
             case 0x1B:
                 escape = .started
             case UInt8(ascii: "w"), UInt8(ascii: "W"):
-                send(.waypoint(names.next()), handler)
+                send(.markWaypoint, handler)
             case UInt8(ascii: "p"), UInt8(ascii: "P"):
                 let paused = isPaused?() ?? state.withLock { s -> Bool in
                     defer { s.pausedToggle.toggle() }

@@ -81,61 +81,42 @@ struct DeviceCommand: ParsableCommand {
 
         // A data folder that cannot be used (a full or read-only card) does not stop the
         // device: it powers on with the fault cue and the reason (`DeviceStorage`).
-        let powered: (device: Device, storage: DeviceStorage, parts: DeviceRuntime.Parts)
+        let storage: DeviceStorage
         do {
-            powered = try Configurator.powerOn(settings: settings, logger: logger)
+            storage = try DeviceStorage(settings: settings, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
-        let built = powered.device
-        var faults = built.faults
+        var faults: [String] = []
         var followed: FollowedRoute?
         if let route {
-            if Int64(route) != nil, powered.storage.openStore == nil {
+            if Int64(route) != nil, storage.openStore == nil {
                 faults.append("--route \(route): the routes cannot be read while the data folder cannot be used")
             } else {
-                followed = try RouteChoice.load(route, store: powered.storage.openStore)
+                followed = try RouteChoice.load(route, store: storage.openStore)
             }
         }
         if let followed { logger.notice("\(RouteChoice.describe(followed))") }
-        if let reason = built.buzzer.unavailableReason {
-            faults.append("sound: \(reason)")
-        }
-        let clock = built.clock
-        let watchers = WatchFeed()
-        // The companion page (issue 26), when the settings give it an address; switched by the
-        // device's states below.
+        // The companion page, when the settings give it an address; switched by the device's
+        // states.
         let companion = Mutex<CompanionSwitch?>(nil)
-        let controller = DeviceController(
-            parts: powered.parts,
-            agenda: powered.storage,
-            settings: .init(actions: settings.buttonActions, knownFaults: faults, route: followed),
-            today: { time in given ?? time?.date ?? WallClock.today },
-            logger: logger,
-            onEvent: { event in
-                DeviceCommand.log(event, logger)
-                watchers.publish { event.jsonLine(time: WallClock.now) }
-                if case .state(let state, _) = event { companion.withLock { $0 }?.deviceState(state) }
-            },
-            onOff: { clock.stop() })
-
-        let controls: DeviceControls
-        var buttonSource: (any ButtonSource)?
+        let assembled: AssembledFirmware
         do {
-            controls = try Configurator.makeControls(
-                socketPath: socket, keys: false, isPaused: { controller.runtime?.status.coach.paused ?? false },
-                logger: logger)
-            if let uri = settings.buttons {
-                buttonSource = try Configurator.makeButtonSource(uri, clock: clock, logger: logger)
-            }
+            assembled = try Configurator.firmware(
+                settings: settings, storage: .device(storage), tolerant: true, route: followed, knownFaults: faults,
+                controls: ControlOptions(socketPath: socket),
+                today: { time in given ?? time?.date ?? WallClock.today }, logger: logger,
+                onEvent: { event in
+                    DeviceCommand.log(event, logger)
+                    if case .state(let state, _) = event { companion.withLock { $0 }?.deviceState(state) }
+                })
         } catch {
             throw CommandFailure(error)
         }
-        controls.watch.setWatchGreeting { controller.statusJSONLine(time: WallClock.now) }
-        watchers.connect(controls.watch)
+        let firmware = assembled.firmware
         FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
         if settings.companion.listen != nil {
-            let device = DeviceCompanion(controller: controller, storage: powered.storage)
+            let device = DeviceCompanion(firmware: firmware, storage: storage)
             let password = CompanionPassword(dataDirectory: settings.dataDirectory)
             let origin = ContinuousClock.now
             let server = CompanionServer(
@@ -158,24 +139,11 @@ struct DeviceCommand: ParsableCommand {
             companion.withLock { $0 = turned }
             turned.powerOn()
         }
-        controller.powerOn()
-        for control in controls.inputs {
-            control.start { command, reply in controller.handle(command, reply: reply) }
-        }
-        buttonSource?.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
-            switch event {
-            case .pressed(let pattern, _): controller.press(pattern)
-            case .connected(let detail): logger.info("buttons: \(detail) open")
-            case .gone(let reason): logger.warning("buttons: \(reason)")
-            }
-        })
-        clock.run()
+        try assembled.run(logger: logger)
         companion.withLock { $0 }?.finish()
-        buttonSource?.stop()
-        for control in controls.inputs { control.stop() }
         // How late the loop began its tasks (a cue is as late as its task): for the journal,
         // and for the companion's load test.
-        if let lateness = clock.lateness {
+        if let lateness = assembled.clock.lateness {
             FileDescriptorOutput.write(Array("clock loop: \(lateness.summary)\n".utf8), to: 1)
         }
     }

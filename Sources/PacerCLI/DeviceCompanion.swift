@@ -7,29 +7,29 @@ import Runtime
 import Storage
 import Synchronization
 
-/// The companion page's view of `pacer device`: the controller's state and commands, the
-/// device's own store. Commands are handed to the controller, which runs them on the device's
+/// The companion page's view of `pacer device`: the firmware's state and commands, the
+/// device's own store. Commands are handed to the firmware, which runs them on the device's
 /// clock loop: the page's threads only queue them, so a slow client never delays a cue.
 final class DeviceCompanion: CompanionDevice {
-    let controller: DeviceController
+    let firmware: Firmware
     let storage: DeviceStorage
     /// How long a command's answer is waited for before the page says the device is busy.
     static let replyTimeout = Duration.seconds(5)
 
-    init(controller: DeviceController, storage: DeviceStorage) {
-        self.controller = controller
+    init(firmware: Firmware, storage: DeviceStorage) {
+        self.firmware = firmware
         self.storage = storage
     }
 
-    func statusJSON() -> String { controller.statusJSONLine(time: WallClock.now) }
+    func statusJSON() -> String { firmware.statusJSONLine(time: WallClock.now) }
 
-    var workoutRunning: Bool { controller.phase == .running }
+    var workoutRunning: Bool { firmware.phase == .running }
 
     func send(_ command: ControlCommand) async -> String {
         let once = OnceReply()
         return await withCheckedContinuation { continuation in
             once.wait(continuation)
-            controller.handle(command, reply: { once.answer($0) })
+            firmware.handle(command, reply: { once.answer($0) })
             Task {
                 try? await Task.sleep(for: Self.replyTimeout)
                 once.answer("error: the device did not answer within \(Self.replyTimeout)")

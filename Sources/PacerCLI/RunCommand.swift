@@ -11,7 +11,6 @@ import Logging
 import PacerCore
 import Runtime
 import Storage
-import Synchronization
 
 /// `pacer run`: the device itself. Follows a workout of a plan with pace cues, captures
 /// waypoints, records the track.
@@ -129,66 +128,35 @@ struct RunCommand: ParsableCommand {
 
         let followed = try route.map { try RouteChoice.load($0, store: store) }
 
-        // The device; an activity left unfinished by a power cut is closed.
-        let assembled: AssembledDevice
+        // The firmware, running this workout at once; an activity left unfinished by a power
+        // cut is closed as it is assembled.
+        let display = RunDisplay(interactive: !fast && isatty(1) == 1)
+        let today = try date()
+        let assembled: AssembledFirmware
         do {
-            assembled = try Configurator.assemble(
-                settings: settings, store: store, timing: fast ? .virtual : .realTime, logger: logger)
+            assembled = try Configurator.firmware(
+                settings: settings, storage: .store(store),
+                start: .workout(plan: trainingPlan, index: workoutIndex, key: planKey),
+                timing: fast ? .virtual : .realTime, route: followed,
+                controls: ControlOptions(socketPath: socket, keys: display.interactive),
+                today: { _ in today }, logger: logger,
+                onEvent: { event in
+                    if case .workout(.cue(let cue, _), let status) = event { display.cue(cue, status) }
+                })
         } catch {
             throw CommandFailure(error)
         }
         for id in assembled.recovered {
             print("recovered unfinished activity \(id) (stored as recovered with every committed point)")
         }
-        let built = assembled.device
-
-        let display = RunDisplay(interactive: !fast && isatty(1) == 1)
-        let clock = built.clock
-        let watchers = WatchFeed()
-        let runtime = DeviceRuntime(
-            parts: assembled.parts,
-            plan: trainingPlan, workoutIndex: workoutIndex, planKey: planKey, positioning: built.gps != nil,
-            route: followed, logger: logger,
-            onEvent: { event, status in
-                if case .cue(let cue, _) = event { display.cue(cue, status) }
-                watchers.publish { event.jsonLine(status: status, time: WallClock.now) }
-            },
-            onFinish: { _ in clock.stop() })
-        display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: built.profile, settings: settings)
+        let firmware = assembled.firmware
+        display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: assembled.device.profile, settings: settings)
         if let followed { print(RouteChoice.describe(followed)) }
-
-        let controls: DeviceControls
-        do {
-            controls = try Configurator.makeControls(
-                socketPath: socket, keys: display.interactive, isPaused: { runtime.status.coach.paused },
-                buttons: (settings, clock),
-                logger: logger)
-        } catch {
-            throw CommandFailure(error)
-        }
-        // `pacer ctl watch`: every event as a JSON line, after the status at connection.
-        controls.watch.setWatchGreeting { runtime.status.jsonLine(time: WallClock.now) }
-        watchers.connect(controls.watch)
         if display.interactive {
-            clock.scheduleRepeating(every: .seconds(1)) { display.refresh(runtime.status) }
+            assembled.clock.scheduleRepeating(every: .seconds(1)) { firmware.runtime.map { display.refresh($0.status) } }
         }
-
-        try runtime.start()
-        let actions = settings.buttonActions
-        let names = controls.names
-        for control in controls.inputs {
-            control.start { command, reply in
-                guard case .press(let pattern) = command else { return runtime.handle(command, reply: reply) }
-                // `pacer ctl press`: what the button's decoder hands on, mapped as the button maps it.
-                guard let mapped = actions.runningCommand(
-                    for: pattern, name: { names.next() }, isPaused: runtime.status.coach.paused) else {
-                    return reply("\(pattern.rawValue) press: none (button_actions gives it no action while running)")
-                }
-                runtime.handle(mapped) { reply("\(pattern.rawValue) press: \(mapped.line): \($0)") }
-            }
-        }
-        clock.run()
-        for control in controls.inputs { control.stop() }
+        try assembled.run(logger: logger)
+        guard let runtime = firmware.lastWorkout ?? firmware.runtime else { return }
         display.finish(runtime.status)
 
         if let loss = runtime.storageLoss {
@@ -214,22 +182,6 @@ struct RunCommand: ParsableCommand {
     /// overflowed the day arithmetic of deadlines.
     static func parseDate(_ text: String) throws -> CivilDate {
         try PlanCommand.date(text, option: "--today")
-    }
-}
-
-/// Where `pacer run` publishes its events for `pacer ctl watch`: the control socket, once the
-/// controls exist (the runtime, which reports the events, is made before them). A line is
-/// made only when someone watches.
-final class WatchFeed: Sendable {
-    private let publisher = Mutex<(any EventPublisher)?>(nil)
-
-    func connect(_ publisher: any EventPublisher) {
-        self.publisher.withLock { $0 = publisher }
-    }
-
-    func publish(_ line: () -> String) {
-        guard let publisher = publisher.withLock({ $0 }), publisher.watcherCount > 0 else { return }
-        publisher.publish(line())
     }
 }
 

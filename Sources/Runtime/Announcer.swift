@@ -1,7 +1,6 @@
 import Coaching
 import HAL
 import PacerCore
-import Synchronization
 
 /// The device's voice beside its buzzer (issue 25): composes what is said (splits, phase
 /// starts, the end, the status on demand, pace cues in words) and arbitrates the one sound
@@ -71,8 +70,9 @@ final class Announcer: Sendable {
     private let speaker: any Speaker
     private let clock: any PacerClock
     private let power: (any PowerMonitor)?
-    private let reporter = Mutex<(@Sendable (RuntimeEvent) -> Void)?>(nil)
-    private let state: Mutex<State>
+    /// Where the voice's events go (the runtime's `report`), set once by `attach`.
+    private let reporter: LoopBound<(@Sendable (RuntimeEvent) -> Void)?>
+    private let state: LoopBound<State>
 
     init(speaker: any Speaker, settings: SpeechSettings, book: PhraseBook, clock: any PacerClock,
          power: (any PowerMonitor)?) {
@@ -81,17 +81,18 @@ final class Announcer: Sendable {
         formatter = SpeechFormatter(book: book, units: settings.units, paceStyle: settings.paceStyle)
         self.clock = clock
         self.power = power
-        state = Mutex(State(busyUntil: clock.now, nextSplit: settings.splitDistance, current: settings))
+        state = LoopBound(State(busyUntil: clock.now, nextSplit: settings.splitDistance, current: settings), clock: clock)
+        reporter = LoopBound(nil, clock: clock)
     }
 
     /// The choices in force now.
-    var settings: SpeechSettings { state.withLock { $0.current } }
+    var settings: SpeechSettings { state.withValue { $0.current } }
 
     /// The device is on (or switched to) the profile `name`: its choices from now on. A new
     /// split length counts from the runner's distance: the next split is its next multiple.
     func profile(_ name: String) {
         let next = all.under(profile: name)
-        state.withLock { s in
+        state.withValue { s in
             let length = next.splitDistance
             if length != s.current.splitDistance, length > 0 {
                 let run = s.previous?.distance ?? 0
@@ -103,11 +104,11 @@ final class Announcer: Sendable {
 
     /// Where the voice's events go (the runtime's `report`).
     func attach(_ report: @escaping @Sendable (RuntimeEvent) -> Void) {
-        reporter.withLock { $0 = report }
+        reporter.withValue { $0 = report }
     }
 
     private func report(_ event: RuntimeEvent) {
-        reporter.withLock { $0 }?(event)
+        reporter.current?(event)
     }
 
     /// Whether a pace cue still beeps (`pace_cues: words` says it in words only).
@@ -144,18 +145,18 @@ final class Announcer: Sendable {
     // MARK: What the runtime tells
 
     func started() {
-        state.withLock { $0.startedAt = clock.now }
+        state.withValue { $0.startedAt = clock.now }
     }
 
     func paused(_ paused: Bool) {
-        state.withLock { $0.paused = paused }
+        state.withValue { $0.paused = paused }
     }
 
     /// A cue's tones (`length`, rests included) start now: an announcement being said is cut,
     /// the output is busy until they end; a pace cue is said in words when the runner chose so.
     func cue(_ cue: Cue, length: Duration, coach: CoachStatus, facts: SpeechFormatter.AlertFacts = .init()) {
         let now = clock.now
-        let cut = state.withLock { s -> String? in
+        let cut = state.withValue { s -> String? in
             var cut: String?
             if let speaking = s.speaking, speaking.end > now {
                 cut = speaking.key
@@ -175,7 +176,7 @@ final class Announcer: Sendable {
             enqueue(Utterance(text: text, key: key, priority: .pace))
         } else if choices.enabled, choices.alerts == .both, let key = Self.alertKey(cue), firstTime(key) {
             enqueue(Utterance(text: formatter.alert(key, facts), key: key, priority: .safety))
-        } else if state.withLock({ !$0.waiting.isEmpty }) {
+        } else if state.withValue({ !$0.waiting.isEmpty }) {
             schedulePump()
         }
     }
@@ -185,7 +186,7 @@ final class Announcer: Sendable {
     /// half a minute apart would otherwise put up to 30 s in the wrong split).
     /// Whether `key`'s words are due: not for a reminder of an alert already said.
     private func firstTime(_ key: String) -> Bool {
-        state.withLock { s in
+        state.withValue { s in
             for (alert, end) in Self.saidOnce where end == key { s.alerted.remove(alert) }
             guard Self.saidOnce[key] != nil else { return true }
             return s.alerted.insert(key).inserted
@@ -194,7 +195,7 @@ final class Announcer: Sendable {
 
     func progress(_ coach: CoachStatus) {
         var said: [Utterance] = []
-        state.withLock { s in
+        state.withValue { s in
             defer { s.previous = (coach.distance, coach.elapsed) }
             let length = s.current.splitDistance
             guard length > 0 else { return }
@@ -234,7 +235,7 @@ final class Announcer: Sendable {
     /// Whatever waits is dropped either way: nothing is said after the activity's end.
     func finished(timer: Duration, distance: Double) {
         let now = clock.now
-        let after = state.withLock { s in
+        let after = state.withValue { s in
             s.pump?.cancel()
             s.pump = nil
             s.waiting.removeAll()
@@ -249,7 +250,7 @@ final class Announcer: Sendable {
     // MARK: Arbitration
 
     private func enqueue(_ u: Utterance) {
-        state.withLock { s in
+        state.withValue { s in
             // Higher priority first; in order within a priority.
             let index = s.waiting.firstIndex { $0.priority < u.priority } ?? s.waiting.endIndex
             s.waiting.insert(u, at: index)
@@ -261,19 +262,19 @@ final class Announcer: Sendable {
     /// turn makes the output busy first), or when the output is free.
     private func schedulePump() {
         let now = clock.now
-        let at = state.withLock { s -> Instant in
+        let at = state.withValue { s -> Instant in
             s.pump?.cancel()
             return max(now, s.busyUntil)
         }
         let task = clock.schedule(at: at) { [self] in pump() }
-        state.withLock { $0.pump = task }
+        state.withValue { $0.pump = task }
     }
 
     private func pump() {
         let now = clock.now
         enum Step { case wait, say(Utterance), drop(Utterance, String) }
         while true {
-            let step = state.withLock { s -> Step? in
+            let step = state.withValue { s -> Step? in
                 guard !s.waiting.isEmpty else { return nil }
                 if s.busyUntil > now { return .wait }
                 let u = s.waiting.removeFirst()
@@ -301,7 +302,7 @@ final class Announcer: Sendable {
 
     private func say(_ u: Utterance, after: Duration, at now: Instant) {
         let d = speaker.duration(of: u.text)
-        state.withLock { s in
+        state.withValue { s in
             if u.priority == .announcement { s.spoken += d }
             s.busyUntil = max(s.busyUntil, now) + d
             if u.priority == .announcement { s.speaking = (u.key, now + after + d) }

@@ -1,7 +1,7 @@
 import HAL
 
 /// The battery as the device watches it, during a workout (`DeviceRuntime`) and between
-/// workouts (`DeviceController`) alike: the level is reported at the first reading and then
+/// workouts (`Firmware`) alike: the level is reported at the first reading and then
 /// at every 5 % step, and the low-battery cue sounds once, at the first reading at or below
 /// 15 % while not charging.
 public struct BatteryWatch: Sendable {
@@ -37,5 +37,17 @@ public struct BatteryWatch: Sendable {
     /// A reading at or below the low level, not charging.
     public static func isLow(_ reading: BatteryReading) -> Bool {
         !reading.charging && reading.percent <= lowPercent
+    }
+}
+
+extension BatteryWatch {
+    /// Reads the battery as the device does every minute: the board wakes for it (the energy
+    /// model counts the wakeup) and the energy account is brought up to now first, so that a
+    /// simulated battery reads what was spent until this instant.
+    static func read(_ parts: DeviceRuntime.Parts) -> BatteryReading? {
+        let now = parts.clock.now
+        parts.power?.wakeup(at: now)
+        parts.power?.settle(at: now)
+        return parts.battery.read()
     }
 }

@@ -8,7 +8,6 @@ extension DeviceRuntime {
     /// Answers a control command (the socket, keys, SIGUSR1, a scenario's script) with one
     /// line: what was done, or `error: …` when it could not be.
     public func handle(_ command: ControlCommand, reply: @escaping @Sendable (String) -> Void) {
-        parts.clock.execute { [self] in parts.power?.wakeup(at: parts.clock.now) }
         switch command {
         case .waypoint(let name):
             waypoint(name) { outcome in
@@ -27,22 +26,25 @@ extension DeviceRuntime {
             }
         case .pause:
             pause()
-            parts.clock.execute { [self] in reply(status.line) }
+            parts.clock.onLoop { [self] in reply(status.line) }
         case .resume:
             resume()
-            parts.clock.execute { [self] in reply(status.line) }
+            parts.clock.onLoop { [self] in reply(status.line) }
         case .stop, .shutdown:
             // Answer first: once the activity ends the loop stops, and a later answer would be lost.
             reply("stopping: \(status.line)")
             stop()
         case .start:
-            parts.clock.execute { [self] in
+            parts.clock.onLoop { [self] in
                 reply(isFinished ? "error: the workout is over" : "error: the workout is already running")
             }
         case .status:
-            parts.clock.execute { [self] in reply(status.line) }
+            parts.clock.onLoop { [self] in reply(status.line) }
         case .sayStatus:
             sayStatus { [self] said in reply(said ? "saying: \(status.line)" : status.line) }
+        case .markWaypoint:
+            // The firmware names a waypoint before it hands it on (`Firmware.handle`).
+            reply("error: a waypoint needs a name here")
         case .press(let pattern):
             // The runtime has no button_actions: whoever holds them maps a press to a command
             // first (`ButtonActions.runningCommand`, as `pacer run` and `pacer device` do).

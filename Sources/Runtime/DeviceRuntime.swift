@@ -39,8 +39,10 @@ public final class DeviceRuntime: Sendable {
         var lastWaypointAt: Instant?
         /// Waypoints stored at the press, placed between fixes at the next one.
         var placer = WaypointPlacer()
-        var timer: ScheduledTask?
-        var batteryTimer: ScheduledTask?
+        /// The coach's next deadline and the battery's minute (`DeviceJob`).
+        var tasks = TaskTable()
+        /// The sink this workout hears the receiver through (its sampling is the profile's).
+        var sink: GPSEventSink?
         var battery = BatteryWatch()
         var finished = false
         /// The profile in force (a step-down replaces it).
@@ -57,7 +59,10 @@ public final class DeviceRuntime: Sendable {
     public let workoutIndex: Int
     public let workout: Workout
     let logger: Logger
-    private let state: Mutex<State>
+    private let state: LoopBound<State>
+    /// What `status` shows, for other threads (the page, the control socket's greeting, the
+    /// keys): published by the loop whenever it reports or reschedules.
+    private let shown: Mutex<Shown>
     private let writer: StorageWriter
     private let player: CuePlayer
     /// The voice, when the device speaks.
@@ -65,7 +70,6 @@ public final class DeviceRuntime: Sendable {
     private let receiver: ReceiverPower
     private let onFinish: @Sendable (ActivityEnd) -> Void
     private let onEvent: @Sendable (RuntimeEvent, RuntimeStatus) -> Void
-    private let sink = Mutex<GPSEventSink?>(nil)
 
     /// `onEvent` hears everything the device does, as it happens, with the status right
     /// after it (the terminal shows the cues; a scenario writes its timeline); `onFinish`
@@ -105,20 +109,26 @@ public final class DeviceRuntime: Sendable {
         if let route, parts.gps != nil, positioning {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
-        self.state = Mutex(state)
+        self.state = LoopBound(state, clock: parts.clock)
+        shown = Mutex(Shown(state, lastCue: nil))
         announcer?.attach { [weak self] event in self?.report(event) }
     }
 
     // MARK: Commands (any thread)
 
     /// Begins the activity and the workout. Throws when storage refuses to begin.
+    ///
+    /// The activity is begun at once; the workout's start is queued on the loop even when
+    /// called there (the one place the runtime queues itself): it runs after what is already
+    /// due at this instant, before what the receiver attached below reports, and its first
+    /// battery reading after that (a device's receiver reports where it stands at once).
     public func start() throws {
         let activity = try writer.begin(ActivityStart(
             name: "\(plan.name): \(workout.name)", startedAt: nil, plan: plan.name, workout: workout.name,
             profile: parts.profile.name, planKey: planKey, workoutIndex: workoutIndex))
         parts.clock.execute { [self] in
             let now = parts.clock.now
-            let out = state.withLock { s -> [CoachOutput] in
+            let out = state.withValue { s -> [CoachOutput] in
                 s.activity = activity
                 s.startedAt = now
                 return s.coach.start(at: now)
@@ -133,8 +143,9 @@ public final class DeviceRuntime: Sendable {
             parts.clock.allowSuspend(parts.profile.boardSuspend)
             if parts.profile.wifiOffDuringWorkout { switchRadio(off: true) }
             writer.flush(every: parts.profile.trackFlushInterval) { [self] in commit() }
-            let battery = parts.clock.scheduleRepeating(every: .seconds(60), firstAt: now) { [self] in checkBattery() }
-            state.withLock { $0.batteryTimer = battery }
+            state.withValue { s in
+                s.tasks.every(.workoutBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
+            }
             rescheduleTick()
         }
         if let gps = parts.gps {
@@ -149,7 +160,7 @@ public final class DeviceRuntime: Sendable {
                 gpsEvent(event)
             }
             sink.restPeriod = ReceiverPower.restPeriod(parts.profile)
-            self.sink.withLock { $0 = sink }
+            state.withValue { $0.sink = sink }
             receiver.attach(sink)
             gps.start(sink)
         }
@@ -157,7 +168,7 @@ public final class DeviceRuntime: Sendable {
 
     /// Captures a waypoint at the current position (R20). The answer arrives on the loop.
     public func waypoint(_ name: String, reply: @escaping @Sendable (WaypointOutcome) -> Void = { _ in }) {
-        parts.clock.execute { [self] in
+        parts.clock.onLoop { [self] in
             let outcome = captureWaypoint(name)
             report(.waypoint(name: name, outcome: outcome))
             reply(outcome)
@@ -165,9 +176,9 @@ public final class DeviceRuntime: Sendable {
     }
 
     public func pause() {
-        parts.clock.execute { [self] in
+        parts.clock.onLoop { [self] in
             let now = parts.clock.now
-            let (out, wasRunning, point, takenOver) = state.withLock {
+            let (out, wasRunning, point, takenOver) = state.withValue {
                 s -> ([CoachOutput], Bool, (TrackPoint, Int64)?, Bool) in
                 if s.coach.isPaused, s.autoPause.isPaused {
                     // A press while auto-paused makes the pause the runner's: moving on will
@@ -185,7 +196,7 @@ public final class DeviceRuntime: Sendable {
             store(point)
             handle(out)
             // A phase boundary on the way may have finished the workout: then nothing pauses.
-            if takenOver || wasRunning && state.withLock({ $0.coach.isPaused }) {
+            if takenOver || wasRunning && state.withValue({ $0.coach.isPaused }) {
                 report(.paused)
                 logger.info(takenOver ? "paused by hand (was auto-paused)" : "paused")
                 sound(.paused, phase: nil)
@@ -195,9 +206,9 @@ public final class DeviceRuntime: Sendable {
     }
 
     public func resume() {
-        parts.clock.execute { [self] in
+        parts.clock.onLoop { [self] in
             let now = parts.clock.now
-            let (out, wasPaused) = state.withLock { s in
+            let (out, wasPaused) = state.withValue { s in
                 let wasPaused = s.coach.isPaused
                 if wasPaused { s.autoPause.handOver() }
                 return (s.coach.resume(at: now), wasPaused)
@@ -214,9 +225,9 @@ public final class DeviceRuntime: Sendable {
 
     /// Stops the workout now; the activity is stored as stopped.
     public func stop() {
-        parts.clock.execute { [self] in
+        parts.clock.onLoop { [self] in
             let now = parts.clock.now
-            let (out, point, live) = state.withLock { s in
+            let (out, point, live) = state.withValue { s in
                 let point = s.coach.isRunning ? latestPoint(&s) : nil
                 return (s.coach.stop(at: now), point, !s.finished && s.activity != nil)
             }
@@ -228,20 +239,52 @@ public final class DeviceRuntime: Sendable {
     }
 
     /// Whether the workout is over (the answer to a second start).
-    var isFinished: Bool { state.withLock { $0.finished } }
+    var isFinished: Bool { state.withValue { $0.finished } }
 
-    /// A snapshot for displays; safe from any thread.
-    public var status: RuntimeStatus {
-        let now = parts.clock.now
-        let lastCue = player.lastCue
-        // The receiver's status as the sink handed it to this workout (the sink owns it).
-        let gps = sink.withLock { $0?.delivered.status } ?? .disconnected
-        return state.withLock { s in
-            RuntimeStatus(
-                plan: plan.name, workout: workout.name, profile: s.profile.name, coach: s.coach.status(at: now),
-                gps: gps, positioning: s.coach.positioning, activityID: s.activity, points: s.track.points,
-                waypoints: s.waypoints, lastCue: lastCue, battery: s.battery.reading, route: s.follower?.progress)
+    /// What the status is made of, as the loop last left it.
+    private struct Shown {
+        var profile: String
+        var coach: PaceCoach
+        var activity: Int64?
+        var points: Int
+        var waypoints: Int
+        var battery: BatteryReading?
+        var route: RouteFollower.Progress?
+        var sink: GPSEventSink?
+        var lastCue: Cue?
+
+        init(_ s: State, lastCue: Cue?) {
+            profile = s.profile.name
+            coach = s.coach
+            activity = s.activity
+            points = s.track.points
+            waypoints = s.waypoints
+            battery = s.battery.reading
+            route = s.follower?.progress
+            sink = s.sink
+            self.lastCue = lastCue
         }
+    }
+
+    /// A snapshot for displays: on the loop, the state now; on another thread, the state as
+    /// the loop last published it, at the clock's time now.
+    public var status: RuntimeStatus {
+        let shown = parts.clock.isInLoop ? Shown(state.current, lastCue: player.lastCue) : self.shown.withLock { $0 }
+        return status(shown, at: parts.clock.now)
+    }
+
+    private func status(_ s: Shown, at now: Instant) -> RuntimeStatus {
+        // The receiver's status as the sink handed it to this workout (the sink owns it).
+        RuntimeStatus(
+            plan: plan.name, workout: workout.name, profile: s.profile, coach: s.coach.status(at: now),
+            gps: s.sink?.delivered.status ?? .disconnected, positioning: s.coach.positioning, activityID: s.activity,
+            points: s.points, waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.route)
+    }
+
+    /// Publishes what `status` shows to other threads.
+    private func publish() {
+        let now = Shown(state.current, lastCue: player.lastCue)
+        shown.withLock { $0 = now }
     }
 
     /// What could not be stored when the activity ended, and why (nil: everything was).
@@ -265,7 +308,7 @@ public final class DeviceRuntime: Sendable {
         case .reading(let fix): .reading(parts.receiverTime.corrected(fix))
         case .status: received
         }
-        let finished = state.withLock { $0.finished }
+        let finished = state.withValue { $0.finished }
         var out: [CoachOutput] = []
         var point: (TrackPoint, Int64)?
         var sleepNow = false
@@ -275,7 +318,7 @@ public final class DeviceRuntime: Sendable {
         var autoPaused: Duration?
         var autoResumed: Double?
         var routeEvents: [RouteFollower.Event] = []
-        state.withLock { s in
+        state.withValue { s in
             guard !s.finished else { return }
             switch event {
             case .status(let status, let detail):
@@ -406,7 +449,7 @@ public final class DeviceRuntime: Sendable {
     /// After a position in the backup mode: the receiver sleeps until shortly before the next.
     private func sleepReceiver() {
         let now = parts.clock.now
-        let interval = state.withLock { s -> Duration? in
+        let interval = state.withValue { s -> Duration? in
             guard !s.finished, s.profile.gpsMode == .backup, s.coach.isRunning else { return nil }
             // The next position comes an interval from now, however often they came before.
             s.coach.receiverSleeps(until: now + s.profile.positionInterval)
@@ -419,20 +462,18 @@ public final class DeviceRuntime: Sendable {
     private func tick() {
         let now = parts.clock.now
         parts.power?.wakeup(at: now)
-        handle(state.withLock { $0.coach.tick(at: now) })
+        handle(state.withValue { $0.coach.tick(at: now) })
         rescheduleTick()
     }
 
     /// One timer at the coach's next deadline: the device sleeps until something is due.
     func rescheduleTick() {
-        let deadline = state.withLock { s -> Instant? in
-            s.timer?.cancel()
-            s.timer = nil
-            return s.finished ? nil : s.coach.nextDeadline
+        state.withValue { s in
+            s.tasks.cancel(.coach)
+            guard !s.finished, let deadline = s.coach.nextDeadline else { return }
+            s.tasks.once(.coach, at: deadline, on: parts.clock) { [self] in tick() }
         }
-        guard let deadline else { return }
-        let task = parts.clock.schedule(at: deadline) { [self] in tick() }
-        state.withLock { $0.timer = task }
+        publish()
     }
 
     private func handle(_ outputs: [CoachOutput]) {
@@ -444,7 +485,7 @@ public final class DeviceRuntime: Sendable {
                 logger.info("phase \(index + 1)/\(workout.phases.count) \(workout.phases[index].name)")
                 report(.phaseStarted(index: index))
             case .phaseFinished(let result):
-                if let activity = state.withLock({ s in
+                if let activity = state.withValue({ s in
                     s.told[result.index] = result
                     return s.activity
                 }) {
@@ -454,14 +495,14 @@ public final class DeviceRuntime: Sendable {
             case .phaseRevised(let result):
                 // Stored over the result given at the phase's end; told only when it changed
                 // by what a runner could notice.
-                let (activity, told) = state.withLock { s in (s.activity, s.told[result.index]) }
+                let (activity, told) = state.withValue { s in (s.activity, s.told[result.index]) }
                 if let activity { writer.add(result, to: activity) }
                 if let told, abs(result.distance - told.distance) >= 0.5
                     || abs((result.timeInBand - told.timeInBand).inSeconds) >= 0.5 {
                     report(.phaseRevised(result))
                 }
             case .workoutCompleted:
-                store(state.withLock { latestPoint(&$0) })
+                store(state.withValue { latestPoint(&$0) })
                 finish(.completed)
             }
         }
@@ -471,7 +512,7 @@ public final class DeviceRuntime: Sendable {
     /// `facts`: what the cue's words need (the battery's level, how far off the route).
     func sound(_ cue: Cue, phase: Int?, facts: SpeechFormatter.AlertFacts = .init()) {
         let now = parts.clock.now
-        let (style, activity, elapsed) = state.withLock { s in
+        let (style, activity, elapsed) = state.withValue { s in
             (s.profile.style(for: cue), s.activity, s.coach.elapsed(at: now))
         }
         let length = player.play(
@@ -482,6 +523,7 @@ public final class DeviceRuntime: Sendable {
 
     /// Tells the observer, outside every lock; the voice hears it too.
     func report(_ event: RuntimeEvent) {
+        publish()
         let status = status
         onEvent(event, status)
         guard let announcer else { return }
@@ -497,8 +539,8 @@ public final class DeviceRuntime: Sendable {
     /// Says where the runner stands (a press, `pacer ctl say-status`): false when the device
     /// does not speak or no workout runs.
     public func sayStatus(reply: @escaping @Sendable (Bool) -> Void = { _ in }) {
-        parts.clock.execute { [self] in
-            guard let announcer, state.withLock({ $0.activity != nil && !$0.finished }) else { return reply(false) }
+        parts.clock.onLoop { [self] in
+            guard let announcer, state.withValue({ $0.activity != nil && !$0.finished }) else { return reply(false) }
             announcer.status(status.coach)
             reply(true)
         }
@@ -507,8 +549,8 @@ public final class DeviceRuntime: Sendable {
     private func captureWaypoint(_ name: String) -> WaypointOutcome {
         let now = parts.clock.now
         // The receiver's latest fix, newer than the last sampled one when the profile samples slowly.
-        let current = sink.withLock { $0?.latestFix }.map(parts.receiverTime.corrected)
-        let outcome: WaypointOutcome = state.withLock { s in
+        let current = state.withValue { $0.sink?.latestFix }.map(parts.receiverTime.corrected)
+        let outcome: WaypointOutcome = state.withValue { s in
             guard let activity = s.activity, !s.finished else { return .notRecording }
             if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }
             // A live fix from the receiver is the position now; otherwise the last one seen.
@@ -548,11 +590,8 @@ public final class DeviceRuntime: Sendable {
     }
 
     private func checkBattery() {
-        let now = parts.clock.now
-        parts.power?.wakeup(at: now)
-        parts.power?.settle(at: now)
-        let reading = parts.battery.read()
-        let seen = state.withLock { s -> BatteryWatch.Outcome? in s.finished ? nil : s.battery.observe(reading) }
+        let reading = BatteryWatch.read(parts)
+        let seen = state.withValue { s -> BatteryWatch.Outcome? in s.finished ? nil : s.battery.observe(reading) }
         guard let seen else { return }
         if seen.changed, let reading { report(.battery(percent: reading.percent)) }
         if seen.warnLow { sound(.lowBattery, phase: nil, facts: .init(battery: reading?.percent)) }
@@ -563,7 +602,7 @@ public final class DeviceRuntime: Sendable {
     /// positions, fewer alerts, a resting GPS, for the rest of the run.
     private func stepDownIfDue(_ percent: Double) {
         let now = parts.clock.now
-        let switched = state.withLock { s -> (PowerProfile, PowerProfile)? in
+        let switched = state.withValue { s -> (PowerProfile, PowerProfile)? in
             guard !s.finished, let step = s.profile.stepDown, percent <= step.percent,
                   let next = parts.profiles[step.to] else { return nil }
             let previous = s.profile
@@ -573,9 +612,9 @@ public final class DeviceRuntime: Sendable {
             return (previous, next)
         }
         guard let (previous, next) = switched else { return }
-        sink.withLock { sink in
-            sink?.samplingInterval = next.positionInterval
-            sink?.restPeriod = ReceiverPower.restPeriod(next)
+        if let sink = state.withValue({ $0.sink }) {
+            sink.samplingInterval = next.positionInterval
+            sink.restPeriod = ReceiverPower.restPeriod(next)
         }
         writer.flush(every: next.trackFlushInterval) { [self] in commit() }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
@@ -602,7 +641,7 @@ public final class DeviceRuntime: Sendable {
     /// goes on. On the loop.
     private func switchRadio(off: Bool) {
         guard let radio = parts.radio else { return }
-        let wasOff = state.withLock { $0.radioOff }
+        let wasOff = state.withValue { $0.radioOff }
         guard off != wasOff else { return }
         let now = parts.clock.now
         var failure: String?
@@ -614,7 +653,7 @@ public final class DeviceRuntime: Sendable {
         // Switched off only when the block took; "on" stands even when a hard block keeps
         // it off: Pacer's own block is lifted.
         let nowOff = off && failure == nil
-        state.withLock { $0.radioOff = nowOff }
+        state.withValue { $0.radioOff = nowOff }
         if nowOff || wasOff { parts.power?.radio(blocked: nowOff, at: now) }
         if let failure {
             logger.warning("radio \(radio.name): switching it \(off ? "off" : "on") failed: \(failure)")
@@ -627,7 +666,7 @@ public final class DeviceRuntime: Sendable {
     private func commit() {
         let now = parts.clock.now
         parts.power?.wakeup(at: now)
-        let update = state.withLock { s in s.activity.map { (totals(s, at: now), $0) } }
+        let update = state.withValue { s in s.activity.map { (totals(s, at: now), $0) } }
         if case .failed(let reason, first: true) = writer.commit(update) {
             report(.storageFault(reason))
             sound(.storageFault, phase: nil)
@@ -636,18 +675,17 @@ public final class DeviceRuntime: Sendable {
 
     private func finish(_ end: ActivityEnd) {
         let now = parts.clock.now
-        let done = state.withLock { s -> (Int64?, Duration, ActivityTotals)? in
+        let done = state.withValue { s -> (Int64?, Duration, ActivityTotals)? in
             guard !s.finished else { return nil }
             s.finished = true
             s.placer.drop()
-            s.timer?.cancel()
-            s.batteryTimer?.cancel()
+            s.tasks.cancelAll()
             return (s.activity, s.coach.elapsed(at: now), totals(s, at: now))
         }
         guard let (activity, elapsed, totals) = done else { return }
         writer.stopFlushing()
         receiver.stop()
-        sink.withLock { $0?.restPeriod = nil }
+        state.withValue { $0.sink }?.restPeriod = nil
         parts.gps?.stop()
         parts.clock.allowSuspend(false)
         if let activity { writer.finish(activity, totals: totals, end: end, activeTime: elapsed) }

@@ -1,6 +1,5 @@
 import HAL
 import PacerCore
-import Synchronization
 
 /// The receiver's power as the runtime drives it (R28): what the energy model hears of it,
 /// the commands the receiver is given (where its source can be commanded), and in the
@@ -31,26 +30,27 @@ final class ReceiverPower: Sendable {
     private let monitor: (any PowerMonitor)?
     /// The receiver's time from a wake out of backup to a fix.
     let hotStart: Duration
-    private let state = Mutex(State())
+    private let state: LoopBound<State>
 
     init(clock: any PacerClock, gps: (any GPSSource)?, monitor: (any PowerMonitor)?, hotStart: Duration) {
         self.clock = clock
         self.gps = gps
         self.monitor = monitor
         self.hotStart = hotStart
+        state = LoopBound(State(), clock: clock)
     }
 
-    var isAsleep: Bool { state.withLock { $0.asleep } }
-    var current: GPSPowerState { state.withLock { $0.power } }
+    var isAsleep: Bool { state.withValue { $0.asleep } }
+    var current: GPSPowerState { state.withValue { $0.power } }
 
     /// The workout's sink: told when the receiver sleeps and wakes.
     func attach(_ sink: GPSEventSink) {
-        state.withLock { $0.sink = sink }
+        state.withValue { $0.sink = sink }
     }
 
     /// Tells the receiver (the states it can be told) and the energy model, when it changes.
     func set(_ next: GPSPowerState) {
-        let changed = state.withLock { s -> Bool in
+        let changed = state.withValue { s -> Bool in
             guard s.power != next else { return false }
             s.power = next
             return true
@@ -67,7 +67,7 @@ final class ReceiverPower: Sendable {
     /// shorter than the hot start itself. `onWake` runs on the loop at the wake.
     func sleep(positionInterval interval: Duration, onWake: @escaping @Sendable () -> Void) {
         let now = clock.now
-        let sleep = state.withLock { s -> (at: Instant, sink: GPSEventSink?)? in
+        let sleep = state.withValue { s -> (at: Instant, sink: GPSEventSink?)? in
             guard !s.asleep else { return nil }
             let at = now + interval - hotStart - ReceiverPower.wakeMargin
             guard at - now > hotStart else { return nil }
@@ -81,13 +81,13 @@ final class ReceiverPower: Sendable {
             onWake()
             wake()
         }
-        state.withLock { $0.wakeTimer = timer }
+        state.withValue { $0.wakeTimer = timer }
     }
 
     /// Wakes a sleeping receiver: it tracks again and searches for its fix.
     func wake() {
         let now = clock.now
-        let wake = state.withLock { s -> (woke: Bool, sink: GPSEventSink?) in
+        let wake = state.withValue { s -> (woke: Bool, sink: GPSEventSink?) in
             s.wakeTimer?.cancel()
             s.wakeTimer = nil
             guard s.asleep else { return (false, nil) }
@@ -97,13 +97,13 @@ final class ReceiverPower: Sendable {
         guard wake.woke else { return }
         wake.sink?.receiverWoke(searching: hotStart + ReceiverPower.wakeGrace)
         gps?.setPower(.tracking)
-        state.withLock { $0.power = .acquiring }
+        state.withValue { $0.power = .acquiring }
         monitor?.gps(.acquiring, at: now)
     }
 
     /// The activity is over: no more wakes.
     func stop() {
-        state.withLock { $0.wakeTimer?.cancel() }
+        state.withValue { $0.wakeTimer?.cancel() }
     }
 
     /// How long the receiver rests between fixes in the profile's GPS mode: in power-save it

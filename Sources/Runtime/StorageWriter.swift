@@ -2,7 +2,6 @@ import Coaching
 import HAL
 import Logging
 import PacerCore
-import Synchronization
 
 /// Writes the activity through the storage port (`ActivityLog`): track points, cues, phase
 /// results and waypoints as they happen, a commit every flush interval, the close at the
@@ -39,12 +38,13 @@ final class StorageWriter: Sendable {
     let log: any ActivityLog
     private let clock: any PacerClock
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state: LoopBound<State>
 
     init(log: any ActivityLog, clock: any PacerClock, logger: Logger) {
         self.log = log
         self.clock = clock
         self.logger = logger
+        state = LoopBound(State(), clock: clock)
     }
 
     /// Begins an activity; throws when storage refuses.
@@ -83,14 +83,14 @@ final class StorageWriter: Sendable {
     /// clock's loop; a new interval replaces the old one.
     func flush(every interval: Duration, _ commit: @escaping @Sendable () -> Void) {
         let timer = clock.scheduleRepeating(every: interval, commit)
-        state.withLock { s in
+        state.withValue { s in
             s.flushTimer?.cancel()
             s.flushTimer = timer
         }
     }
 
     func stopFlushing() {
-        state.withLock { $0.flushTimer?.cancel() }
+        state.withValue { $0.flushTimer?.cancel() }
     }
 
     /// Stores the running totals (when an activity records) and commits what is waiting.
@@ -98,13 +98,13 @@ final class StorageWriter: Sendable {
         do {
             if let (totals, activity) = totals { try log.update(totals, for: activity) }
             try log.commit()
-            if state.withLock({ s in defer { s.problem = nil }; return s.problem != nil }) {
+            if state.withValue({ s in defer { s.problem = nil }; return s.problem != nil }) {
                 logger.notice("storage works again: what was waiting is stored")
             }
             return .stored
         } catch {
             let reason = "\(error)"
-            let (first, waiting) = state.withLock { s -> (Bool, (waiting: Int, dropped: Int)) in
+            let (first, waiting) = state.withValue { s -> (Bool, (waiting: Int, dropped: Int)) in
                 defer {
                     s.problem = reason
                     s.told = true
@@ -124,7 +124,7 @@ final class StorageWriter: Sendable {
             try store(close)
         } catch {
             logger.error("cannot close the activity: \(error)")
-            state.withLock { s in
+            state.withValue { s in
                 s.endProblem = "\(error)"
                 s.end = close
             }
@@ -134,14 +134,14 @@ final class StorageWriter: Sendable {
     /// Tries a close that failed again (storage may work again: space freed, the folder made
     /// again): true when the activity is now stored, with what waited for it.
     func finishAgain() -> Bool {
-        guard let close = state.withLock({ $0.end }) else { return true }
+        guard let close = state.withValue({ $0.end }) else { return true }
         do {
             try store(close)
         } catch {
-            state.withLock { $0.endProblem = "\(error)" }
+            state.withValue { $0.endProblem = "\(error)" }
             return false
         }
-        state.withLock { s in
+        state.withValue { s in
             s.end = nil
             s.endProblem = nil
         }
@@ -155,7 +155,7 @@ final class StorageWriter: Sendable {
 
     /// What could not be stored when the activity ended, and why (nil: everything was).
     var loss: (reason: String, waiting: Int, dropped: Int)? {
-        guard let reason = state.withLock({ $0.endProblem }) else { return nil }
+        guard let reason = state.withValue({ $0.endProblem }) else { return nil }
         let left = log.uncommitted
         return (reason, left.waiting, left.dropped)
     }

@@ -250,24 +250,6 @@ public enum ScenarioRunner {
         } catch {
             throw ScenarioError("\(scenario.file): \(error)")
         }
-        let assembled: AssembledDevice
-        do {
-            let also = try options.wav.map { [try DeviceURI(parsing: "wav:\($0)")] } ?? []
-            assembled = try Configurator.assemble(settings: settings, timing: options.timing, alsoBuzzers: also, logger: logger)
-        } catch {
-            throw ScenarioError("\(scenario.file): \(error)")
-        }
-        let device = assembled.device
-        let clock = device.clock
-        // Scenario time of the device's clock: it starts at zero at every boot.
-        let origin = clock.now
-        let time: @Sendable () -> Duration = { from + (clock.now - origin) }
-        for id in assembled.recovered {
-            recorder.note("recovered", name: String(id),
-                          text: "activity \(id) recovered (closed with every committed point)",
-                          fields: [("activity", .int(Int(id)))], at: time())
-        }
-
         var route: FollowedRoute?
         if let path = scenario.route {
             do {
@@ -276,73 +258,108 @@ public enum ScenarioRunner {
                 throw ScenarioError("\(scenario.file): route: \(error)")
             }
         }
-        let parts = assembled.parts
-        let store = assembled.store
-        if scenario.deviceMode {
-            return try runDeviceMode(
-                scenario, parts: parts, device: device, store: store, settings: settings, route: route,
-                recording: recording, from: from,
-                until: until, battery: battery, recorder: recorder, logger: logger, origin: origin, time: time)
-        }
-        let runtime = DeviceRuntime(
-            parts: parts,
-            plan: plan, workoutIndex: scenario.workoutIndex, positioning: device.gps != nil, route: route, logger: logger,
-            onEvent: { event, status in recorder.record(event, status: status, at: time()) },
-            onFinish: { _ in clock.stop() })
-
         // The button, pressed by the script, through the same decoder and actions as the board's.
-        let buttons = ScriptedButtons(clock: clock)
-        let names = Mutex(0)
-        let controls = ButtonControls(
-            source: buttons, clock: clock, timing: settings.buttonTiming, actions: settings.buttonActions,
-            names: { "Waypoint \(names.withLock { $0 += 1; return $0 })" }, isPaused: { runtime.status.coach.paused })
-        controls.start { command, reply in runtime.handle(command, reply: reply) }
-
+        settings.buttons = try? DeviceURI(parsing: "sim")
+        let start: Firmware.Start = scenario.deviceMode
+            ? .waiting : .workout(plan: plan, index: scenario.workoutIndex, key: nil)
+        let fixedToday = scenario.date
+        // The plan's deadline, before a fix, is a device's question only.
+        let firstDate = scenario.deviceMode ? try firstDate(of: recording, scenario) : nil
+        // Scenario time of the device's clock: it starts at zero at every boot.
+        let origin = Mutex<Instant?>(nil)
+        let clockBox = Mutex<(any PacerClock)?>(nil)
+        let time: @Sendable () -> Duration = {
+            guard let clock = clockBox.withLock({ $0 }), let origin = origin.withLock({ $0 }) else { return from }
+            return from + (clock.now - origin)
+        }
+        let assembled: AssembledFirmware
+        do {
+            let also = try options.wav.map { [try DeviceURI(parsing: "wav:\($0)")] } ?? []
+            let store = try Configurator.makeActivityStore(settings)
+            assembled = try Configurator.firmware(
+                settings: settings, storage: .store(store), start: start, timing: options.timing, alsoBuzzers: also,
+                route: route, today: { fix in fixedToday ?? fix?.date ?? firstDate ?? UTCTimestamp(millisecondsSince1970: 0).date },
+                logger: logger,
+                onEvent: { event in
+                    // A workout's timeline shows the workout's events; a device's, the device's too.
+                    if scenario.deviceMode {
+                        recorder.record(event, at: time())
+                    } else if case .workout(let e, let status) = event {
+                        recorder.record(e, status: status, at: time())
+                    }
+                })
+        } catch {
+            throw ScenarioError("\(scenario.file): \(error)")
+        }
+        let device = assembled.device
+        let clock = device.clock
+        clockBox.withLock { $0 = clock }
+        origin.withLock { $0 = clock.now }
+        let firmware = assembled.firmware
+        for id in assembled.recovered {
+            recorder.note("recovered", name: String(id),
+                          text: "activity \(id) recovered (closed with every committed point)",
+                          fields: [("activity", .int(Int(id)))], at: time())
+        }
+        let end = scenario.deviceMode ? min(until ?? scenario.until!, scenario.until!) : until
         let cut = PowerCut()
-        for action in scenario.script where action.at >= from && (until.map { action.at <= $0 } ?? true) {
-            let due = origin + (action.at - from)
-            clock.schedule(at: due) {
+        for action in scenario.script where action.at >= from && (end.map { action.at <= $0 } ?? true) {
+            clock.schedule(at: clock.now + (action.at - from)) {
                 switch action.action {
-                case .waypoint(let name): runtime.waypoint(name)
-                case .pause: runtime.pause()
-                case .resume: runtime.resume()
-                case .stop: runtime.stop()
-                case .sayStatus: runtime.handle(.sayStatus) { _ in }
-                case .start: break  // refused by the loader outside device mode
+                case .waypoint(let name): firmware.handle(.waypoint(name))
+                case .pause: firmware.handle(.pause)
+                case .resume: firmware.handle(.resume)
+                case .stop: firmware.handle(.stop)
+                case .sayStatus: firmware.handle(.sayStatus)
+                case .start:
+                    recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
+                    firmware.handle(.start)
                 case .press, .battery, .powerCut:
-                    hardware(action, until: until, device: device, buttons: buttons, recorder: recorder, cut: cut, at: time())
+                    hardware(action, until: until, device: device, recorder: recorder, cut: cut, at: time())
                 }
             }
         }
         // A workout ends on its phases' time; one that does not (its timer held by a pause
-        // that never ends) must not keep the virtual clock, and `scenario test`, going for ever.
+        // that never ends) must not keep the virtual clock, and `scenario test`, going for
+        // ever. A device waits until the scenario's end: it is still on, nothing more happens.
         let limited = PowerCut()
-        let limit = ScenarioRunner.timeLimit(plan.workouts[scenario.workoutIndex])
-        clock.schedule(at: origin + limit) {
-            limited.set()
-            clock.stop()
+        let limit: Duration
+        if let end, scenario.deviceMode {
+            limit = end - from
+            if until.map({ $0 >= end }) ?? true {
+                clock.schedule(at: clock.now + limit) {
+                    recorder.note("end", text: "END of the scenario (the device is \(firmware.phase.rawValue))", at: time())
+                    clock.stop()
+                }
+            }
+        } else {
+            limit = ScenarioRunner.timeLimit(plan.workouts[scenario.workoutIndex])
+            clock.schedule(at: clock.now + limit) {
+                limited.set()
+                clock.stop()
+            }
         }
         do {
-            try runtime.start()
+            try assembled.run(logger: logger)
         } catch {
             throw ScenarioError("\(scenario.file): cannot start the activity: \(error)")
         }
-        clock.run()
         if limited.happened {
             throw ScenarioError("\(scenario.file): the workout had not ended after \(RuntimeStatus.clock(limit)) of scenario time "
                 + "(a pause never resumed? add a stop to the script)")
         }
         let wasCut = cut.happened
-        // A cut device stops dead: the GPS goes quiet, nothing more is committed.
-        if wasCut { device.gps?.stop() }
+        // A cut device stops dead, and a device at the scenario's end is left: the GPS goes
+        // quiet, nothing more is committed.
+        if wasCut || scenario.deviceMode { device.gps?.stop() }
         let source = device.simulated.replay
         let level = device.simulated.battery?.percent ?? battery
-        let end = time()
+        let stopped = time()
         return DeviceRun(
-            record: RunRecord(start: from, end: end, cut: wasCut, nmea: source?.statistics,
+            record: RunRecord(start: from, end: stopped, cut: wasCut, nmea: source?.statistics,
                               delivered: source?.delivered ?? 0, batteryPercent: level,
                               energy: device.simulated.supply?.account),
-            end: end, cut: wasCut, batteryPercent: level)
+            end: stopped, cut: wasCut, batteryPercent: level)
     }
 
     /// `file:PATH?outage=…&invalid=…&unplug=…&skip=S`: the replay with the scenario's faults,
@@ -380,14 +397,14 @@ public enum ScenarioRunner {
     /// What the scenario does to the device's hardware, the same in both modes: the button
     /// pressed, the battery set, the power cut (only the one that ends this life, `until`).
     static func hardware(
-        _ action: ScriptedAction, until: Duration?, device: Device, buttons: ScriptedButtons,
+        _ action: ScriptedAction, until: Duration?, device: Device,
         recorder: ScenarioRecorder, cut: PowerCut, at time: Duration
     ) {
         switch action.action {
         case .press(let hold):
             let ms = Int(hold.nanoseconds / 1_000_000)
             recorder.note("press", text: "BUTTON held \(ms) ms", fields: [("hold_ms", .int(ms))], at: time)
-            buttons.press(hold: hold)
+            device.simulated.buttons?.press(hold: hold)
         case .battery(let level):
             device.simulated.battery?.set(percent: level)
             recorder.note("battery-set", text: "battery set to \(seconds(level)) %",
@@ -428,67 +445,5 @@ public enum ScenarioRunner {
         let verdict = GPSTimeCheck.judge(gps: first, system: reading)
         return UTCTimestamp(
             millisecondsSince1970: first.millisecondsSince1970 + GPSTimeCheck.correction(verdict, gps: first, system: reading)).date
-    }
-
-    /// One life of the device in device mode: power-on at scenario time `from`, the
-    /// controller waiting for presses, until the power is cut or the scenario's `until`.
-    static func runDeviceMode(
-        _ scenario: Scenario, parts: DeviceRuntime.Parts, device: Device, store: ActivityStore, settings: Settings,
-        route: FollowedRoute?, recording: String,
-        from: Duration, until: Duration?, battery: Double, recorder: ScenarioRecorder, logger: Logger,
-        origin: Instant, time: @escaping @Sendable () -> Duration
-    ) throws -> DeviceRun {
-        let clock = device.clock
-        let fixedToday = scenario.date
-        let firstDate = try firstDate(of: recording, scenario)
-        let agenda = PlanAgenda(store: store)
-        let controller = DeviceController(
-            parts: parts, agenda: agenda, settings: .init(actions: settings.buttonActions, route: route),
-            today: { fix in fixedToday ?? fix?.date ?? firstDate }, logger: logger,
-            onEvent: { event in recorder.record(event, at: time()) })
-
-        let buttons = ScriptedButtons(clock: clock)
-        buttons.start(ButtonSink(clock: clock, timing: settings.buttonTiming) { event in
-            if case .pressed(let pattern, _) = event { controller.press(pattern) }
-        })
-        let end = min(until ?? scenario.until!, scenario.until!)
-        let cut = PowerCut()
-        for action in scenario.script where action.at >= from && action.at <= end {
-            clock.schedule(at: origin + (action.at - from)) {
-                let ignore: @Sendable (String) -> Void = { _ in }
-                switch action.action {
-                case .waypoint(let name): controller.handle(.waypoint(name), reply: ignore)
-                case .pause: controller.handle(.pause, reply: ignore)
-                case .resume: controller.handle(.resume, reply: ignore)
-                case .stop: controller.handle(.stop, reply: ignore)
-                case .sayStatus: controller.handle(.sayStatus, reply: ignore)
-                case .start:
-                    recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
-                    controller.handle(.start, reply: ignore)
-                case .press, .battery, .powerCut:
-                    hardware(action, until: until, device: device, buttons: buttons, recorder: recorder, cut: cut, at: time())
-                }
-            }
-        }
-        // The scenario's end: the device is still on, waiting; nothing more happens.
-        if until.map({ $0 >= end }) ?? true {
-            clock.schedule(at: origin + (end - from)) {
-                recorder.note("end", text: "END of the scenario (the device is \(controller.phase.rawValue))", at: time())
-                clock.stop()
-            }
-        }
-        controller.powerOn()
-        clock.run()
-        let wasCut = cut.happened
-        // Off either way: the receiver goes quiet, nothing more is committed.
-        device.gps?.stop()
-        let source = device.simulated.replay
-        let level = device.simulated.battery?.percent ?? battery
-        let stopped = time()
-        return DeviceRun(
-            record: RunRecord(start: from, end: stopped, cut: wasCut, nmea: source?.statistics,
-                              delivered: source?.delivered ?? 0, batteryPercent: level,
-                              energy: device.simulated.supply?.account),
-            end: stopped, cut: wasCut, batteryPercent: level)
     }
 }

@@ -9,9 +9,16 @@ import Storage
 import TestSupport
 import Testing
 
-/// The composition root: one call makes the device, its store and the runtime's parts.
+/// The composition root: one call makes the device, its store, the runtime's parts and the
+/// firmware over them.
 @Suite("Assembly")
 struct AssemblyTests {
+    func assemble(_ settings: Settings, start: Firmware.Start = .waiting) throws -> AssembledFirmware {
+        try Configurator.firmware(
+            settings: settings, storage: .store(try Configurator.makeActivityStore(settings)), start: start,
+            timing: .virtual, today: { _ in CivilDate(year: 2026, month: 5, day: 2)! })
+    }
+
     func settings(data: String) throws -> Settings {
         var settings = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml")
         settings.hardwareDirectory = hardwareDirectory
@@ -21,19 +28,28 @@ struct AssemblyTests {
 
     @Test func theSimulatedDeviceIsAssembledWithItsSimulatedPartsByTheirOwnTypes() throws {
         let dir = try makeTemporaryDirectory()
-        let assembled = try Configurator.assemble(settings: settings(data: dir), timing: .virtual)
+        let assembled = try assemble(settings(data: dir))
+        let parts = assembled.firmware.parts
         let sim = assembled.device.simulated
         let replay = try #require(sim.replay)
         let battery = try #require(sim.battery)
         #expect(sim.supply != nil, "a simulated battery and a build: the energy model drains it")
         // The runtime's parts are the device's own objects, not copies.
-        #expect(assembled.parts.gps === replay)
-        #expect(assembled.parts.battery === battery)
-        #expect(assembled.parts.clock === assembled.clock)
-        #expect(assembled.parts.log as? ActivityStore === assembled.store)
-        #expect(assembled.parts.gpsHotStart == assembled.device.hardware?.gps.hotStart)
-        #expect(assembled.parts.profile.name == "medium")
+        // Waiting for a press, the device keeps the receiver open through its hub.
+        #expect((parts.gps as? GPSHub)?.source === replay)
+        #expect(parts.battery === battery)
+        #expect(parts.clock === assembled.clock)
+        #expect(parts.log as? ActivityStore === assembled.store)
+        #expect(parts.gpsHotStart == assembled.device.hardware?.gps.hotStart)
+        #expect(parts.profile.name == "medium")
         #expect(assembled.recovered.isEmpty)
+        #expect(assembled.controls == nil && assembled.buttons == nil, "no controls asked for, no button set")
+        // A workout at once: its runtime opens the receiver itself.
+        let plan = TrainingPlan(name: "p", workouts: [Workout(name: "w", phases: [
+            Phase(name: "a", duration: .seconds(60), minimumSpeed: 2, maximumSpeed: 3),
+        ])])
+        let atOnce = try assemble(settings(data: try makeTemporaryDirectory()), start: .workout(plan: plan, index: 0, key: nil))
+        #expect(atOnce.firmware.parts.gps === atOnce.device.simulated.replay)
     }
 
     @Test func realPartsHaveNoSimulatedHandles() throws {
@@ -42,7 +58,7 @@ struct AssemblyTests {
         settings.gps = try DeviceURI(parsing: "gpsd://localhost:1")
         settings.battery = try DeviceURI(parsing: "sysfs:/nonexistent/BAT0")
         settings.hardware = nil
-        let device = try Configurator.assemble(settings: settings, timing: .virtual).device
+        let device = try assemble(settings).device
         #expect(device.simulated.replay == nil && device.simulated.battery == nil && device.simulated.supply == nil)
         #expect(device.gpsHotStart == .seconds(1), "no build: a second")
     }
@@ -57,43 +73,43 @@ struct AssemblyTests {
             open = try store.begin(ActivityStart(name: "cut", startedAt: nil, plan: nil, workout: nil, profile: "medium"))
             try store.commit()
         }
-        let assembled = try Configurator.assemble(settings: settings(data: dir), timing: .virtual)
+        let assembled = try assemble(settings(data: dir))
         #expect(assembled.recovered == [open])
-        #expect(try assembled.store.activity(open).summary.state == .recovered)
+        #expect(try assembled.store?.activity(open).summary.state == .recovered)
     }
 
     /// The radio: none by default; a simulated one by its own type; a switch-off noted so
     /// that the power-on after a power cut switches it on again, and only then.
     @Test func theRadioIsSwitchedOnAgainAfterAPowerCutThatLeftItOff() throws {
         let dir = try makeTemporaryDirectory()
-        #expect(try Configurator.assemble(settings: settings(data: dir), timing: .virtual).parts.radio == nil)
+        #expect(try assemble(settings(data: dir)).firmware.parts.radio == nil)
         var s = try settings(data: dir)
         s.radio = try DeviceURI(parsing: "sim?blocked=yes")
         // Blocked by someone else: left off.
-        let other = try Configurator.assemble(settings: s, timing: .virtual)
+        let other = try assemble(s)
         let otherRadio = try #require(other.device.simulated.radio)
         #expect(otherRadio.read()?.softBlocked == true)
         #expect(otherRadio.changes.isEmpty)
         // Blocked by a workout the power cut ended: the marker is there, the radio on again.
         let marker = Configurator.radioMarker(s)
         #expect(marker == dir + "/radio-off-by-pacer")
-        try other.parts.radio?.block()
+        try other.firmware.parts.radio?.block()
         #expect(FileManager.default.fileExists(atPath: marker))
-        let next = try Configurator.assemble(settings: s, timing: .virtual)
+        let next = try assemble(s)
         let radio = try #require(next.device.simulated.radio)
         #expect(radio.read()?.softBlocked == false)
         #expect(radio.changes.map(\.blocked) == [false])
         #expect(!FileManager.default.fileExists(atPath: marker))
         // The runtime's radio notes its switch-off, and its switch-on clears it.
-        try next.parts.radio?.block()
+        try next.firmware.parts.radio?.block()
         #expect(FileManager.default.fileExists(atPath: marker))
-        try next.parts.radio?.unblock()
+        try next.firmware.parts.radio?.unblock()
         #expect(!FileManager.default.fileExists(atPath: marker))
         // A hard-blocked radio: Pacer's block lifted all the same, so the note goes.
         s.radio = try DeviceURI(parsing: "sim?hard=yes")
-        let hard = try Configurator.assemble(settings: s, timing: .virtual)
-        try hard.parts.radio?.block()
-        #expect(throws: RadioError.self) { try hard.parts.radio?.unblock() }
+        let hard = try assemble(s)
+        try hard.firmware.parts.radio?.block()
+        #expect(throws: RadioError.self) { try hard.firmware.parts.radio?.unblock() }
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 

@@ -108,41 +108,22 @@ final class DrivenButtons: ButtonSource {
 }
 
 @Suite("Buttons as controls")
-struct ButtonControlsTests {
+struct ButtonActionsTests {
     /// While running: short marks a waypoint, long pauses (and resumes when paused), very
     /// long stops, double does nothing; as the settings may say otherwise.
-    @Test func eachPatternBecomesItsCommand() throws {
-        let clock = VirtualClock()
-        let source = DrivenButtons()
-        let paused = Mutex(false)
+    @Test func eachPatternBecomesItsCommand() {
+        let actions = ButtonActions.defaults
         let counter = Mutex(0)
-        let controls = ButtonControls(
-            source: source, clock: clock, names: { counter.withLock { $0 += 1; return "Waypoint \($0)" } },
-            isPaused: { paused.withLock { $0 } })
-        let commands = Mutex<[String]>([])
-        controls.start { command, reply in
-            commands.withLock { $0.append(command.line) }
-            if command == .pause { paused.withLock { $0 = true } }
-            if command == .resume { paused.withLock { $0 = false } }
-            reply("ok")
-        }
-        let sink = try #require(source.sink)
-        func press(_ from: Int, _ to: Int, wait: Bool = true) {
-            sink.edge(1, down: true, at: Instant.zero + .milliseconds(from))
-            sink.edge(1, down: false, at: Instant.zero + .milliseconds(to))
-            if wait { clock.runUntilIdle() }
-        }
-        press(0, 100)                   // short
-        press(2000, 3500)               // long: pause
-        press(5000, 6200)               // long: resume
-        press(8000, 8100, wait: false)  // double
-        press(8300, 8400)
-        press(10_000, 14_000)           // very long
-        #expect(commands.withLock { $0 } == ["waypoint Waypoint 1", "pause", "resume", "stop"])
-        let custom = ButtonControls(
-            source: DrivenButtons(), clock: clock,
-            actions: ButtonActions(running: [.short: .none, .double: .waypoint]), names: { "W" }, isPaused: { false })
-        #expect(custom.command(for: .short) == nil)
-        #expect(custom.command(for: .double) == .waypoint("W"))
+        let name: () -> String = { "Waypoint \(counter.withLock { $0 += 1; return $0 })" }
+        #expect(actions.runningCommand(for: .short, name: name, isPaused: false) == .waypoint("Waypoint 1"))
+        #expect(actions.runningCommand(for: .long, name: name, isPaused: false) == .pause)
+        #expect(actions.runningCommand(for: .long, name: name, isPaused: true) == .resume)
+        #expect(actions.runningCommand(for: .double, name: name, isPaused: false) == nil)
+        #expect(actions.runningCommand(for: .veryLong, name: name, isPaused: false) == .stop)
+        // A name is taken only for a waypoint.
+        #expect(counter.withLock { $0 } == 1)
+        let custom = ButtonActions(running: [.short: .none, .double: .waypoint])
+        #expect(custom.runningCommand(for: .short, name: { "W" }, isPaused: false) == nil)
+        #expect(custom.runningCommand(for: .double, name: { "W" }, isPaused: false) == .waypoint("W"))
     }
 }

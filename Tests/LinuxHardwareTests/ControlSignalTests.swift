@@ -3,6 +3,7 @@ import Glibc
 #endif
 import HAL
 import LinuxHardware
+import Synchronization
 import TestSupport
 import Testing
 
@@ -19,13 +20,14 @@ struct ControlSignalTests {
         return unsafeBitCast(current.__sigaction_handler.sa_handler, to: UInt.self)
     }
 
-    @Test("SIGUSR1 marks a waypoint, named Waypoint N; the reply is logged; the disposition is restored")
+    @Test("SIGUSR1 marks a waypoint for the device to name; the reply is logged; the disposition is restored")
     func waypoint() async throws {
         let before = Self.disposition(SIGUSR1)
         let log = LogRecorder()
+        let numbered = Mutex(0)
         let recorder = ControlRecorder { command in
-            guard case .waypoint(let name) = command else { return "?" }
-            return "waypoint '\(name)' stored"
+            guard command == .markWaypoint else { return "?" }
+            return "waypoint 'Waypoint \(numbered.withLock { $0 += 1; return $0 })' stored"
         }
         let controls = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: log.logger)
         controls.start(recorder.handler)
@@ -34,10 +36,10 @@ struct ControlSignalTests {
         try #require(Self.disposition(SIGUSR1) != before, "the handler is installed")
 
         kill(getpid(), SIGUSR1)
-        #expect(await eventually { recorder.commands == [.waypoint("Waypoint 1")] })
+        #expect(await eventually { recorder.commands == [.markWaypoint] })
         kill(getpid(), SIGUSR1)
         #expect(await eventually { recorder.commands.count == 2 })
-        #expect(recorder.commands == [.waypoint("Waypoint 1"), .waypoint("Waypoint 2")])
+        #expect(recorder.commands == [.markWaypoint, .markWaypoint])
         #expect(await eventually {
             log.messages.contains("SIGUSR1 waypoint: waypoint 'Waypoint 2' stored")
         })
@@ -84,14 +86,13 @@ struct ControlSignalTests {
         first.stop()
         #expect(Self.disposition(SIGUSR1) == before)
 
-        let third = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], names: WaypointNames(prefix: "Mark"),
-                                   logger: LogRecorder().logger)
+        let third = SignalControls(waypointSignal: SIGUSR1, stopSignals: [], logger: LogRecorder().logger)
         third.start(recorder.handler)
         defer { third.stop() }
         try #require(third.isActive)
         try #require(Self.disposition(SIGUSR1) != before)
         kill(getpid(), SIGUSR1)
-        #expect(await eventually { recorder.commands == [.waypoint("Mark 1")] })
+        #expect(await eventually { recorder.commands == [.markWaypoint] })
         third.stop()
         #expect(Self.disposition(SIGUSR1) == before)
     }

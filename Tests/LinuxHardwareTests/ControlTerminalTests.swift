@@ -25,7 +25,7 @@ struct ControlTerminalTests {
         #expect(during & tcflag_t(ECHO) == 0, "echo is off")
         #expect(during & tcflag_t(ISIG) != 0, "Ctrl-C still interrupts")
 
-        let expected: [ControlCommand] = [.waypoint("Waypoint 1"), .pause, .resume, .stop]
+        let expected: [ControlCommand] = [.markWaypoint, .pause, .resume, .stop]
         for (i, key) in ["w", "p", "p", "s"].enumerated() {
             pty.type(key)
             #expect(await eventually { recorder.commands.count == i + 1 }, "key \(key)")
@@ -76,16 +76,14 @@ struct ControlTerminalTests {
         #expect(recorder.printed == [TerminalControls.help, TerminalControls.help])
         #expect(recorder.commands.isEmpty)
         pty.type("W")
-        #expect(await eventually { recorder.commands == [.waypoint("Waypoint 1")] })
+        #expect(await eventually { recorder.commands == [.markWaypoint] })
     }
 
-    @Test("p follows the runtime's pause state when told it, and waypoint names are shared")
+    @Test("p follows the runtime's pause state when told it; w leaves the name to the device")
     func pauseStateAndNames() async throws {
         let pty = try PseudoTerminal(raw: false)
         let recorder = ControlRecorder()
-        let names = WaypointNames()
-        #expect(names.next() == "Waypoint 1")  // taken by another control
-        let keys = TerminalControls(input: pty.slave, names: names, isPaused: { true }, output: recorder.output)
+        let keys = TerminalControls(input: pty.slave, isPaused: { true }, output: recorder.output)
         keys.start(recorder.handler)
         defer { keys.stop() }
         pty.type("p")
@@ -94,7 +92,7 @@ struct ControlTerminalTests {
         #expect(await eventually { recorder.commands.count == 2 })
         pty.type("w")
         #expect(await eventually { recorder.commands.count == 3 })
-        #expect(recorder.commands == [.resume, .resume, .waypoint("Waypoint 2")])
+        #expect(recorder.commands == [.resume, .resume, .markWaypoint])
     }
 
     @Test("when the input is not a terminal, start does nothing")

@@ -108,7 +108,10 @@ struct DeviceRuntimeTests {
         #expect(bridge.atLastKnownPosition)
         let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
         #expect(detail.waypoints.map(\.name) == ["Water", "Bridge"])
-        #expect(detail.waypoints[0].position == water.position)
+        // The press at 20 s comes before that second's fix: stored where the runner was, dead
+        // reckoned from the fix before, then placed between the two fixes when the next one
+        // comes (`WaypointPlacer`): the same place within centimetres.
+        #expect(Geodesy.distance(detail.waypoints[0].position, water.position) < 0.05)
         #expect(rig.cues(.waypointSaved) == [20, 50])
     }
 

@@ -33,19 +33,19 @@ struct StoreAgenda: WorkoutAgenda {
     func workoutSettings() -> WorkoutSettings? { chosen.value }
 }
 
-/// The controller of `pacer device` on a replayed recording, the virtual clock, a recording
+/// The firmware of `pacer device` on a replayed recording, the virtual clock, a recording
 /// buzzer and a real SQLite store.
 final class DeviceRig: Sendable {
     let clock = VirtualClock()
     let buzzer: RecordingBuzzer
     let store: ActivityStore
-    let controller: DeviceController
+    let controller: Firmware
     let events = Locked<[DeviceEvent]>([])
     let off = Locked(false)
     let agenda: StoreAgenda
 
     init(_ text: String?, plan: TrainingPlan, gps: (any GPSSource)? = nil,
-         systemTime: ((VirtualClock) -> any SystemTime)? = nil) throws {
+         systemTime: ((VirtualClock) -> any SystemTime)? = nil, start: Firmware.Start = .waiting) throws {
         let dir = try makeTemporaryDirectory()
         buzzer = RecordingBuzzer(clock: clock)
         store = try ActivityStore(directory: dir)
@@ -64,11 +64,11 @@ final class DeviceRig: Sendable {
         let clock = self.clock
         let agenda = StoreAgenda(store: store, plan: plan)
         self.agenda = agenda
-        self.controller = DeviceController(
+        self.controller = Firmware(
             parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
                          cues: CueBook(sounds: sounds), log: store,
                          receiverTime: ReceiverTime(system: systemTime?(clock))),
-            agenda: agenda,
+            agenda: agenda, start: start,
             today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
             onEvent: { e in events.update { $0.append(e) } },
             onOff: {
@@ -83,14 +83,14 @@ final class DeviceRig: Sendable {
     /// (powering on the first time).
     func run(until: Int, presses: [(Int, PressPattern)] = [], commands: [(Int, ControlCommand)] = []) {
         for (at, pattern) in presses {
-            clock.schedule(at: Instant.zero + .seconds(at)) { [controller] in controller.press(pattern) }
+            clock.schedule(at: Instant.zero + .seconds(at)) { [controller] in controller.handle(.press(pattern)) }
         }
         for (at, command) in commands {
             clock.schedule(at: Instant.zero + .seconds(at)) { [controller] in controller.handle(command) { _ in } }
         }
         if !powered.value {
             powered.update { $0 = true }
-            controller.powerOn()
+            try? controller.powerOn()
         }
         clock.runUntilIdle(limit: Instant.zero + .seconds(until))
     }
@@ -115,7 +115,27 @@ func twoWorkouts(deadline: CivilDate? = nil) -> TrainingPlan {
 }
 
 @Suite("Device mode")
-struct DeviceControllerTests {
+struct FirmwareTests {
+    /// `pacer run`: the workout starts at power-on, with no checks and no sounds of the
+    /// device's own, and the device is off at its end; a key's waypoint is named by the
+    /// device, and a press does what the button's actions say while running.
+    @Test func aWorkoutAtOnceStartsAtPowerOnAndIsOffAtItsEnd() throws {
+        let rig = try DeviceRig(recording(seconds: 200) { _ in 3.0 }, plan: twoWorkouts(),
+                                start: .workout(plan: twoWorkouts(), index: 1, key: nil))
+        rig.run(until: 300, presses: [(20, .short), (40, .double)], commands: [(30, .markWaypoint), (50, .markWaypoint)])
+        #expect(rig.off.value)
+        #expect(rig.controller.phase == .off)
+        #expect(rig.cues(.powerOn).isEmpty && rig.cues(.ready).isEmpty && rig.cues(.searching).isEmpty)
+        #expect(rig.cues(.started) == [0])
+        #expect(rig.cues(.workoutComplete) == [90], "workout B, 90 s")
+        let device = rig.events.value.filter { if case .workout = $0 { false } else { true } }
+        #expect(device == [.pressed(.short, action: "waypoint Waypoint 1"), .pressed(.double, action: "none")])
+        let workout = try #require(rig.controller.lastWorkout)
+        let detail = try rig.store.activity(#require(workout.status.activityID))
+        #expect(detail.summary.workout == "B")
+        #expect(detail.waypoints.map(\.name) == ["Waypoint 1", "Waypoint 2", "Waypoint 3"])
+    }
+
     /// Power-on, 20 s without a fix, ready; nothing is recorded until the press at 100 s,
     /// where the timer starts; at the workout's end the next one is offered.
     /// A route chosen in the store before a workout starts is the one it follows (the
