@@ -21,9 +21,11 @@ final class DeviceCompanion: CompanionDevice {
         self.storage = storage
     }
 
-    func statusJSON() -> String { controller.statusJSONLine(time: WallClock.now) }
-
-    var workoutRunning: Bool { controller.phase == .running }
+    func snapshot() -> DeviceSnapshot {
+        let phase = controller.phase
+        return DeviceSnapshot(state: phase, line: controller.statusLine,
+                              running: phase == .running ? controller.runtime?.status : nil, time: WallClock.now)
+    }
 
     func send(_ command: ControlCommand) async -> String {
         let once = OnceReply()
