@@ -240,7 +240,7 @@ if Context.environment["PACER_FUZZ"] != nil {
         ("FuzzControlProtocol", "Fuzz/ControlProtocol", ["HAL"]),
         ("FuzzFITReader", "Fuzz/FITReader", ["Storage", "Coaching", "PacerCore"]),
         ("FuzzCompanionHTTP", "Fuzz/CompanionHTTP",
-         ["Companion", "Configurator", "HAL", "Storage", .product(name: "Logging", package: "swift-log")]),
+         ["Companion", "Configurator", "HAL", "Runtime", "Storage", .product(name: "Logging", package: "swift-log")]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -47,6 +47,9 @@ public final class CompanionCore: Sendable {
     public static let loginLimit = BodyLimitMiddleware.loginLimit
     public static let cookieName = SessionMiddleware.cookieName
 
+    /// The largest body a request with this Content-Type may have (with a session).
+    public static func bodyLimit(contentType: String?) -> Int { BodyLimitMiddleware.limit(contentType: contentType) }
+
     public let sessions: CompanionSessions
     public let limiter: LoginLimiter
     let password: CompanionPassword
