@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         // The companion page's HTTP server (issue 26), on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The companion page's multipart/form-data parser (its uploads).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
@@ -140,6 +142,7 @@ let package = Package(
                 "Configurator", "Storage", "Runtime", "Charts", "HAL", "Coaching", "PacerCore", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -210,7 +213,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CompanionTests",
-            dependencies: ["Companion", "Configurator", "Storage", "Coaching", "HAL", "PacerCore", "TestSupport",
+            dependencies: ["Companion", "Configurator", "Storage", "Runtime", "Coaching", "HAL", "PacerCore", "TestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
@@ -237,7 +240,7 @@ if Context.environment["PACER_FUZZ"] != nil {
         ("FuzzControlProtocol", "Fuzz/ControlProtocol", ["HAL"]),
         ("FuzzFITReader", "Fuzz/FITReader", ["Storage", "Coaching", "PacerCore"]),
         ("FuzzCompanionHTTP", "Fuzz/CompanionHTTP",
-         ["Companion", "Configurator", "HAL", "Storage", .product(name: "Logging", package: "swift-log")]),
+         ["Companion", "Configurator", "HAL", "Runtime", "Storage", .product(name: "Logging", package: "swift-log")]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

@@ -1,7 +1,7 @@
 // libFuzzer target: the companion page's request handling (`scripts/fuzz.sh http`): the
 // request as bytes, split into its request line, headers and body as HTTP/1.1 frames them,
 // then answered by `CompanionCore` (the whole of it: cookies, the login and its limits,
-// CSRF and Origin, form and multipart decoding, the query, the route matching and the pages
+// CSRF and Origin, form and multipart decoding, the router and its middleware, and the pages
 // of the state section), as the server hands it over after NIO's parser.
 import Companion
 import Configurator
@@ -9,12 +9,12 @@ import Dispatch
 import Foundation
 import HAL
 import Logging
+import Runtime
 import Storage
 
 /// A device that is always ready and answers every command.
 final class FuzzDevice: CompanionDevice {
-    func statusJSON() -> String { "{\"event\":\"status\",\"state\":\"ready\",\"line\":\"ready  gps fix\"}" }
-    var workoutRunning: Bool { false }
+    func snapshot() -> DeviceSnapshot { DeviceSnapshot(state: .ready, line: "ready  gps fix") }
     func send(_ command: ControlCommand) async -> String { "ok" }
     func store() throws -> ActivityStore { throw StorageError.database("no store in the fuzz target") }
 }

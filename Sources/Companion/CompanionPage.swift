@@ -1,17 +1,16 @@
 import Storage
 
-/// One request as a page of the companion sees it: the server (`CompanionServer`) has
-/// already checked the login, the CSRF token of a change, the upload's size, and decoded
-/// the form; a page only reads its fields and answers.
+/// One request as a page of the companion sees it: the router's middleware has already
+/// checked the login, the CSRF token of a change, the body's size, decoded the form and the
+/// path's captures; a page only reads its fields and answers.
 public struct PageRequest: Sendable {
     public enum Method: String, Sendable { case get = "GET", post = "POST" }
 
     public var method: Method
     /// The path as asked, without the query: `/activities/12`.
     public var path: String
-    /// The route's captures: `id` for `/activities/:id`.
+    /// The route's captures, percent-decoded: `id` for `/activities/:id`.
     public var parameters: [String: String]
-    public var query: [String: String]
     /// The fields of a POST (`application/x-www-form-urlencoded` or `multipart/form-data`).
     public var form: [String: String]
     /// The files of a `multipart/form-data` POST, by field name.
@@ -19,12 +18,11 @@ public struct PageRequest: Sendable {
     /// The session's CSRF token, for the forms a page writes (`CompanionHTML.form`).
     public var csrfToken: String
 
-    public init(method: Method, path: String, parameters: [String: String] = [:], query: [String: String] = [:],
+    public init(method: Method, path: String, parameters: [String: String] = [:],
                 form: [String: String] = [:], uploads: [String: Upload] = [:], csrfToken: String = "") {
         self.method = method
         self.path = path
         self.parameters = parameters
-        self.query = query
         self.form = form
         self.uploads = uploads
         self.csrfToken = csrfToken
@@ -58,7 +56,8 @@ public enum PageResponse: Sendable {
     case refused(status: Int, message: String)
 }
 
-/// A path and method a section answers. `pattern` is a path whose `:name` parts capture.
+/// A path and method a section answers, routed by Hummingbird's router: `pattern` is a path whose
+/// `:name` parts capture a segment.
 public struct PageRoute: Sendable {
     public var method: PageRequest.Method
     public var pattern: String

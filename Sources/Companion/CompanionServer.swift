@@ -6,7 +6,7 @@ import Synchronization
 
 /// The companion page's HTTP server (issue 26): Hummingbird 2 on SwiftNIO's own threads (never
 /// the device's clock loop), HTTP/1.1 with NIO's header limits and an idle timeout, every
-/// request answered by `CompanionCore`. `start()` returns once it listens (`port` is then
+/// request answered by `CompanionCore`'s router. `start()` returns once it listens (`port` is then
 /// the bound one, port 0 in the settings picks a free one); `stop()` closes the listening
 /// socket and the connections.
 public final class CompanionServer: Sendable {
@@ -44,12 +44,11 @@ public final class CompanionServer: Sendable {
         guard let listen = settings.listen else { throw StartFailure(description: "companion: no listen address in the settings") }
         if running.withLock({ $0.task != nil }) { return }
         let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-        let responder = CompanionResponder(core: core)
         let httpConfiguration = HTTP1Channel.Configuration(
             idleTimeout: .seconds(Self.idleTimeoutSeconds),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
         let app = Application(
-            responder: responder,
+            responder: core.responder,
             server: .http1(configuration: httpConfiguration),
             configuration: .init(
                 address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 64,
@@ -94,80 +93,5 @@ public final class CompanionServer: Sendable {
         guard let task else { return }
         task.cancel()
         await task.value
-    }
-}
-
-/// The request context: the client's address for the login limits.
-struct CompanionContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let remoteAddress: String
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
-    }
-}
-
-/// Hummingbird's side: the body read up to its limit (refused with 413 from its
-/// Content-Length before any of it is read, or as soon as it passes the limit; not read at
-/// all without a session, but for a login's), the request handed to the core, its answer
-/// written back.
-struct CompanionResponder: HTTPResponder {
-    typealias Context = CompanionContext
-    let core: CompanionCore
-
-    func respond(to request: Request, context: CompanionContext) async throws -> Response {
-        var request = request
-        var headers: [String: String] = [:]
-        for field in request.headers {
-            let name = field.name.canonicalName
-            if let existing = headers[name] {
-                headers[name] = existing + (name == "cookie" ? "; " : ", ") + field.value
-            } else {
-                headers[name] = field.value
-            }
-        }
-        // HTTPTypes keeps the Host header as the request's authority.
-        if let authority = request.head.authority { headers["host"] = authority }
-        let target = request.head.path ?? "/"
-        // Without a session only a login's body is read (and a small one): the rest answer
-        // 401 before a byte of theirs is taken.
-        let limit: Int
-        if core.isLoggedIn(cookieHeader: headers["cookie"]) {
-            limit = CompanionCore.bodyLimit(contentType: headers["content-type"])
-        } else {
-            limit = target.prefix { $0 != "?" } == "/login" ? CompanionCore.loginLimit : 0
-        }
-        var body: [UInt8] = []
-        if limit > 0 {
-            if let length = headers["content-length"].flatMap({ Int($0) }), length > limit {
-                return Self.tooLarge(limit)
-            }
-            do {
-                let buffer = try await request.collectBody(upTo: limit)
-                body = Array(buffer.readableBytesView)
-            } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-                return Self.tooLarge(limit)
-            }
-        }
-        let answer = await core.respond(CompanionHTTPRequest(
-            method: request.method.rawValue, target: target, headers: headers, body: body,
-            remoteAddress: context.remoteAddress))
-        return Self.response(answer)
-    }
-
-    static func tooLarge(_ limit: Int) -> Response {
-        var answer = CompanionHTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Connection", "close")],
-                                           body: Array("request body too large (at most \(limit) bytes)\n".utf8))
-        CompanionCore.secure(&answer)
-        return response(answer)
-    }
-
-    static func response(_ answer: CompanionHTTPResponse) -> Response {
-        var fields = HTTPFields()
-        for (name, value) in answer.headers {
-            if let field = HTTPFields.Element.Name(name) { fields.append(HTTPFields.Element(name: field, value: value)) }
-        }
-        return Response(status: .init(code: answer.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 }

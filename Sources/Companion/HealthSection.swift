@@ -80,19 +80,16 @@ public struct HealthSection: CompanionSection {
         return String(format: "%.0f kB", Double(bytes) / 1024)
     }
 
-    /// The device's state as `pacer ctl watch` greets with it: its top-level fields.
+    /// The device's state: its word and line, and while a workout runs its plan, workout,
+    /// profile and GPS.
     func stateFields() -> [(String, String)] {
-        let json = device.statusJSON()
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
-            return [("state", json)]
+        let snapshot = device.snapshot()
+        var fields = [("state", snapshot.stateText), ("line", snapshot.line)]
+        if snapshot.workoutRunning, let running = snapshot.running {
+            fields += [("plan", running.plan), ("workout", running.workout), ("profile", running.profile),
+                       ("gps", running.positioning ? running.gps.rawValue : "off")]
         }
-        return object.keys.sorted().compactMap { key in
-            switch object[key] {
-            case let text as String: return (key, text)
-            case let number as NSNumber: return (key, number.stringValue)
-            default: return nil
-            }
-        }
+        return fields
     }
 
     func report() -> PageResponse {

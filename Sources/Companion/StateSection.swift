@@ -23,9 +23,9 @@ public struct StateSection: CompanionSection {
         let device = self.device
         return [
             PageRoute(.get, "/", allowedDuringWorkout: true) { request in
-                .page(title: "State", body: Self.page(device.statusJSON(), csrf: request.csrfToken))
+                .page(title: "State", body: Self.page(device.snapshot(), csrf: request.csrfToken))
             },
-            PageRoute(.get, "/api/state", allowedDuringWorkout: true) { _ in .json(device.statusJSON()) },
+            PageRoute(.get, "/api/state", allowedDuringWorkout: true) { _ in .json(device.snapshot().jsonLine) },
             // A form without the script: the answer shown on the state page.
             PageRoute(.post, "/command/:name", allowedDuringWorkout: true) { request in
                 switch Self.command(request) {
@@ -38,10 +38,10 @@ public struct StateSection: CompanionSection {
             // The script's: the answer as JSON.
             PageRoute(.post, "/api/command/:name", allowedDuringWorkout: true) { request in
                 switch Self.command(request) {
-                case .failure(let refusal): return .json("{\"error\":\(JSONText.quote(refusal.message))}")
+                case .failure(let refusal): return .json((["error": .text(refusal.message)] as JSONObject).compact)
                 case .success(let command):
                     let reply = await device.send(command)
-                    return .json("{\"reply\":\(JSONText.quote(reply))}")
+                    return .json((["reply": .text(reply)] as JSONObject).compact)
                 }
             },
         ]
@@ -64,42 +64,29 @@ public struct StateSection: CompanionSection {
         return .success(entry.command)
     }
 
-    /// The fields shown, by element id, from the status JSON (as the script reads them).
-    static func fields(_ json: String) -> [(id: String, label: String, value: String)] {
-        var object: [String: Any] = [:]
-        if let data = json.data(using: .utf8), let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            object = parsed
-        }
-        let status = object["status"] as? [String: Any] ?? [:]
-        func text(_ value: Any?) -> String {
-            switch value {
-            case let s as String: s.isEmpty ? "–" : s
-            case let n as NSNumber: "\(n)"
-            default: "–"
-            }
-        }
-        var phase: String?
-        if let p = status["phase"] as? NSNumber, let n = status["phases"] as? NSNumber { phase = "\(p)/\(n)" }
-        var distance: String?
-        if let d = status["distance_m"] as? NSNumber { distance = String(format: "%.2f km", d.doubleValue / 1000) }
-        var elapsed: String?
-        if let e = status["elapsed_s"] as? NSNumber {
-            elapsed = "\(Int(e.doubleValue) / 60) min \(Int(e.doubleValue) % 60) s"
-        }
+    /// The fields shown, by element id (the script fills the same ones from `/api/state`).
+    static func fields(_ snapshot: DeviceSnapshot) -> [(id: String, label: String, value: String)] {
+        func text(_ value: String?) -> String { value.flatMap { $0.isEmpty ? nil : $0 } ?? "–" }
+        // Between workouts the line says it all; while one runs, the workout's figures (as the
+        // JSON gives them: metres to a decimetre, seconds to a millisecond).
+        let running = snapshot.workoutRunning ? snapshot.running : nil
+        let coach = running?.coach
+        let metres = coach.map { ($0.distance * 10).rounded() / 10 }
+        let seconds = coach.map { Int(($0.elapsed.inSeconds * 1000).rounded() / 1000) }
         return [
-            ("state", "State", text(status["state"] ?? object["state"])),
-            ("plan", "Plan", text(object["plan"])),
-            ("workout", "Workout", text(object["workout"])),
-            ("phase", "Phase", text(phase)),
-            ("distance", "Distance", text(distance)),
-            ("elapsed", "Time", text(elapsed)),
-            ("line", "Status", text(object["line"])),
+            ("state", "State", text(snapshot.stateText)),
+            ("plan", "Plan", text(running?.plan)),
+            ("workout", "Workout", text(running?.workout)),
+            ("phase", "Phase", text(coach.map { "\($0.phaseIndex + 1)/\($0.phaseCount)" })),
+            ("distance", "Distance", text(metres.map { String(format: "%.2f km", $0 / 1000) })),
+            ("elapsed", "Time", text(seconds.map { "\($0 / 60) min \($0 % 60) s" })),
+            ("line", "Status", text(running == nil ? snapshot.line : nil)),
         ]
     }
 
-    static func page(_ json: String, csrf: String) -> String {
+    static func page(_ snapshot: DeviceSnapshot, csrf: String) -> String {
         var body = "<dl id=\"live\">"
-        for field in fields(json) {
+        for field in fields(snapshot) {
             body += "<dt>\(CompanionHTML.escape(field.label))</dt><dd id=\"\(field.id)\">\(CompanionHTML.escape(field.value))</dd>"
         }
         body += "</dl><div class=\"controls\" id=\"controls\">"
@@ -110,7 +97,7 @@ public struct StateSection: CompanionSection {
                                        id: "command-\(entry.name)")
         }
         body += "</div><p>Answer: <span id=\"reply\"></span> · updated <span id=\"updated\">–</span></p>"
-        body += "<pre id=\"raw\">\(CompanionHTML.escape(json))</pre>"
+        body += "<pre id=\"raw\">\(CompanionHTML.escape(snapshot.jsonLine))</pre>"
         return body
     }
 }

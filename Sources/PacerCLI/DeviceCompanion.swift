@@ -21,9 +21,11 @@ final class DeviceCompanion: CompanionDevice {
         self.storage = storage
     }
 
-    func statusJSON() -> String { firmware.statusJSONLine(time: WallClock.now) }
-
-    var workoutRunning: Bool { firmware.phase == .running }
+    func snapshot() -> DeviceSnapshot {
+        let phase = firmware.phase
+        return DeviceSnapshot(state: phase, line: firmware.statusLine,
+                              running: phase == .running ? firmware.runtime?.status : nil, time: WallClock.now)
+    }
 
     func send(_ command: ControlCommand) async -> String {
         let once = OnceReply()

@@ -1,7 +1,10 @@
+@testable import Coaching
 import Configurator
 import Foundation
 import HAL
 import Logging
+import PacerCore
+@testable import Runtime
 import Storage
 import Synchronization
 import TestSupport
@@ -16,13 +19,20 @@ final class TestDevice: CompanionDevice {
 
     init(folder: String) { self.folder = folder }
 
-    func statusJSON() -> String {
+    func snapshot() -> DeviceSnapshot {
         running.withLock { $0 }
-            ? "{\"event\":\"status\",\"plan\":\"Easy run\",\"workout\":\"Easy 40\",\"status\":{\"state\":\"running\",\"elapsed_s\":75.5,\"distance_m\":312.4,\"phase\":2,\"phases\":3}}"
-            : "{\"event\":\"status\",\"state\":\"ready\",\"line\":\"ready  Easy run: workout 1/1 Easy 40  gps fix\"}"
+            ? DeviceSnapshot(state: .running, line: "00:01:15  phase 2/3 Steady", running: Self.runningStatus)
+            : DeviceSnapshot(state: .ready, line: "ready  Easy run: workout 1/1 Easy 40  gps fix")
     }
 
-    var workoutRunning: Bool { running.withLock { $0 } }
+    /// A workout 75.5 s and 312.4 m in, in the second of its three phases.
+    static let runningStatus = RuntimeStatus(
+        plan: "Easy run", workout: "Easy 40", profile: "medium",
+        coach: CoachStatus(phaseIndex: 1, phaseCount: 3, phaseName: "Steady",
+                           phase: Phase(name: "Steady", duration: .seconds(600), minimumSpeed: 2.5, maximumSpeed: 3.2),
+                           elapsed: .milliseconds(75_500), phaseTimeLeft: .seconds(584), smoothedSpeed: 2.9, pace: .onPace,
+                           phaseDistance: 40, distance: 312.4, neededSpeed: nil, gpsLost: false, paused: false, finished: false),
+        gps: .fix, positioning: true, activityID: 7, points: 75, waypoints: 0, lastCue: nil, battery: nil, route: nil)
 
     func send(_ command: ControlCommand) async -> String {
         sent.withLock { $0.append(command) }
@@ -49,10 +59,13 @@ struct ProbeSection: CompanionSection {
             PageRoute(.post, "/probe/change") { request in .redirect(to: "/probe", notice: "changed \(request.form["what"] ?? "")") },
             PageRoute(.post, "/probe/upload") { request in
                 let upload = request.uploads["file"]
-                return .json("{\"name\":\(JSONText.quote(upload?.filename ?? "")),\"bytes\":\(upload?.bytes.count ?? -1),"
-                             + "\"sum\":\(upload?.bytes.reduce(0) { $0 &+ Int($1) } ?? -1),\"note\":\(JSONText.quote(request.form["note"] ?? ""))}")
+                let answer: JSONObject = [
+                    ("name", .text(upload?.filename ?? "")), ("bytes", .int(upload?.bytes.count ?? -1)),
+                    ("sum", .int(upload?.bytes.reduce(0) { $0 &+ Int($1) } ?? -1)), ("note", .text(request.form["note"] ?? "")),
+                ]
+                return .json(answer.compact)
             },
-            PageRoute(.get, "/probe/item/:id") { request in .json("{\"id\":\(JSONText.quote(request.parameters["id"] ?? ""))}") },
+            PageRoute(.get, "/probe/item/:id") { request in .json((["id": .text(request.parameters["id"] ?? "")] as JSONObject).compact) },
             PageRoute(.get, "/probe/file") { _ in .download(filename: "run 1.gpx", contentType: "application/gpx+xml", bytes: Array("<gpx/>".utf8)) },
         ]
     }

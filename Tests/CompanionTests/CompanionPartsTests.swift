@@ -33,36 +33,46 @@ struct CompanionPartsTests {
         #expect(password.verify(generated) && !password.verify("correct horse battery"))
     }
 
-    @Test func formsQueriesAndCookiesDecode() throws {
-        #expect(try FormDecoding.urlEncoded(Substring("a=1&b=two+words&c=%C3%A9t%C3%A9&a=2&d")) == ["a": "1", "b": "two words", "c": "été", "d": ""])
-        #expect(throws: FormDecoding.Failure("form: field 'x' is not valid percent-encoded UTF-8")) {
-            try FormDecoding.urlEncoded(Substring("x=%zz"))
+    @Test func formsDecodeThroughHummingbirdsDecoder() throws {
+        func form(_ text: String) -> String {
+            do {
+                return "\(try BodyDecoding.decode(Array(text.utf8), contentType: "application/x-www-form-urlencoded").form.sorted { $0.key < $1.key })"
+            } catch {
+                return error.description
+            }
         }
-        #expect(throws: FormDecoding.Failure("form: field 'x' is not valid percent-encoded UTF-8")) {
-            try FormDecoding.urlEncoded(Substring("x=%ff"))
+        #expect(form("a=1&b=two+words&c=%C3%A9t%C3%A9") == "\([("a", "1"), ("b", "two words"), ("c", "été")].map { (key: $0.0, value: $0.1) })")
+        #expect(form("x=%zz").hasPrefix("form: "), "a broken escape is refused: \(form("x=%zz"))")
+        #expect(form("a=1&a=2").hasPrefix("form: "), "a name given twice is refused: \(form("a=1&a=2"))")
+        #expect(form((0...64).map { "f\($0)=1" }.joined(separator: "&")) == "form: more than 64 fields")
+        #expect(throws: BodyDecoding.Failure("the body's Content-Type 'text/plain' is not a form (application/x-www-form-urlencoded or multipart/form-data)")) {
+            try BodyDecoding.decode(Array("a=1".utf8), contentType: "text/plain")
         }
-        let many = (0...64).map { "f\($0)=1" }.joined(separator: "&")
-        #expect(throws: FormDecoding.Failure("query: more than 64 fields")) { try FormDecoding.urlEncoded(Substring(many), what: "query") }
-        #expect(FormDecoding.cookies("a=1; pacer_session=abc; b=\"q\"") == ["a": "1", "pacer_session": "abc", "b": "q"])
-        #expect(FormDecoding.parameter("boundary", of: "multipart/form-data; boundary=\"a b\"") == "a b")
-        #expect(FormDecoding.mediaType(" Multipart/Form-Data ; boundary=x") == "multipart/form-data")
+        #expect(throws: BodyDecoding.Failure("multipart: the Content-Type has no boundary")) {
+            try BodyDecoding.decode(Array("a=1".utf8), contentType: "multipart/form-data")
+        }
+        #expect(BodyDecoding.parameter("filename", of: "form-data; name=\"file\"; filename=\"a b.gpx\"") == "a b.gpx")
     }
 
     @Test func multipartRefusesWhatIsBrokenWithTheReason() {
         func parse(_ text: String, _ boundary: String = "B") -> String {
             do {
-                let (fields, uploads) = try FormDecoding.multipart(Array(text.utf8), boundary: boundary)
+                let (fields, uploads) = try BodyDecoding.multipart(Array(text.utf8), boundary: boundary)
                 return "fields \(fields.sorted { $0.key < $1.key }) uploads \(uploads.keys.sorted())"
             } catch {
                 return error.description
             }
         }
         #expect(parse("--B\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--B--\r\n") == "fields [(key: \"a\", value: \"x\")] uploads []")
+        #expect(parse("--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"r.fit\"\r\n\r\n\r\u{0}\r\n--\r\n--B--")
+                == "fields [] uploads [\"f\"]", "a file's bytes may look like a boundary's start")
         #expect(parse("nothing") == "multipart: no part starts with the boundary")
         #expect(parse("--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--") == "multipart: part 1 has no Content-Disposition: form-data; name=\"…\"")
-        #expect(parse("--B\r\nContent-Disposition: form-data; name=\"a\"") == "multipart: part 1 has no end to its headers")
-        #expect(parse("--B\r\nX\r\n\r\nx\r\n--B--") == "multipart: part 1 has a header line without ':'")
+        #expect(parse("--B\r\nContent-Disposition: form-data; name=\"a\"") == "multipart: part 1 is not closed by the boundary")
+        #expect(parse("--B\r\nX\r\n\r\nx\r\n--B--") == "multipart: part 1 is not well formed (its headers or its boundary)")
         #expect(parse("", "") == "multipart: the boundary must be 1 to 70 characters")
+        let many = (0...64).map { "--B\r\nContent-Disposition: form-data; name=\"f\($0)\"\r\n\r\nx\r\n" }.joined() + "--B--"
+        #expect(parse(many) == "multipart: more than 64 parts")
     }
 
     @Test func theCompanionSettingsBlockIsReadWithTheFilesErrors() throws {

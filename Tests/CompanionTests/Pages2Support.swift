@@ -17,8 +17,9 @@ final class SwitchableStoreDevice: CompanionDevice {
         activities = try ActivityStore(directory: directory, access: .write)
     }
 
-    func statusJSON() -> String { "{\"state\":\"\(workoutRunning ? "running" : "waiting")\"}" }
-    var workoutRunning: Bool { running.withLock { $0 } }
+    func snapshot() -> DeviceSnapshot {
+        running.withLock { $0 } ? DeviceSnapshot(state: .running, line: "running") : DeviceSnapshot(state: .ready, line: "ready")
+    }
     func send(_ command: ControlCommand) async -> String { "ok" }
     func store() throws -> ActivityStore { activities }
 }

@@ -12,17 +12,16 @@ import Testing
 final class StoreDevice: CompanionDevice {
     let opened: ActivityStore?
     let fault: String
-    let status: String
+    let status: DeviceSnapshot
 
     init(_ store: ActivityStore?, fault: String = "the data folder cannot be used",
-         status: String = #"{"kind":"status","state":"ready","line":"ready: GPS fix, 7 satellites"}"#) {
+         status: DeviceSnapshot = DeviceSnapshot(state: .ready, line: "ready: GPS fix, 7 satellites")) {
         opened = store
         self.fault = fault
         self.status = status
     }
 
-    func statusJSON() -> String { status }
-    var workoutRunning: Bool { false }
+    func snapshot() -> DeviceSnapshot { status }
     func send(_ command: ControlCommand) async -> String { "ok" }
     func store() throws -> ActivityStore {
         guard let opened else { throw StorageError.database(fault) }
