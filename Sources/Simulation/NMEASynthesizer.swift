@@ -311,10 +311,7 @@ public struct NMEASynthesizer {
         _ truth: GeoPoint, _ altitude: Double, _ error: PositionNoise.Error,
         _ speed: Double, _ speedError: Double, _ courseError: Double
     ) -> WrittenFix {
-        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
-        let cosLatitude = max(0.01, PortableMath.cos(truth.latitude * PortableMath.radians))
-        let latitude = min(90, max(-90, truth.latitude + error.north / metresPerDegree))
-        let longitude = Geodesy.normalizedLongitude(truth.longitude + error.east / (metresPerDegree * cosLatitude))
+        let position = LocalPlane(origin: truth, leastCosine: 0.01).point(east: error.east, north: error.north)
         // A receiver standing still reports a few centimetres a second, never less than 0,
         // and holds its last course rather than spinning with the noise.
         var reportedSpeed = speed + Self.speedNoise * speedError
@@ -326,10 +323,10 @@ public struct NMEASynthesizer {
         }
         var centidegrees = Int((reportedCourse * 100).rounded()) % 36_000
         if centidegrees < 0 { centidegrees += 36_000 }
-        var lonUnits = NMEAAngle.units(longitude)
+        var lonUnits = NMEAAngle.units(position.longitude)
         if lonUnits == 180 * NMEAAngle.unitsPerDegree { lonUnits = -lonUnits }  // 180° is written W
         return WrittenFix(
-            latitude: NMEAAngle.units(latitude), longitude: lonUnits,
+            latitude: NMEAAngle.units(position.latitude), longitude: lonUnits,
             decimetres: Int(((altitude + error.up) * 10).rounded()),
             milliknots: Int((reportedSpeed / EpochAssembler.metresPerSecondPerKnot * 1000).rounded()),
             centidegrees: centidegrees)
