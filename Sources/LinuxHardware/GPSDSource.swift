@@ -383,18 +383,18 @@ public final class GPSDSource: GPSSource {
     // MARK: - Socket helpers (reader thread only)
 
     /// gpsd puts `class` first in every report: `{"class":"TPV",…`.
-    private static func hasClass(_ line: UnsafeMutablePointer<CChar>, _ name: StaticString) -> Bool {
+    static func hasClass(_ line: UnsafeMutablePointer<CChar>, _ name: StaticString) -> Bool {
         let prefix = "{\"class\":\"\(name)\""
         return prefix.withCString { strncmp(line, $0, strlen($0)) == 0 }
     }
 
     /// Reads must never block the reader past its timeouts (a line cut short by a hung gpsd).
-    private static func setNonBlocking(_ fd: Int32) {
+    static func setNonBlocking(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
-    private static func blockSIGPIPE() {
+    static func blockSIGPIPE() {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGPIPE)
