@@ -16,29 +16,19 @@ public struct MapChart: Sendable {
 
     public init() {}
 
-    /// Metres east and north of the south-west corner, per degree.
+    /// Metres east and north of the south-west corner, about the middle latitude
+    /// (`LocalPlane.map`).
     struct Projection {
-        var west: Double, south: Double
-        var metresPerDegreeX: Double, metresPerDegreeY: Double
-        /// Longitudes east of the antimeridian are moved by 360° when the line crosses it.
-        var wraps: Bool
+        var plane: LocalPlane
 
         init?(_ points: [GeoPoint]) {
-            guard !points.isEmpty else { return nil }
-            let lons = points.map(\.longitude)
-            let wraps = (lons.max()! - lons.min()!) > 180
-            self.wraps = wraps
-            let unwrapped = lons.map { wraps && $0 < 0 ? $0 + 360 : $0 }
-            west = unwrapped.min()!
-            south = points.map(\.latitude).min()!
-            let north = points.map(\.latitude).max()!
-            metresPerDegreeY = Geodesy.earthRadius * PortableMath.radians
-            metresPerDegreeX = metresPerDegreeY * PortableMath.sinCos((south + north) / 2 * PortableMath.radians).cos
+            guard let plane = LocalPlane.map(of: points) else { return nil }
+            self.plane = plane
         }
 
         func metres(_ p: GeoPoint) -> (x: Double, y: Double) {
-            let lon = wraps && p.longitude < 0 ? p.longitude + 360 : p.longitude
-            return ((lon - west) * metresPerDegreeX, (p.latitude - south) * metresPerDegreeY)
+            let m = plane.metres(p)
+            return (m.east, m.north)
         }
     }
 

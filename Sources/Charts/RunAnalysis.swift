@@ -71,7 +71,6 @@ public struct RunAnalysis: Sendable {
         onTimer = input.source == nil && input.timer != nil
         let recorded = input.source == nil && !input.points.isEmpty
         let timers = recorded ? input.points.compactMap(\.timer) : []
-        let odometer = recorded ? input.points.compactMap(\.distance) : []
         if onTimer, timers.count == input.points.count, let timer = input.timer {
             seconds = RunAnalysis.monotonic(timers.map(\.inSeconds))
             end = max(timer.inSeconds, seconds.last ?? 0)
@@ -79,27 +78,17 @@ public struct RunAnalysis: Sendable {
             seconds = onTimer ? RunAnalysis.timerSeconds(input) : RunAnalysis.sinceFirst(input.points)
             end = seconds.last
         }
-        var along: [Double] = []
-        if odometer.count == input.points.count, !odometer.isEmpty {
-            onOdometer = true
+        let track = TrackDistance(points: input.points, odometer: recorded)
+        onOdometer = track.onOdometer
+        if onOdometer {
+            // The odometer's reading never goes back.
             var reading = 0.0
-            for d in odometer {
-                reading = max(reading, d)
-                along.append(reading)
-            }
+            along = track.along.map { reading = max(reading, $0); return reading }
             total = input.distance
         } else {
-            onOdometer = false
-            var sum = 0.0
-            for (i, p) in input.points.enumerated() {
-                if i > 0, input.points[i - 1].segment == p.segment {
-                    sum += Geodesy.distance(input.points[i - 1].position, p.position)
-                }
-                along.append(sum)
-            }
-            total = sum
+            along = track.along
+            total = track.legs
         }
-        self.along = along
         speeds = RunAnalysis.pointSpeeds(input.points, seconds: seconds, along: along)
         var phases: [Phase] = []
         var start = 0.0

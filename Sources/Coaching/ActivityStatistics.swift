@@ -123,14 +123,14 @@ public struct PathStatistics: Hashable, Sendable {
     public var maximumElevation: Double?
     /// Smoothed altitude against distance, evenly spaced by distance; empty when no point has
     /// an altitude. The distance is the odometer's when every point carries it (a recording on
-    /// the device: the profile ends at the activity's distance), else along the points.
+    /// the device: the profile ends at the activity's distance), else along the points
+    /// (`TrackDistance`).
     public var elevationProfile: [ProfileSample]
     public var start: GeoPoint?
     public var end: GeoPoint?
 
     public init(segments: [[PathPoint]], elevation: ElevationRule = ElevationRule(),
                 profileSamples: Int = ActivityStatistics.Parameters().profileSamples) {
-        var distance = 0.0
         var cumulative: [ProfileSample] = []
         var minimum: Double?
         var maximum: Double?
@@ -139,16 +139,15 @@ public struct PathStatistics: Hashable, Sendable {
         // cut into pieces each under the threshold.
         var path: [Double] = []
         var timed = true
-        let onOdometer = segments.contains { !$0.isEmpty } && segments.allSatisfy { $0.allSatisfy { $0.odometer != nil } }
+        let track = TrackDistance(segments: segments)
+        var index = 0
         var axisEnd = 0.0
         for segment in segments {
-            var previous: GeoPoint?
             var measured: [(distance: Double, altitude: Double, time: UTCTimestamp?)] = []
             measured.reserveCapacity(segment.count)
             for point in segment {
-                if let previous { distance += Geodesy.distance(previous, point.position) }
-                previous = point.position
-                let along = onOdometer ? point.odometer ?? distance : distance
+                let along = track.along[index]
+                index += 1
                 axisEnd = Swift.max(axisEnd, along)
                 if let altitude = point.altitude, altitude.isFinite {
                     measured.append((along, altitude, point.time))
@@ -165,7 +164,7 @@ public struct PathStatistics: Hashable, Sendable {
         }
         let changes = PathStatistics.elevationChanges(
             path, threshold: timed && !path.isEmpty ? elevation.threshold : elevation.plannedThreshold)
-        self.distance = distance
+        self.distance = track.legs
         self.elevationGain = changes.gain
         self.elevationLoss = changes.loss
         self.minimumElevation = minimum

@@ -231,7 +231,7 @@ public struct RouteFollower: Sendable {
         let end = route.points[route.points.count - 1]
         if let last, matched + runSinceMatch >= length - RouteFollower.arrival,
            Geodesy.distance(position, end) > RouteFollower.arrival,
-           RouteLine.distance(from: end, toSegment: last.position, position) <= RouteFollower.arrival {
+           LocalPlane.distance(from: end, toSegment: last.position, position) <= RouteFollower.arrival {
             offPending = false
             off = nil
             self.matched = length
@@ -361,8 +361,9 @@ struct RouteLine {
         while i < points.count - 1, cumulative[i] <= range.upperBound {
             let a = points[i], b = points[i + 1]
             let segmentLength = cumulative[i + 1] - cumulative[i]
-            let (bx, by) = RouteLine.local(b, from: a)
-            let (px, py) = RouteLine.local(p, from: a)
+            let plane = LocalPlane(origin: a)
+            let (bx, by) = plane.metres(b)
+            let (px, py) = plane.metres(p)
             let squared = bx * bx + by * by
             var t = squared > 0 ? (px * bx + py * by) / squared : 0
             t = min(1, max(0, t))
@@ -427,8 +428,8 @@ struct RouteLine {
             let s = cumulative[i]
             guard s > excludingEnd, s < total - excludingEnd else { continue }
             let here = points[i]
-            let (ux, uy) = RouteLine.local(here, from: point(at: s - span))
-            let (vx, vy) = RouteLine.local(point(at: s + span), from: here)
+            let (ux, uy) = LocalPlane(origin: point(at: s - span)).metres(here)
+            let (vx, vy) = LocalPlane(origin: here).metres(point(at: s + span))
             let nu = (ux * ux + uy * uy).squareRoot(), nv = (vx * vx + vy * vy).squareRoot()
             guard nu > 1, nv > 1 else { continue }
             let cosine = (ux * vx + uy * vy) / (nu * nv)
@@ -440,26 +441,5 @@ struct RouteLine {
             }
         }
         return found.map(\.along)
-    }
-
-    /// Metres from `p` to the nearest point of the segment from `a` to `b`, in the plane
-    /// tangent at `p`.
-    static func distance(from p: GeoPoint, toSegment a: GeoPoint, _ b: GeoPoint) -> Double {
-        let (ax, ay) = local(a, from: p), (bx, by) = local(b, from: p)
-        let dx = bx - ax, dy = by - ay
-        let squared = dx * dx + dy * dy
-        let t = squared > 0 ? min(1, max(0, -(ax * dx + ay * dy) / squared)) : 0
-        let x = ax + t * dx, y = ay + t * dy
-        return (x * x + y * y).squareRoot()
-    }
-
-    /// East and north metres of `p` from `origin` in the plane tangent at `origin`.
-    static func local(_ p: GeoPoint, from origin: GeoPoint) -> (Double, Double) {
-        var dLon = p.longitude - origin.longitude
-        if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-        let radians = Double.pi / 180
-        let x = dLon * radians * Geodesy.earthRadius * PortableMath.sinCos(origin.latitude * radians).cos
-        let y = (p.latitude - origin.latitude) * radians * Geodesy.earthRadius
-        return (x, y)
     }
 }

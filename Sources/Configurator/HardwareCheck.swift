@@ -453,7 +453,7 @@ public struct HardwareReport: Hashable, Sendable {
     /// line, then what was found, what is wrong and how to fix it, aligned; a verdict last.
     ///
     ///     GPS       MISSING   gpsd://localhost:2947   (required)
-    ///               found     cannot connect to localhost:2947: Connection refused
+    ///               found     cannot connect to localhost:2947: nothing accepts a connection there
     ///               problem   gpsd not reachable at localhost:2947
     ///               fix       start gpsd: sudo systemctl start gpsd …
     public func text() -> String {

@@ -72,8 +72,8 @@ struct ExportOptions: ParsableArguments {
 /// or to standard output for `-` (checked too).
 func writeReport(_ text: String, to path: String) throws {
     if path == "-" {
-        try StandardOutput.write(Array(text.utf8))
-        try StandardOutput.finish()
+        try StandardStream.output.write(Array(text.utf8))
+        try StandardStream.output.finish()
         return
     }
     try OutputFile.write(path, text: text)
@@ -85,7 +85,7 @@ func printLines(_ lines: [String]) {
         out.append(contentsOf: line.utf8)
         out.append(0x0A)
     }
-    FileDescriptorOutput.write(out, to: 1)
+    StandardStream.output.writeQuietly(out)
 }
 
 struct ActivitiesCommand: ParsableCommand {
@@ -219,9 +219,9 @@ struct ActivitiesCommand: ParsableCommand {
                 // closes the pipe ends it quietly.
                 var reading = true
                 try activities.exportGPX(activity: id, options: export.options) { bytes in
-                    if reading { reading = try StandardOutput.write(bytes) }
+                    if reading { reading = try StandardStream.output.write(bytes) }
                 }
-                try StandardOutput.finish()
+                try StandardStream.output.finish()
             } else {
                 try activities.exportGPX(activity: id, to: gpx, options: export.options)
                 print("Activity #\(id) written to \(gpx)")
@@ -503,9 +503,9 @@ struct RoutesCommand: ParsableCommand {
                 // As for an activity: every write checked, a reader that closes the pipe ends it quietly.
                 var reading = true
                 try routes.exportGPX(route: id, options: export.options) { bytes in
-                    if reading { reading = try StandardOutput.write(bytes) }
+                    if reading { reading = try StandardStream.output.write(bytes) }
                 }
-                try StandardOutput.finish()
+                try StandardStream.output.finish()
                 return
             }
             try routes.exportGPX(route: id, to: gpx, options: export.options)

@@ -6,6 +6,7 @@ import Glibc
 import Dispatch
 import HAL
 import PacerCore
+import Storage
 import Synchronization
 
 struct GPSCommand: ParsableCommand {
@@ -98,12 +99,12 @@ final class WatchPrinter: Sendable {
         switch event {
         case .status(let status, let detail):
             let text = "status: \(status.rawValue)" + (detail.map { " (\($0))" } ?? "") + "\n"
-            FileDescriptorOutput.write(Array(text.utf8), to: json ? 2 : 1)
+            (json ? StandardStream.error : StandardStream.output).writeQuietly(text)
         case .fix(let fix):
             var line: [UInt8] = []
             if json { fix.appendJSON(to: &line) } else { fix.appendText(to: &line) }
             line.append(0x0A)
-            FileDescriptorOutput.write(line, to: 1)
+            StandardStream.output.writeQuietly(line)
             let n = fixes.withLock { $0 += 1; return $0 }
             if let limit, n >= limit { clock.stop() }
         case .reading:

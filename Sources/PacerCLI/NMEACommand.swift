@@ -7,6 +7,7 @@ import Glibc
 import NMEA
 import PacerCore
 import Simulation
+import Storage
 
 struct NMEACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +39,7 @@ struct NMEACommand: ParsableCommand {
             var reader = RecordingReader(path: file)
             let file = self.file
             let report: ((NMEARejection) -> Void)? = explain ? { rejection in
-                FileDescriptorOutput.write(Array("\(file):\(rejection)\n".utf8), to: 2)
+                StandardStream.error.writeQuietly("\(file):\(rejection)\n")
             } : nil
             do {
                 try reader.decode(onEpoch: { epoch in
@@ -66,7 +67,7 @@ struct NMEACommand: ParsableCommand {
             summary += " (\(s.badChecksum) bad checksum, \(s.missingChecksum) missing checksum, "
             summary += "\(s.malformed) malformed, \(s.overlong) overlong), \(s.skipped) skipped, "
             summary += "\(s.binaryPackets) binary packets, \(s.fixes) fixes\n"
-            FileDescriptorOutput.write(Array(summary.utf8), to: 2)
+            StandardStream.error.writeQuietly(summary)
         }
     }
 }
@@ -138,7 +139,7 @@ extension NMEACommand {
             }
             let summary: NMEASynthesisSummary
             if out == "-" {
-                summary = synthesizer.write(to: { FileDescriptorOutput.write($0, to: 1) })
+                summary = synthesizer.write(to: { StandardStream.output.writeQuietly($0) })
             } else {
                 let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
@@ -151,7 +152,7 @@ extension NMEACommand {
             line += "\(summary.noFixes) without a fix, \(summary.silent) silent) over "
             line += "\(NMEASynthesisRecipe.showTime(summary.duration)), "
             line += "\(NMEASynthesisRecipe.show((summary.distance / 10).rounded() / 100)) km, \(summary.bytes) bytes\n"
-            FileDescriptorOutput.write(Array(line.utf8), to: 2)
+            StandardStream.error.writeQuietly(line)
         }
 
         /// The recipe file's recipe with the options laid over it, or one from the options alone.
@@ -344,27 +345,14 @@ final class OutputBuffer {
     }
 
     func flush() {
-        FileDescriptorOutput.write(UnsafeRawBufferPointer(start: storage, count: count), to: 1)
+        StandardStream.output.writeQuietly(UnsafeRawBufferPointer(start: storage, count: count))
         count = 0
     }
 }
 
+/// `StandardStream.writeQuietly` by descriptor, for the commands that still write this way.
 enum FileDescriptorOutput {
-    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR. A closed pipe ends the
-    /// write quietly (`pacer nmea decode … | head`).
     static func write(_ bytes: [UInt8], to fd: Int32) {
-        bytes.withUnsafeBytes { write($0, to: fd) }
-    }
-
-    static func write(_ p: UnsafeRawBufferPointer, to fd: Int32) {
-        var offset = 0
-        while offset < p.count {
-            let n = Glibc.write(fd, p.baseAddress! + offset, p.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
+        StandardStream(descriptor: fd).writeQuietly(bytes)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import Storage
 
 @main
 struct Pacer: ParsableCommand {
@@ -20,7 +21,7 @@ struct Pacer: ParsableCommand {
         } catch {
             if let status = ExitStatus.of(error) {
                 let text = String(describing: error)
-                FileDescriptorOutput.write(Array("Error: \(text)\n".utf8), to: 2)
+                StandardStream.error.writeQuietly("Error: \(text)\n")
                 Glibc.exit(status.rawValue)
             }
             exit(withError: error)

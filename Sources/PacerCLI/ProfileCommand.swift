@@ -127,7 +127,7 @@ struct ProfileCommand: ParsableCommand {
                 profile = try given.applied(to: current?.profile)
             } catch {
                 // Refused for what is stored: said without the usage, with the usage error's status.
-                FileDescriptorOutput.write(Array("Error: \(error.message)\n".utf8), to: 2)
+                StandardStream.error.writeQuietly("Error: \(error.message)\n")
                 throw ExitCode.validationFailure
             }
             var lines: [String]
@@ -178,7 +178,7 @@ struct ProfileCommand: ParsableCommand {
                 let message = "No athlete profile yet: set one with "
                     + "`pacer profile set --weight KG --height CM --frequency DAYS` "
                     + "(and --raced, --marathon, --best-race, --best-marathon).\n"
-                FileDescriptorOutput.write(Array(message.utf8), to: 2)
+                StandardStream.error.writeQuietly(message)
                 throw ExitCode.failure
             }
             let changes = try activities.athleteHistory()
@@ -186,7 +186,7 @@ struct ProfileCommand: ParsableCommand {
             if json {
                 let text = ProfileReport.json(current.profile, changedAt: current.since, since: since,
                                                   history: history ? changes : nil)
-                FileDescriptorOutput.write(Array((text + "\n").utf8), to: 1)
+                StandardStream.output.writeQuietly(text + "\n")
                 return
             }
             var lines = ["Athlete profile (last changed \(ProfileReport.date(current.since)))"]

@@ -3,6 +3,7 @@ import Configurator
 import Foundation
 import Logging
 import ScenarioRunner
+import Storage
 
 /// `pacer scenario run|test`: scripted runs of the firmware on recorded NMEA.
 struct ScenarioCommand: ParsableCommand {
@@ -114,7 +115,7 @@ struct ScenarioCommand: ParsableCommand {
                 throw CommandFailure(error)
             }
             if !quiet, let timeline = FileManager.default.contents(atPath: "\(out)/timeline.txt") {
-                FileDescriptorOutput.write(Array(timeline), to: 1)
+                StandardStream.output.writeQuietly(Array(timeline))
             }
             let failed = ScenarioCheck.failedExpectations(outcome)
             for f in failed { print("expectation failed: \(f)") }

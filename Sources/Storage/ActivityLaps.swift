@@ -117,14 +117,9 @@ public enum ActivityLaps {
         guard recorded else {
             // Along each segment, not across the gap between two.
             var tracks: [[LapPoint]] = []
-            var along = 0.0
+            var along = TrackDistance(points: points, odometer: false).along.makeIterator()
             for segment in ActivityStatistics.segments(of: points) {
-                var track: [LapPoint] = []
-                for (i, p) in segment.enumerated() {
-                    if i > 0 { along += Geodesy.distance(segment[i - 1].position, p.position) }
-                    track.append(point(p, distance: along))
-                }
-                tracks.append(track)
+                tracks.append(segment.map { point($0, distance: along.next()) })
             }
             report.segments = tracks.count
             let lap = ActivityLap(name: nil, start: start, totalTime: totalTime, distance: a.distance,
@@ -256,14 +251,11 @@ public enum ActivityLaps {
             var shown = lap
             shown.tracks = tracks
             if !options.distance || mask != nil {
-                var metres = 0.0, ms: Int64 = 0
+                var ms: Int64 = 0
                 for track in tracks {
-                    for i in track.indices.dropFirst() {
-                        metres += Geodesy.distance(track[i - 1].position!, track[i].position!)
-                    }
                     ms += track.last!.time.millisecondsSince1970 - track[0].time.millisecondsSince1970
                 }
-                shown.distance = metres
+                shown.distance = TrackDistance.legs(tracks.map { $0.map { $0.position! } })
                 // A lap with nothing hidden keeps its timer's time and start; one with a
                 // hidden stretch has its shown tracks' (its whole time would tell how long
                 // the runner was in the place).

@@ -39,26 +39,18 @@ public enum FITWriter {
 
         // The odometer's distance at each point; an import's points have none: the straight
         // lines between them, segment by segment, as its stored distance is.
-        var distance = 0.0
+        let along = TrackDistance(points: points).along
         var previous: TrackPoint?
-        for p in points {
-            if let previous {
-                if let d = p.distance {
-                    distance = d
-                } else if p.segment == previous.segment {
-                    distance += Geodesy.distance(previous.position, p.position)
-                }
-                if let pause = pause(between: previous, and: p) {
-                    fit.append(timerEvent(pause.stop, type: FITProfile.eventTypeStop))
-                    fit.append(timerEvent(p.time, type: FITProfile.eventTypeStart))
-                }
-            } else {
-                distance = p.distance ?? 0
+        for (p, distance) in zip(points, along) {
+            if let previous, let pause = pause(between: previous, and: p) {
+                fit.append(timerEvent(pause.stop, type: FITProfile.eventTypeStop))
+                fit.append(timerEvent(p.time, type: FITProfile.eventTypeStart))
             }
             fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed,
                               distance: distance))
             previous = p
         }
+        let distance = along.last ?? 0
         // The points of a sparse power profile stop short of the end: the last record holds
         // the distance the runner was told, at the end, without a position.
         let recordedHere = a.source == nil

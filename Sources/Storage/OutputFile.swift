@@ -98,48 +98,80 @@ public enum OutputFile {
 
     /// All of `bytes` to `fd`, retrying short writes and EINTR; any other failure is thrown.
     static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(StorageError) {
+        let failure = bytes.withUnsafeBytes { writeAll($0, to: fd) }
+        if let failure { throw StorageError.writeFailed(path: path, reason: reason(failure)) }
+    }
+
+    /// All of `bytes` to `fd`, retrying short writes and EINTR: nil when every byte is
+    /// written, else the `errno` of the failure that stopped it.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { p in Glibc.write(fd, p.baseAddress! + offset, p.count - offset) }
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw StorageError.writeFailed(path: path, reason: reason(errno))
+                return errno
             }
             offset += n
+        }
+        return nil
+    }
+
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
+
+/// Standard output or standard error: the one way the command line writes to them.
+///
+/// `write` checks every write, for an export or a report written to `-`: a reader that closed
+/// the pipe (`… | head`) ends the output quietly, as a pipe's end should; any other failure
+/// (`> file` on a full disk) is an error, and `finish` flushes output redirected to a file to
+/// the disk and checks it. `writeQuietly` is for messages and streams that have nowhere to
+/// report a failure: a failure ends that write quietly.
+public struct StandardStream: Sendable {
+    public let descriptor: Int32
+    /// The name a failure gives.
+    public let name: String
+
+    public static let output = StandardStream(descriptor: STDOUT_FILENO, name: "standard output")
+    public static let error = StandardStream(descriptor: STDERR_FILENO, name: "standard error")
+
+    public init(descriptor: Int32, name: String? = nil) {
+        self.descriptor = descriptor
+        self.name = name ?? "file descriptor \(descriptor)"
+    }
+
+    /// Writes `bytes`; false when the reader has gone (stop writing), throws on a failure.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) throws(StorageError) -> Bool {
+        let failure = bytes.withUnsafeBytes { OutputFile.writeAll($0, to: descriptor) }
+        switch failure {
+        case nil: return true
+        case EPIPE: return false
+        case let code?: throw StorageError.writeFailed(path: name, reason: OutputFile.reason(code))
         }
     }
 
-    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
-}
+    /// Writes what it can of `bytes`: any failure ends the write quietly.
+    public func writeQuietly(_ bytes: UnsafeRawBufferPointer) {
+        _ = OutputFile.writeAll(bytes, to: descriptor)
+    }
 
-/// Standard output, for an export or a report written to `-`: every write checked. A reader
-/// that closed the pipe (`… | head`) ends the output quietly, as a pipe's end should; any
-/// other failure (`> file` on a full disk) is an error, and at the end output redirected to a
-/// file is flushed to the disk and checked.
-public enum StandardOutput {
-    /// Writes `bytes`; false when the reader has gone (stop writing), throws on a failure.
-    @discardableResult
-    public static func write(_ bytes: [UInt8]) throws(StorageError) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { p in Glibc.write(STDOUT_FILENO, p.baseAddress! + offset, p.count - offset) }
-            if n < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EPIPE { return false }
-                throw StorageError.writeFailed(path: "standard output", reason: String(cString: strerror(code)))
-            }
-            offset += n
-        }
-        return true
+    /// Writes what it can of `bytes`: any failure ends the write quietly.
+    public func writeQuietly(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { writeQuietly($0) }
+    }
+
+    /// Writes what it can of `text` (UTF-8): any failure ends the write quietly.
+    public func writeQuietly(_ text: String) {
+        writeQuietly(Array(text.utf8))
     }
 
     /// The end of the output: when it goes to a file, it is flushed to the disk and checked.
-    public static func finish() throws(StorageError) {
+    public func finish() throws(StorageError) {
         var info = stat()
-        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
-        if fsync(STDOUT_FILENO) != 0 && errno != EINVAL {
-            throw StorageError.writeFailed(path: "standard output", reason: String(cString: strerror(errno)))
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        if fsync(descriptor) != 0 && errno != EINVAL {
+            throw StorageError.writeFailed(path: name, reason: OutputFile.reason(errno))
         }
     }
 }

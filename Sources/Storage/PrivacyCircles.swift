@@ -158,11 +158,8 @@ public struct PrivacyCircle: Hashable, Sendable {
                       extra: Double, place: Int) -> PrivacyCircle {
         let length = r * (offset.lowerBound + (offset.upperBound - offset.lowerBound) * v)
         let (sin, cos) = PortableMath.sinCos(2 * PortableMath.pi * u)
-        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
-        let latitude = max(-90, min(90, center.latitude + length * cos / metresPerDegree))
-        let scale = max(1e-9, PortableMath.cos(center.latitude * PortableMath.radians))
-        let longitude = Geodesy.normalizedLongitude(center.longitude + length * sin / (metresPerDegree * scale))
-        return PrivacyCircle(center: GeoPoint(latitude: latitude, longitude: longitude),
+        let moved = LocalPlane(origin: center, leastCosine: 1e-9).point(east: length * sin, north: length * cos)
+        return PrivacyCircle(center: moved,
                              radius: r * (1 + offset.upperBound) + r / 1000 + extra, place: place)
     }
 
@@ -185,26 +182,10 @@ struct PrivacyMask {
 
     /// Whether the straight line from `a` to `b` (two points outside every place) passes
     /// through one: sparse points (one every 77 m in the medium profile) either side of a
-    /// 30 m zone would otherwise draw a line across it. The track is cut there.
+    /// 30 m zone would otherwise draw a line across it. The track is cut there. Measured in
+    /// the plane tangent at the circle's centre: places are hundreds of metres across, legs
+    /// tens to hundreds, and the plane is exact to well under a metre there.
     func crosses(from a: GeoPoint, to b: GeoPoint) -> Bool {
-        circles.contains { Self.distance(from: $0.center, toSegment: a, b) <= $0.radius }
-    }
-
-    /// The distance in metres from `c` to the segment `a`–`b`, on a plane tangent at `c`
-    /// (places are hundreds of metres across, legs tens to hundreds: the plane is exact to
-    /// well under a metre there).
-    static func distance(from c: GeoPoint, toSegment a: GeoPoint, _ b: GeoPoint) -> Double {
-        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
-        let scale = PortableMath.cos(c.latitude * PortableMath.radians)
-        func plane(_ p: GeoPoint) -> (x: Double, y: Double) {
-            ((Geodesy.normalizedLongitude(p.longitude - c.longitude)) * scale * metresPerDegree,
-             (p.latitude - c.latitude) * metresPerDegree)
-        }
-        let (ax, ay) = plane(a), (bx, by) = plane(b)
-        let dx = bx - ax, dy = by - ay
-        let length = dx * dx + dy * dy
-        let t = length > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length)) : 0
-        let (px, py) = (ax + t * dx, ay + t * dy)
-        return (px * px + py * py).squareRoot()
+        circles.contains { LocalPlane.distance(from: $0.center, toSegment: a, b) <= $0.radius }
     }
 }

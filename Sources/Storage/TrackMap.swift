@@ -1,5 +1,4 @@
 import Coaching
-import Foundation
 import PacerCore
 
 /// The route drawn on a small character map (R6, R19), north up: `*` the line, `S` the start,
@@ -44,34 +43,27 @@ public enum TrackMap {
         Projection(segments.flatMap { $0 } + waypoints, width: width, height: height)?.column
     }
 
-    /// Equirectangular about the middle latitude, scaled to fit and centred.
+    /// Equirectangular about the middle latitude (`LocalPlane.map`), scaled to fit and centred.
     struct Projection {
-        let minLat: Double, minLon: Double
-        let xScale: Double, yScale: Double
+        let plane: LocalPlane
         /// Metres per column; a row is two columns tall.
         let column: Double
         let offsetX: Double, offsetY: Double
         let width: Int, height: Int
 
         init?(_ points: [GeoPoint], width: Int, height: Int) {
-            guard let first = points.first else { return nil }
-            var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
+            guard let plane = LocalPlane.map(of: points) else { return nil }
+            var spanX = 0.0, spanY = 0.0
             for p in points {
-                minLat = min(minLat, p.latitude)
-                maxLat = max(maxLat, p.latitude)
-                minLon = min(minLon, p.longitude)
-                maxLon = max(maxLon, p.longitude)
+                let m = plane.metres(p)
+                spanX = max(spanX, m.east)
+                spanY = max(spanY, m.north)
             }
-            yScale = Geodesy.earthRadius * .pi / 180
-            xScale = yScale * cos((minLat + maxLat) / 2 * .pi / 180)
-            let spanX = (maxLon - minLon) * xScale
-            let spanY = (maxLat - minLat) * yScale
             var column = max(width > 1 ? spanX / Double(width - 1) : spanX,
                              height > 1 ? spanY / Double(2 * (height - 1)) : spanY / 2)
             if column <= 0 { column = 1 }
+            self.plane = plane
             self.column = column
-            self.minLat = minLat
-            self.minLon = minLon
             self.offsetX = (Double(width - 1) - spanX / column) / 2
             self.offsetY = (Double(height - 1) - spanY / (2 * column)) / 2
             self.width = width
@@ -79,8 +71,9 @@ public enum TrackMap {
         }
 
         func cell(_ p: GeoPoint) -> (x: Int, y: Int) {
-            let x = ((p.longitude - minLon) * xScale / column + offsetX).rounded()
-            let up = ((p.latitude - minLat) * yScale / (2 * column) + offsetY).rounded()
+            let m = plane.metres(p)
+            let x = (m.east / column + offsetX).rounded()
+            let up = (m.north / (2 * column) + offsetY).rounded()
             return (min(width - 1, max(0, Int(x))), min(height - 1, max(0, height - 1 - Int(up))))
         }
     }

@@ -11,9 +11,9 @@ enum ActivityFiles {
         if path == "-" {
             var reading = true
             try store.exportTCX(activity: id, options: options, version: version) { bytes in
-                if reading { reading = try StandardOutput.write(bytes) }
+                if reading { reading = try StandardStream.output.write(bytes) }
             }
-            try StandardOutput.finish()
+            try StandardStream.output.finish()
         } else {
             try store.exportTCX(activity: id, to: path, options: options, version: version)
             print("Activity #\(id) written to \(path)")

@@ -5,6 +5,7 @@ import Glibc
 import Configurator
 import HAL
 import LinuxHardware
+import Storage
 
 /// `pacer ctl …`: sends one command to the running device over its control socket and prints
 /// the reply (R20).
@@ -188,7 +189,7 @@ struct CtlCommand: ParsableCommand {
                     return false
                 }
                 // Each line at once, unbuffered: whoever reads the pipe sees events as they happen.
-                FileDescriptorOutput.write(Array((line + "\n").utf8), to: STDOUT_FILENO)
+                StandardStream.output.writeQuietly(line + "\n")
                 printed += 1
                 if line.hasPrefix(#"{"event":"error""#) {
                     failure = "error: the device dropped this watcher: it read its events too slowly"
