@@ -128,11 +128,13 @@ struct HardwareCheckTests {
         let path = pty.path
         let m = pty.master
         let line = Array(nmeaLine("GPGGA,070000.00,5204.2316,N,00418.0978,E,1,08,0.9,2.0,M,47.0,M,,").utf8)
+        let finished = DispatchSemaphore(value: 0)
         let done = Thread {
             for _ in 0..<8 {
                 _ = line.withUnsafeBytes { write(m, $0.baseAddress, $0.count) }
-                usleep(100_000)
+                usleep(100_000)  // the stimulus: a sentence every 0.1 s, as a receiver writes
             }
+            finished.signal()
         }
         done.start()
         let dir = TemporaryDirectory()
@@ -140,7 +142,8 @@ struct HardwareCheckTests {
         let gps = try #require(report.part("GPS"))
         #expect(gps.status == .ok, "\(gps)")
         #expect(Int(gps.facts["sentences"] ?? "") ?? 0 >= 1)
-        usleep(500_000)  // let the writer finish before the pty closes
+        // The writer is done before the pty closes.
+        #expect(finished.wait(timeout: .now() + 10) == .success)
     }
 
     @Test(arguments: [

@@ -51,10 +51,8 @@ struct CommandLineEndToEndTests {
             device.process.waitUntilExit()
         }
         // Once it answers on its socket it holds the folder.
-        var answering = false
-        for _ in 0..<100 where !answering {
-            answering = try Pacer.run(["ctl", "status", "--socket", "\(data)/c.sock"]).status == 0
-            if !answering { usleep(100_000) }
+        let answering = eventuallyBlocking(within: .seconds(10), every: .milliseconds(100)) {
+            (try? Pacer.run(["ctl", "status", "--socket", "\(data)/c.sock"]))?.status == 0
         }
         try #require(answering, "the device never answered")
         let result = try Pacer.run(["routes", "import", "Scenarios/routes/canal-path.gpx", "--data-dir", data])

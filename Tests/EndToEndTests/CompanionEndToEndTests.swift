@@ -11,14 +11,14 @@ import Testing
 /// the workout turns it on again.
 @Suite("companion page, end to end", .serialized)
 struct CompanionEndToEndTests {
-    /// Polls `GET /health` until `up` (answered 200) or down (connection refused).
-    static func waitForHealth(port: Int, up: Bool, seconds: Double) async -> Bool {
-        for _ in 0..<Int(seconds * 10) {
-            let answered = (try? await RawHTTP.send(port: port, "GET", "/health"))?.status == 200
-            if answered == up { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
+    /// Polls `GET /health` until `up` (answered 200) or down (connection refused), for up to
+    /// 30 s: the polls are tasks on the pool that every test shares, so on a loaded machine
+    /// they come late, and a deadline that holds when the page is quick costs nothing.
+    static func waitForHealth(port: Int, up: Bool) async -> Bool {
+        let answered = await polled(within: .seconds(30), every: .milliseconds(100), {
+            (try? await RawHTTP.send(port: port, "GET", "/health"))?.status == 200
+        }, until: { $0 == up })
+        return answered == up
     }
 
     @Test func aGeneratedPasswordLogsInAndThePageIsOffDuringTheWorkout() async throws {
@@ -56,7 +56,7 @@ struct CompanionEndToEndTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + 90) { if device.process.isRunning { kill(pid, SIGKILL) } }
         defer { if device.process.isRunning { kill(pid, SIGKILL) } }
 
-        #expect(await Self.waitForHealth(port: port, up: true, seconds: 10), "the page is on at power-on")
+        #expect(await Self.waitForHealth(port: port, up: true), "the page is on at power-on")
         let wrong = try await RawHTTP.send(port: port, "POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                            body: Array("password=not-the-one".utf8))
         #expect(wrong.status == 401)
@@ -66,12 +66,9 @@ struct CompanionEndToEndTests {
         let cookie = try #require(login.header("set-cookie")?.split(separator: ";").first.map(String.init))
 
         // Ready (a fix from the recording, after the boot check): then a start from the page.
-        var state = ""
-        for _ in 0..<150 {
-            state = (try? await RawHTTP.send(port: port, "GET", "/api/state", headers: [("Cookie", cookie)]))?.text ?? ""
-            if state.contains("\"state\":\"ready\"") { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let state = await polled(within: .seconds(30), every: .milliseconds(100), {
+            (try? await RawHTTP.send(port: port, "GET", "/api/state", headers: [("Cookie", cookie)]))?.text ?? ""
+        }, until: { $0.contains("\"state\":\"ready\"") })
         #expect(state.contains("\"state\":\"ready\""), "\(state)")
         let page = try await RawHTTP.send(port: port, "GET", "/", headers: [("Cookie", cookie)])
         let csrf = try #require(page.text.range(of: "name=\"csrf\" value=\"").map { String(page.text[$0.upperBound...].prefix(64)) })
@@ -79,13 +76,13 @@ struct CompanionEndToEndTests {
                                            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
                                            body: Array("csrf=\(csrf)".utf8))
         #expect(start.status == 303, "\(start.text)")
-        #expect(await Self.waitForHealth(port: port, up: false, seconds: 5), "the page is off during the workout")
+        #expect(await Self.waitForHealth(port: port, up: false), "the page is off during the workout")
         let status = try await Pacer.runOffThePool(["ctl", "status", "--socket", socket])
         #expect(status.stdout.contains("phase 1/3 warm-up"), "the workout runs: \(status.stdout) \(status.stderr)")
 
         let stop = try await Pacer.runOffThePool(["ctl", "stop", "--socket", socket])
         #expect(stop.status == 0, "\(stop.stderr)")
-        #expect(await Self.waitForHealth(port: port, up: true, seconds: 15), "on again once the device waits")
+        #expect(await Self.waitForHealth(port: port, up: true), "on again once the device waits")
         // The sessions live as long as the process: the runner is still logged in after the run.
         let after = try await RawHTTP.send(port: port, "GET", "/", headers: [("Cookie", cookie)])
         #expect(after.status == 200 && after.text.contains("<dd id=\"state\">ready</dd>"), "\(after.text)")
@@ -97,6 +94,6 @@ struct CompanionEndToEndTests {
         #expect(device.process.terminationStatus == 0, "\(journal)\(String(decoding: out.1, as: UTF8.self))")
         #expect(journal.components(separatedBy: "companion: on http://127.0.0.1:\(port)\n").count == 3, "\(journal)")
         #expect(journal.contains("companion: off during the workout\n"), "\(journal)")
-        #expect(await Self.waitForHealth(port: port, up: false, seconds: 2), "closed with the device")
+        #expect(await Self.waitForHealth(port: port, up: false), "closed with the device")
     }
 }

@@ -20,6 +20,23 @@ struct DeviceEndToEndTests {
         return (device, StorageFaultsEndToEndTests.waitForStatus("ready", socket, seconds: 10))
     }
 
+    /// Waits (up to 10 s) until the running workout has a position: its status line shows a
+    /// speed, with a fix. The status then.
+    static func waitForPosition(_ socket: String) -> String {
+        polledBlocking(within: .seconds(10), every: .milliseconds(100), {
+            (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+        }, until: { $0.contains(" km/h") && !$0.contains("-- km/h") && $0.contains("  fix") })
+    }
+
+    /// `pacer ctl watch ARGUMENTS` on `socket`, its output read as it comes, once it watches
+    /// (its first line, the device's status, came).
+    static func startWatch(_ socket: String, _ arguments: [String] = []) throws -> (RunningProcess, FollowedOutput) {
+        let watch = try Pacer.start(["ctl", "watch"] + arguments + ["--socket", socket])
+        let output = watch.follow()
+        try #require(output.line { _ in true } != nil, "the watch never began: \(output.stderr)")
+        return (watch, output)
+    }
+
     @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
@@ -37,21 +54,22 @@ struct DeviceEndToEndTests {
         let refused = try Pacer.run(["ctl", "waypoint", "Gate", "--socket", socket])
         #expect(refused.status == 1 && refused.stderr.contains("no workout is running"), "\(refused.stderr)")
 
-        let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
-        usleep(300_000)
+        let (watch, watched) = try Self.startWatch(socket)
         let start = try Pacer.run(["ctl", "start", "--socket", socket])
         #expect(start.stdout.hasPrefix("started: Easy run: workout 1 Easy 40"), "\(start.stdout) \(start.stderr)")
-        usleep(2_500_000)
+        // A waypoint needs a position to be stored at.
+        let moving = Self.waitForPosition(socket)
+        #expect(moving.contains("  fix"), "\(moving)")
         let waypoint = try Pacer.run(["ctl", "waypoint", "Gate", "--socket", socket])
         #expect(waypoint.status == 0, "\(waypoint.stderr)")
         kill(device.process.processIdentifier, SIGTERM)
         let out = device.standardOutputData()
         device.process.waitUntilExit()
         #expect(device.process.terminationStatus == 0, "\(String(decoding: out.0 + out.1, as: UTF8.self))")
-        let watched = watch.standardOutputData()
+        #expect(watched.waitForEnd(), "the watch did not end with the device")
         watch.process.waitUntilExit()
 
-        let objects = try String(decoding: watched.0, as: UTF8.self).split(separator: "\n").map { line in
+        let objects = try watched.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         }
         let states = objects.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
@@ -96,8 +114,7 @@ struct DeviceEndToEndTests {
                 && busy.stderr.contains("Stop it first (sudo systemctl stop pacer when it runs as the service, else kill \(device.process.processIdentifier))")
                 && !busy.stderr.contains("pacer ctl stop"), "\(busy.stderr)")
 
-        let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
-        usleep(300_000)
+        let (watch, watched) = try Self.startWatch(socket)
         let double = try Pacer.run(["ctl", "press", "double", "--socket", socket])
         #expect(double.status == 0, "\(double.stderr)")
         #expect(double.stdout.hasPrefix("double press: next-workout: ready  Long run: workout 2/2"), "\(double.stdout)")
@@ -107,30 +124,30 @@ struct DeviceEndToEndTests {
         #expect(back.stdout.hasPrefix("long press: previous-workout: ready  Long run: workout 1/2"), "\(back.stdout)")
         let start = try Pacer.run(["ctl", "press", "short", "--socket", socket])
         #expect(start.stdout.hasPrefix("short press: start: started: Long run: workout 1"), "\(start.stdout) \(start.stderr)")
-        usleep(1_500_000)
+        let moving = Self.waitForPosition(socket)
+        #expect(moving.contains("  fix"), "the workout records: \(moving)")
         // Running, a long press pauses (button_actions' running map).
         let pause = try Pacer.run(["ctl", "press", "long", "--socket", socket])
         #expect(pause.stdout.hasPrefix("long press: pause: "), "\(pause.stdout) \(pause.stderr)")
         // Issue 24 item 15: the device stays on after a workout; --until-end ends the watch
         // with the workout (a very long press stops it), the device still running.
-        let untilEnd = try Pacer.start(["ctl", "watch", "--until-end", "--socket", socket])
-        usleep(300_000)
+        let (untilEnd, untilEndOutput) = try Self.startWatch(socket, ["--until-end"])
         let stop = try Pacer.run(["ctl", "press", "very-long", "--socket", socket])
         #expect(stop.stdout.hasPrefix("very-long press: stop: stopping: "), "\(stop.stdout) \(stop.stderr)")
-        let ended = untilEnd.standardOutputData()
+        #expect(untilEndOutput.waitForEnd(), "the --until-end watch did not end")
         untilEnd.process.waitUntilExit()
-        #expect(untilEnd.process.terminationStatus == 0, "\(String(decoding: ended.1, as: UTF8.self))")
+        #expect(untilEnd.process.terminationStatus == 0, "\(untilEndOutput.stderr)")
         #expect(device.process.isRunning, "the device switched off: the watch did not end by itself")
-        let endedLines = String(decoding: ended.0, as: UTF8.self).split(separator: "\n")
+        let endedLines = untilEndOutput.lines
         #expect(endedLines.last?.hasPrefix(#"{"event":"finished""#) == true, "\(endedLines)")
         #expect(watch.process.isRunning, "a watch without --until-end goes on after the workout")
         kill(device.process.processIdentifier, SIGTERM)
         let out = device.standardOutputData()
         device.process.waitUntilExit()
-        let watched = watch.standardOutputData()
+        #expect(watched.waitForEnd(), "the watch did not end with the device")
         watch.process.waitUntilExit()
 
-        let objects = try String(decoding: watched.0, as: UTF8.self).split(separator: "\n").map { line in
+        let objects = try watched.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
         }
         let buttons = objects.filter { $0["event"] as? String == "button" }.map { "\($0["press"] ?? "-") \($0["action"] ?? "-")" }

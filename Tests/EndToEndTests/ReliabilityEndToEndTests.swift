@@ -11,11 +11,9 @@ import Testing
 struct ReliabilityEndToEndTests {
     /// Waits (bounded) until the device answers on its socket.
     static func waitForSocket(_ socket: String) -> Bool {
-        for _ in 0..<200 {
-            if (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0 { return true }
-            usleep(50_000)
+        eventuallyBlocking(within: .seconds(10), every: .milliseconds(50)) {
+            (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0
         }
-        return false
     }
 
     static func sql(_ database: String, _ query: String) throws -> String {
@@ -98,20 +96,26 @@ struct ReliabilityEndToEndTests {
             kill(run.process.processIdentifier, SIGHUP)
         case "SIGUSR2":
             kill(run.process.processIdentifier, SIGUSR2)
-            usleep(500_000)
-            #expect(run.process.isRunning, "SIGUSR2 ended the run")
+            // The kernel acts on a signal as it is sent (an ignored one is dropped, a fatal one
+            // ends the process then): an answer after the kill shows that the run outlived it.
             #expect(try Pacer.run(["ctl", "status", "--socket", socket]).status == 0)
+            #expect(run.process.isRunning, "SIGUSR2 ended the run")
             kill(run.process.processIdentifier, SIGTERM)
         default:
             // Cues are printed as they sound: on the high profile the first pace cue comes
-            // 10 s in (the settle time), and every one meets the closed pipe.
-            usleep(12_000_000)
+            // 10 s in (the settle time), and every one meets the closed pipe. A cue is printed
+            // before it is published, so its event on the watch shows the print was tried.
+            let watch = try Pacer.start(["ctl", "watch", "--socket", socket])
+            defer { if watch.process.isRunning { kill(watch.process.processIdentifier, SIGKILL) } }
+            let events = watch.follow()
+            let cue = events.line(within: .seconds(30)) {
+                $0.hasPrefix(#"{"event":"cue""#) && !$0.contains(#""cue":"started""#)
+            }
+            #expect(cue != nil, "no pace cue: \(events.stdout)")
             #expect(run.process.isRunning, "a closed output pipe ended the run")
             #expect(try Pacer.run(["ctl", "stop", "--socket", socket]).status == 0)
         }
-        let deadline = Date().addingTimeInterval(20)
-        while run.process.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(!run.process.isRunning, "the run did not end")
+        #expect(run.waitForExit(within: .seconds(20)), "the run did not end")
         #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0,
                 "ended by \(run.process.terminationReason) \(run.process.terminationStatus)")
         #expect(try Self.sql(database, "SELECT state FROM activities") == "stopped")
@@ -156,12 +160,9 @@ struct ReliabilityEndToEndTests {
 
     /// Waits (up to 10 s) until `n` track points are committed in `data`; how many are.
     static func waitForPoints(_ n: Int, in data: String) -> Int {
-        var committed = 0
-        for _ in 0..<100 where committed < n {
-            usleep(100_000)
-            committed = Int((try? sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
-        }
-        return committed
+        polledBlocking(within: .seconds(10), every: .milliseconds(100), {
+            Int((try? sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
+        }, until: { $0 >= n })
     }
 
     /// A read-only data folder (a card mounted read-only after a file system error): a

@@ -144,7 +144,7 @@ struct RolloverEndToEndTests {
                     let bytes = Array(text.utf8)
                     _ = bytes.withUnsafeBytes { write(self.pty.master, $0.baseAddress, $0.count) }
                     n += 1
-                    usleep(1_000_000)
+                    usleep(1_000_000)  // the stimulus: a receiver's cycle a second
                 }
                 done.signal()
             }
@@ -160,13 +160,9 @@ struct RolloverEndToEndTests {
 
     /// Polls `pacer ctl status` until it says `what`, for up to `seconds`.
     static func waitForStatus(_ socket: String, containing what: String, seconds: Int = 30) -> String {
-        var status = ""
-        for _ in 0..<(seconds * 10) {
-            status = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
-            if status.contains(what) { break }
-            usleep(100_000)
-        }
-        return status
+        polledBlocking(within: .seconds(seconds), every: .milliseconds(100), {
+            (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+        }, until: { $0.contains(what) })
     }
 
     /// `pacer run` on a serial receiver 1024 weeks early, the system clock the machine's
@@ -186,7 +182,11 @@ struct RolloverEndToEndTests {
         defer { watchdog.cancel() }
         let status = Self.waitForStatus(socket, containing: "  fix")
         #expect(status.contains("  fix"), "\(status)")
-        usleep(3_000_000)  // a few points
+        // A few fixes after the first, each corrected: the status shows a distance run.
+        let ran = polledBlocking(within: .seconds(30), every: .milliseconds(100), {
+            (try? Pacer.run(["ctl", "status", "--socket", socket]))?.stdout ?? ""
+        }, until: { $0.contains(" km ") && !$0.contains(" 0.000 km ") })
+        #expect(ran.contains(" km ") && !ran.contains(" 0.000 km "), "\(ran)")
         let stop = try Pacer.run(["ctl", "stop", "--socket", socket])
         #expect(stop.status == 0, "\(stop.stderr)")
         let result = run.finish()

@@ -164,13 +164,10 @@ struct RunEndToEndTests {
             "run", "--plan", "demo", "--config", settings, "--today", "2026-05-02", "--socket", "\(dir)/first.sock",
         ])
         // Wait until the store holds committed points (bounded), then pull the plug.
-        var committed = 0
-        for _ in 0..<100 {
-            usleep(100_000)
-            let count = try Program.run("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points"])
-            committed = Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            if committed >= 20 { break }
-        }
+        let committed = polledBlocking(within: .seconds(10), every: .milliseconds(100), {
+            let count = try? Program.run("/usr/bin/sqlite3", ["\(dir)/data/pacer.sqlite", "SELECT COUNT(*) FROM track_points"])
+            return Int(count?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }, until: { $0 >= 20 })
         kill(running.process.processIdentifier, SIGKILL)
         running.process.waitUntilExit()
         #expect(running.process.terminationReason == .uncaughtSignal)
@@ -185,16 +182,12 @@ struct RunEndToEndTests {
         let again = try Pacer.start([
             "run", "--plan", "demo", "--config", settings, "--today", "2026-05-02", "--socket", socket,
         ])
-        var stopped = false
-        for _ in 0..<200 where !stopped {
-            usleep(100_000)
-            stopped = (try? Pacer.run(["ctl", "stop", "--socket", socket]))?.status == 0
+        let stopped = eventuallyBlocking(within: .seconds(20), every: .milliseconds(100)) {
+            (try? Pacer.run(["ctl", "stop", "--socket", socket]))?.status == 0
         }
         #expect(stopped, "the second run never answered on its control socket")
         // Bounded: a run that does not end is killed, and the test fails rather than hangs.
-        let deadline = Date().addingTimeInterval(30)
-        while again.process.isRunning && Date() < deadline { usleep(100_000) }
-        if again.process.isRunning {
+        if !again.waitForExit(within: .seconds(30)) {
             kill(again.process.processIdentifier, SIGKILL)
             Issue.record("the second run did not stop within 30 s")
         }

@@ -22,24 +22,13 @@ struct StorageFaultsEndToEndTests {
 
     /// Waits (up to `seconds`) until `pacer ctl status` starts with `prefix`.
     static func waitForStatus(_ prefix: String, _ socket: String, seconds: Double = 30) -> String {
-        var status = ""
-        for _ in 0..<Int(seconds * 10) {
-            status = ctl(["status"], socket).stdout
-            if status.hasPrefix(prefix) { break }
-            usleep(100_000)
-        }
-        return status
+        polledBlocking(within: .seconds(seconds), every: .milliseconds(100), { ctl(["status"], socket).stdout },
+                       until: { $0.hasPrefix(prefix) })
     }
 
     /// Waits (up to `seconds`) until `query` gives `value`.
     static func waitFor(_ data: String, _ query: String, is value: String, seconds: Double = 20) -> String {
-        var got = ""
-        for _ in 0..<Int(seconds * 10) {
-            got = sql(data, query)
-            if got == value { break }
-            usleep(100_000)
-        }
-        return got
+        polledBlocking(within: .seconds(seconds), every: .milliseconds(100), { sql(data, query) }, until: { $0 == value })
     }
 
     /// A device on the quick profile and the twenty-second plan, its data in `data`.
@@ -65,20 +54,21 @@ struct StorageFaultsEndToEndTests {
             try #require(activate.status == 0, "\(activate.stderr)")
         }
 
-        func startDevice() throws -> RunningProcess {
+        /// The device, and its outputs read as they come (its journal, to wait on).
+        func startDevice() throws -> (RunningProcess, FollowedOutput) {
             let device = try Pacer.start(["device", "--config", settings, "--socket", socket])
             let pid = device.process.processIdentifier
             DispatchQueue.global().asyncAfter(deadline: .now() + 120) { kill(pid, SIGKILL) }
-            return device
+            return (device, device.follow())
         }
 
         /// Switches the device off (SIGTERM); its standard output and error.
-        func switchOff(_ device: RunningProcess) -> (stdout: String, stderr: String) {
+        func switchOff(_ device: RunningProcess, _ output: FollowedOutput) -> (stdout: String, stderr: String) {
             kill(device.process.processIdentifier, SIGTERM)
-            let out = device.standardOutputData()
+            _ = output.waitForEnd()
             device.process.waitUntilExit()
             unlink(socket)
-            return (String(decoding: out.0, as: UTF8.self), String(decoding: out.1, as: UTF8.self))
+            return (output.stdout, output.stderr)
         }
 
         func unmount() {
@@ -94,7 +84,7 @@ struct StorageFaultsEndToEndTests {
         try #require(getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)")
         let rig = try Rig(mountedSize: "400k")
         defer { rig.unmount() }
-        let device = try rig.startDevice()
+        let (device, journal) = try rig.startDevice()
         defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         let start = Self.ctl(["start"], rig.socket)
@@ -105,14 +95,16 @@ struct StorageFaultsEndToEndTests {
         // The workout runs to its end (about 20 s), on a full disk.
         let after = Self.waitForStatus("ready", rig.socket, seconds: 40)
         #expect(after.hasPrefix("ready"), "\(after)")
-        usleep(1_500_000)  // a retry or two, on the full disk
+        // The device says that the end waits in memory, to be tried again while it is on.
+        let fault = journal.line { $0.hasPrefix("FAULT the activity could not be stored yet") }
+        #expect(fault != nil, "\(journal.stdout)")
         #expect(Self.sql(rig.data, "SELECT state FROM activities WHERE id = 1") == "recording", "not closed on a full disk")
         try FileManager.default.removeItem(atPath: "\(rig.data)/filler")
         let state = Self.waitFor(rig.data, "SELECT state FROM activities WHERE id = 1", is: "completed")
         #expect(state == "completed", "stored once space came back")
         let span = Int(Self.sql(rig.data, "SELECT MAX(time) - MIN(time) FROM track_points WHERE activity_id = 1")) ?? 0
         #expect(span >= 19_000, "points to the end of the twenty-second workout: \(span) ms")
-        let out = rig.switchOff(device)
+        let out = rig.switchOff(device, journal)
         #expect(out.stdout.contains("FAULT the activity could not be stored yet"), "\(out.stdout)")
         #expect(out.stderr.contains("storage works again: activity 1 is stored whole"), "\(out.stderr)")
     }
@@ -122,7 +114,7 @@ struct StorageFaultsEndToEndTests {
     /// again with everything stored so far; this workout and the next are on the disk.
     @Test func aDataFolderRemovedMidRunIsMadeAgainAndLaterWorkoutsAreStored() throws {
         let rig = try Rig(mountedSize: nil)
-        let device = try rig.startDevice()
+        let (device, journal) = try rig.startDevice()
         defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         try #require(Self.ctl(["start"], rig.socket).status == 0)
@@ -134,12 +126,13 @@ struct StorageFaultsEndToEndTests {
         #expect(span >= 19_000, "points from before and after the removal: \(span) ms")
         // The next workout is stored too.
         try #require(Self.ctl(["start"], rig.socket).status == 0)
-        usleep(2_000_000)
+        let recorded = Self.waitFor(rig.data, "SELECT COUNT(*) > 0 FROM track_points WHERE activity_id = 2", is: "1")
+        #expect(recorded == "1", "the next workout committed no point")
         _ = Self.ctl(["stop"], rig.socket)
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         #expect(Self.sql(rig.data, "SELECT group_concat(state) FROM activities") == "completed,stopped")
         #expect(Int(Self.sql(rig.data, "SELECT COUNT(*) FROM track_points WHERE activity_id = 2")) ?? 0 > 0)
-        let out = rig.switchOff(device)
+        let out = rig.switchOff(device, journal)
         #expect(!out.stdout.contains("[storage-fault]") && !out.stdout.contains("FAULT"), "nothing was lost: \(out.stdout)")
     }
 
@@ -180,7 +173,7 @@ struct StorageFaultsEndToEndTests {
             let mount = try Program.run("/usr/bin/mount", ["--bind", "-o", "ro", rig.data, rig.data])
             try #require(mount.status == 0, "\(mount.stderr)")
         }
-        let device = try rig.startDevice()
+        let (device, journal) = try rig.startDevice()
         defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         let status = Self.waitForStatus("ready", rig.socket)
         #expect(device.process.isRunning, "the device stays up")
@@ -195,11 +188,12 @@ struct StorageFaultsEndToEndTests {
         }
         let start = Self.ctl(["start"], rig.socket)
         #expect(start.status == 0 && start.stdout.hasPrefix("started: Short"), "\(start.stdout) \(start.stderr)")
-        usleep(1_500_000)
+        let recorded = Self.waitFor(rig.data, "SELECT COUNT(*) > 0 FROM track_points", is: "1")
+        #expect(recorded == "1", "the workout on the mended card committed no point")
         _ = Self.ctl(["stop"], rig.socket)
         #expect(Self.waitForStatus("ready", rig.socket).hasPrefix("ready"))
         #expect(Self.sql(rig.data, "SELECT state FROM activities") == "stopped")
-        let out = rig.switchOff(device)
+        let out = rig.switchOff(device, journal)
         let reason = fault == "full" ? "disk I/O error" : "read-only file system"
         #expect(out.stdout.contains("FAULT the data folder cannot be used") && out.stdout.contains(reason), "\(out.stdout)")
         let cues = out.stdout.split(separator: "\n").filter { $0.hasPrefix("cue ") }

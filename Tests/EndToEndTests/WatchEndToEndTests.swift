@@ -41,10 +41,8 @@ struct WatchEndToEndTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: watchdog)
         defer { watchdog.cancel() }
 
-        var answering = false
-        for _ in 0..<200 where !answering {
-            answering = (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0
-            if !answering { usleep(50_000) }
+        let answering = eventuallyBlocking(within: .seconds(10), every: .milliseconds(50)) {
+            (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0
         }
         try #require(answering, "pacer run never answered on its control socket")
         // `pacer ctl press` (issue 24 item 11) on `pacer run`: mapped by the running button_actions,

@@ -108,8 +108,7 @@ struct ControlTerminalTests {
         keys.start(recorder.handler)
         #expect(!keys.isActive)
         _ = write(ends[1], "wps", 3)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(recorder.commands.isEmpty)
+        #expect(await holdsThroughout(.milliseconds(100)) { recorder.commands.isEmpty })
         keys.stop()
     }
 
@@ -126,11 +125,12 @@ struct ControlTerminalTests {
 
         // A second pty whose master goes away (the ssh session dropped).
         let other = try PseudoTerminal(raw: false)
-        let keys2 = TerminalControls(input: other.slave, output: recorder.output)
+        let log = LogRecorder()
+        let keys2 = TerminalControls(input: other.slave, output: recorder.output, logger: log.logger)
         keys2.start(recorder.handler)
         #expect(keys2.isActive)
         other.closeMaster()
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.messages.contains("the terminal closed; no more keys") }, "\(log.messages)")
         let (_, took2) = elapsed { keys2.stop() }
         #expect(took2 < .seconds(2))
         #expect(recorder.commands.isEmpty)

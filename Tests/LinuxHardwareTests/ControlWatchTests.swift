@@ -114,7 +114,7 @@ struct ControlWatchTests {
         let slowEnd = Mutex<LineReader.End?>(nil)
         let slowRead = DispatchSemaphore(value: 0)
         Thread {
-            while rig.server.watcherCount > 1 { usleep(10_000) }
+            _ = eventuallyBlocking(within: .seconds(600), every: .milliseconds(10)) { rig.server.watcherCount <= 1 }
             let end = slow.toEnd(timeout: .seconds(20))
             slowEnd.withLock { $0 = end }
             slowRead.signal()
@@ -200,7 +200,7 @@ struct ControlWatchTests {
         #expect(gone == nil)
         // Waited for on this thread, not in a task: the figure is the server's, not the
         // test pool's (busy with every other test).
-        while rig.server.watcherCount != 1 && clock.now - closedAt < .seconds(5) { usleep(500) }
+        _ = eventuallyBlocking(within: .seconds(5), every: .microseconds(500)) { rig.server.watcherCount == 1 }
         let took = clock.now - closedAt
         print("a watcher that hung up was removed after \(took)")
         #expect(took < .seconds(2), "removed after \(took)")

@@ -36,12 +36,7 @@ struct EvdevButtonsTests {
             all.compactMap { if case .pressed(let p, let b) = $0 { "\(p.rawValue) \(b)" } else { nil } }
         }
         func wait(until done: ([ButtonEvent]) -> Bool, seconds: Double = 5) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if done(all) { return true }
-                usleep(10_000)
-            }
-            return done(all)
+            eventuallyBlocking(within: .seconds(seconds), every: .milliseconds(10)) { done(all) }
         }
     }
 

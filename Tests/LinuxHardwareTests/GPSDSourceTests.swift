@@ -173,8 +173,8 @@ struct GPSDSourceTests {
         source.stop()
         #expect(ContinuousClock.now - started < .milliseconds(900))
         let attempts = source.diagnostics.connectAttempts
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(source.diagnostics.connectAttempts == attempts, "it kept retrying after stop()")
+        #expect(await holdsThroughout(.milliseconds(600)) { source.diagnostics.connectAttempts == attempts },
+                "it kept retrying after stop()")
     }
 
     @Test("stop() while waiting for gpsd's next cycle returns at once, not after a poll timeout")
@@ -202,10 +202,13 @@ struct GPSDSourceTests {
             #expect(took < .milliseconds(200), "stop() took \(took)")
             #expect(!source.diagnostics.isConnected)
 
-            // gpsd goes on writing cycles; the stopped source reports none of them.
-            try await Task.sleep(for: .milliseconds(100))
+            // gpsd goes on writing cycles; the stopped source reports none of them. What it
+            // handed the loop before the stop is delivered first (the loop runs in order).
+            #expect(await loop.drained())
             let reported = log.count
-            try await Task.sleep(for: .milliseconds(1500))
+            let cycle = gpsd.feeder.lastWrittenCycle ?? 0
+            #expect(await eventually { (gpsd.feeder.lastWrittenCycle ?? 0) >= cycle + 2 }, "gpsd's cycles stopped")
+            #expect(await loop.drained())
             #expect(log.count == reported, "\(log.all.suffix(log.count - reported))")
         }
     }
@@ -282,8 +285,7 @@ struct GPSDSourceTests {
         let (source, sink) = makeSource(port: try freeLoopbackPort(), loop: loop, log: log)
         source.stop()
         source.start(sink)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(source.diagnostics.connectAttempts == 0)
+        #expect(await holdsThroughout(.milliseconds(300)) { source.diagnostics.connectAttempts == 0 })
         source.stop()
     }
 }

@@ -67,6 +67,13 @@ final class GPSDClockLoop: Sendable {
     func stop() {
         clock.stop()
     }
+
+    /// Waits (up to 5 s) until the loop has run every task handed to it before this call.
+    func drained() async -> Bool {
+        let reached = Atomic<Bool>(false)
+        clock.execute { reached.store(true, ordering: .relaxed) }
+        return await eventually(within: .seconds(5)) { reached.load(ordering: .relaxed) }
+    }
 }
 
 /// Everything a sink handed to the runtime, in order.
@@ -152,7 +159,7 @@ final class GPSDNMEAFeeder: Sendable {
     init(interval: Duration = .milliseconds(100)) {
         let micros = UInt32(interval.nanoseconds / 1000)
         Thread.detachNewThread { [self] in
-            while tick() { usleep(micros) }
+            while tick() { usleep(micros) }  // the stimulus: a receiver's cycle every interval
         }
     }
 
@@ -439,9 +446,10 @@ final class GPSDFakeServer: Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             _ = payload.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            usleep(200_000)
-            // Read what the client sent (its ?WATCH), so that closing is an orderly FIN, not
-            // the RST that unread data would turn it into.
+            // Read what the client sent (its ?WATCH, waited for up to 2 s), so that closing is
+            // an orderly FIN, not the RST that unread data would turn it into.
+            var asked = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            _ = poll(&asked, 1, 2_000)
             var sink = [UInt8](repeating: 0, count: 4096)
             while recv(client, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
             close(client)

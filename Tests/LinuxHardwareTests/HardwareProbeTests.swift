@@ -49,7 +49,7 @@ private final class FakeReceiver: @unchecked Sendable {
                 let bytes = chunk(i, cfgetispeed(&settings))
                 _ = bytes.withUnsafeBytes { write(masterFD, $0.baseAddress, $0.count) }
                 i += 1
-                usleep(100_000)
+                usleep(100_000)  // the stimulus: a chunk every 0.1 s, as a receiver writes
             }
             flags.finished.store(true, ordering: .relaxed)
         }
@@ -58,8 +58,7 @@ private final class FakeReceiver: @unchecked Sendable {
 
     func stop() {
         flags.stopped.store(true, ordering: .relaxed)
-        let end = monotonicSeconds() + 2
-        while !flags.finished.load(ordering: .relaxed), monotonicSeconds() < end { usleep(10_000) }
+        _ = eventuallyBlocking(within: .seconds(2), every: .milliseconds(10)) { flags.finished.load(ordering: .relaxed) }
         terminal.close()
     }
 }
@@ -415,7 +414,7 @@ struct HardwareProbeOtherTests {
     @Test func aProbeThatHangsIsAbandonedInTime() {
         let start = monotonicSeconds()
         let result: Int? = HardwareProbe.runBounded(.milliseconds(200)) {
-            usleep(3_000_000)
+            usleep(3_000_000)  // the stimulus: a probe that hangs past its bound
             return 1
         }
         #expect(result == nil)

@@ -32,7 +32,7 @@ struct LoopLatenessTests {
     /// that; on-time tasks are counted too.
     @Test func aPacedClockCountsATaskHeldUpByABusyLoop() {
         let clock = VirtualClock(pacedBy: MonotonicWaiter(), speed: 1)
-        clock.schedule(at: Instant.zero + .milliseconds(10)) { usleep(150_000) }
+        clock.schedule(at: Instant.zero + .milliseconds(10)) { usleep(150_000) }  // the stimulus: a busy loop
         clock.schedule(at: Instant.zero + .milliseconds(60)) {}
         clock.schedule(at: Instant.zero + .milliseconds(300)) {}
         clock.run()
@@ -46,7 +46,7 @@ struct LoopLatenessTests {
     @Test func theBoardsClockCountsATaskHeldUpByABusyLoop() {
         let clock = MonotonicClock()
         let start = clock.now
-        clock.schedule(at: start + .milliseconds(10)) { usleep(150_000) }
+        clock.schedule(at: start + .milliseconds(10)) { usleep(150_000) }  // the stimulus: a busy loop
         clock.schedule(at: start + .milliseconds(60)) {}
         clock.schedule(at: start + .milliseconds(300)) { clock.stop() }
         clock.run()

@@ -54,7 +54,7 @@ struct MonotonicClockTests {
         let clock = MonotonicClock()
         let ran = Mutex(false)
         let thread = Thread {
-            usleep(20_000)
+            usleep(20_000)  // the stimulus: the task comes while run() waits
             clock.execute {
                 ran.withLock { $0 = true }
                 clock.stop()

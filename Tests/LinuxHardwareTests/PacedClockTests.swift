@@ -51,14 +51,16 @@ struct PacedClockTests {
         let clock = VirtualClock(pacedBy: MonotonicWaiter(), speed: 1)
         let ran = Mutex<(virtual: Instant, afterWall: Duration)?>(nil)
         let late = Mutex(false)
-        clock.schedule(at: Instant.zero + .seconds(1)) {}  // virtual time reaches 1 s
+        let reached = DispatchSemaphore(value: 0)
+        clock.schedule(at: Instant.zero + .seconds(1)) { reached.signal() }  // virtual time reaches 1 s
         clock.schedule(at: Instant.zero + .seconds(30)) {  // a safety net: the wait to beat
             late.withLock { $0 = true }
             clock.stop()
         }
         let start = Self.wall()
         let thread = Thread {
-            usleep(1_200_000)  // into the 29 s wait
+            _ = reached.wait(timeout: .now() + 10)
+            usleep(200_000)  // the stimulus: the task comes into the 29 s wait
             clock.execute {
                 ran.withLock { $0 = (clock.now, Self.wall() - start) }
                 clock.stop()
@@ -80,7 +82,7 @@ struct PacedClockTests {
             clock.stop()
         }
         let thread = Thread {
-            usleep(100_000)
+            usleep(100_000)  // the stimulus: the stop comes during the 30 s wait
             clock.stop()
         }
         let start = Self.wall()

@@ -214,8 +214,7 @@ struct SerialNMEASourceTests {
 
         let heard = rig.log.all.count
         await pty.write(SerialTest.cycles(3..<6))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(rig.log.all.count == heard)
+        #expect(await holdsThroughout(.milliseconds(300)) { rig.log.all.count == heard })
         rig.source.stop()  // a second stop is harmless
     }
 
@@ -230,7 +229,8 @@ struct SerialNMEASourceTests {
         #expect(await eventually { rig.log.count(.connected) == 1 })
         await pty.write(SerialTest.cycles(0..<3))
         #expect(await eventually { rig.log.fixes.count == 2 })
-        // Well inside any timeout a reader might poll with: the reader is waiting for data.
+        // The stimulus: 50 ms, well inside any timeout a reader might poll with, puts the
+        // reader in its wait for data (nothing reports that it waits).
         try await Task.sleep(for: .milliseconds(50))
 
         // Monotonic (ContinuousClock): the wall clock plays no part.
@@ -249,8 +249,7 @@ struct SerialNMEASourceTests {
         let (_, took) = elapsed { rig.source.stop() }
         #expect(took < .milliseconds(1500), "stop() slept out the 2 s retry wait")
         let attempts = rig.source.openAttempts
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(rig.source.openAttempts == attempts)
+        #expect(await holdsThroughout(.milliseconds(600)) { rig.source.openAttempts == attempts })
     }
 
     @Test("a device that falls silent loses its fix, and regains it when it talks again")

@@ -88,7 +88,7 @@ extension PseudoTerminal {
             }
             start = end
             k += 1
-            if k % 3 == 0 { try? await Task.sleep(for: .microseconds(300)) }
+            if k % 3 == 0 { try? await Task.sleep(for: .microseconds(300)) }  // the stimulus: bytes in bursts
         }
     }
 
@@ -110,7 +110,7 @@ extension PseudoTerminal {
         let deadline = clock.now + window
         repeat {
             bytes += readAvailable(upTo: 1 << 20)
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await Task.sleep(for: .milliseconds(5))  // the window is the claim: read it whole
         } while clock.now < deadline
         return bytes + readAvailable(upTo: 1 << 20)
     }

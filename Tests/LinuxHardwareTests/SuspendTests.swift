@@ -56,7 +56,7 @@ struct SuspendTests {
         clock.allowSuspend(false)
         clock.schedule(at: clock.now + .seconds(30)) {}
         Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.3)  // the stimulus: the stop comes during the long wait
             clock.stop()
         }
         clock.run()

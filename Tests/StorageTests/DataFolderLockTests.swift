@@ -22,15 +22,15 @@ struct DataFolderLockTests {
             f = open(sys.argv[1], "r+")
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             f.truncate(0); f.write(f"{os.getpid()} pacer device\\n"); f.flush()
-            time.sleep(30)
+            time.sleep(30)  # the stimulus: it holds the lock meanwhile
             """, "\(dir)/\(DataFolderLock.fileName)"]
         try holder.run()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
         // Once the holder has written itself in, it holds the lock (it locks, then writes).
-        for _ in 0..<250 where !((try? String(contentsOfFile: "\(dir)/\(DataFolderLock.fileName)", encoding: .utf8))?
-            .contains("pacer device") ?? false) {
-            usleep(20_000)
+        let holding = eventuallyBlocking(within: .seconds(5), every: .milliseconds(20)) {
+            (try? String(contentsOfFile: "\(dir)/\(DataFolderLock.fileName)", encoding: .utf8))?.contains("pacer device") ?? false
         }
+        try #require(holding, "the holder never wrote itself in")
         var refused: StorageError?
         do {
             try Self.makeDatabase(in: dir)

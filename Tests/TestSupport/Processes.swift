@@ -132,3 +132,71 @@ extension Pacer {
         try await offThePool { try run(arguments) }
     }
 }
+
+extension RunningProcess {
+    /// Waits (up to `timeout`) for the process to end; whether it did.
+    public func waitForExit(within timeout: Duration) -> Bool {
+        eventuallyBlocking(within: timeout, every: .milliseconds(20)) { !process.isRunning }
+    }
+
+    /// Starts reading both outputs as they come (instead of `finish` or
+    /// `standardOutputData`), so that a test can wait for a line the process prints: its
+    /// journal, a `pacer ctl watch` event.
+    public func follow() -> FollowedOutput {
+        FollowedOutput(out: out.fileHandleForReading, err: err.fileHandleForReading)
+    }
+}
+
+/// A process's standard output and error, read on threads of their own as they come.
+public final class FollowedOutput: Sendable {
+    private struct Read {
+        var out = Data()
+        var err = Data()
+        var ended = 0  // outputs at their end (of 2)
+    }
+
+    private let read = Mutex(Read())
+
+    init(out: FileHandle, err: FileHandle) {
+        for (handle, isOut) in [(out, true), (err, false)] {
+            Thread { [self] in
+                while true {
+                    let data = handle.availableData
+                    read.withLock { r in
+                        if data.isEmpty { r.ended += 1 } else if isOut { r.out += data } else { r.err += data }
+                    }
+                    if data.isEmpty { return }
+                }
+            }.start()
+        }
+    }
+
+    /// The standard output so far.
+    public var stdout: String { read.withLock { String(decoding: $0.out, as: UTF8.self) } }
+
+    /// The standard error so far.
+    public var stderr: String { read.withLock { String(decoding: $0.err, as: UTF8.self) } }
+
+    /// The standard output's whole lines so far.
+    public var lines: [Substring] {
+        let text = stdout
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { $0 }
+    }
+
+    /// Waits (up to `timeout`) until a whole line of the standard output satisfies `accept`;
+    /// that line (nil when none came).
+    public func line(within timeout: Duration = .seconds(10), where accept: (Substring) -> Bool) -> Substring? {
+        polledBlocking(within: timeout, every: .milliseconds(10), { lines.first(where: accept) }, until: { $0 != nil })
+    }
+
+    /// Waits (up to `timeout`) until the standard error holds `text`; whether it came.
+    public func stderr(within timeout: Duration = .seconds(10), contains text: String) -> Bool {
+        eventuallyBlocking(within: timeout, every: .milliseconds(10)) { stderr.contains(text) }
+    }
+
+    /// Waits (up to `timeout`) for both outputs to end (the process closed them, as it does
+    /// when it exits); whether they did.
+    public func waitForEnd(within timeout: Duration = .seconds(30)) -> Bool {
+        eventuallyBlocking(within: timeout, every: .milliseconds(10)) { read.withLock { $0.ended == 2 } }
+    }
+}
