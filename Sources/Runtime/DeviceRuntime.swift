@@ -20,7 +20,7 @@ public final class DeviceRuntime: Sendable {
     /// Presses closer together than this are one press.
     public static let waypointDebounce = Duration.seconds(1)
 
-    private struct State {
+    struct State {
         var coach: PaceCoach
         /// Stops the timer while the runner stands still, when the profile asks for it.
         var autoPause: AutoPause
@@ -59,15 +59,15 @@ public final class DeviceRuntime: Sendable {
     public let workoutIndex: Int
     public let workout: Workout
     let logger: Logger
-    private let state: LoopBound<State>
+    let state: LoopBound<State>
     /// What `status` shows, for other threads (the page, the control socket's greeting, the
     /// keys): published by the loop whenever it reports or reschedules.
     private let shown: Mutex<Shown>
-    private let writer: StorageWriter
-    private let player: CuePlayer
+    let writer: StorageWriter
+    let player: CuePlayer
     /// The voice, when the device speaks.
     let announcer: Announcer?
-    private let receiver: ReceiverPower
+    let receiver: ReceiverPower
     private let onFinish: @Sendable (ActivityEnd) -> Void
     private let onEvent: @Sendable (RuntimeEvent, RuntimeStatus) -> Void
 
@@ -242,7 +242,7 @@ public final class DeviceRuntime: Sendable {
     var isFinished: Bool { state.withValue { $0.finished } }
 
     /// What the status is made of, as the loop last left it.
-    private struct Shown {
+    struct Shown {
         var profile: String
         var coach: PaceCoach
         var activity: Int64?
@@ -273,7 +273,7 @@ public final class DeviceRuntime: Sendable {
         return status(shown, at: parts.clock.now)
     }
 
-    private func status(_ s: Shown, at now: Instant) -> RuntimeStatus {
+    func status(_ s: Shown, at now: Instant) -> RuntimeStatus {
         // The receiver's status as the sink handed it to this workout (the sink owns it).
         RuntimeStatus(
             plan: plan.name, workout: workout.name, profile: s.profile, coach: s.coach.status(at: now),
@@ -282,7 +282,7 @@ public final class DeviceRuntime: Sendable {
     }
 
     /// Publishes what `status` shows to other threads.
-    private func publish() {
+    func publish() {
         let now = Shown(state.current, lastCue: player.lastCue)
         shown.withLock { $0 = now }
     }
@@ -300,166 +300,7 @@ public final class DeviceRuntime: Sendable {
 
     // MARK: On the loop
 
-    private func gpsEvent(_ received: GPSEvent) {
-        let now = parts.clock.now
-        // The receiver's time as the device uses it (a week-rollover fault corrected).
-        let event: GPSEvent = switch received {
-        case .fix(let fix): .fix(parts.receiverTime.corrected(fix))
-        case .reading(let fix): .reading(parts.receiverTime.corrected(fix))
-        case .status: received
-        }
-        let finished = state.withValue { $0.finished }
-        var out: [CoachOutput] = []
-        var point: (TrackPoint, Int64)?
-        var sleepNow = false
-        var power: GPSPowerState?
-        // Auto-pause: the coach's outputs at a pause, and what to report.
-        var pauseOut: [CoachOutput] = []
-        var autoPaused: Duration?
-        var autoResumed: Double?
-        var routeEvents: [RouteFollower.Event] = []
-        state.withValue { s in
-            guard !s.finished else { return }
-            switch event {
-            case .status(let status, let detail):
-                power = ReceiverPower.powerState(after: status, mode: s.profile.gpsMode)
-                logger.info("gps \(status.rawValue)\(detail.map { ": \($0)" } ?? "")")
-                switch status {
-                case .fix:
-                    s.hasFixNow = true
-                case .fixLost, .disconnected, .acquiring:
-                    if s.hasFixNow { s.track.breakSegment() }
-                    // No next fix to place a press by: the places stored at the presses stay.
-                    s.placer.drop()
-                    s.hasFixNow = false
-                    // No speed is not zero speed: a loss never counts toward an auto-pause.
-                    s.autoPause.fixLost()
-                    out = s.coach.fixLost(at: now)
-                case .connected:
-                    break
-                }
-            case .fix(let fix), .reading(let fix):
-                let update = if case .fix = event { true } else { false }
-                s.hasFixNow = true
-                s.lastFix = fix
-                s.lastFixArrival = now
-                // The fix after a press places it (paused or not: where the runner was at the
-                // press does not change).
-                for p in s.placer.next(fix, at: now) {
-                    writer.revise(p.waypoint, number: p.number, of: p.activity)
-                    logger.info("waypoint '\(p.waypoint.name)' placed between fixes at \(DeviceRuntime.describe(p.waypoint.position))")
-                }
-                let decision = s.autoPause.observe(
-                    speed: fix.speed, at: now, running: s.coach.isRunning && s.activity != nil,
-                    phaseMinimumSpeed: s.coach.currentPhase.minimumSpeed)
-                if case .resume(let speed) = decision {
-                    // This fix is the first of the new segment and of the new stretch of distance.
-                    _ = s.coach.resume(at: now)
-                    autoResumed = speed
-                }
-                guard s.coach.isRunning, s.activity != nil else { return }
-                s.track.anchor(at: now, gpsTime: fix.time)
-                // Every fix the receiver delivers places the runner on the route: the more
-                // fixes, the sooner a wrong turn is heard.
-                routeEvents = s.follower?.fix(fix.position, speed: fix.speed, elevation: fix.altitude, at: now) ?? []
-                if update { sleepNow = s.profile.gpsMode == .backup }
-                // Between position updates: counted for distance, not stored, not judged. A
-                // runner standing while auto-pause makes sure is not judged either: they are
-                // about to be paused, not to be told to speed up.
-                let pausing = if case .pause = decision { true } else { false }
-                let standing = s.autoPause.isPending || pausing
-                // The fix's quality (HDOP, satellites, an estimated fix) goes with its speed: the
-                // coach judges pace only on speeds it can trust.
-                out = update && !standing
-                    ? s.coach.fix(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
-                    : s.coach.track(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
-                if case .pause(let since) = decision {
-                    pauseOut = s.coach.pause(at: now, stoppedAt: since)
-                    // The track ends where the runner stands, as at a press; the point's timer
-                    // is the one wound back to when they stopped.
-                    point = trackPoint(fix, &s)
-                    s.track.breakSegment()
-                    if s.coach.isPaused {
-                        autoPaused = now - since
-                    } else {
-                        // The workout ended on the way: nothing is paused.
-                        s.autoPause.handOver()
-                    }
-                } else if update {
-                    // Stored after the coach has counted it: the point carries the timer and
-                    // the odometer's distance with this fix's leg in them.
-                    point = trackPoint(fix, &s)
-                }
-            }
-        }
-        if let power { receiver.set(power) }
-        if let speed = autoResumed {
-            report(.autoResumed(speed: speed))
-            logger.info("auto-resumed: moving at \(RuntimeStatus.kmh(speed)) km/h")
-            sound(.resumed, phase: nil)
-        }
-        store(point)
-        if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
-        handle(out)
-        handle(pauseOut)
-        if let announcer, point != nil { announcer.progress(status.coach) }
-        for e in routeEvents { routeEvent(e) }
-        if let standing = autoPaused {
-            report(.autoPaused(standing: standing))
-            logger.info("auto-paused: standing still for \(RuntimeStatus.clock(standing))")
-            sound(.paused, phase: nil)
-        }
-        rescheduleTick()
-        if sleepNow { sleepReceiver() }
-    }
-
-    /// A fix as the next track point (in a new segment after a pause or a loss of fix).
-    private func trackPoint(_ fix: Fix, _ s: inout State) -> (TrackPoint, Int64)? {
-        guard let activity = s.activity else { return nil }
-        // Compared at the fix's arrival: a fix kept since (the latest at a pause) is old.
-        let arrival = s.lastFix == fix ? (s.lastFixArrival ?? parts.clock.now) : parts.clock.now
-        guard let (time, segment) = s.track.place(fix, arrival: arrival) else { return nil }
-        let now = parts.clock.now
-        return (TrackPoint(segment: segment, time: time, position: fix.position,
-                           altitude: fix.altitude, speed: fix.speed,
-                           timer: s.coach.elapsed(at: now), distance: s.coach.distance(at: now)), activity)
-    }
-
-    /// The receiver's latest fix as a track point, when it is live and newer than the last
-    /// one stored: at a pause, a stop or the end the track reaches where the runner is.
-    private func latestPoint(_ s: inout State) -> (TrackPoint, Int64)? {
-        guard s.hasFixNow, let fix = s.lastFix else { return nil }
-        return trackPoint(fix, &s)
-    }
-
-    private func store(_ point: (TrackPoint, Int64)?) {
-        guard let (p, activity) = point else { return }
-        writer.append(p, to: activity)
-    }
-
-    /// The running totals at `now`.
-    private func totals(_ s: State, at now: Instant) -> ActivityTotals {
-        let start = s.startedAt ?? now
-        let odometer = s.coach.odometer
-        return ActivityTotals(
-            startedAt: s.track.utcStart(startedAt: start), elapsed: now - start, timer: s.coach.elapsed(at: now),
-            moving: odometer.movingTime, distance: s.coach.distance(at: now), maximumSpeed: odometer.maximumSpeed)
-    }
-
-    /// After a position in the backup mode: the receiver sleeps until shortly before the next.
-    private func sleepReceiver() {
-        let now = parts.clock.now
-        let interval = state.withValue { s -> Duration? in
-            guard !s.finished, s.profile.gpsMode == .backup, s.coach.isRunning else { return nil }
-            // The next position comes an interval from now, however often they came before.
-            s.coach.receiverSleeps(until: now + s.profile.positionInterval)
-            return s.profile.positionInterval
-        }
-        guard let interval else { return }
-        receiver.sleep(positionInterval: interval) { [self] in parts.power?.wakeup(at: parts.clock.now) }
-    }
-
-    private func tick() {
+    func tick() {
         let now = parts.clock.now
         parts.power?.wakeup(at: now)
         handle(state.withValue { $0.coach.tick(at: now) })
@@ -476,7 +317,7 @@ public final class DeviceRuntime: Sendable {
         publish()
     }
 
-    private func handle(_ outputs: [CoachOutput]) {
+    func handle(_ outputs: [CoachOutput]) {
         for output in outputs {
             switch output {
             case .cue(let cue, let phase):
@@ -546,124 +387,7 @@ public final class DeviceRuntime: Sendable {
         }
     }
 
-    private func captureWaypoint(_ name: String) -> WaypointOutcome {
-        let now = parts.clock.now
-        // The receiver's latest fix, newer than the last sampled one when the profile samples slowly.
-        let current = state.withValue { $0.sink?.latestFix }.map(parts.receiverTime.corrected)
-        let outcome: WaypointOutcome = state.withValue { s in
-            guard let activity = s.activity, !s.finished else { return .notRecording }
-            if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }
-            // A live fix from the receiver is the position now; otherwise the last one seen.
-            let live = current ?? (s.hasFixNow ? s.lastFix : nil)
-            guard let fix = live ?? s.lastFix else { return .noPositionYet }
-            s.lastWaypointAt = now
-            // When the fix arrived: the one the runtime has handled, or one the receiver has
-            // just handed on.
-            let arrival = fix == s.lastFix ? (s.lastFixArrival ?? now) : now
-            // The press's time on the run's time line (a sparse profile's fix is up to a
-            // minute old); at a live fix, the place carried on to the press (WaypointPlacer).
-            let pressed = s.track.utc(at: now)
-                ?? UTCTimestamp(millisecondsSince1970: fix.time.millisecondsSince1970 + (now - arrival).nanoseconds / 1_000_000)
-            let waypoint = Waypoint(
-                name: name, time: pressed,
-                position: live != nil ? WaypointPlacer.deadReckoned(fix, arrival: arrival, now: now) : fix.position,
-                altitude: fix.altitude, atLastKnownPosition: live == nil)
-            let number: Int
-            do {
-                number = try writer.add(waypoint, to: activity)
-            } catch {
-                logger.error("cannot store waypoint '\(name)': \(error)")
-                return .notRecording
-            }
-            if live != nil {
-                s.placer.hold(.init(number: number, activity: activity, waypoint: waypoint, pressedAt: now,
-                                    before: fix, beforeArrival: arrival))
-            }
-            s.waypoints += 1
-            return live != nil ? .stored(waypoint) : .storedAtLastKnownPosition(waypoint)
-        }
-        switch outcome {
-        case .stored, .storedAtLastKnownPosition: sound(.waypointSaved, phase: nil)
-        default: break
-        }
-        return outcome
-    }
-
-    private func checkBattery() {
-        let reading = BatteryWatch.read(parts)
-        let seen = state.withValue { s -> BatteryWatch.Outcome? in s.finished ? nil : s.battery.observe(reading) }
-        guard let seen else { return }
-        if seen.changed, let reading { report(.battery(percent: reading.percent)) }
-        if seen.warnLow { sound(.lowBattery, phase: nil, facts: .init(battery: reading?.percent)) }
-        if let reading, !reading.charging { stepDownIfDue(reading.percent) }
-    }
-
-    /// Switches to the profile's step-down profile once the battery is at its level: fewer
-    /// positions, fewer alerts, a resting GPS, for the rest of the run.
-    private func stepDownIfDue(_ percent: Double) {
-        let now = parts.clock.now
-        let switched = state.withValue { s -> (PowerProfile, PowerProfile)? in
-            guard !s.finished, let step = s.profile.stepDown, percent <= step.percent,
-                  let next = parts.profiles[step.to] else { return nil }
-            let previous = s.profile
-            s.profile = next
-            s.coach.change(settings: next.coachSettings)
-            s.autoPause.change(settings: next.autoPauseSettings)
-            return (previous, next)
-        }
-        guard let (previous, next) = switched else { return }
-        if let sink = state.withValue({ $0.sink }) {
-            sink.samplingInterval = next.positionInterval
-            sink.restPeriod = ReceiverPower.restPeriod(next)
-        }
-        writer.flush(every: next.trackFlushInterval) { [self] in commit() }
-        parts.power?.boardMaySuspend(next.boardSuspend, at: now)
-        parts.clock.allowSuspend(next.boardSuspend)
-        if next.wifiOffDuringWorkout != previous.wifiOffDuringWorkout { switchRadio(off: next.wifiOffDuringWorkout) }
-        // The receiver follows the new mode: woken if it no longer may sleep, put in
-        // power-save if that is the new mode and it has a fix.
-        let power = receiver.current
-        if receiver.isAsleep && next.gpsMode != .backup { receiver.wake() }
-        if next.gpsMode == .powerSave && power == .tracking { receiver.set(.powerSave) }
-        if next.gpsMode == .tracking && power == .powerSave { receiver.set(.tracking) }
-        // From power-save into backup: the receiver, which had its fix, sleeps now until
-        // shortly before the next position (left in power-save, its next update would come
-        // after the silence a backup-mode receiver is allowed, a false "GPS lost").
-        if next.gpsMode == .backup && power == .powerSave { sleepReceiver() }
-        logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
-        announcer?.profile(next.name)
-        report(.profileChanged(from: previous.name, to: next.name, percent: percent))
-        rescheduleTick()
-    }
-
-    /// Switches the Wi-Fi radio off for the workout, or on again (only when the runtime
-    /// switched it off), and reports it; a radio that refuses is reported, and the workout
-    /// goes on. On the loop.
-    private func switchRadio(off: Bool) {
-        guard let radio = parts.radio else { return }
-        let wasOff = state.withValue { $0.radioOff }
-        guard off != wasOff else { return }
-        let now = parts.clock.now
-        var failure: String?
-        do {
-            if off { try radio.block() } else { try radio.unblock() }
-        } catch {
-            failure = error.description
-        }
-        // Switched off only when the block took; "on" stands even when a hard block keeps
-        // it off: Pacer's own block is lifted.
-        let nowOff = off && failure == nil
-        state.withValue { $0.radioOff = nowOff }
-        if nowOff || wasOff { parts.power?.radio(blocked: nowOff, at: now) }
-        if let failure {
-            logger.warning("radio \(radio.name): switching it \(off ? "off" : "on") failed: \(failure)")
-        } else {
-            logger.info("radio \(radio.name) switched \(off ? "off" : "on")")
-        }
-        report(.radio(off: off, failure: failure))
-    }
-
-    private func commit() {
+    func commit() {
         let now = parts.clock.now
         parts.power?.wakeup(at: now)
         let update = state.withValue { s in s.activity.map { (totals(s, at: now), $0) } }
@@ -673,7 +397,7 @@ public final class DeviceRuntime: Sendable {
         }
     }
 
-    private func finish(_ end: ActivityEnd) {
+    func finish(_ end: ActivityEnd) {
         let now = parts.clock.now
         let done = state.withValue { s -> (Int64?, Duration, ActivityTotals)? in
             guard !s.finished else { return nil }
