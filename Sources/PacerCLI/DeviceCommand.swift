@@ -114,7 +114,7 @@ struct DeviceCommand: ParsableCommand {
             throw CommandFailure(error)
         }
         let firmware = assembled.firmware
-        FileDescriptorOutput.write(Array("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n".utf8), to: 1)
+        StandardStream.output.writeQuietly("pacer device: gps \(settings.gps), buzzer \(settings.buzzer), buttons \(settings.buttons.map { "\($0)" } ?? "none"), data \(settings.dataDirectory)\n")
         if settings.companion.listen != nil {
             let device = DeviceCompanion(firmware: firmware, storage: storage)
             let password = CompanionPassword(dataDirectory: settings.dataDirectory)
@@ -144,7 +144,7 @@ struct DeviceCommand: ParsableCommand {
         // How late the loop began its tasks (a cue is as late as its task): for the journal,
         // and for the companion's load test.
         if let lateness = assembled.clock.lateness {
-            FileDescriptorOutput.write(Array("clock loop: \(lateness.summary)\n".utf8), to: 1)
+            StandardStream.output.writeQuietly("clock loop: \(lateness.summary)\n")
         }
     }
 
@@ -169,6 +169,6 @@ struct DeviceCommand: ParsableCommand {
             default: nil
             }
         }
-        if let line { FileDescriptorOutput.write(Array((line + "\n").utf8), to: 1) }
+        if let line { StandardStream.output.writeQuietly(line + "\n") }
     }
 }

@@ -97,7 +97,7 @@ final class CompanionSwitch: Sendable {
     /// How long the page lingers once a workout starts, for the answers on their way.
     static let stopDelay = Duration.seconds(1)
 
-    static func say(_ line: String) { FileDescriptorOutput.write(Array((line + "\n").utf8), to: 1) }
+    static func say(_ line: String) { StandardStream.output.writeQuietly(line + "\n") }
 
     /// On at power-on.
     func powerOn() { changes.yield(true) }

@@ -349,10 +349,3 @@ final class OutputBuffer {
         count = 0
     }
 }
-
-/// `StandardStream.writeQuietly` by descriptor, for the commands that still write this way.
-enum FileDescriptorOutput {
-    static func write(_ bytes: [UInt8], to fd: Int32) {
-        StandardStream(descriptor: fd).writeQuietly(bytes)
-    }
-}

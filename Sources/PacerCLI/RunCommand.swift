@@ -164,7 +164,7 @@ struct RunCommand: ParsableCommand {
             let message = "error: the activity could not be stored: \(loss.reason). "
                 + "\(loss.waiting) items were not written\(loss.dropped > 0 ? " and \(loss.dropped) points were given up" : ""); "
                 + "what reached the disk is recovered at the next start (free space in \(settings.dataDirectory), then run Pacer again).\n"
-            FileDescriptorOutput.write(Array(message.utf8), to: 2)
+            StandardStream.error.writeQuietly(message)
             throw ExitCode(74)
         }
         if let id = runtime.status.activityID {
@@ -214,7 +214,7 @@ final class RunDisplay: Sendable {
     }
 
     private func write(_ text: String) {
-        FileDescriptorOutput.write(Array(text.utf8), to: 1)
+        StandardStream.output.writeQuietly(text)
     }
 }
 

@@ -49,11 +49,7 @@ struct WaypointPlacer {
     /// metres of a dead reckoning.
     static func moved(_ p: GeoPoint, metres: Double, course: Double) -> GeoPoint {
         let (sinC, cosC) = PortableMath.sinCos(course * PortableMath.radians)
-        let north = metres * cosC, east = metres * sinC
-        let cosLat = max(1e-6, PortableMath.cos(p.latitude * PortableMath.radians))
-        let lat = p.latitude + north / Geodesy.earthRadius * PortableMath.degrees
-        let lon = p.longitude + east / (Geodesy.earthRadius * cosLat) * PortableMath.degrees
-        return GeoPoint(latitude: min(90, max(-90, lat)), longitude: Geodesy.normalizedLongitude(lon))
+        return LocalPlane(origin: p, leastCosine: 1e-6).point(east: metres * sinC, north: metres * cosC)
     }
 
     /// Waits for the next fix to place `waypoint`.
@@ -97,12 +93,9 @@ struct WaypointPlacer {
     /// course, or slower than `minimumCourseSpeed`). Longitudes across the antimeridian are
     /// taken the short way.
     static func between(_ a: Fix, _ b: Fix, _ f: Double, gap: Double) -> GeoPoint {
-        let cosLat = max(1e-6, PortableMath.cos(a.position.latitude * PortableMath.radians))
-        let metresPerDegree = Geodesy.earthRadius * PortableMath.radians
-        let dLon = Geodesy.normalizedLongitude(b.position.longitude - a.position.longitude)
+        let plane = LocalPlane(origin: a.position, leastCosine: 1e-6)
         // b in metres east and north of a.
-        let bx = dLon * metresPerDegree * cosLat
-        let by = (b.position.latitude - a.position.latitude) * metresPerDegree
+        let (bx, by) = plane.metres(b.position)
         var x = bx * f, y = by * f
         if let va = velocity(a), let vb = velocity(b) {
             let f2 = f * f, f3 = f2 * f
@@ -110,9 +103,7 @@ struct WaypointPlacer {
             x = h10 * gap * va.east + h01 * bx + h11 * gap * vb.east
             y = h10 * gap * va.north + h01 * by + h11 * gap * vb.north
         }
-        return GeoPoint(
-            latitude: min(90, max(-90, a.position.latitude + y / metresPerDegree)),
-            longitude: Geodesy.normalizedLongitude(a.position.longitude + x / (metresPerDegree * cosLat)))
+        return plane.point(east: x, north: y)
     }
 
     /// A fix's Doppler velocity, metres per second east and north; nil when it has none.
