@@ -169,11 +169,12 @@ public final class Firmware: Sendable {
     /// (`.press`), a control command from the socket, signals, keys, a script or the page.
     /// `reply` hears the one-line answer.
     ///
-    /// An input is queued on the loop once, wherever it comes from, and taken in the order
-    /// inputs arrive, after what was already due at that instant; on the loop nothing queues
-    /// it again. It wakes the board once (the energy model counts it).
+    /// An input from another thread is queued on the loop once, and taken in the order
+    /// inputs arrive, after what was already due at that instant; one decoded on the loop
+    /// (the button's patterns) is taken there and then. It wakes the board once (the energy
+    /// model counts it).
     public func handle(_ command: ControlCommand, reply: @escaping @Sendable (String) -> Void = { _ in }) {
-        parts.clock.execute { [self] in
+        parts.clock.onLoop { [self] in
             parts.power?.wakeup(at: parts.clock.now)
             let (phase, runtime) = state.withValue { ($0.phase, $0.runtime) }
             switch command {

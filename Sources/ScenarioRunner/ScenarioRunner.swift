@@ -304,16 +304,19 @@ public enum ScenarioRunner {
         let end = scenario.deviceMode ? min(until ?? scenario.until!, scenario.until!) : until
         let cut = PowerCut()
         for action in scenario.script where action.at >= from && (end.map { action.at <= $0 } ?? true) {
+            // A scripted command is `pacer ctl` at that instant: it comes from outside the
+            // loop, and is queued behind what is already due then.
+            let ctl: @Sendable (ControlCommand) -> Void = { command in clock.execute { firmware.handle(command) } }
             clock.schedule(at: clock.now + (action.at - from)) {
                 switch action.action {
-                case .waypoint(let name): firmware.handle(.waypoint(name))
-                case .pause: firmware.handle(.pause)
-                case .resume: firmware.handle(.resume)
-                case .stop: firmware.handle(.stop)
-                case .sayStatus: firmware.handle(.sayStatus)
+                case .waypoint(let name): ctl(.waypoint(name))
+                case .pause: ctl(.pause)
+                case .resume: ctl(.resume)
+                case .stop: ctl(.stop)
+                case .sayStatus: ctl(.sayStatus)
                 case .start:
                     recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
-                    firmware.handle(.start)
+                    ctl(.start)
                 case .press, .battery, .powerCut:
                     hardware(action, until: until, device: device, recorder: recorder, cut: cut, at: time())
                 }
