@@ -12,8 +12,8 @@ import Storage
 /// The receiver and its time: a GPS source by its URI (gpsd, a serial port, a replayed
 /// recording, none), and the system clock its time is checked against.
 extension Configurator {
-    /// The system clock the receiver's time is checked against (issue 23, case 15: a
-    /// receiver with a week-rollover fault):
+    /// The system clock the receiver's time is checked against (a receiver with a
+    /// week-rollover fault dates its fixes 1024 weeks early):
     /// - `system`: the board's `CLOCK_REALTIME` (set when after the earliest plausible date,
     ///   synchronized when NTP says so);
     /// - `sim?at=2026-05-02T07:00:00Z[&synchronized=yes|no]`: a scripted clock, at that time

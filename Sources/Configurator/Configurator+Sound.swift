@@ -38,7 +38,7 @@ extension Configurator {
         }
     }
 
-    /// A speaker (issue 25): `espeak:DEVICE?voice=en&rate=170&volume=100` (espeak-ng's words
+    /// A speaker: `espeak:DEVICE?voice=en&rate=170&volume=100` (espeak-ng's words
     /// on the ALSA PCM DEVICE, `espeak` alone: `default`), `wav:PATH?voice=…` (the same
     /// engine's words into a WAV file: the simulator's), `null` (beeps only), `record`.
     ///

@@ -2,7 +2,7 @@ import Coaching
 import HAL
 import PacerCore
 
-/// The device's voice beside its buzzer (issue 25): composes what is said (splits, phase
+/// The device's voice beside its buzzer: composes what is said (splits, phase
 /// starts, the end, the status on demand, pace cues in words) and arbitrates the one sound
 /// output, on the clock, by these rules:
 ///

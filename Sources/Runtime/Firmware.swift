@@ -389,7 +389,7 @@ public final class Firmware: Sendable {
 /// The device's sink hands the receiver's events to the firmware, which is made after it:
 /// set once, before the receiver is opened, and read on the loop.
 final class GPSHearer: @unchecked Sendable {
-    nonisolated(unsafe) weak var firmware: Firmware?
+    weak var firmware: Firmware?
 
     func hear(_ event: GPSEvent) { firmware?.gpsEvent(event) }
 }

@@ -3,7 +3,7 @@ import Logging
 import PacerCore
 import Synchronization
 
-/// Where the receiver's time enters the device (issue 23, case 15): every fix's time is
+/// Where the receiver's time enters the device: every fix's time is
 /// checked against the system clock (`GPSTimeCheck`) before the device uses it, so a receiver
 /// with a week-rollover fault from its first fix neither dates the activity 1024 weeks early
 /// nor lets an expired plan start. One for the device's life, shared by the device controller

@@ -41,7 +41,7 @@ public enum RuntimeEvent: Hashable, Sendable {
     /// Something about the route being followed: joined, off it, back on it, a waypoint
     /// ahead or passed, a turn-around, its end.
     case route(RouteFollower.Event)
-    /// Words were said (issue 25): `after` the event when they wait for what plays (only the
+    /// Words were said: `after` the event when they wait for what plays (only the
     /// end's summary, said as the clock stops), for `duration` (the speaker's estimate).
     case said(Utterance, duration: Duration, after: Duration)
     /// A cue cut the announcement being said.

@@ -4,7 +4,7 @@ import PacerCore
 
 extension DeviceRuntime {
     /// What the runtime runs on: the HAL objects, the profile and its step-downs, the cue
-    /// sounds and the storage port. `Configurator.assemble` makes them from the settings.
+    /// sounds and the storage port. `Configurator.firmware` makes them from the settings.
     public struct Parts: Sendable {
         public var clock: any PacerClock
         public var gps: (any GPSSource)?
@@ -22,7 +22,7 @@ extension DeviceRuntime {
         /// Where the receiver's time is checked against the system clock (a week-rollover
         /// fault); the default checks nothing.
         public var receiverTime: ReceiverTime
-        /// The voice beside the buzzer (issue 25); the device speaks when `speech.enabled`, a
+        /// The voice beside the buzzer; the device speaks when `speech.enabled`, a
         /// phrase book is given and the speaker works.
         public var speaker: any Speaker = NullSpeaker()
         /// The Wi-Fi radio a profile's `wifiOffDuringWorkout` switches off for the workout;

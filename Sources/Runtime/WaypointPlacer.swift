@@ -2,7 +2,7 @@ import Coaching
 import HAL
 import PacerCore
 
-/// Where a waypoint press goes (issue 24, item 5): the place the runner was at the press, on a
+/// Where a waypoint press goes: the place the runner was at the press, on a
 /// profile whose fixes are 30 or 60 s apart as on one that has a fix every second.
 ///
 /// - At the press the waypoint is stored at once, dated the press, at the receiver's latest
