@@ -2,11 +2,16 @@
 // Pacer: firmware for a GPS running-coach device, and the simulator to develop it on.
 //
 // Layers, inner to outer (an inner target never imports an outer one):
-//   PacerCore (domain, pure Swift) -> Coaching -> Charts (SVG and HTML, no I/O)
+//   PacerCore (domain, pure Swift) -> Coaching (plans, coach) -> Charts (SVG and HTML, no I/O)
 //   PacerCore -> NMEA (parsing) -> HAL (protocols)
-//   -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
-//   -> Storage -> Configurator (the one place that picks adapters) -> ScenarioRunner
-//   -> PacerCLI (`pacer`)
+//   Coaching, HAL -> Runtime (the device's loop, on the HAL alone)
+//   HAL -> adapters: LinuxHardware (libgps, termios, libasound, sysfs) | Simulation
+//   Coaching -> Storage (SQLite; GPX, TCX and FIT files)
+//   adapters, Runtime, Storage -> Configurator (the one place that picks adapters)
+//   Configurator, Charts -> ScenarioRunner | Companion (the companion page's HTTP server)
+//   all of them -> PacerCLI (`pacer`)
+// The system libraries' wrappers: CGPS, CALSA, CESpeak and CLinuxInput for LinuxHardware,
+// CLibXML2 for Storage, CCrypt for Companion. TestSupport is for the test targets only.
 // ARCHITECTURE.md draws the graph and gives the reasons.
 import PackageDescription
 
@@ -35,7 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        // The companion page's HTTP server (issue 26), on SwiftNIO.
+        // The companion page's HTTP server, on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // The companion page's multipart/form-data parser (its uploads).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
@@ -58,7 +63,7 @@ let package = Package(
         // Companion libxcrypt, Storage libxml2, below). libgps, libasound, libespeak-ng and
         // libxml2 give their headers only: they are opened at first use (LinuxHardware's
         // DynamicLibrary, Storage's LibXML2), not linked, so that the commands that use none of
-        // them do not load them and the 40 libraries they need at each start (issue 27). Their
+        // them do not load them, and the dozens of libraries they need, at each start. Their
         // headers are in the default include path (/usr/include and the cross sysroot's;
         // libxml2's: `libxml2Headers` above), so no pkg-config, whose flags would link them.
         .systemLibrary(
@@ -67,18 +72,18 @@ let package = Package(
         .systemLibrary(
             name: "CALSA",
             providers: [.apt(["libasound2-dev"])]),
-        // espeak-ng, the speech engine behind `espeak:` speakers (issue 25).
+        // espeak-ng, the speech engine behind `espeak:` speakers.
         .systemLibrary(
             name: "CESpeak",
             providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
 
-        // libxcrypt (crypt_r, crypt_gensalt_rn): the companion page's password hash (issue 26).
+        // libxcrypt (crypt_r, crypt_gensalt_rn): the companion page's password hash.
         .systemLibrary(
             name: "CCrypt", pkgConfig: "libcrypt",
             providers: [.apt(["libcrypt-dev"])]),
 
         // libxml2's SAX2 parser (the library FoundationXML's XMLParser runs on), read directly by
-        // the GPX reader: no String or dictionary per element (issue 27). Opened when a GPX file
+        // the GPX reader: no String or dictionary per element. Opened when a GPX file
         // is first read (Storage's LibXML2).
         .systemLibrary(
             name: "CLibXML2",
@@ -133,7 +138,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
-        // The companion page (issue 26): an HTTP server in the device process, for the runner's
+        // The companion page: an HTTP server in the device process, for the runner's
         // phone or laptop on the board's Wi-Fi. Its pages answer through the same stores and
         // checks as the command line.
         .target(
@@ -160,14 +165,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings,
-            // Start-up (issue 27). The toolchain's static-stdlib link line exports every
-            // public symbol of the executable (-export-dynamic): 37,000 names in the dynamic
-            // symbol table, which each of the shared libraries' symbol lookups searched first
-            // and the runtime's dladdr at start walked. Nothing resolves pacer's own symbols by
-            // name; a crash's addresses are symbolised from the unstripped build. Linked by
-            // lld (the toolchain's, as the arm64 cross build already is), which packs the
-            // 135,000 relative relocations (DT_RELR, glibc 2.36: Debian 12 and later): the
-            // loader reads a bitmap of some kilobytes instead of 2.9 MB of records.
+            // For a fast start. --no-export-dynamic: the toolchain's static-stdlib link line
+            // would put every public symbol of the executable in the dynamic symbol table,
+            // which each shared library's symbol lookups search first and the runtime's dladdr
+            // walks at start; nothing resolves pacer's own symbols by name, and a crash's
+            // addresses are symbolised from the unstripped build. lld (the toolchain's, as in
+            // the arm64 cross build) with pack-relative-relocs stores the relative relocations
+            // as DT_RELR (glibc 2.36: Debian 12 and later), a bitmap the loader reads instead of
+            // one record per relocation. docs/measured.md has the figures.
             linkerSettings: [.unsafeFlags([
                 "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             ])]),

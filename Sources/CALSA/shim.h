@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 // libasound is opened when a sound is first played or probed (dlopen), not linked: linking it
-// made every command load and relocate it at start-up (about 0.8 M instructions, issue 27),
+// would make every command load and relocate it at start-up (docs/measured.md has the cost),
 // for the buzzer only `pacer device`, `pacer play` and `pacer hw check` open. Every release
 // of ALSA 1.x ships libasound.so.2.
 #if SND_LIB_MAJOR == 1

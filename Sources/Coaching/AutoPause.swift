@@ -90,7 +90,7 @@ public struct AutoPause: Sendable {
         return .pause(since: since)
     }
 
-    /// The fix is lost (or the receiver went away): what was seen of a stop no longer counts.
+    /// The fix is lost (or the receiver went away): what was seen of a stop is forgotten.
     /// An auto-pause in force stays: the runner resumes when a fix shows them moving.
     public mutating func fixLost() {
         stoppedSince = nil

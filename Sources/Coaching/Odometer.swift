@@ -22,7 +22,7 @@ import PacerCore
 ///   Without speeds, the straight line.
 ///
 /// Between fixes a `reading` extrapolates with the last fix's speed (for at most
-/// `maximumExtrapolation`, and no longer than the longest leg of that span before it: the
+/// `maximumExtrapolation`, and not beyond the longest leg of that span before it: the
 /// receiver's cadence, after which a fix is overdue and not guessed at): the live figure. `settle` hands such a reading out for good (a
 /// pause, a stop: no later leg will tell better); a later leg then counts only what goes
 /// beyond it. `breakPath` (a pause) starts afresh: no leg runs across it; `startPath` (a

@@ -1,6 +1,6 @@
 import PacerCore
 
-/// What the runner hears in words (issue 25): the phrase book of one language (data, from
+/// What the runner hears in words: the phrase book of one language (data, from
 /// `Hardware/speech/<language>.yaml`), the announcements the runner chose, and the formatting
 /// of figures as an engine reads them: digits it says in its own language, durations as a
 /// person says them ("1 hour 5 minutes"), paces as "5 41 per kilometre".

@@ -4,7 +4,7 @@ import HummingbirdCore
 import Logging
 import Synchronization
 
-/// The companion page's HTTP server (issue 26): Hummingbird 2 on SwiftNIO's own threads (never
+/// The companion page's HTTP server: Hummingbird 2 on SwiftNIO's own threads (never
 /// the device's clock loop), HTTP/1.1 with NIO's header limits and an idle timeout, every
 /// request answered by `CompanionCore`'s router. `start()` returns once it listens (`port` is then
 /// the bound one, port 0 in the settings picks a free one); `stop()` closes the listening

@@ -1,4 +1,4 @@
-/// The companion page's settings (`companion:` in the settings file, issue 26):
+/// The companion page's settings (`companion:` in the settings file):
 /// `{listen: HOST:PORT, during_workout: off|on}`. Absent, or `listen: none`: no page.
 public struct CompanionSettings: Hashable, Sendable {
     /// Where the page listens; nil: no page.

@@ -81,7 +81,7 @@ public enum HardwareCheck {
         return HardwareReport(parts: parts)
     }
 
-    /// The Wi-Fi radio a profile switches off for a workout (issue 26): its rfkill switch,
+    /// The Wi-Fi radio a profile switches off for a workout: its rfkill switch,
     /// its state and whether this user may write it. Not required: a radio that cannot be
     /// switched stays on, and the device coaches all the same. Nil when none is configured.
     static func radio(_ c: Configuration) -> HardwareReport.Part? {
@@ -220,7 +220,7 @@ public enum HardwareCheck {
         }
     }
 
-    /// Speech (issue 25), never required: without it the device beeps.
+    /// Speech, never required: without it the device beeps.
     static func speech(_ c: Configuration) -> HardwareReport.Part {
         let part = "speech"
         let buzzer = try? DeviceURI(parsing: c.buzzer)

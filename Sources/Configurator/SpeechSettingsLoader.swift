@@ -3,7 +3,7 @@ import HAL
 import Logging
 import Simulation
 
-/// The settings' `speech:` block (issue 25), also a scenario's: what the device says and how.
+/// The settings' `speech:` block, also a scenario's: what the device says and how.
 ///
 /// ```yaml
 /// speaker: record              # or null (the default); espeak:… and wav:… on the board

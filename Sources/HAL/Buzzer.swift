@@ -64,7 +64,7 @@ extension Buzzer {
     public var unavailableReason: String? { nil }
 }
 
-/// Rendered audio that is not a cue's tones: a speaker's words (issue 25), 16-bit mono PCM.
+/// Rendered audio that is not a cue's tones: a speaker's words, 16-bit mono PCM.
 public struct SoundClip: Hashable, Sendable {
     public var samples: [Int16]
     public var sampleRate: Int

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Where a GPS source stands. Reported to the runtime as it changes.
 public enum GPSStatus: String, Hashable, Sendable {
-    /// The device or gpsd is not (or no longer) reachable.
+    /// The device or gpsd is not reachable (never was, or went away).
     case disconnected
     /// The device is open; nothing heard yet.
     case connected

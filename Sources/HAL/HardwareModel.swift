@@ -107,7 +107,7 @@ public struct HardwareModel: Hashable, Sendable {
         }
     }
 
-    /// The speech output (issue 25): an amplifier or a USB sound card and what it drives,
+    /// The speech output: an amplifier or a USB sound card and what it drives,
     /// and the CPU that renders the words. Read from `Hardware/parts/speakers/NAME.yaml`,
     /// where every figure cites its source. A build without one (a piezo on GPIO 18, where
     /// I2S needs its bit clock) has `speaker` nil.

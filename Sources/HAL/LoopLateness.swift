@@ -3,7 +3,7 @@ import PacerCore
 /// How late a clock's loop ran its tasks in real time: a task is late by the time between
 /// when it was due (its deadline, or its submission for one run "now") and when it began.
 /// Everything the device does runs on that loop (a fix, a cue, a button press), so this is
-/// how late a cue can be heard; the figure a load test reads (issue 26: the companion page
+/// how late a cue can be heard; the figure a load test reads (the companion page
 /// must never delay a cue), and what `pacer device` writes to the journal when it stops.
 public struct LoopLateness: Hashable, Sendable {
     /// The buckets' upper limits: 0.1, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500 and 1000 ms.

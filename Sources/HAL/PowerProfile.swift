@@ -24,7 +24,7 @@ public struct PowerProfile: Hashable, Sendable {
     /// Whether the board may suspend to RAM between wakeups (where it can).
     public var boardSuspend: Bool
     /// Whether the Wi-Fi radio is switched off (rfkill soft block) for the workout and on
-    /// again after it (issue 26): the companion page is served only while the device waits.
+    /// again after it: the companion page is served only while the device waits.
     public var wifiOffDuringWorkout: Bool
     /// A lower profile the device steps down to when the battery falls to a level.
     public var stepDown: StepDown?

@@ -27,7 +27,7 @@ public struct RadioState: Hashable, Sendable {
 }
 
 /// The board's wireless (Wi-Fi) radio, which the device switches off during a workout on a
-/// profile that asks it (`wifi_off_during_workout`) and on again after it (issue 26): the
+/// profile that asks it (`wifi_off_during_workout`) and on again after it: the
 /// board's rfkill switch, a simulated one, or none.
 public protocol WirelessRadio: AnyObject, Sendable {
     /// The radio's setting (`sysfs:/sys/class/rfkill/rfkill0`, `sim`, `none`).

@@ -1,6 +1,6 @@
 import PacerCore
 
-/// Words said to the runner (issue 25): the figures a beep cannot carry (a split's time, the
+/// Words said to the runner: the figures a beep cannot carry (a split's time, the
 /// next phase's pace, where the runner stands), composed from the phrase book.
 public struct Utterance: Hashable, Sendable {
     /// What gives way to what: a pace or safety cue never waits behind an announcement.

@@ -45,8 +45,8 @@ public struct SystemTimeReading: Hashable, Sendable {
     }
 }
 
-/// What to make of the receiver's time: the pure decision behind issue 23, case 15 (a
-/// receiver with a week-rollover fault, its dates 1024 weeks early from its first fix).
+/// What to make of the receiver's time, a pure decision that guards against a receiver with a
+/// week-rollover fault (its dates 1024 weeks early from its first fix).
 ///
 /// A GPS week number has 10 bits in the legacy navigation message: it rolls over every
 /// 1024 weeks (7168 days, about 19.6 years), and a receiver whose firmware takes the wrong

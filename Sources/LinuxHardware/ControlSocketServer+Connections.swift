@@ -34,7 +34,7 @@ extension ControlSocketServer {
         /// The watcher is being dropped: closed once its last line is out, or at `deadline`.
         var ending = false
         /// The watcher shut its sending side (`nc -N`): it may still read, but its input is
-        /// no longer polled.
+        /// not polled from then on.
         var inputDone = false
     }
 

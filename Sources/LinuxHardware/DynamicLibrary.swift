@@ -7,9 +7,9 @@ import Musl
 /// A shared library opened when it is first needed (`dlopen`), not linked into `pacer`.
 ///
 /// Every library `pacer` links is loaded, with all the libraries it needs in turn, before
-/// `main` runs, by every command. libgps (13 libraries with its own) and libespeak-ng (30, among
-/// them PulseAudio and X11) cost about 9 M instructions of dynamic linking at each start, for a
-/// receiver and a voice that only `pacer device`, `gps` commands and `hw check` use (issue 27).
+/// `main` runs, by every command. libgps and libespeak-ng bring dozens of libraries with them
+/// (PulseAudio and X11 among them), and their dynamic linking at each start, for a receiver and
+/// a voice that only `pacer device`, `gps` commands and `hw check` use (docs/measured.md).
 /// They are opened here instead, once, by their SONAME, the one the headers were built against
 /// (the `PACER_…_SONAME` macros of the system-library modules); the Debian package still depends
 /// on them by name (scripts/package-deb.sh).

@@ -6,7 +6,7 @@ import HAL
 extension HardwareProbe {
     // MARK: speech
 
-    /// Whether the device can speak (issue 25): espeak-ng starts and has `voice`, a phrase
+    /// Whether the device can speak: espeak-ng starts and has `voice`, a phrase
     /// renders (how long it took), and, given an ALSA `device`, the words play on it through a
     /// buzzer as they would on a run. Speech is optional: what fails is a warning, with why
     /// (no espeak-ng data, no such voice, no output) — the device keeps beeping.

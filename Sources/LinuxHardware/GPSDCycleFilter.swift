@@ -36,7 +36,7 @@ public enum GPSDReport: Hashable, Sendable {
 ///
 /// - the report is complete: a 3D fix with its speed, altitude, HDOP and satellites in use.
 ///   Nothing a later TPV of the cycle could add is missing, so it goes at once, without the
-///   reader's settle wait (issue 27: at 1 Hz that wait was a wakeup and a system call a
+///   reader's settle wait (at 1 Hz that wait would cost a wakeup and a system call a
 ///   second, and a quarter of a second of lateness); later TPVs of its time are dropped, or
 /// - a report with a different time arrives (the receiver started its next cycle), or
 /// - the caller calls `flush()` because gpsd has been quiet for a while (the reader does so

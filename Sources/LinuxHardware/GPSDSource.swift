@@ -304,7 +304,7 @@ public final class GPSDSource: GPSSource {
                     _ = LibGPS.functions.unpack(line, data)
                 }
             }
-            // Until gpsd writes or `stop()` does; no longer than the settle time while a fix
+            // Until gpsd writes or `stop()` does; at most the settle time while a fix
             // is held, so the last cycle of a burst is delivered when gpsd goes quiet.
             fds[0].revents = 0
             fds[1].revents = 0

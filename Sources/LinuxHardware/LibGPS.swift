@@ -7,7 +7,7 @@ import Glibc
 /// `errstr` are the header's `gps_open`, ... with the header's own signatures (which differ
 /// between gpsd versions: `gps_unpack` takes a `char *` in API 11, a `const char *` later).
 /// The gpsd source calls them through `LibGPS.functions` once `LibGPS.problem` is nil; a call
-/// of the header's function by its own name would not link, libgps being no longer linked.
+/// of the header's function by its own name would not link, libgps not being linked.
 struct LibGPS: OpenedLibrary {
     /// How to install the library, for the error a missing one gives.
     static let install = "install gpsd's client library, the package that holds \(PACER_LIBGPS_SONAME) (apt-cache search --names-only '^libgps[0-9]')"

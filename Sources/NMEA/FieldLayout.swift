@@ -7,9 +7,9 @@ import PacerCore
 //
 // A handle's type is the kind of its field, so a read can only use the parser of that kind
 // (a time field yields an `Int32?` of milliseconds, a number field a `Double?`). The handles
-// are `let` constants of an empty-initialised struct: the optimizer folds them into the same
-// constant indices the parsers used before, so a layout costs no instruction per line (the
-// `kinds` list is only read by the tests and tools, never on the decoding path). The tests
+// are `let` constants of an empty-initialised struct: the optimizer folds them into constant
+// indices, as if each parser indexed its fields by hand, so a layout costs no instruction per
+// line (the `kinds` list is only read by the tests and tools, never on the decoding path). The tests
 // (`LayoutTests`) check that every layout's `kinds` has as many fields as its sample sentence,
 // that every handle points at fields of its own kind, and that the sample decodes.
 

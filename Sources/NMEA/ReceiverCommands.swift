@@ -292,7 +292,7 @@ public enum ReceiverCommands {
         /// run time `runTime` and sleep time `updatePeriod − runTime`, each in ms and
         /// within 1000 ms to 518 400 000 ms (for a period under 4 s the run time shrinks to
         /// leave 1 s of sleep, and neither goes below 1 s); second run and sleep time 0
-        /// (disabled: no longer run after a failed acquisition).
+        /// (disabled: no second run after a failed acquisition).
         public static func periodicStandby(updatePeriod: Duration) -> [UInt8] {
             let range = shortestPhase...longestPhase
             let period = milliseconds(updatePeriod, clampedTo: (2 * shortestPhase)...UInt32.max)

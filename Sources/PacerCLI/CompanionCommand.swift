@@ -2,7 +2,7 @@ import ArgumentParser
 import Companion
 import Foundation
 
-/// `pacer companion`: the companion page's setup (issue 26).
+/// `pacer companion`: the companion page's setup.
 struct CompanionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "companion", abstract: "Set up the companion page the device serves over Wi-Fi.",

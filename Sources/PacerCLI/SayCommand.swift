@@ -3,7 +3,7 @@ import Configurator
 import HAL
 import Logging
 
-/// `pacer say TEXT`: speaks on the speaker, as the device would say a split (issue 25).
+/// `pacer say TEXT`: speaks on the speaker, as the device would say a split.
 struct SayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "say", abstract: "Say words on the speaker.",

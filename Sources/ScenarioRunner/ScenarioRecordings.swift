@@ -68,7 +68,7 @@ enum ScenarioRecordings {
 }
 
 /// A committed recording with its recipe must still be what the recipe makes: otherwise the
-/// recipe no longer documents the recording (or the synthesiser changed).
+/// recipe does not document the recording (or the synthesiser changed).
 public enum ScenarioRecordingCheck {
     public static func check(_ scenario: Scenario, scratch: String) throws -> [String] {
         guard let recording = scenario.recording, let recipe = scenario.recipe else { return [] }

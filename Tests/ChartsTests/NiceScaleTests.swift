@@ -5,7 +5,7 @@ import Testing
 @Suite("Nice scales")
 struct NiceScaleTests {
     @Test func theBatteryChartsLatencyAxisEndsOnRoundNumbers() {
-        // The old chart's axis ran to 59 × 1.15 = 67.9, ticked at 17.0, 33.9, 50.9, 67.9.
+        // Not 59 × 1.15 = 67.9 ticked at 17.0, 33.9, 50.9, 67.9: round numbers, the top on a tick.
         let scale = NiceScale(low: 0, high: 59, ticks: 5)
         #expect(scale.ticks == [0, 10, 20, 30, 40, 50, 60])
         #expect(scale.ticks.map(scale.label) == ["0", "10", "20", "30", "40", "50", "60"])

@@ -94,8 +94,8 @@ struct ReportPageTests {
         }
     }
 
-    /// A 3,000-character waypoint name is cut in the table (issue 23, case 16): it squashed
-    /// every other column to one character per line.
+    /// A 3,000-character waypoint name is cut in the table, so that it cannot squash every
+    /// other column to one character per line.
     @Test func aVeryLongWaypointNameIsCutInTheTable() throws {
         var input = Self.banded()
         let long = String(repeating: "Longname", count: 375)

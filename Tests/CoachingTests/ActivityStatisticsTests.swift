@@ -205,8 +205,8 @@ struct ActivityStatisticsTests {
     }
 
     /// A track resumed 50 m higher after a gap (an outage run through uphill, a pause) climbed
-    /// those 50 m: counted, as the same track imported as a route counts them (issue 24,
-    /// item 6; it was 0 when gain was counted segment by segment).
+    /// those 50 m: counted, as the same track imported as a route counts them (counted
+    /// segment by segment, the gain would be 0).
     @Test func elevationIsCountedAcrossSegmentGaps() {
         var t = TrackBuilder()
         t.add(altitude: 100)

@@ -2,9 +2,9 @@ import Coaching
 import PacerCore
 import Testing
 
-/// Elevation gain on a track with gaps (issue 24, item 6): a 59 m climb cut into segments by
-/// auto-pauses or outages read 0 m, since each piece alone climbed less than the 10 m
-/// threshold; the same track as a route read 60 m.
+/// Elevation gain on a track with gaps: a 59 m climb cut into segments by auto-pauses or
+/// outages counts as the climb it is, though each piece alone climbs less than the 10 m
+/// threshold (counted piece by piece, it would be 0 m; the same track as a route is 60 m).
 @Suite("Elevation gain across a track's gaps")
 struct ElevationAcrossGapsTests {
     /// A steady climb of `metres` over `segments` pieces of a minute each at 1 Hz, with
@@ -32,7 +32,7 @@ struct ElevationAcrossGapsTests {
         let pieces = Self.climb(59, segments: 8, gap: 20)
         let cut = PathStatistics(segments: pieces)
         let whole = PathStatistics(segments: [pieces.flatMap { $0 }])
-        // Each minute climbs about 6.6 m, under the threshold: counted piece by piece it was 0.
+        // Each minute climbs about 6.6 m, under the threshold: counted piece by piece it would be 0.
         #expect(cut.elevationGain > 45, "\(cut.elevationGain)")
         #expect(abs(cut.elevationGain - whole.elevationGain) < 8, "\(cut.elevationGain) against \(whole.elevationGain)")
         #expect(cut.elevationLoss < 1)

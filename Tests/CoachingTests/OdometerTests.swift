@@ -88,7 +88,7 @@ struct OdometerTests {
         #expect(abs(o.distance - 200) < 1e-6)
     }
 
-    /// The probe's gap (issue 24): 74 s of silence while the runner stood, the two fixes
+    /// A gap while the runner stood: 74 s of silence while the runner stood, the two fixes
     /// 9.5 m apart at 3.05 and 0.67 m/s. The mean speed over the gap would be 137.6 m; the
     /// watch counted 0.2 m. With an end nearly standing, the positions bound the leg.
     @Test func aGapWithAStandingEndAddsLittleMoreThanItsStraightLine() {

@@ -2,7 +2,7 @@ import Coaching
 import PacerCore
 import Testing
 
-/// Pace judged on what can be trusted (issue 24, item 4): a speed the positions do not
+/// Pace judged on what can be trusted: a speed the positions do not
 /// support is not judged, a fix below the quality floor is not judged, one speed alone never
 /// decides, and when the speeds disagree the coach is unsure and holds the cue back.
 @Suite("Pace on trusted speeds")
@@ -39,9 +39,9 @@ struct PaceCoachTrustTests {
 
     static func kmh(_ v: Double) -> Double { v / 3.6 }
 
-    /// The issue's case: a runner at 11.05 km/h whose receiver says 11.9, then one spike of
-    /// 18.7 km/h. The old coach judged the mean of the two, 15.3 km/h, and said slow down;
-    /// the positions (92 m in 30 s) do not support 18.7 km/h, so the spike is not judged.
+    /// A runner at 11.05 km/h whose receiver says 11.9, then one spike of 18.7 km/h. Judged on
+    /// the mean of the two, 15.3 km/h, the coach would say slow down; the positions (92 m in
+    /// 30 s) do not support 18.7 km/h, so the spike is not judged.
     @Test func aSpikeThePositionsDoNotSupportIsNotJudged() {
         var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: Self.kmh(10), maximumSpeed: Self.kmh(14))])
         for s in stride(from: 0, through: 300, by: 30) {

@@ -24,7 +24,7 @@ struct ConfiguratorFactoryTests {
         #expect(try gps("none") == nil)
     }
 
-    /// The system clock the receiver's time is checked against (issue 23, case 15): the
+    /// The system clock the receiver's time is checked against: the
     /// board's for a receiver, none for a replayed recording, unless the settings say.
     @Test func theSystemClockIsTheBoardsForAReceiverAndNoneForARecording() throws {
         func system(_ uri: String?, gps: String) throws -> (any SystemTime)? {

@@ -270,7 +270,7 @@ struct HardwareCheckTests {
             """)
     }
 
-    /// The Wi-Fi radio (issue 26): no block unless one is configured; its rfkill switch read,
+    /// The Wi-Fi radio: no block unless one is configured; its rfkill switch read,
     /// a missing one, a hard block and a switch this user may not write only warnings.
     @Test func theWiFiRadioIsCheckedWhenOneIsConfigured() throws {
         let dir = TemporaryDirectory()

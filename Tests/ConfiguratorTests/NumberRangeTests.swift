@@ -3,11 +3,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every number in every data file is checked against its range before anything converts it
-/// (issue 14): a huge value, a huge integer, NaN or infinity (as YAML writes them, `.nan`,
-/// `.inf`, and as Swift reads them, `nan`, `inf`) is refused with the file, the line, the
-/// key, the value and the allowed range. Before, `alert_interval_s: 1e20` in a profile or
-/// `on_ms: 1e20` in the cue book trapped in a conversion to Int64 (SIGILL).
+/// Every number in every data file is checked against its range before anything converts it:
+/// a huge value, a huge integer, NaN or infinity (as YAML writes them, `.nan`, `.inf`, and as
+/// Swift reads them, `nan`, `inf`) is refused with the file, the line, the key, the value and
+/// the allowed range, so that `alert_interval_s: 1e20` in a profile or `on_ms: 1e20` in the
+/// cue book is an error message, never a trap in a conversion to Int64 (SIGILL).
 @Suite("Numbers in data files")
 struct NumberRangeTests {
     /// Values no number in any data file takes.

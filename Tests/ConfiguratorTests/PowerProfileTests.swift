@@ -98,7 +98,7 @@ struct PowerProfileTests {
         #expect(high.autoPause != nil && high.splitDistance == 1000)
     }
 
-    /// Issue 26: the Wi-Fi radio off during a workout on low and medium, left on on high;
+    /// The Wi-Fi radio off during a workout on low and medium, left on on high;
     /// a profile that does not say leaves it on.
     @Test func theWiFiRadioIsOffInAWorkoutOnLowAndMedium() throws {
         let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }

@@ -79,7 +79,7 @@ struct SettingsTests {
     }
 
     /// `system_clock:`, optional: the system clock the receiver's time is checked against
-    /// (issue 23, case 15); absent, the default for the GPS source (nil here).
+    /// (a week-rollover fault); absent, the default for the GPS source (nil here).
     @Test func theSystemClock() throws {
         let plain = try Settings.load(path: "\(hardwareDirectory)/config/simulated.yaml", environment: environment)
         #expect(plain.systemClock == nil)

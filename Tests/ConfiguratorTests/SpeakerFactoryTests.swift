@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// `Configurator.makeSpeaker`: the speaker URIs, and the words going into the buzzer's own
-/// output when it is the same one (issue 25).
+/// output when it is the same one.
 @Suite("Speaker factory")
 struct SpeakerFactoryTests {
     /// `wav:PATH` beside a `wav:PATH` buzzer (in a tee, as a scenario has it) writes into that

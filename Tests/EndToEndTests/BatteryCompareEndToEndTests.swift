@@ -52,7 +52,7 @@ struct BatteryCompareEndToEndTests {
         #expect(lines.first?.hasPrefix("profile  energy mAh  avg mA  runtime h") == true)
         #expect(lines.filter { $0.hasPrefix("high ") || $0.hasPrefix("low ") }.count == 2)
         #expect(result.stdout.contains("hardware zero-m8n, battery 2000 mAh"))
-        // The board's Wi-Fi radio off for the workout on low, not on high (issue 26).
+        // The board's Wi-Fi radio off for the workout on low, not on high.
         #expect(result.stdout.contains("low: Wi-Fi off for 30.0 min of the run, 9.0 mAh saved"), "\(result.stdout)")
         #expect(!result.stdout.contains("high: Wi-Fi off"))
     }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The command line's conventions (issue 16): sysexits statuses, the usage text only for
+/// The command line's conventions: sysexits statuses, the usage text only for
 /// usage errors, `--version`, and each option only where it does something.
 @Suite("The command line's conventions", .serialized)
 struct CommandLineEndToEndTests {
@@ -110,7 +110,7 @@ struct CommandLineEndToEndTests {
     }
 
     /// libgps, libasound, libespeak-ng and libxml2 are opened by what uses them, not loaded by
-    /// every command at start-up with the 40 libraries they need (issue 27): the dynamic
+    /// every command at start-up with the libraries they need: the dynamic
     /// loader's own account (LD_DEBUG=libs) of what `pacer --version` and a decode load, and of
     /// what `pacer say`, `pacer version` and a GPX import do.
     @Test func theOpenedLibrariesLoadOnlyWhenUsed() throws {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The companion page in a real browser (issue 26): `scripts/companion-browser-test.py` drives
+/// The companion page in a real browser: `scripts/companion-browser-test.py` drives
 /// headless Chromium against a real `pacer device` on the bundled recording in real time —
 /// logs in, uploads a route and follows it, activates a plan, starts the workout with a
 /// simulated press, watches the live state, stops it from the page, downloads the FIT and has

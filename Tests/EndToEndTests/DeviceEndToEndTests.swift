@@ -87,7 +87,7 @@ struct DeviceEndToEndTests {
         }
     }
 
-    /// Issue 24 item 11: `pacer ctl press` is the button on a desktop. It goes where the
+    /// `pacer ctl press` is the button on a desktop. It goes where the
     /// button's decoder hands its patterns (the device's press, with its button_actions):
     /// double offers the next workout, very-long says it again, short starts it; an unknown
     /// pattern is refused with the list (64).
@@ -107,7 +107,7 @@ struct DeviceEndToEndTests {
         defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
         #expect(status.hasPrefix("ready  Long run: workout 1/2"), "\(status)")
 
-        // Issue 24 item 12: the device holds its folder; the refusal says what really stops it.
+        // The device holds its folder; the refusal says what really stops it.
         let busy = try Pacer.run(["plan", "activate", "tempo", "--data-dir", data])
         #expect(busy.status == 75, "\(busy.stderr)")
         #expect(busy.stderr.contains("(PID \(device.process.processIdentifier), pacer device")
@@ -129,7 +129,7 @@ struct DeviceEndToEndTests {
         // Running, a long press pauses (button_actions' running map).
         let pause = try Pacer.run(["ctl", "press", "long", "--socket", socket])
         #expect(pause.stdout.hasPrefix("long press: pause: "), "\(pause.stdout) \(pause.stderr)")
-        // Issue 24 item 15: the device stays on after a workout; --until-end ends the watch
+        // The device stays on after a workout; --until-end ends the watch
         // with the workout (a very long press stops it), the device still running.
         let (untilEnd, untilEndOutput) = try Self.startWatch(socket, ["--until-end"])
         let stop = try Pacer.run(["ctl", "press", "very-long", "--socket", socket])

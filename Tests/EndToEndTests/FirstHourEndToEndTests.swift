@@ -5,8 +5,8 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 24, a new user's first hour: what a command says it does, it does.
-@Suite("A new user's first hour (issue 24), end to end", .serialized)
+/// A new user's first hour: what a command says it does, it does.
+@Suite("A new user's first hour, end to end", .serialized)
 struct FirstHourEndToEndTests {
     /// `routes export ID --gpx -`: the help says "- for standard output", so it writes there,
     /// the same document the file gets; an unknown route is still 66.
@@ -126,7 +126,7 @@ struct FirstHourEndToEndTests {
     }
 }
 
-/// `pacer hw check` tries the button (issue 24 item 15): the evdev device must be there and
+/// `pacer hw check` tries the button: the evdev device must be there and
 /// readable; with --press, a press must arrive. A FIFO carrying the kernel's input_event
 /// records stands in for the device (no uinput here), as in the evdev adapter's tests.
 @Suite("pacer hw check tries the button, end to end", .serialized)

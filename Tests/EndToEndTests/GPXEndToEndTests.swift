@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// GPX in and out through `pacer activities import` and `export`, at the sizes a device
-/// produces, and files no runner could have recorded (issue 14).
+/// produces, and files no runner could have recorded.
 @Suite("pacer activities import and export, end to end", .serialized)
 struct GPXEndToEndTests {
     /// A GPX 1.1 track as another device writes it: one point a second, a runner at about
@@ -89,9 +89,9 @@ struct GPXEndToEndTests {
         #expect(piped.stdout == (try String(contentsOfFile: exported, encoding: .utf8)))
     }
 
-    /// Issue 14: a 2-point track of 19,967 km in 1 s became an activity, and `pacer stats`
-    /// reported an average of 144,971 km/h. Refused now, with the line and why; the same jump
-    /// as one point of a run is dropped and said, and the statistics are the run's.
+    /// A 2-point track of 19,967 km in 1 s is refused, with the line and why, not made an
+    /// activity (whose `pacer stats` would say an average of 144,971 km/h); the same jump as
+    /// one point of a run is dropped and said, and the statistics are the run's.
     @Test func anImpossibleTrackNeverReachesTheStatistics() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

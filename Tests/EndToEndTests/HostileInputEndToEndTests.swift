@@ -5,7 +5,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 23's hostile and odd inputs, through the binary: each refused cleanly, with its
+/// Hostile and odd inputs, through the binary: each refused cleanly, with its
 /// sysexits status and a reason naming the file, instead of followed, hung on, or misread.
 @Suite("Hostile input, refused cleanly")
 struct HostileInputEndToEndTests {
@@ -63,7 +63,7 @@ struct HostileInputEndToEndTests {
     }
 
     /// Case 14: one byte that is not UTF-8 in a plan: 65, with the file, the line and the byte
-    /// offset (it was 66, "cannot be read (The operation could not be completed…)").
+    /// offset (not 66, "cannot be read (The operation could not be completed…)").
     @Test func aByteThatIsNotUTF8IsNamedByLineAndOffset() throws {
         let dir = TemporaryDirectory()
         let plan = dir.path + "/plan.yaml"

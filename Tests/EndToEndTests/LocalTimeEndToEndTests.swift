@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A runner reads local time (issue 24, item 13): the commands show times in the board's zone
+/// A runner reads local time: the commands show times in the board's zone
 /// (`TZ`, `/etc/localtime`), saying which; what is stored and exported stays UTC.
 @Suite("Times shown in the board's zone, end to end")
 struct LocalTimeEndToEndTests {

@@ -2,10 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every numeric option is checked against its range before anything converts it (issue 14):
-/// a value out of range is refused as ArgumentParser refuses a malformed one, naming the
-/// option, the range and the value, with the usage and exit status 64. Before, each of these
-/// trapped in a conversion to Int64 (SIGILL, exit 132) or printed "got null".
+/// Every numeric option is checked against its range before anything converts it: a value
+/// out of range is refused as ArgumentParser refuses a malformed one, naming the option, the
+/// range and the value, with the usage and exit status 64, never a trap in a conversion to
+/// Int64 (SIGILL, exit 132) nor "got null".
 @Suite("Numbers on the command line")
 struct NumberRangeEndToEndTests {
     static let recording = Pacer.trackLoop

@@ -5,7 +5,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Issue 23, case 5: what a command writes is checked to its last byte, and no command
+/// What a command writes is checked to its last byte, and no command
 /// replaces a node it did not make: a full device is an error naming it (74), a symbolic
 /// link keeps pointing where it did (its target written), a FIFO's reader gets the page.
 @Suite("Writes checked, nodes kept")

@@ -192,7 +192,7 @@ struct ProfileEndToEndTests {
         }
     }
 
-    /// Issue 24 item 12: a data folder that does not exist is an error naming it, with 66 as
+    /// A data folder that does not exist is an error naming it, with 66 as
     /// `pacer activities list` gives, not "no profile yet" (`plan active` likewise).
     @Test func aMissingDataFolderIsAnErrorNamingIt() throws {
         let dir = try makeTemporaryDirectory()

@@ -5,7 +5,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// The reliability probe's cases (issue 14), each as it was found: with the real binary,
+/// Faults a runner can meet, each reproduced with the real binary,
 /// real files, real signals.
 @Suite("Reliability, end to end", .serialized)
 struct ReliabilityEndToEndTests {
@@ -38,7 +38,7 @@ struct ReliabilityEndToEndTests {
         #expect(second.status != 0)
         #expect(second.stderr.contains("is in use by another Pacer (PID \(first.process.processIdentifier), pacer run"),
                 "\(second.stderr)")
-        // A run is ended by `pacer ctl stop` or its PID (issue 24 item 12: say what really stops it).
+        // A run is ended by `pacer ctl stop` or its PID, and the refusal says so.
         #expect(second.stderr.contains("Stop it first (pacer ctl stop ends the run, or kill \(first.process.processIdentifier))"),
                 "\(second.stderr)")
         #expect(try Self.sql(database, "SELECT state FROM activities") == "recording", "the live activity was touched")

@@ -7,12 +7,12 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue 23, case 15: time from a faulty receiver. A receiver with a week-rollover fault from
+/// Time from a faulty receiver. A receiver with a week-rollover fault from
 /// its first fix reports every date 1024 weeks (7168 days) early: 2006-09-16 for 2026-05-02.
 /// The activity must be dated by the corrected time, and a plan whose deadline has passed
 /// must be refused, through the `pacer` binary: replays on a scripted system clock, and a
 /// serial receiver on a pseudo-terminal against the machine's own clock (the board's adapter).
-@Suite("A receiver 1024 weeks early (issue 23, case 15)", .serialized)
+@Suite("A receiver 1024 weeks early", .serialized)
 struct RolloverEndToEndTests {
     static let week: Int64 = 7 * 86_400_000
     static let era: Int64 = 1024 * week

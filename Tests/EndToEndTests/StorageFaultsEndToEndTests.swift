@@ -5,7 +5,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// Storage faults on the device (issue 23, cases 2 to 4), each as it was found: the real
+/// Storage faults on the device, each as a runner meets it: the real
 /// binary as the unit runs it (`pacer device`, real time), a real file system (a small
 /// tmpfs that fills, a read-only bind mount, a folder removed), `pacer ctl` to press.
 @Suite("Storage faults on the device, end to end", .serialized)
@@ -76,10 +76,9 @@ struct StorageFaultsEndToEndTests {
         }
     }
 
-    /// Case 2: the disk is full when a workout ends. Before, what waited was dropped ("5
-    /// items not written") though space came back while the device stayed on. Now it waits
-    /// in memory and is stored when space comes back: the activity is completed, with
-    /// points to its end.
+    /// Case 2: the disk is full when a workout ends. What waits to be written is kept in
+    /// memory, not dropped ("5 items not written"), and stored when space comes back while the
+    /// device stays on: the activity is completed, with points to its end.
     @Test func aWorkoutEndedOnAFullDiskIsStoredWhenSpaceComesBack() throws {
         try #require(getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)")
         let rig = try Rig(mountedSize: "400k")
@@ -109,9 +108,9 @@ struct StorageFaultsEndToEndTests {
         #expect(out.stderr.contains("storage works again: activity 1 is stored whole"), "\(out.stderr)")
     }
 
-    /// Case 3: the data folder is removed while a workout records. Before, the run was lost
-    /// and every later workout "recorded" into the unlinked file. Now the folder is made
-    /// again with everything stored so far; this workout and the next are on the disk.
+    /// Case 3: the data folder is removed while a workout records. The folder is made again
+    /// with everything stored so far, and this workout and the next are on the disk, not
+    /// "recorded" into the unlinked file.
     @Test func aDataFolderRemovedMidRunIsMadeAgainAndLaterWorkoutsAreStored() throws {
         let rig = try Rig(mountedSize: nil)
         let (device, journal) = try rig.startDevice()
@@ -158,10 +157,10 @@ struct StorageFaultsEndToEndTests {
         #expect(span >= 19_000, "the whole run: \(span) ms")
     }
 
-    /// Case 4: a full or read-only card at power-on. Before, `pacer device` exited 73 with
-    /// no sound, and the unit restarted it every 5 s. Now it stays up: the fault cue with
-    /// the reason in the journal, a start refused with it; once the card is mended, the
-    /// next start works without a restart.
+    /// Case 4: a full or read-only card at power-on. `pacer device` stays up (it does not exit
+    /// 73 with no sound for the unit to restart every 5 s): the fault cue with the reason in
+    /// the journal, a start refused with it; once the card is mended, the next start works
+    /// without a restart.
     @Test(arguments: ["full", "read-only"])
     func aCardThatCannotBeWrittenAtPowerOnGivesTheFaultCueAndTheDeviceStaysUp(fault: String) throws {
         try #require(getuid() == 0, "mounting needs root (CI runs as root)")

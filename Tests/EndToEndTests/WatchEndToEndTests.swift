@@ -45,7 +45,7 @@ struct WatchEndToEndTests {
             (try? Pacer.run(["ctl", "status", "--socket", socket]))?.status == 0
         }
         try #require(answering, "pacer run never answered on its control socket")
-        // `pacer ctl press` (issue 24 item 11) on `pacer run`: mapped by the running button_actions,
+        // `pacer ctl press` on `pacer run`: mapped by the running button_actions,
         // where a double press does nothing by default, and says so.
         let press = try Pacer.run(["ctl", "press", "double", "--socket", socket])
         #expect(press.status == 0 && press.stdout == "double press: none (button_actions gives it no action while running)\n",

@@ -2,7 +2,7 @@ import HAL
 import PacerCore
 import Testing
 
-/// The pure decision behind issue 23, case 15: what the receiver's time is taken for,
+/// The pure decision on a receiver's time (a week-rollover fault): what it is taken for,
 /// against the system clock and the earliest plausible date.
 @Suite("GPS time check (week rollover)")
 struct GPSTimeCheckTests {

@@ -263,14 +263,14 @@ struct ControlSocketTests {
         let c = try #require(RawControlClient(path: rig.path))
         let reply = c.readToEnd()
         #expect(reply == "error: busy, try again\n")
-        // `pacer ctl` reads it as "try again": EX_TEMPFAIL (issue 23, case 11).
+        // `pacer ctl` reads it as "try again": EX_TEMPFAIL.
         #expect(ControlRefusal(reply: reply ?? "") == .busy)
         #expect(ControlRefusal.busy.exitStatus == 75)
         _ = (a, b)
     }
 
     /// A flood of clients beyond the limit is refused one by one, and the journal hears of it
-    /// once per ten seconds with a count, not once per client (issue 23, case 10).
+    /// once per ten seconds with a count, not once per client.
     @Test func aFloodOfRefusedClientsIsOneWarning() throws {
         let log = LogRecorder()
         let rig = try Rig(clientTimeout: .seconds(10), maximumClients: 1, logger: log.logger)

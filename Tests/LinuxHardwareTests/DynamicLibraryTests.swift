@@ -5,7 +5,7 @@ import Glibc
 
 @testable import LinuxHardware
 
-/// Libraries opened at first use (issue 27): what a missing library or function says.
+/// Libraries opened at first use: what a missing library or function says.
 @Suite("Libraries opened at first use")
 struct DynamicLibraryTests {
     @Test func aMissingLibraryIsNamedWithHowToInstallIt() {

@@ -6,7 +6,7 @@ import Simulation
 import Testing
 
 /// How late a real-time loop began its tasks (`LoopLateness`): what `pacer device` reports
-/// when it stops, and what the companion's load test reads (issue 26). Bounds are loose
+/// when it stops, and what the companion's load test reads. Bounds are loose
 /// where a loaded machine makes a loop late; the blocked loop is late by construction.
 @Suite("Loop lateness")
 struct LoopLatenessTests {

@@ -6,7 +6,7 @@ import Simulation
 import Synchronization
 import Testing
 
-/// The voice's arbitration (issue 25): one sound at a time, cues cut announcements, speech
+/// The voice's arbitration: one sound at a time, cues cut announcements, speech
 /// never over tones, nothing while paused, the share cap.
 @Suite("Announcer arbitration")
 struct AnnouncerTests {

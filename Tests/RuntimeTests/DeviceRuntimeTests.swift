@@ -109,7 +109,7 @@ struct DeviceRuntimeTests {
         let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
         #expect(detail.waypoints.map(\.name) == ["Water", "Bridge"])
         // The press at 20 s comes before that second's fix: stored where the runner was, dead
-        // reckoned from the fix before, then placed between the two fixes when the next one
+        // reckoned from the previous fix, then placed between the two fixes when the next one
         // comes (`WaypointPlacer`): the same place within centimetres.
         #expect(Geodesy.distance(detail.waypoints[0].position, water.position) < 0.05)
         #expect(rig.cues(.waypointSaved) == [20, 50])
@@ -264,7 +264,7 @@ struct GPSTimeJumpTests {
     }
 }
 
-/// Issue 23, case 15: a receiver with a week-rollover fault from its first fix (every date
+/// A receiver with a week-rollover fault from its first fix (every date
 /// 1024 weeks early, 2006-09-16 for 2026-05-02). The track clock's anchor is the corrected
 /// time, so the activity, its points and its waypoints are dated 2026-05-02; the time line
 /// is the receiver's (to the millisecond), only its era corrected.

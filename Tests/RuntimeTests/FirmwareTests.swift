@@ -203,9 +203,9 @@ struct FirmwareTests {
         #expect(abs(detail.summary.distance - 180) < 1, "\(detail.summary.distance)")
     }
 
-    /// A start pressed during power-on (issue 23, case 1) waits for the checks, then starts:
-    /// the workout is the one the device runs, answers for and stores, not one it forgets
-    /// (the device went on to say ready, and a stop found "no workout running").
+    /// A start pressed during power-on waits for the checks, then starts: the workout is the
+    /// one the device runs, answers for and stores, not one it forgets (a device that says
+    /// ready and a stop that finds "no workout running").
     @Test(arguments: [true, false])
     func aStartDuringPowerOnStartsAfterTheChecks(byButton: Bool) throws {
         let rig = try DeviceRig(recording(seconds: 400) { _ in 3.0 }, plan: twoWorkouts())
@@ -244,7 +244,7 @@ struct FirmwareTests {
         #expect(refusals.count == 2)
     }
 
-    /// Issue 23, case 15: a receiver 1024 weeks early from its first fix (2006-09-16 for
+    /// A receiver 1024 weeks early from its first fix (2006-09-16 for
     /// 2026-05-02), the system clock set: the deadline (2026-05-01) is judged by the corrected
     /// date, so the plan is expired, by ear, at the press and at `ctl start`, as above.
     @Test func aReceiver1024WeeksEarlyDoesNotStartAnExpiredPlan() throws {

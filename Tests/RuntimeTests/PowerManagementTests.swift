@@ -156,7 +156,7 @@ struct PowerManagementTests {
         // The receiver rests from then on.
         #expect(log.gpsStates.contains { $0.0 >= 180 && $0.1 == "gps backup" })
         #expect(d.runtime.status.profile == "low")
-        // Positions every 10 s before, every 60 s after.
+        // Positions every 10 s before the step down, every 60 s after it.
         let points = try d.store.activity(1).points.map { Int($0.time.millisecondsSince1970 / 1000) }
         let gaps = zip(points, points.dropFirst()).map { $1 - $0 }
         #expect(gaps.prefix(10).allSatisfy { $0 == 10 }, "\(gaps)")

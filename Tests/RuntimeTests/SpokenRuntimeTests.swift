@@ -5,7 +5,7 @@ import Runtime
 import Simulation
 import Testing
 
-/// The runtime with a voice (issue 25): what the runner hears, in order, never over a beep.
+/// The runtime with a voice: what the runner hears, in order, never over a beep.
 @Suite("Spoken coaching in the runtime")
 struct SpokenRuntimeTests {
     static let book = PhraseBook(

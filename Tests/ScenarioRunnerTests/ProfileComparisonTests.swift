@@ -83,7 +83,7 @@ struct ProfileComparisonTests {
         #expect(json?.first?["latency_max_s"] as? Double == 9)
     }
 
-    /// The chart of issue 15: round ticks, the signed error below a zero line, the build and
+    /// The comparison's chart: round ticks, the signed error below a zero line, the build and
     /// each profile's runtime in hours named, no label past the picture's edge.
     @Test func theChartTicksRoundNumbersSignsTheErrorAndCutsNoLabel() {
         func row(_ profile: String, energy: Double, runtime: Double, error: Double, latencies: [Double]) -> ProfileComparison.Row {

@@ -4,10 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// docs/scenarios.md cannot drift from the scenarios and their loader (issue 24, item 16: it
-/// said 24 bundled scenarios when there were 32, and its key list lacked `route:`, `mode:`,
-/// `until:`, `date:` and `do: press`): the count it gives, the scenarios its table lists, and
-/// every key, action and expectation the loader reads are checked against the code.
+/// docs/scenarios.md cannot drift from the scenarios and their loader: the count it gives,
+/// the scenarios its table lists, and every key, action and expectation the loader reads are
+/// checked against the code.
 @Suite("docs/scenarios.md against the scenarios and their loader")
 struct ScenarioDocsTests {
     static let page = (try? String(contentsOfFile: repositoryRoot + "/docs/scenarios.md", encoding: .utf8)) ?? ""
@@ -85,8 +84,8 @@ struct ScenarioDocsTests {
 }
 
 /// The simulated setup's receiver (Hardware/config/simulated.yaml) is a recording made from a
-/// recipe beside it: it must still be what the recipe makes (issue 24, item 10: the first
-/// try a new user makes is the bundled plan on this recording).
+/// recipe beside it: it must still be what the recipe makes (the first try a new user makes
+/// is the bundled plan on this recording).
 @Suite("The bundled recordings")
 struct BundledRecordingTests {
     @Test func theFirstTrysRecordingIsWhatItsRecipeMakes() throws {

@@ -153,7 +153,7 @@ struct ScenarioRunnerTests {
         #expect(try #require(outcome.activities.first).segments.count == 4)
     }
 
-    /// Issue 24's gap end to end: on high (1 Hz) the runner runs east at 3.05 m/s for 120 s,
+    /// A gap while the runner stood, end to end: on high (1 Hz) the runner runs east at 3.05 m/s for 120 s,
     /// the receiver goes silent for 74 s while the runner stops, and comes back 9.5 m further
     /// at 0.67 m/s, then standing to the end. The gap adds under 15 m (the mean speed over it
     /// would add 137.6 m).

@@ -5,7 +5,7 @@ import Glibc
 /// A pseudo-terminal pair from `openpty`, standing in for a serial GPS or a keyboard: the
 /// test writes into the master (the device's side), the code under test opens the slave by
 /// `path` (`/dev/pts/N`) or reads its descriptor. Neither end is inherited by processes a test
-/// starts; both are closed when released (or before, one at a time: closing the master is
+/// starts; both are closed when released (or earlier, one at a time: closing the master is
 /// the device going away, a hang-up on the slave).
 public final class PseudoTerminal: @unchecked Sendable {
     public private(set) var master: Int32
