@@ -95,10 +95,10 @@ public enum FileImport {
     /// Imports `path` as `kind`: a FIT file (named .fit, or with FIT's signature) with the
     /// FIT reader, anything else as GPX.
     public static func importFile(_ path: String, as kind: GPXImportKind, name: String?,
-                                  into store: ActivityStore) throws -> GPXImportResult {
+                                  into store: PacerStore) throws -> GPXImportResult {
         FITReader.looksLikeFIT(path: path)
-            ? try store.importFIT(file: path, as: kind, name: name)
-            : try store.importGPX(file: path, as: kind, name: name)
+            ? try store.fit.importFIT(file: path, as: kind, name: name)
+            : try store.gpx.importGPX(file: path, as: kind, name: name)
     }
 
     /// The name an upload is known by in messages and as the import's source: the last part
@@ -114,7 +114,7 @@ public enum FileImport {
     /// imported from there; messages, notes and the stored source name the upload, not the
     /// temporary copy. The copy is removed.
     public static func importUpload(_ upload: Upload, as kind: GPXImportKind, name: String?,
-                                    into store: ActivityStore) throws -> GPXImportResult {
+                                    into store: PacerStore) throws -> GPXImportResult {
         let shown = uploadName(upload.filename)
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("pacer-upload-\(UUID().uuidString)").path
@@ -142,7 +142,7 @@ public enum FileImport {
             note.file = shown
             return note
         }
-        try store.gpxExchange.setSource(shown, of: result)
+        try store.gpx.setSource(shown, of: result)
         return result
     }
 }

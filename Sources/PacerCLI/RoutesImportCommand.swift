@@ -37,9 +37,9 @@ extension RoutesCommand {
             let opened = try store.open(writing: true)
             let result: GPXImportResult
             if let activity {
-                result = try opened.importRoute(fromActivity: activity, name: name)
+                result = try opened.routes.importRoute(fromActivity: try opened.activities.activity(activity), name: name)
             } else {
-                result = try opened.importGPX(file: file!, as: .route, name: name)
+                result = try opened.gpx.importGPX(file: file!, as: .route, name: name)
             }
             printLines(ImportSummary.lines(result, from: activity.map { "from activity #\($0)" }))
         }

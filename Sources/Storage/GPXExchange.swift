@@ -197,6 +197,13 @@ extension GPXExchange {
         try read { db in try Self.privacyMask(activity: id, options: options, db)?.circles ?? [] }
     }
 
+    /// The circles a share of activity `id` with `choice` hides (`PrivacyCircle`), for checks.
+    public func privacyCircles(activity id: Int64, choice: ShareChoice, secret: ShareSecret? = nil) throws -> [PrivacyCircle] {
+        var options = choice.options
+        options.secret = secret
+        return try privacyCircles(activity: id, options: options)
+    }
+
     /// The device's share secret.
     public func shareSecret() throws -> ShareSecret {
         try read { db in try Self.shareSecret(db) }

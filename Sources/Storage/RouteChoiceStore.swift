@@ -40,12 +40,3 @@ extension RouteStore {
         try chosenRoute().map { try followedRoute($0) }
     }
 }
-
-extension ActivityStore {
-    /// The route the next workout follows (`RouteStore.chosenRoute`).
-    public func chosenRoute() throws -> Int64? { try routeStore.chosenRoute() }
-    /// Chooses the route the next workout follows; nil: none (`RouteStore.chooseRoute`).
-    public func chooseRoute(_ id: Int64?, at time: UTCTimestamp) throws { try routeStore.chooseRoute(id, at: time) }
-    /// The chosen route, ready to follow (`RouteStore.chosenFollowedRoute`).
-    public func chosenFollowedRoute() throws -> FollowedRoute? { try routeStore.chosenFollowedRoute() }
-}

@@ -3,12 +3,33 @@ import Foundation
 import GRDB
 import PacerCore
 
-/// FIT files in (issue 26): a watch's activity (or Pacer's own export) imported as a past
-/// activity or as a route, as a GPX file is (`GPXExchange.importGPX`): its records with a
-/// position and a time, judged by the same rules (`GPXPlausibility`), in one transaction, so
+/// FIT in and out of the store. In: a watch's activity (or Pacer's own export) imported as a
+/// past activity or as a route, as a GPX file is (`GPXExchange.importGPX`): its records with
+/// a position and a time, judged by the same rules (`GPXPlausibility`), in one transaction, so
 /// a file refused anywhere stores nothing. In the notes and errors a point's "line" is its
-/// record's number in the file, from 1.
-extension GPXExchange {
+/// record's number in the file, from 1. Out: an activity as a FIT activity file (`FITWriter`).
+public final class FITExchange: DatabasePart {
+    let database: PacerDatabase
+
+    init(database: PacerDatabase) {
+        self.database = database
+    }
+
+    /// The activity as a FIT activity file (`FITWriter.activity(_:utcOffset:)`): its laps
+    /// (the phases), its timer's pauses and the device's distance on every record.
+    public func fit(activity id: Int64, utcOffset: Int64 = 0) throws -> [UInt8] {
+        FITWriter.activity(try read { db in try ActivityLogStore.detail(id, db) }, utcOffset: utcOffset)
+    }
+
+    /// Writes the activity as FIT to `path` through `OutputFile` (replaced only once complete).
+    /// Returns the file's size in bytes.
+    @discardableResult
+    public func exportFIT(activity id: Int64, to path: String, utcOffset: Int64 = 0) throws -> Int {
+        let bytes = try fit(activity: id, utcOffset: utcOffset)
+        try OutputFile.write(path) { write in try write(bytes) }
+        return bytes.count
+    }
+
     public func importFIT(file path: String, as kind: GPXImportKind, name: String? = nil,
                           rules: GPXPlausibility = .standard) throws -> GPXImportResult {
         let fit = try FITReader.read(path: path)
@@ -31,7 +52,7 @@ extension GPXExchange {
 
     static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
                                   _ db: Database) throws -> GPXImportResult {
-        let (id, filter) = try importedActivity(name: name, path: path, rules: rules, db)
+        let (id, filter) = try GPXExchange.importedActivity(name: name, path: path, rules: rules, db)
         for (i, p) in fit.points.enumerated() {
             // A segment per stretch between the timer's stops (the pauses).
             if i == 0 || p.afterStop { try filter.beginSegment() }
