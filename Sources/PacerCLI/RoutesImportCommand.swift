@@ -35,7 +35,7 @@ extension RoutesCommand {
 
         func run() throws {
             let opened = try store.open(writing: true)
-            let result: GPXImportResult
+            let result: ImportResult
             if let activity {
                 result = try opened.routes.importRoute(fromActivity: try opened.activities.activity(activity), name: name)
             } else {

@@ -99,7 +99,7 @@ extension GPXRefusalTests {
 struct GPXPlausibilityTests {
     /// Imports `points` as an activity into a fresh store.
     static func importActivity(_ points: [TestTrackPoint], in dir: String, name: String = "run.gpx")
-        throws -> (PacerStore, GPXImportResult, String) {
+        throws -> (PacerStore, ImportResult, String) {
         let store = try PacerStore(directory: "\(dir)/\(name).data")
         let path = try write(trackFile(points), to: name, in: dir)
         return (store, try store.gpx.importGPX(file: path, as: .activity), path)
@@ -226,7 +226,7 @@ struct GPXPlausibilityTests {
     }
 
     @Test func toleranceIsOneInAHundredAndNoneUnderTen() {
-        let rules = GPXPlausibility.standard
+        let rules = TrackPlausibility.standard
         #expect([2, 9, 10, 199, 200, 86_400].map(rules.tolerated) == [0, 0, 1, 1, 2, 864])
     }
 }

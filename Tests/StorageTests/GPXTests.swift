@@ -281,7 +281,7 @@ struct GPXRefusalTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var content: String
-        var kind: GPXImportKind = .route
+        var kind: ImportKind = .route
         var line: Int?
         var reason: String
         var testDescription: String { name }
