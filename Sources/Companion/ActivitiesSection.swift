@@ -4,7 +4,7 @@ import Foundation
 import PacerCore
 import Storage
 
-/// The companion's activities (issue 26): the list, one activity's figures and phases, its
+/// The companion's activities: the list, one activity's figures and phases, its
 /// report (`pacer activities report`'s page), its files (`pacer activities export --gpx/
 /// --tcx/--fit`'s bytes), a share with the privacy choice (`pacer activities share`), and
 /// the import of a GPX or FIT file (`pacer activities import`), each through the same

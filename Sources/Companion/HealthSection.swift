@@ -2,7 +2,7 @@ import Configurator
 import Foundation
 import Storage
 
-/// The companion's health page (issue 26), at `/health-report` (`/health` is the server's
+/// The companion's health page, at `/health-report` (`/health` is the server's
 /// check without a login): the battery as its gauge reads it, the data folder (free space,
 /// the database's size, the activities, a fault when it cannot be used), the device's state
 /// and its GPS as the device says them, and, when asked, what `pacer hw check` says (the

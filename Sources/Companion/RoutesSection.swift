@@ -4,7 +4,7 @@ import Foundation
 import PacerCore
 import Storage
 
-/// The companion's routes (issue 26): the list with the route the next workout follows, a
+/// The companion's routes: the list with the route the next workout follows, a
 /// route's page and its report (`pacer routes report`), the upload of a GPX or FIT file
 /// (`pacer activities import FILE --as route`'s checks and words), and the choice of the
 /// route the next workout follows (`pacer routes follow ID|none`, the same function).

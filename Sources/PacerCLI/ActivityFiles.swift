@@ -2,7 +2,7 @@ import ArgumentParser
 import Companion
 import Storage
 
-/// The activity commands' TCX (issue 26), beside their GPX: kept apart so that each format's
+/// The activity commands' TCX, beside their GPX: kept apart so that each format's
 /// lines in `ActivitiesCommand` stay few.
 enum ActivityFiles {
     /// Writes activity `id` as TCX to `path` (- for standard output, every write checked).

@@ -2,7 +2,7 @@ import Coaching
 import GRDB
 import PacerCore
 
-/// The route the next workout follows (issue 26): chosen from the companion page or
+/// The route the next workout follows: chosen from the companion page or
 /// `pacer routes follow ID|none`, kept as a key of `device_state` (`followed_route`: the
 /// route's id), read by the device when a workout starts (`pacer device --route`, when
 /// given, still wins). A route that cannot be followed (fewer than two points) is refused

@@ -1,7 +1,7 @@
 import GRDB
 import PacerCore
 
-// TCX out of the store (issue 26): an activity exported or shared as Garmin's Training Center
+// TCX out of the store: an activity exported or shared as Garmin's Training Center
 // Database v2, with its laps (`ActivityLaps`), for Strava, Garmin Connect, intervals.icu and
 // Runalyze, which read its laps, timer and odometer distance.
 

@@ -4,7 +4,7 @@ import Storage
 import TestSupport
 import Testing
 
-/// FIT out of `pacer activities export --fit` and `pacer plan export --fit` (issue 26), read
+/// FIT out of `pacer activities export --fit` and `pacer plan export --fit`, read
 /// back by independent readers: Garmin's FIT SDK for Python (`scripts/fit-dump.py`, pip
 /// garmin-fit-sdk, installed by scripts/setup.sh) field by field against what the store
 /// holds, and gpsbabel's FIT reader. Without the SDK these tests fail and say so.
@@ -118,7 +118,7 @@ struct FITEndToEndTests {
         #expect(text.components(separatedBy: "<trkpt ").count - 1 == detail.points.count)
     }
 
-    /// A share as FIT (R18, issue 26): with a privacy zone and --hide-within, the records are
+    /// A share as FIT (R18): with a privacy zone and --hide-within, the records are
     /// the points the TCX share of the same choice shows (none within a hidden circle), with no
     /// odometer distance on them; the laps are the share's; the SDK's check passes. What FIT
     /// cannot carry is refused as TCX's is, naming --fit, and nothing is written.
@@ -280,7 +280,7 @@ struct FITEndToEndTests {
     }
 }
 
-/// FIT in through `pacer activities import` (issue 26): Pacer's own export round-tripped, a
+/// FIT in through `pacer activities import`: Pacer's own export round-tripped, a
 /// FIT that gpsbabel wrote from a GPX, and broken files refused with the byte and the reason.
 @Suite("FIT import end to end", .serialized)
 struct FITImportEndToEndTests {

@@ -7,7 +7,7 @@ import Storage
 import TestSupport
 import Testing
 
-/// `pacer activities share` (R18, issue 15) as a runner uses it: an activity imported into a
+/// `pacer activities share` (R18) as a runner uses it: an activity imported into a
 /// real data folder, shared with a choice, the file read back by libxml2 and checked against
 /// the schema and against what the store holds.
 @Suite("pacer activities share, end to end", .serialized)

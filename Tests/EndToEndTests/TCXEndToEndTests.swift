@@ -8,7 +8,7 @@ import Storage
 import TestSupport
 import Testing
 
-/// TCX out of the store (issue 26) as a runner uses it: a bundled scenario run into a data
+/// TCX out of the store as a runner uses it: a bundled scenario run into a data
 /// folder, exported or shared with `--tcx`, the file checked against Garmin's schema with
 /// xmllint, read back with gpsbabel, and read field by field with libxml2 against what the
 /// store holds.

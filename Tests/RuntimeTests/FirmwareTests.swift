@@ -202,7 +202,7 @@ struct FirmwareTests {
         #expect(abs(detail.summary.distance - 180) < 1, "\(detail.summary.distance)")
     }
 
-    /// A start pressed during power-on (issue 23, case 1) waits for the checks, then starts:
+    /// A start pressed during power-on waits for the checks, then starts:
     /// the workout is the one the device runs, answers for and stores, not one it forgets
     /// (the device went on to say ready, and a stop found "no workout running").
     @Test(arguments: [true, false])

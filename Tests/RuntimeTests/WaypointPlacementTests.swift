@@ -8,8 +8,8 @@ import Storage
 import TestSupport
 import Testing
 
-/// Where a waypoint press is stored, against where the runner really was at the press (issue
-/// 24, item 5): a recording synthesized on a route with bends, whose every second's true
+/// Where a waypoint press is stored, against where the runner really was at the press: a
+/// recording synthesized on a route with bends, whose every second's true
 /// position is known, replayed as each profile's receiver delivers it (high: every second;
 /// medium: power-save, one fix per 30 s; low: backup, one per minute), presses at times
 /// between fixes.

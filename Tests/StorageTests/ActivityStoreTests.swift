@@ -397,7 +397,7 @@ struct ActivityStoreTests {
         #expect(lines.last == "(1 activity is still recording and not counted.)")
     }
 
-    /// A waypoint stored at a press and placed again at the next fix (issue 24, item 5): the
+    /// A waypoint stored at a press and placed again at the next fix: the
     /// new place replaces the old, whether the old was committed already or not, and the
     /// others keep theirs.
     @Test func aRevisedWaypointReplacesTheOneStoredAtThePress() throws {

@@ -41,7 +41,7 @@ struct DataFolderLockTests {
         guard case .busy(_, let who) = error else { Issue.record("\(error)"); return }
         #expect(who == "\(holder.processIdentifier) pacer device", "\(String(describing: who))")
         #expect(error.description.contains("is in use by another Pacer (PID "), "\(error)")
-        // What really stops a device (issue 24 item 12): not `pacer ctl stop`.
+        // What really stops a device: not `pacer ctl stop`.
         #expect(error.description.contains("Stop it first (sudo systemctl stop pacer when it runs as the service, else kill \(holder.processIdentifier))"),
                 "\(error)")
         #expect(!error.description.contains("pacer ctl stop"), "\(error)")
@@ -83,7 +83,7 @@ struct DataFolderLockTests {
     }
 
     /// A `pacer.lock` planted as a symbolic link is refused, never followed: the file it
-    /// points to is not truncated (issue 23, case 8).
+    /// points to is not truncated.
     @Test func aLockFileThatIsASymbolicLinkIsRefusedAndItsTargetKept() throws {
         let dir = try makeTemporaryDirectory()
         let target = "\(dir)/precious.txt"

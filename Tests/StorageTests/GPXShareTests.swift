@@ -115,7 +115,7 @@ struct ParsedXML {
 /// equals the stored values; what was not is nowhere; nothing lies in a hidden place; the
 /// track is split where a place cuts it; the file is valid GPX 1.1.
 /// `circles`: those the share hid (`GPXExchange.privacyCircles`), larger than the places
-/// and moved off them (issue 23, case 6); every point within the places themselves must be
+/// and moved off them; every point within the places themselves must be
 /// among the hidden.
 func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDetail, circles: [PrivacyCircle] = [],
                  statesDistance: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -333,8 +333,8 @@ struct GPXShareTests {
     }
 
     /// Sparse points (77 m apart, the medium profile's spacing at a run's pace) either side
-    /// of a 12 m zone (its hidden circle 21.6 m): no point is in it, and still no line is drawn across it (issue 23,
-    /// case 7): the track is cut between the two points, and no shared leg passes within the
+    /// of a 12 m zone (its hidden circle 21.6 m): no point is in it, and still no line is drawn across it:
+    /// the track is cut between the two points, and no shared leg passes within the
     /// zone.
     @Test func aLineBetweenSparsePointsIsCutWhereItCrossesAZone() throws {
         let dir = try makeTemporaryDirectory()

@@ -113,7 +113,7 @@ struct PointTimerTests {
         return Double(text[open.upperBound..<close.lowerBound])
     }
 
-    /// One run, one distance (issue 24, item 7): `Scenarios/battery-compare` on the medium
+    /// One run, one distance: `Scenarios/battery-compare` on the medium
     /// profile (a point kept every 30 s, so the stored track's straight lines are 4 % short of
     /// the odometer) recorded by the binary into a real data folder; the header, the phases
     /// (laps), the report's splits, the text report's elevation axis and the GPX export's

@@ -117,7 +117,7 @@ func segmentEnds(_ path: String) throws -> [GeoPoint] {
 /// round home and for `--hide-within`, whatever the device's secret (three of them here).
 /// On the code before the fix every case failed: the fitted centre was 2.3, 1.5 and 0.06 m
 /// from home for a 200 m zone, 4.7, 0.7 and 0.9 m for `--hide-within 200m`.
-@Suite("Privacy zones that cannot be inverted (issue 23, case 6)", .serialized)
+@Suite("Privacy zones that cannot be inverted", .serialized)
 struct PrivacyAttackTests {
     static let radius = 200.0
     static let secrets = [

@@ -8,7 +8,7 @@ import PacerCore
 import TestSupport
 import Testing
 
-/// A data folder removed under a writer (issue 23, case 3): `rm -r` of the folder while a
+/// A data folder removed under a writer: `rm -r` of the folder while a
 /// device records. Before, every later write went into the unlinked file and was lost with
 /// the process; now the folder is made again, with everything stored so far, and later
 /// writes reach the disk.
