@@ -1,7 +1,7 @@
 import PacerCore
 
 /// The runner the device coaches (R3, R9, R12, R15): what the plan generator needs to know.
-/// Stored with the history of its changes (`ActivityStore`), set with `pacer profile set`.
+/// Stored with the history of its changes (`PacerStore`), set with `pacer profile set`.
 public struct AthleteProfile: Hashable, Sendable {
     /// A best mark: a distance run in a time.
     public struct Mark: Hashable, Sendable {

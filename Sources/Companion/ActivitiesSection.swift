@@ -36,24 +36,24 @@ public struct ActivitiesSection: CompanionSection {
             PageRoute(.post, "/activities/import") { request in await SectionSupport.answer { try importUpload(request) } },
             PageRoute(.get, "/activities/:id") { request in await withID(request) { try detail($0, request) } },
             PageRoute(.get, "/activities/:id/report") { request in
-                await withID(request) { .document(ActivityReportPage.html(try device.store().activity($0).reportInput)) }
+                await withID(request) { .document(ActivityReportPage.html(try device.store().activities.activity($0).reportInput)) }
             },
             PageRoute(.get, "/activities/:id/gpx") { request in
                 await withID(request) { id in
                     .download(filename: "activity-\(id).gpx", contentType: ShareFormat.gpx.mediaType,
-                              bytes: try device.store().gpx(activity: id))
+                              bytes: try device.store().gpx.gpx(activity: id))
                 }
             },
             PageRoute(.get, "/activities/:id/tcx") { request in
                 await withID(request) { id in
                     .download(filename: "activity-\(id).tcx", contentType: ShareFormat.tcx.mediaType,
-                              bytes: try device.store().tcx(activity: id, version: version))
+                              bytes: try device.store().tcx.tcx(activity: id, version: version))
                 }
             },
             PageRoute(.get, "/activities/:id/fit") { request in
                 await withID(request) { id in
                     .download(filename: "activity-\(id).fit", contentType: ShareFormat.fit.mediaType,
-                              bytes: try device.store().fit(activity: id, utcOffset: utcOffset()))
+                              bytes: try device.store().fit.fit(activity: id, utcOffset: utcOffset()))
                 }
             },
             PageRoute(.post, "/activities/:id/share") { request in await withID(request) { try share($0, request) } },
@@ -68,7 +68,7 @@ public struct ActivitiesSection: CompanionSection {
     // MARK: - The list
 
     func list(_ request: PageRequest) throws -> PageResponse {
-        let activities = try device.store().activities()
+        let activities = try device.store().activities.activities()
         var body = ""
         if activities.isEmpty {
             body += "<p id=\"no-activities\">No activities yet.</p>"
@@ -102,7 +102,7 @@ public struct ActivitiesSection: CompanionSection {
     // MARK: - One activity
 
     func detail(_ id: Int64, _ request: PageRequest) throws -> PageResponse {
-        let d = try device.store().activity(id)
+        let d = try device.store().activities.activity(id)
         let a = d.summary
         var figures: [(String, String)] = []
         var when = a.startedAt.map { ActivityFormat.dateTimeZoned($0, seconds: true, zone: zone) } ?? "unknown"
@@ -177,7 +177,7 @@ public struct ActivitiesSection: CompanionSection {
         let store = try device.store()
         let name = "activity-\(id)-share.\(format.rawValue)"
         let bytes = try SectionSupport.bytes(named: name) { path in
-            _ = try store.share(activity: id, to: path, choice: choice, format: format, version: version)
+            _ = try store.gpx.share(activity: id, to: path, choice: choice, format: format, version: version)
         }
         return .download(filename: name,
                          contentType: format.mediaType,

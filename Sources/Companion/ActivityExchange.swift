@@ -49,7 +49,7 @@ public enum ShareRequest {
 
 /// What an import says: what it stored, what it dropped or left out, and the notes.
 public enum ImportSummary {
-    public static func lines(_ result: GPXImportResult, from source: String? = nil) -> [String] {
+    public static func lines(_ result: ImportResult, from source: String? = nil) -> [String] {
         let what = result.kind == .route ? "route" : "activity"
         var lines = ["Imported \(what) #\(result.id) \"\(result.name)\": \(ActivityFormat.kilometres(result.distance)) km, "
                      + "\(result.pointCount) points, \(result.waypointCount) waypoints" + (source.map { " (\($0))" } ?? "")]
@@ -68,7 +68,7 @@ public enum ImportSummary {
     }
 
     /// What the file held that Pacer does not keep, with the counts: heart rate and cadence.
-    public static func notKept(_ result: GPXImportResult) -> String? {
+    public static func notKept(_ result: ImportResult) -> String? {
         func points(_ n: Int) -> String { n == 1 ? "1 point" : "\(n) points" }
         var parts: [String] = []
         if result.heartRatesNotKept > 0 { parts.append("the heart rate of \(points(result.heartRatesNotKept))") }
@@ -78,7 +78,7 @@ public enum ImportSummary {
     }
 
     /// `pacer activities import`'s lines: the summary with what the file became said second.
-    public static func importLines(_ result: GPXImportResult) -> [String] {
+    public static func importLines(_ result: ImportResult) -> [String] {
         var lines = lines(result)
         // What it became, said: a route is not in `activities list`.
         lines.insert(result.kind == .route
@@ -94,11 +94,11 @@ public enum ImportSummary {
 public enum FileImport {
     /// Imports `path` as `kind`: a FIT file (named .fit, or with FIT's signature) with the
     /// FIT reader, anything else as GPX.
-    public static func importFile(_ path: String, as kind: GPXImportKind, name: String?,
-                                  into store: ActivityStore) throws -> GPXImportResult {
+    public static func importFile(_ path: String, as kind: ImportKind, name: String?,
+                                  into store: PacerStore) throws -> ImportResult {
         FITReader.looksLikeFIT(path: path)
-            ? try store.importFIT(file: path, as: kind, name: name)
-            : try store.importGPX(file: path, as: kind, name: name)
+            ? try store.fit.importFIT(file: path, as: kind, name: name)
+            : try store.gpx.importGPX(file: path, as: kind, name: name)
     }
 
     /// The name an upload is known by in messages and as the import's source: the last part
@@ -113,8 +113,8 @@ public enum FileImport {
     /// the upload's name (so a `.fit` name picks the FIT reader, as on the command line) and
     /// imported from there; messages, notes and the stored source name the upload, not the
     /// temporary copy. The copy is removed.
-    public static func importUpload(_ upload: Upload, as kind: GPXImportKind, name: String?,
-                                    into store: ActivityStore) throws -> GPXImportResult {
+    public static func importUpload(_ upload: Upload, as kind: ImportKind, name: String?,
+                                    into store: PacerStore) throws -> ImportResult {
         let shown = uploadName(upload.filename)
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("pacer-upload-\(UUID().uuidString)").path
@@ -125,7 +125,7 @@ public enum FileImport {
         guard FileManager.default.createFile(atPath: path, contents: Data(upload.bytes)) else {
             throw StorageError.file(path: shown, reason: "the upload could not be stored for reading")
         }
-        var result: GPXImportResult
+        var result: ImportResult
         do {
             result = try importFile(path, as: kind, name: name, into: store)
         } catch var error as GPXError {
@@ -142,7 +142,7 @@ public enum FileImport {
             note.file = shown
             return note
         }
-        try store.gpxExchange.setSource(shown, of: result)
+        try store.gpx.setSource(shown, of: result)
         return result
     }
 }

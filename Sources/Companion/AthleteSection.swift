@@ -38,9 +38,9 @@ public struct AthleteSection: CompanionSection {
     func show(_ request: PageRequest) throws -> PageResponse {
         let store = try device.store()
         var body = ""
-        let current = try store.athlete()
+        let current = try store.athlete.athlete()
         if let current {
-            let since = ActivityStore.fieldsSince(try store.athleteHistory())
+            let since = AthleteStore.fieldsSince(try store.athlete.athleteHistory())
             body += "<table id=\"athlete-profile\">"
             for field in AthleteProfile.Field.allCases {
                 body += "<tr id=\"athlete-\(field.rawValue)\"><th>\(SectionPages.h(field.label))</th>"
@@ -83,11 +83,11 @@ public struct AthleteSection: CompanionSection {
             marathon: yesNo("marathon", option: "--marathon"), bestRace: SectionPages.field(request, "best_race"),
             bestMarathon: SectionPages.field(request, "best_marathon"))
         let store = try device.store()
-        let current = try store.athlete()
+        let current = try store.athlete.athlete()
         let profile = try changes.applied(to: current?.profile)
         let time = now()
         let notice: String
-        if try store.setAthlete(profile, at: time) {
+        if try store.athlete.setAthlete(profile, at: time) {
             if let current {
                 let changed = profile.fields(differingFrom: current.profile).map(\.label)
                 notice = "Athlete profile changed: \(changed.joined(separator: ", "))."

@@ -14,7 +14,7 @@ public protocol CompanionDevice: Sendable {
     /// The activity store, opened now if it was not (the same one the device records into,
     /// so the companion writes under the device's own folder lock); throws with the reason
     /// when the data folder cannot be used.
-    func store() throws -> ActivityStore
+    func store() throws -> PacerStore
 }
 
 extension CompanionDevice {

@@ -57,12 +57,12 @@ public struct HealthSection: CompanionSection {
             let store = try device.store()
             var size: Int64 = 0
             for suffix in ["", "-wal"] {
-                if let bytes = (try? files.attributesOfItem(atPath: store.path + suffix))?[.size] as? NSNumber {
+                if let bytes = (try? files.attributesOfItem(atPath: store.database.path + suffix))?[.size] as? NSNumber {
                     size += bytes.int64Value
                 }
             }
             health.databaseBytes = size
-            let counts = try store.rowCounts()
+            let counts = try store.database.rowCounts()
             health.activities = counts["activities"]
             health.routes = counts["routes"]
             if access(dataDirectory, W_OK) != 0 {

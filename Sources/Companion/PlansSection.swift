@@ -73,7 +73,7 @@ public struct PlansSection: CompanionSection {
             guard let id = Int64(name), id > 0 else {
                 throw SectionRefusal(404, "no stored plan '\(name)': stored plans are numbered from 1 (`pacer plan list`)")
             }
-            let stored = try device.store().plan(id: id)
+            let stored = try device.store().plans.plan(id: id)
             return PlanFile(source: source, name: name, path: nil, text: stored.yaml, storedID: id)
         case "data", "bundled":
             let folder = source == "data" ? dataPlansFolder(s) : SectionPages.absolute(PlanLoader.directory(hardwareDir: s.hardwareDirectory))
@@ -108,15 +108,15 @@ public struct PlansSection: CompanionSection {
         let store = try device.store()
         let today = now().date
         var body = "<section id=\"today\"><h2>Today</h2>"
-        let active = try store.activePlan()
-        switch PlanAgenda(store: store).today(on: today) {
+        let active = try store.plans.activePlan()
+        switch PlanAgenda(plans: store.plans).today(on: today) {
         case .workout(let plan, let key, let index, let again):
             let workout = plan.workouts[index]
             body += "<p id=\"active-plan\">The device's plan: <strong>\(SectionPages.h(plan.name))</strong>"
             if let active { body += " (\(SectionPages.h(active.source)))" }
             body += "</p>"
             if let key {
-                let done = try store.workoutsDone(plan: key)
+                let done = try store.plans.workoutsDone(plan: key)
                 body += "<p id=\"progress\">\(SectionPages.h(PlanActions.progressLine(plan, done: done, today: today)))</p>"
             }
             body += "<p id=\"todays-workout\">Today's workout: \(index + 1), <strong>\(SectionPages.h(workout.name))</strong>"
@@ -131,7 +131,7 @@ public struct PlansSection: CompanionSection {
         }
         body += "</section>"
 
-        let stored = try store.plans()
+        let stored = try store.plans.plans()
         body += "<section id=\"stored-plans\"><h2>Stored plans</h2>"
         if stored.isEmpty {
             body += "<p>None yet: generate one below.</p>"
@@ -139,7 +139,7 @@ public struct PlansSection: CompanionSection {
             body += "<table><tr><th>#</th><th>Plan</th><th>Goal</th><th>Deadline</th><th>Done</th><th></th></tr>"
             for p in stored {
                 let file = PlanFile(source: "stored", name: "\(p.id)", text: p.yaml, storedID: p.id)
-                let done = (try? store.workoutsDone(plan: PlanKey(contents: p.yaml.utf8)).count) ?? 0
+                let done = (try? store.plans.workoutsDone(plan: PlanKey(contents: p.yaml.utf8)).count) ?? 0
                 let deadline = p.deadline.map { "\($0)\($0 < today ? " (expired)" : "")" } ?? "none"
                 body += "<tr><td>\(p.id)</td><td>\(SectionPages.link(file.url, p.name))</td><td>\(SectionPages.h(p.goal.name))</td>"
                 body += "<td>\(SectionPages.h(deadline))</td><td>\(done)/\(p.workoutCount)</td>"
@@ -233,12 +233,12 @@ public struct PlansSection: CompanionSection {
         let store = try device.store()
         let path: String
         if let id = file.storedID {
-            path = try PlanActions.storedPlanPath(id, in: store, dataFolder: SectionPages.absolute(try settings().dataDirectory))
+            path = try PlanActions.storedPlanPath(id, in: store.plans, dataFolder: SectionPages.absolute(try settings().dataDirectory))
         } else {
             path = file.path ?? ""
         }
         let (plan, key, activities) = try PlanActions.activate(path: path, in: { store }, at: now())
-        let line = PlanActions.progressLine(plan, done: try activities.workoutsDone(plan: key), today: now().date)
+        let line = PlanActions.progressLine(plan, done: try activities.plans.workoutsDone(plan: key), today: now().date)
         return .redirect(to: "/plans", notice: "The device's plan is now '\(plan.name)' (\(path), \(key)). \(line)")
     }
 
@@ -280,12 +280,12 @@ public struct PlansSection: CompanionSection {
         let start = try SectionPages.field(request, "start").map { try PlanActions.date($0, option: "--start") } ?? now().date
         let deadline = try SectionPages.field(request, "deadline").map { try PlanActions.date($0, option: "--deadline") }
         let store = try device.store()
-        guard let profile = try store.athlete()?.profile else {
+        guard let profile = try store.athlete.athlete()?.profile else {
             throw SectionRefusal(400, "the athlete's --weight, --height, --frequency are needed to generate a plan (kg, cm, "
                 + "days a week): set the athlete profile first (/athlete, `pacer profile set`)")
         }
         let generated = try PlanActions.generate(profile: profile, goal: goal, asGiven: goalText, start: start, deadline: deadline)
-        let (path, id) = try PlanActions.save(generated, goal: goal, asGiven: goalText, start: start, in: store,
+        let (path, id) = try PlanActions.save(generated, goal: goal, asGiven: goalText, start: start, in: store.plans,
                                               dataFolder: SectionPages.absolute(try settings().dataDirectory), at: now())
         return .redirect(to: "/plans/stored/\(id)",
                          notice: "Wrote plan '\(generated.plan.name)' (\(generated.plan.workouts.count) workouts, deadline "

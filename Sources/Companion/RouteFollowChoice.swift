@@ -5,16 +5,16 @@ import Storage
 /// The route the next workout follows, as `pacer routes follow ID|none` and the companion's
 /// routes page choose it: the same parsing, the same checks, the same words.
 public enum RouteFollowChoice {
-    /// Chooses from `text` (a route's id, or `none`) in `store` at `time`; the line that says
+    /// Chooses from `text` (a route's id, or `none`) in `routes` at `time`; the line that says
     /// what the next workout follows. A route that does not exist or cannot be followed is
     /// refused (the store's message) and nothing changes.
-    public static func choose(_ text: String, in store: ActivityStore, at time: UTCTimestamp) throws -> String {
+    public static func choose(_ text: String, in routes: RouteStore, at time: UTCTimestamp) throws -> String {
         guard let id = try parse(text) else {
-            try store.chooseRoute(nil, at: time)
+            try routes.chooseRoute(nil, at: time)
             return "The next workout follows no route."
         }
-        try store.chooseRoute(id, at: time)
-        return "The next workout follows route #\(id) '\(try store.route(id).summary.name)' "
+        try routes.chooseRoute(id, at: time)
+        return "The next workout follows route #\(id) '\(try routes.route(id).summary.name)' "
             + "(pacer device --route, when given, still wins)."
     }
 
@@ -29,9 +29,9 @@ public enum RouteFollowChoice {
     }
 
     /// What the next workout follows, said: `route #3 'Park loop'`, or `no route`.
-    public static func describe(in store: ActivityStore) throws -> String {
-        guard let id = try store.chosenRoute() else { return "no route" }
-        let name = (try? store.route(id).summary.name).map { " '\($0)'" } ?? " (no longer stored)"
+    public static func describe(in routes: RouteStore) throws -> String {
+        guard let id = try routes.chosenRoute() else { return "no route" }
+        let name = (try? routes.route(id).summary.name).map { " '\($0)'" } ?? " (no longer stored)"
         return "route #\(id)\(name)"
     }
 }

@@ -27,13 +27,13 @@ public struct RoutesSection: CompanionSection {
             PageRoute(.post, "/routes/follow") { request in await SectionSupport.answer { try follow(request) } },
             PageRoute(.get, "/routes/:id") { request in await withID(request) { try detail($0, request) } },
             PageRoute(.get, "/routes/:id/report") { request in
-                await withID(request) { .document(RouteReportPage.html(try device.store().route($0).reportInput)) }
+                await withID(request) { .document(RouteReportPage.html(try device.store().routes.route($0).reportInput)) }
             },
             PageRoute(.get, "/routes/:id/gpx") { request in
                 await withID(request) { id in
                     let store = try device.store()
                     var bytes: [UInt8] = []
-                    try store.exportGPX(route: id) { bytes.append(contentsOf: $0) }
+                    try store.gpx.exportGPX(route: id) { bytes.append(contentsOf: $0) }
                     return .download(filename: "route-\(id).gpx", contentType: ShareFormat.gpx.mediaType, bytes: bytes)
                 }
             },
@@ -53,10 +53,10 @@ public struct RoutesSection: CompanionSection {
 
     func list(_ request: PageRequest) throws -> PageResponse {
         let store = try device.store()
-        let routes = try store.routes()
-        let chosen = try store.chosenRoute()
+        let routes = try store.routes.routes()
+        let chosen = try store.routes.chosenRoute()
         var body = "<p id=\"following\" data-route=\"\(chosen.map(String.init) ?? "none")\">The next workout follows "
-            + "\(SectionSupport.esc(try RouteFollowChoice.describe(in: store))).</p>"
+            + "\(SectionSupport.esc(try RouteFollowChoice.describe(in: store.routes))).</p>"
         if chosen != nil { body += followForm("none", request, button: "Follow no route", id: "follow-none") }
         if routes.isEmpty {
             body += "<p id=\"no-routes\">No routes yet.</p>"
@@ -82,7 +82,7 @@ public struct RoutesSection: CompanionSection {
 
     func detail(_ id: Int64, _ request: PageRequest) throws -> PageResponse {
         let store = try device.store()
-        let r = try store.route(id)
+        let r = try store.routes.route(id)
         let s = r.summary
         var figures: [(String, String)] = [("Distance", "\(ActivityFormat.kilometres(s.distance)) km")]
         if let duration = s.duration { figures.append(("Time", ActivityFormat.clock(duration))) }
@@ -94,7 +94,7 @@ public struct RoutesSection: CompanionSection {
         var body = SectionSupport.figures(id: "figures", figures)
         body += "<p id=\"files\"><a class=\"report\" href=\"/routes/\(id)/report\">Report (map and elevation)</a> · "
             + "<a class=\"download-gpx\" href=\"/routes/\(id)/gpx\" download>GPX</a></p>"
-        if try store.chosenRoute() == id {
+        if try store.routes.chosenRoute() == id {
             body += "<p class=\"followed\">The next workout follows this route.</p>"
             body += followForm("none", request, button: "Follow no route", id: "follow-none")
         } else {
@@ -116,7 +116,7 @@ public struct RoutesSection: CompanionSection {
         guard let value = request.form["route"] else {
             throw ChoiceError("route", "give a route's id or none")
         }
-        let line = try RouteFollowChoice.choose(value, in: device.store(), at: now())
+        let line = try RouteFollowChoice.choose(value, in: device.store().routes, at: now())
         return .redirect(to: "/routes", notice: line)
     }
 

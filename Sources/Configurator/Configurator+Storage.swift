@@ -15,15 +15,15 @@ extension Configurator {
     /// The device's activity store in the settings' data folder, for writing (SQLite, created
     /// when missing), under the folder's lock. A folder this user may not use is reported as
     /// such, with the fix; one another device holds, with its PID.
-    public static func makeActivityStore(_ settings: Settings) throws(ConfigurationError) -> ActivityStore {
+    public static func makeActivityStore(_ settings: Settings) throws(ConfigurationError) -> PacerStore {
         try openActivityStore(directory: settings.dataDirectory, access: .write)
     }
 
     /// The activity store in `dir`, for reading (it must exist) or for writing (under the
     /// folder's lock); a folder this user may not use is reported as such.
     public static func openActivityStore(
-        directory dir: String, access mode: ActivityStore.Access
-    ) throws(ConfigurationError) -> ActivityStore {
+        directory dir: String, access mode: PacerDatabase.Access
+    ) throws(ConfigurationError) -> PacerStore {
         if FileManager.default.fileExists(atPath: dir), access(dir, R_OK | W_OK | X_OK) != 0, errno == EACCES {
             var owner = ""
             if let a = try? FileManager.default.attributesOfItem(atPath: dir),
@@ -36,7 +36,7 @@ extension Configurator {
                     + "Add your user to the group (sudo usermod -aG pacer $USER, then log in again), or run as the pacer user")
         }
         do {
-            return try ActivityStore(directory: dir, access: mode)
+            return try PacerStore(directory: dir, access: mode)
         } catch {
             throw ConfigurationError("\(error)", cause: error)
         }

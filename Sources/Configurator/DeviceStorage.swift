@@ -20,7 +20,7 @@ import Synchronization
 public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     private let settings: Settings
     private let logger: Logger
-    private let opened = Mutex<ActivityStore?>(nil)
+    private let opened = Mutex<PacerStore?>(nil)
 
     /// Opens the store in `settings`' data folder when it can; `problem` says why not.
     /// Throws only when another writer holds the folder.
@@ -37,13 +37,13 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
 
     /// The store, opened now when it was not (activities a power cut left unfinished are
     /// closed first, as at every power-on).
-    public func store() throws(ConfigurationError) -> ActivityStore {
-        try opened.withLock { opened throws(ConfigurationError) -> ActivityStore in
+    public func store() throws(ConfigurationError) -> PacerStore {
+        try opened.withLock { opened throws(ConfigurationError) -> PacerStore in
             if let opened { return opened }
             let store = try Configurator.makeActivityStore(settings)
             let recovered: [Int64]
             do {
-                recovered = try store.recoverUnfinished()
+                recovered = try store.activities.recoverUnfinished()
             } catch {
                 throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
             }
@@ -56,25 +56,25 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     }
 
     /// The store when it is open (nil while the data folder cannot be used).
-    public var openStore: ActivityStore? { opened.withLock { $0 } }
+    public var openStore: PacerStore? { opened.withLock { $0 } }
 
     // MARK: WorkoutAgenda
 
     public func today(on date: CivilDate) -> TodaysWorkout {
         let wasOpen = openStore != nil
-        let store: ActivityStore
+        let store: PacerStore
         do {
             store = try self.store()
         } catch {
             return .unavailable("the data folder cannot be used, so nothing could be stored: \(error)")
         }
         if !wasOpen { logger.notice("storage works now: \(settings.dataDirectory) is open") }
-        return PlanAgenda(store: store).today(on: date)
+        return PlanAgenda(plans: store.plans).today(on: date)
     }
 
-    /// The route chosen for the next workout (`ActivityStore.chosenFollowedRoute`).
+    /// The route chosen for the next workout (`RouteStore.chosenFollowedRoute`).
     public func chosenRoute() throws -> FollowedRoute? {
-        try store().chosenFollowedRoute()
+        try store().routes.chosenFollowedRoute()
     }
 
     /// The profile and announcements of the data folder's `device.yaml` (the companion page,
@@ -98,13 +98,13 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     // MARK: ActivityLog (a workout starts only with the store open: `begin` opens it)
 
     public func begin(_ start: ActivityStart) throws -> Int64 {
-        try store().begin(start)
+        try store().activities.begin(start)
     }
 
-    private var log: ActivityStore {
+    private var log: ActivityLogStore {
         get throws {
             guard let store = openStore else { throw StorageError.database("the data folder is not open") }
-            return store
+            return store.activities
         }
     }
 
@@ -121,5 +121,5 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     public func finish(_ activity: Int64, end: ActivityEnd, endedAt: UTCTimestamp?, activeTime: Duration) throws {
         try log.finish(activity, end: end, endedAt: endedAt, activeTime: activeTime)
     }
-    public var uncommitted: (waiting: Int, dropped: Int) { openStore?.uncommitted ?? (0, 0) }
+    public var uncommitted: (waiting: Int, dropped: Int) { openStore?.activities.uncommitted ?? (0, 0) }
 }

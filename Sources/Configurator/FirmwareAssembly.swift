@@ -12,7 +12,7 @@ import Synchronization
 public enum FirmwareStorage: Sendable {
     /// A store that works (`pacer run`, scenarios): activities a power cut left unfinished are
     /// closed as the firmware is assembled; the plan and its progress are read from it.
-    case store(ActivityStore)
+    case store(PacerStore)
     /// The device's store as `pacer device` meets it: it may not work at power-on (a full
     /// card), and the device stays up with the fault (`DeviceStorage`).
     case device(DeviceStorage)
@@ -37,7 +37,7 @@ public struct AssembledFirmware: Sendable {
     public let device: Device
     /// The store the firmware records into; nil while the data folder cannot be used
     /// (`pacer device` stays up with the fault).
-    public let store: ActivityStore?
+    public let store: PacerStore?
     /// Activities left unfinished by a crash or a power cut, closed while assembling (each
     /// caller tells of them its own way; `pacer device`'s storage logs them).
     public let recovered: [Int64]
@@ -90,16 +90,16 @@ extension Configurator {
             settings: settings, timing: timing, alsoBuzzers: alsoBuzzers, tolerant: tolerant, logger: logger)
         let log: any ActivityLog
         let agenda: any WorkoutAgenda
-        let store: ActivityStore?
+        let store: PacerStore?
         var recovered: [Int64] = []
         switch storage {
         case .store(let opened):
             do {
-                recovered = try opened.recoverUnfinished()
+                recovered = try opened.activities.recoverUnfinished()
             } catch {
                 throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
             }
-            (log, agenda, store) = (opened, PlanAgenda(store: opened), opened)
+            (log, agenda, store) = (opened.activities, PlanAgenda(plans: opened.plans), opened)
         case .device(let deviceStorage):
             (log, agenda, store) = (deviceStorage, deviceStorage, deviceStorage.openStore)
         }

@@ -88,7 +88,7 @@ public enum PlanActions {
     /// id.
     public static func save(
         _ generated: (plan: TrainingPlan, header: [String]), goal: Goal, asGiven goalText: String, start: CivilDate,
-        in store: ActivityStore, dataFolder: String, out: String? = nil, replace: Bool = false, at time: UTCTimestamp
+        in plans: PlanStore, dataFolder: String, out: String? = nil, replace: Bool = false, at time: UTCTimestamp
     ) throws -> (path: String, id: Int64) {
         let path = try out ?? {
             let folder = "\(dataFolder)/plans"
@@ -100,7 +100,7 @@ public enum PlanActions {
         } catch {
             throw PlanActionError(.cannotCreate, error.description)
         }
-        let id = try store.storePlan(
+        let id = try plans.storePlan(
             name: generated.plan.name, goal: goal, deadline: generated.plan.deadline,
             yaml: PlanWriter.text(generated.plan, header: generated.header), workouts: generated.plan.workouts.count,
             createdAt: time)
@@ -131,10 +131,10 @@ public enum PlanActions {
     /// is made absolute against `currentDirectory`, so the device finds the plan from any
     /// working directory.
     public static func storedPlanPath(
-        _ id: Int64, in store: ActivityStore, dataFolder data: String,
+        _ id: Int64, in plans: PlanStore, dataFolder data: String,
         currentDirectory: String = FileManager.default.currentDirectoryPath
     ) throws -> String {
-        let stored = try store.plan(id: id)
+        let stored = try plans.plan(id: id)
         let folder = (data.hasPrefix("/") ? data : currentDirectory + "/" + data) + "/plans"
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for name in files.sorted() where name.hasSuffix(".yaml") {
@@ -155,12 +155,12 @@ public enum PlanActions {
     /// `pacer plan activate`: the plan file at `path` (absolute) made the device's; the
     /// plan loaded (its file, line, key and reason when broken) and its key.
     public static func activate(
-        path: String, in store: () throws -> ActivityStore, at time: UTCTimestamp
-    ) throws -> (plan: TrainingPlan, key: PlanKey, store: ActivityStore) {
+        path: String, in store: () throws -> PacerStore, at time: UTCTimestamp
+    ) throws -> (plan: TrainingPlan, key: PlanKey, store: PacerStore) {
         let loaded = try PlanLoader.load(path: path)
         let key = try key(ofPlanFile: path)
         let activities = try store()
-        try activities.setActivePlan(key, source: path, at: time)
+        try activities.plans.setActivePlan(key, source: path, at: time)
         return (loaded, key, activities)
     }
 

@@ -4,21 +4,21 @@ import PacerCore
 import Runtime
 import Storage
 
-/// The device's plan and its progress, from the activity store: the plan made the device's
+/// The device's plan and its progress, from the plans' store: the plan made the device's
 /// with `pacer plan activate`, and its first workout with no completed activity (progress is
 /// kept by the plan file's identity, not its name). Read afresh at every question, so that a
 /// plan activated while the device waits is the one offered after the next workout.
 public struct PlanAgenda: WorkoutAgenda {
-    public let store: ActivityStore
+    public let plans: PlanStore
 
-    public init(store: ActivityStore) {
-        self.store = store
+    public init(plans: PlanStore) {
+        self.plans = plans
     }
 
     public func today(on date: CivilDate) -> TodaysWorkout {
         let active: (key: PlanKey, source: String)?
         do {
-            active = try store.activePlan()
+            active = try plans.activePlan()
         } catch {
             return .unavailable("the device's plan cannot be read from storage: \(error)")
         }
@@ -37,7 +37,7 @@ public struct PlanAgenda: WorkoutAgenda {
         let key = PlanKey(contents: bytes)
         let done: Set<Int>
         do {
-            done = try store.workoutsDone(plan: key)
+            done = try plans.workoutsDone(plan: key)
         } catch {
             return .unavailable("the plan's progress cannot be read: \(error)")
         }

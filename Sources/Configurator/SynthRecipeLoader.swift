@@ -62,7 +62,7 @@ public enum SynthRecipeLoader {
 
     /// The route of a GPX document; `file` names it in errors.
     public static func route(from document: GPXDocument, file: String) throws(DataFileError) -> NMEASynthesisRecipe.Route {
-        var points: [GPXPoint] = []
+        var points: [ImportedPoint] = []
         var name: String?
         if let track = document.tracks.first(where: { $0.segments.contains { !$0.isEmpty } }) {
             points = track.segments.flatMap { $0 }

@@ -22,7 +22,7 @@ struct StoreOptions: ParsableArguments {
 
     /// The store, for reading unless `writing` (a writer takes the folder's lock: refused
     /// while a device records there).
-    func open(writing: Bool = false) throws -> ActivityStore {
+    func open(writing: Bool = false) throws -> PacerStore {
         try Configurator.openActivityStore(directory: try directory(), access: writing ? .write : .read)
     }
 }
@@ -106,7 +106,7 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            printLines(ActivityReport.list(try store.open().activities(), zone: .system))
+            printLines(ActivityReport.list(try store.open().activities.activities(), zone: .system))
         }
     }
 
@@ -133,7 +133,7 @@ struct ActivitiesCommand: ParsableCommand {
         }
 
         func run() throws {
-            printLines(ActivityReport.detail(try store.open().activity(id), mapWidth: width, mapHeight: height, zone: .system))
+            printLines(ActivityReport.detail(try store.open().activities.activity(id), mapWidth: width, mapHeight: height, zone: .system))
         }
     }
 
@@ -161,7 +161,7 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let html = ActivityReportPage.html(try store.open().activity(id).reportInput)
+            let html = ActivityReportPage.html(try store.open().activities.activity(id).reportInput)
             try writeReport(html, to: out)
             if out != "-" { print("Activity #\(id) report written to \(out)") }
         }
@@ -210,7 +210,7 @@ struct ActivitiesCommand: ParsableCommand {
             }
             if let fit {
                 let offset = Int64(TimeZone.current.secondsFromGMT())
-                let size = try activities.exportFIT(activity: id, to: fit, utcOffset: offset)
+                let size = try activities.fit.exportFIT(activity: id, to: fit, utcOffset: offset)
                 if export.gpx != "-" && export.tcx != "-" { print("Activity #\(id) written to \(fit) (FIT, \(size) bytes)") }
             }
             guard let gpx = export.gpx else { return }
@@ -218,12 +218,12 @@ struct ActivitiesCommand: ParsableCommand {
                 // Every write checked (`> file` on a full disk is an error, 74); a reader that
                 // closes the pipe ends it quietly.
                 var reading = true
-                try activities.exportGPX(activity: id, options: export.options) { bytes in
+                try activities.gpx.exportGPX(activity: id, options: export.options) { bytes in
                     if reading { reading = try StandardStream.output.write(bytes) }
                 }
                 try StandardStream.output.finish()
             } else {
-                try activities.exportGPX(activity: id, to: gpx, options: export.options)
+                try activities.gpx.exportGPX(activity: id, to: gpx, options: export.options)
                 print("Activity #\(id) written to \(gpx)")
             }
         }
@@ -321,7 +321,7 @@ struct ActivitiesCommand: ParsableCommand {
             // A missing activity or data folder is 66, a file that cannot be written 73, a
             // name that tells a time 65 (`ExitStatus`).
             let path = tcx ?? fit ?? out ?? ""
-            let report = try store.open().share(activity: id, to: path, choice: choice, format: format,
+            let report = try store.open().gpx.share(activity: id, to: path, choice: choice, format: format,
                                                 version: PacerVersion.number)
             printLines([report.summary(activity: id, path: path)])
         }
@@ -386,8 +386,8 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let activities = try store.open()
-        let recording = try activities.activities().filter { $0.state == .recording }.count
-        printLines(ActivityReport.overall(try activities.overallStatistics(), recording: recording))
+        let recording = try activities.activities.activities().filter { $0.state == .recording }.count
+        printLines(ActivityReport.overall(try activities.activities.overallStatistics(), recording: recording))
     }
 }
 
@@ -416,7 +416,7 @@ struct RoutesCommand: ParsableCommand {
         }
 
         func run() throws {
-            let line = try RouteFollowChoice.choose(route, in: store.open(writing: true), at: WallClock.now)
+            let line = try RouteFollowChoice.choose(route, in: store.open(writing: true).routes, at: WallClock.now)
             printLines([line])
         }
     }
@@ -433,7 +433,7 @@ struct RoutesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            printLines(ActivityReport.routes(try store.open().routes(), from: from?.point))
+            printLines(ActivityReport.routes(try store.open().routes.routes(), from: from?.point))
         }
     }
 
@@ -451,7 +451,7 @@ struct RoutesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            printLines(ActivityReport.route(try store.open().route(id), from: from?.point))
+            printLines(ActivityReport.route(try store.open().routes.route(id), from: from?.point))
         }
     }
 
@@ -476,7 +476,7 @@ struct RoutesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            try writeReport(RouteReportPage.html(try store.open().route(id).reportInput), to: out)
+            try writeReport(RouteReportPage.html(try store.open().routes.route(id).reportInput), to: out)
             if out != "-" { print("Route #\(id) report written to \(out)") }
         }
     }
@@ -502,13 +502,13 @@ struct RoutesCommand: ParsableCommand {
             guard gpx != "-" else {
                 // As for an activity: every write checked, a reader that closes the pipe ends it quietly.
                 var reading = true
-                try routes.exportGPX(route: id, options: export.options) { bytes in
+                try routes.gpx.exportGPX(route: id, options: export.options) { bytes in
                     if reading { reading = try StandardStream.output.write(bytes) }
                 }
                 try StandardStream.output.finish()
                 return
             }
-            try routes.exportGPX(route: id, to: gpx, options: export.options)
+            try routes.gpx.exportGPX(route: id, to: gpx, options: export.options)
             print("Route #\(id) written to \(gpx)")
         }
     }

@@ -6,16 +6,16 @@ import Storage
 /// lines in `ActivitiesCommand` stay few.
 enum ActivityFiles {
     /// Writes activity `id` as TCX to `path` (- for standard output, every write checked).
-    static func exportTCX(_ store: ActivityStore, _ id: Int64, to path: String, options: GPXExportOptions,
+    static func exportTCX(_ store: PacerStore, _ id: Int64, to path: String, options: GPXExportOptions,
                           version: String) throws {
         if path == "-" {
             var reading = true
-            try store.exportTCX(activity: id, options: options, version: version) { bytes in
+            try store.tcx.exportTCX(activity: id, options: options, version: version) { bytes in
                 if reading { reading = try StandardStream.output.write(bytes) }
             }
             try StandardStream.output.finish()
         } else {
-            try store.exportTCX(activity: id, to: path, options: options, version: version)
+            try store.tcx.exportTCX(activity: id, to: path, options: options, version: version)
             print("Activity #\(id) written to \(path)")
         }
     }

@@ -39,7 +39,7 @@ final class DeviceCompanion: CompanionDevice {
         }
     }
 
-    func store() throws -> ActivityStore { try storage.store() }
+    func store() throws -> PacerStore { try storage.store() }
 }
 
 /// The first answer to a command, whichever comes first: the device's or the timeout's.

@@ -54,7 +54,7 @@ extension PlanCommand {
         func storedPlanPath(_ id: Int64) throws -> String {
             let activities = try store.open(writing: true)
             let data = try store.folder()
-            return try PlanActionError.onCommandLine { try PlanActions.storedPlanPath(id, in: activities, dataFolder: data) }
+            return try PlanActionError.onCommandLine { try PlanActions.storedPlanPath(id, in: activities.plans, dataFolder: data) }
         }
 
         func run() throws {
@@ -64,7 +64,7 @@ extension PlanCommand {
             } else {
                 path = try PlanCommand.planPath(plan, config: store.config)
             }
-            let (loaded, key, activities): (TrainingPlan, PlanKey, ActivityStore)
+            let (loaded, key, activities): (TrainingPlan, PlanKey, PacerStore)
             do {
                 (loaded, key, activities) = try PlanActionError.onCommandLine {
                     try PlanActions.activate(path: path, in: { try store.open(writing: true) }, at: WallClock.now)
@@ -73,7 +73,7 @@ extension PlanCommand {
                 throw CommandFailure(error)
             }
             print("The device's plan is now '\(loaded.name)' (\(path), \(key)).")
-            print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: key), today: PlanCommand.systemToday()))
+            print(PlanCommand.progressLine(loaded, done: try activities.plans.workoutsDone(plan: key), today: PlanCommand.systemToday()))
         }
     }
 
@@ -85,7 +85,7 @@ extension PlanCommand {
         @OptionGroup var store: ProfileCommand.StoreLocation
 
         func run() throws {
-            guard let activities = try store.openIfPresent(), let active = try activities.activePlan() else {
+            guard let activities = try store.openIfPresent(), let active = try activities.plans.activePlan() else {
                 print("No plan is the device's yet: `pacer plan activate PLAN`.")
                 return
             }
@@ -100,7 +100,7 @@ extension PlanCommand {
             if now != active.key {
                 print("The file has changed since it was activated: as a new plan, its progress starts afresh.")
             }
-            print(PlanCommand.progressLine(loaded, done: try activities.workoutsDone(plan: now), today: PlanCommand.systemToday()))
+            print(PlanCommand.progressLine(loaded, done: try activities.plans.workoutsDone(plan: now), today: PlanCommand.systemToday()))
         }
     }
 }

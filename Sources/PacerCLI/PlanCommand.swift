@@ -153,14 +153,14 @@ struct PlanCommand: ParsableCommand {
         /// (distinct workouts with a completed activity).
         func listStored() {
             guard let folder = try? ProfileCommand.StoreLocation.folder(config: config, dataDirectory: dataDirectory),
-                  FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)"),
-                  let activities = try? ActivityStore(directory: folder, access: .read), let stored = try? activities.plans(), !stored.isEmpty
+                  FileManager.default.fileExists(atPath: "\(folder)/\(PacerDatabase.fileName)"),
+                  let activities = try? PacerStore(directory: folder, access: .read), let stored = try? activities.plans.plans(), !stored.isEmpty
             else { return }
             let today = PlanCommand.systemToday()
             print("")
             print("Stored plans (pacer plan create):")
             for p in stored {
-                let done = (try? activities.workoutsDone(plan: PlanKey(contents: p.yaml.utf8)).count) ?? 0
+                let done = (try? activities.plans.workoutsDone(plan: PlanKey(contents: p.yaml.utf8)).count) ?? 0
                 var line = "  \(p.id)  \(p.name)  goal: \(p.goal.name)  "
                 if let deadline = p.deadline {
                     line += "deadline \(deadline)\(deadline < today ? " (expired)" : "")  "
@@ -289,7 +289,7 @@ extension PlanCommand {
                 let dataFolder = try store.folder()
                 let (path, id) = try PlanActionError.onCommandLine {
                     try PlanActions.save(
-                        result, goal: chosen, asGiven: goal, start: startDate, in: activities, dataFolder: dataFolder,
+                        result, goal: chosen, asGiven: goal, start: startDate, in: activities.plans, dataFolder: dataFolder,
                         out: out, replace: force, at: PlanCommand.now())
                 }
                 print("Wrote plan '\(result.plan.name)' (\(result.plan.workouts.count) workouts, deadline "
@@ -303,7 +303,7 @@ extension PlanCommand {
         /// The athlete: the stored profile, with the options' fields over it; the options
         /// alone when none is stored.
         func profile() throws -> AthleteProfile {
-            let stored = try? store.open().athlete()?.profile
+            let stored = try? store.open().athlete.athlete()?.profile
             let weight = self.weight ?? stored?.weight
             let height = self.height ?? stored?.height
             let frequency = self.frequency ?? stored?.weeklyFrequency

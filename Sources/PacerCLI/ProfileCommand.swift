@@ -24,7 +24,7 @@ struct ProfileCommand: ParsableCommand {
         var dataDirectory: String?
 
         /// The store, for reading unless `writing` (under the folder's lock).
-        func open(writing: Bool = false) throws -> ActivityStore {
+        func open(writing: Bool = false) throws -> PacerStore {
             try Configurator.openActivityStore(directory: folder(), access: writing ? .write : .read)
         }
 
@@ -32,14 +32,14 @@ struct ProfileCommand: ParsableCommand {
         /// the caller says so in its own words). A folder that does not exist is an error
         /// naming it (66, as `pacer activities list` gives): a mistyped --data-dir is not
         /// "nothing stored yet".
-        func openIfPresent() throws -> ActivityStore? {
+        func openIfPresent() throws -> PacerStore? {
             let folder = try folder()
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw CommandFailure(.noInput, "no data folder \(folder): it does not exist (is the data folder right? "
                     + "the device's is the settings' data_dir, /var/lib/pacer on the board)")
             }
-            guard FileManager.default.fileExists(atPath: "\(folder)/\(ActivityStore.fileName)") else { return nil }
+            guard FileManager.default.fileExists(atPath: "\(folder)/\(PacerDatabase.fileName)") else { return nil }
             return try Configurator.openActivityStore(directory: folder, access: .read)
         }
 
@@ -121,7 +121,7 @@ struct ProfileCommand: ParsableCommand {
             let time = try ProfileCommand.time(now)
             let given = try parse()
             let activities = try store.open(writing: true)
-            let current = try activities.athlete()
+            let current = try activities.athlete.athlete()
             let profile: AthleteProfile
             do {
                 profile = try given.applied(to: current?.profile)
@@ -131,7 +131,7 @@ struct ProfileCommand: ParsableCommand {
                 throw ExitCode.validationFailure
             }
             var lines: [String]
-            if try activities.setAthlete(profile, at: time) {
+            if try activities.athlete.setAthlete(profile, at: time) {
                 if let current {
                     let changed = profile.fields(differingFrom: current.profile).map(\.label)
                     lines = ["Athlete profile changed at \(ProfileReport.date(time)): \(changed.joined(separator: ", "))."]
@@ -141,8 +141,8 @@ struct ProfileCommand: ParsableCommand {
             } else {
                 lines = ["Athlete profile unchanged: it already has these values."]
             }
-            let history = try activities.athleteHistory()
-            lines += ProfileReport.show(profile, since: ActivityStore.fieldsSince(history))
+            let history = try activities.athlete.athleteHistory()
+            lines += ProfileReport.show(profile, since: AthleteStore.fieldsSince(history))
             printLines(lines)
         }
 
@@ -174,15 +174,15 @@ struct ProfileCommand: ParsableCommand {
         @OptionGroup var store: StoreLocation
 
         func run() throws {
-            guard let activities = try store.openIfPresent(), let current = try activities.athlete() else {
+            guard let activities = try store.openIfPresent(), let current = try activities.athlete.athlete() else {
                 let message = "No athlete profile yet: set one with "
                     + "`pacer profile set --weight KG --height CM --frequency DAYS` "
                     + "(and --raced, --marathon, --best-race, --best-marathon).\n"
                 StandardStream.error.writeQuietly(message)
                 throw ExitCode.failure
             }
-            let changes = try activities.athleteHistory()
-            let since = ActivityStore.fieldsSince(changes)
+            let changes = try activities.athlete.athleteHistory()
+            let since = AthleteStore.fieldsSince(changes)
             if json {
                 let text = ProfileReport.json(current.profile, changedAt: current.since, since: since,
                                                   history: history ? changes : nil)

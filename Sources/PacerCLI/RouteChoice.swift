@@ -11,11 +11,11 @@ enum RouteChoice {
             + "Cues when off the route and back on it, before each of its waypoints, at a turn-around and at its end.",
         valueName: "ROUTE")
 
-    static func load(_ choice: String, store: ActivityStore?) throws -> FollowedRoute {
+    static func load(_ choice: String, store: PacerStore?) throws -> FollowedRoute {
         if let id = Int64(choice) {
             do {
                 guard let store else { throw StorageError.database("the data folder cannot be used") }
-                return try store.followedRoute(id)
+                return try store.routes.followedRoute(id)
             } catch {
                 throw CommandFailure(error, "--route \(choice)")
             }

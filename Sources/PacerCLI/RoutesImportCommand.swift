@@ -35,11 +35,11 @@ extension RoutesCommand {
 
         func run() throws {
             let opened = try store.open(writing: true)
-            let result: GPXImportResult
+            let result: ImportResult
             if let activity {
-                result = try opened.importRoute(fromActivity: activity, name: name)
+                result = try opened.routes.importRoute(fromActivity: try opened.activities.activity(activity), name: name)
             } else {
-                result = try opened.importGPX(file: file!, as: .route, name: name)
+                result = try opened.gpx.importGPX(file: file!, as: .route, name: name)
             }
             printLines(ImportSummary.lines(result, from: activity.map { "from activity #\($0)" }))
         }

@@ -73,7 +73,7 @@ struct RunCommand: ParsableCommand {
         let logger = Logger(label: "pacer")
 
         // The storage: the device's plan and its progress are kept there.
-        let store: ActivityStore
+        let store: PacerStore
         do {
             store = try Configurator.makeActivityStore(settings)
         } catch {
@@ -91,7 +91,7 @@ struct RunCommand: ParsableCommand {
                     : "no plan named '\(plan)' in \(plansDir); a file in this folder is ./\(plan)")
             }
             planPath = path
-        } else if let active = try store.activePlan() {
+        } else if let active = try store.plans.activePlan() {
             planPath = active.source
         } else {
             throw CommandFailure(.config, "no plan: give --plan PLAN, or make one the device's with `pacer plan activate PLAN`")
@@ -105,7 +105,7 @@ struct RunCommand: ParsableCommand {
             if let workout {
                 workoutIndex = workout - 1
             } else {
-                switch trainingPlan.nextWorkout(done: try store.workoutsDone(plan: planKey), on: try date()) {
+                switch trainingPlan.nextWorkout(done: try store.plans.workoutsDone(plan: planKey), on: try date()) {
                 case .workout(let index): workoutIndex = index
                 case .allDone:
                     // A plan done is followed again from its start (a single recurring workout
@@ -168,7 +168,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(74)
         }
         if let id = runtime.status.activityID {
-            let detail = try store.activity(id)
+            let detail = try store.activities.activity(id)
             for line in ActivityReport.detail(detail, mapWidth: 50, mapHeight: 14, zone: .system) { print(line) }
         }
     }

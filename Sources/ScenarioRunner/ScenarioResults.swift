@@ -9,7 +9,7 @@ import Storage
 enum ScenarioResults {
     static func writeGPX(_ details: [ActivityDetail], scenario: Scenario, to path: String) throws {
         var bytes: [UInt8] = []
-        try ActivityStore.writeGPX(details, name: scenario.name, time: details.first?.summary.startedAt) {
+        try GPXExchange.writeGPX(details, name: scenario.name, time: details.first?.summary.startedAt) {
             bytes.append(contentsOf: $0)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))

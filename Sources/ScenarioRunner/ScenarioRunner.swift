@@ -115,7 +115,7 @@ public enum ScenarioRunner {
                 guard let bytes = FileManager.default.contents(atPath: scenario.planPath) else {
                     throw ScenarioError("\(scenario.planPath): cannot be read")
                 }
-                try ActivityStore(directory: dataDir).setActivePlan(
+                try PacerStore(directory: dataDir).plans.setActivePlan(
                     PlanKey(contents: bytes), source: scenario.planPath, at: UTCTimestamp(date: today, millisecondOfDay: 0))
             } catch {
                 throw ScenarioError("\(scenario.file): cannot make the plan the device's: \(error)")
@@ -156,11 +156,11 @@ public enum ScenarioRunner {
         try recorder.close()
 
         // The results from what was stored, as `pacer activities` would show them.
-        let store: ActivityStore
+        let store: PacerStore
         let details: [ActivityDetail]
         do {
-            store = try ActivityStore(directory: dataDir)
-            details = try store.activities().map { try store.activity($0.id) }.sorted { $0.summary.id < $1.summary.id }
+            store = try PacerStore(directory: dataDir)
+            details = try store.activities.activities().map { try store.activities.activity($0.id) }.sorted { $0.summary.id < $1.summary.id }
             try ScenarioResults.writeGPX(details, scenario: scenario, to: "\(out)/track.gpx")
         } catch {
             throw ScenarioError("\(scenario.file): cannot read the results back from \(dataDir): \(error)")
@@ -177,8 +177,8 @@ public enum ScenarioRunner {
     /// mix in).
     static func makeDataFolder(_ path: String) throws -> String {
         let fm = FileManager.default
-        if fm.fileExists(atPath: "\(path)/\(ActivityStore.fileName)") {
-            throw ScenarioError("\(path) holds a \(ActivityStore.fileName) already: give an empty or new folder for the run's data")
+        if fm.fileExists(atPath: "\(path)/\(PacerDatabase.fileName)") {
+            throw ScenarioError("\(path) holds a \(PacerDatabase.fileName) already: give an empty or new folder for the run's data")
         }
         do {
             try fm.createDirectory(atPath: path, withIntermediateDirectories: true)

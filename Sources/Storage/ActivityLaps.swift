@@ -2,7 +2,7 @@ import Coaching
 import GRDB
 import PacerCore
 
-// An activity as laps (issue 26): what TCX (and FIT) carry that GPX cannot. A lap per phase
+// An activity as laps: what TCX (and FIT) carry that GPX cannot. A lap per phase
 // with the phase's timer time and stored distance; its points in tracks, one per recorded
 // segment; each point's odometer distance. Made once from the store, for every lap-based
 // format: the writers only write what they are given, and a share's privacy is applied here

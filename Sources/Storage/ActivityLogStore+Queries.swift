@@ -16,30 +16,33 @@ extension ActivityLogStore {
 
     /// Everything stored for one activity.
     public func activity(_ id: Int64) throws -> ActivityDetail {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM activities WHERE id = ?", arguments: [id]) else {
-                throw StorageError.unknownActivity(id)
-            }
-            let points = try Self.fetchPoints(id, db)
-            let statistics = ActivityStatistics(points: points)
-            let waypoints = try Row.fetchAll(
-                db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
-                arguments: [id]
-            ).map { row in
-                Waypoint(name: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
-                         position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4],
-                         atLastKnownPosition: row[5])
-            }
-            let cues = try Row.fetchAll(
-                db, sql: "SELECT elapsed_ms, cue, phase FROM cues WHERE activity_id = ? ORDER BY seq", arguments: [id]
-            ).map { row in
-                CueRecord(elapsed: .milliseconds(row[0] as Int64), cue: row[1], phase: row[2])
-            }
-            let results = try Self.fetchPhaseResults(id, db)
-            return ActivityDetail(
-                summary: try Self.summary(row, db, statistics: statistics), points: points, waypoints: waypoints,
-                cues: cues, phaseResults: results, statistics: statistics)
+        try read { db in try Self.detail(id, db) }
+    }
+
+    /// Everything stored for activity `id`, read in `db`.
+    static func detail(_ id: Int64, _ db: Database) throws -> ActivityDetail {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM activities WHERE id = ?", arguments: [id]) else {
+            throw StorageError.unknownActivity(id)
         }
+        let points = try Self.fetchPoints(id, db)
+        let statistics = ActivityStatistics(points: points)
+        let waypoints = try Row.fetchAll(
+            db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
+            arguments: [id]
+        ).map { row in
+            Waypoint(name: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
+                     position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4],
+                     atLastKnownPosition: row[5])
+        }
+        let cues = try Row.fetchAll(
+            db, sql: "SELECT elapsed_ms, cue, phase FROM cues WHERE activity_id = ? ORDER BY seq", arguments: [id]
+        ).map { row in
+            CueRecord(elapsed: .milliseconds(row[0] as Int64), cue: row[1], phase: row[2])
+        }
+        let results = try Self.fetchPhaseResults(id, db)
+        return ActivityDetail(
+            summary: try Self.summary(row, db, statistics: statistics), points: points, waypoints: waypoints,
+            cues: cues, phaseResults: results, statistics: statistics)
     }
 
     /// General statistics (R10) over every closed activity; one still recording is left out

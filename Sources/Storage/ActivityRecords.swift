@@ -253,7 +253,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
                 + ": one device or command writes to a data folder at a time. Stop it first ("
                 + StorageError.howToStop(holder) + "), or use another --data-dir"
         case .noDatabase(let directory):
-            "no activities in \(directory): it holds no \(ActivityStore.fileName) (is the data folder right? "
+            "no activities in \(directory): it holds no \(PacerDatabase.fileName) (is the data folder right? "
                 + "the device's is the settings' data_dir, /var/lib/pacer on the board)"
         case .unknownActivity(let id): "there is no activity #\(id)"
         case .unknownRoute(let id): "there is no route #\(id)"

@@ -1,7 +1,7 @@
 import Coaching
 import PacerCore
 
-/// FIT files of what Pacer stores (issue 26): an activity, with its laps (the plan's
+/// FIT files of what Pacer stores: an activity, with its laps (the plan's
 /// phases), its timer (the pauses, as timer events) and the device's odometer distance on
 /// every record; and a plan's workout, as the steps a watch can follow. Only FIT (and TCX)
 /// carry laps and the timer to Strava, Garmin Connect and intervals.icu; GPX has neither.

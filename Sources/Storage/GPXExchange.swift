@@ -48,39 +48,6 @@ public struct GPXExportOptions: Hashable, Sendable {
     public static let all = GPXExportOptions()
 }
 
-/// What a GPX file becomes when imported.
-public enum GPXImportKind: String, Hashable, Sendable, CaseIterable {
-    /// A route to follow (R19): its line, waypoints, distance and elevation.
-    case route
-    /// A past activity (completed), from the file's track and its times.
-    case activity
-}
-
-/// What an import stored, and what it left out of the file and why.
-public struct GPXImportResult: Hashable, Sendable {
-    public var kind: GPXImportKind
-    public var id: Int64
-    public var name: String
-    /// Points stored.
-    public var pointCount: Int
-    public var waypointCount: Int
-    /// Metres.
-    public var distance: Double
-    /// Points read from the file: `pointCount` plus those dropped.
-    public var pointsRead: Int = 0
-    /// Points dropped as GPS glitches, and elevations left out of their point (`GPXPlausibility`).
-    public var droppedPoints: Int = 0
-    public var droppedElevations: Int = 0
-    /// A route's times, left out because they went back or were all the same.
-    public var timesLeftOut = false
-    /// Where and why, for the first few (10) of each; `notesLeftOut` more were not listed.
-    public var notes: [GPXImportNote] = []
-    public var notesLeftOut = 0
-    /// The file's points with a heart rate, and with a cadence: Pacer keeps neither.
-    public var heartRatesNotKept = 0
-    public var cadencesNotKept = 0
-}
-
 /// GPX in and out of the store (R18, R19, R22): an activity or a route exported, a file
 /// imported as either, an activity shared (`GPXShare.swift`). A format, not a table: it reads
 /// and writes the activities' and routes' tables in the shared database.
@@ -195,6 +162,13 @@ extension GPXExchange {
     /// The circles a share of activity `id` with `options` hides, for checks.
     public func privacyCircles(activity id: Int64, options: GPXExportOptions) throws -> [PrivacyCircle] {
         try read { db in try Self.privacyMask(activity: id, options: options, db)?.circles ?? [] }
+    }
+
+    /// The circles a share of activity `id` with `choice` hides (`PrivacyCircle`), for checks.
+    public func privacyCircles(activity id: Int64, choice: ShareChoice, secret: ShareSecret? = nil) throws -> [PrivacyCircle] {
+        var options = choice.options
+        options.secret = secret
+        return try privacyCircles(activity: id, options: options)
     }
 
     /// The device's share secret.
@@ -383,225 +357,6 @@ extension GPXExchange {
     static func writeAtomically(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
         try PacerDatabase.passingPacersOwn({ try OutputFile.write(path, body) }) {
             StorageError.writeFailed(path: path, reason: PacerDatabase.reason($0))
-        }
-    }
-
-    // MARK: - Import
-
-    /// Imports a GPX file as a route or as a past activity, streamed: points go into the
-    /// database as they are read and judged (`GPXPlausibility`), within one transaction, so
-    /// memory holds a few points, not the file, and a file refused anywhere (not GPX, broken,
-    /// or not a run: `GPXError`, with the line and the reason) stores nothing.
-    public func importGPX(file path: String, as kind: GPXImportKind, name: String? = nil,
-                          rules: GPXPlausibility = .standard) throws -> GPXImportResult {
-        let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        switch kind {
-        case .route: return try write { db in try Self.importRoute(path, name: name, fallback: fallback, rules: rules, db) }
-        case .activity: return try write { db in try Self.importActivity(path, name: name, fallback: fallback, rules: rules, db) }
-        }
-    }
-
-    /// A new activity imported from `path` (GPX or FIT), and the filter that stores its points
-    /// in order, each checked by `rules` first.
-    static func importedActivity(name: String, path: String, rules: GPXPlausibility,
-                                 _ db: Database) throws -> (id: Int64, filter: GPXPointFilter) {
-        try db.execute(sql: "INSERT INTO activities (name, profile, state, source) VALUES (?, NULL, 'completed', ?)",
-                       arguments: [name, path])
-        let id = db.lastInsertedRowID
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        var seq = 0
-        let filter = GPXPointFilter(rules: rules, file: path, timed: true) { p, segment in
-            // The filter refuses an activity's point without a time before handing it on.
-            try statement.execute(arguments: [id, seq, segment, p.time?.millisecondsSince1970 ?? 0, p.position.latitude,
-                                           p.position.longitude, p.altitude, p.speed])
-            seq += 1
-        }
-        return (id, filter)
-    }
-
-    /// An activity: every non-empty track segment, in order; every point needs a time.
-    static func importActivity(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
-                               _ db: Database) throws -> GPXImportResult {
-        let (id, filter) = try importedActivity(name: fallback, path: path, rules: rules, db)
-        var place: GPXPlace?
-        let document = try GPXReader.read(path: path) { point, at in
-            guard case .track = at else { return }
-            if at != place {
-                place = at
-                try filter.beginSegment()
-            }
-            try filter.add(point, tag: "trkpt")
-        }
-        guard document.trackPointCount > 0 else {
-            let reason = document.routePointCount > 0
-                ? "no track (<trk>) points: the file holds a route; import it as a route"
-                : "no track (<trk>) points to import as an activity"
-            throw GPXError(file: path, line: document.line, reason: reason)
-        }
-        try filter.finish()
-
-        var notes = filter.pointNotes + filter.elevationNotes
-        let waypoints = try timedWaypoints(document.waypoints, activity: id, file: path, rules: rules, notes: &notes, db)
-        var batch = ActivityLogStore.Pending()
-        batch.waypoints = waypoints.enumerated().map { (id, $0, $1) }
-        try ActivityLogStore.insert(batch, db)
-        let activityName = name ?? document.name ?? document.tracks.first(where: { $0.name != nil })?.name ?? fallback
-        try db.execute(sql: "UPDATE activities SET name = ? WHERE id = ?", arguments: [activityName, id])
-        try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
-        let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
-        var result = GPXImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
-                                     waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
-                                     droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                                     notes: notes, notesLeftOut: filter.notesLeftOut)
-        result.heartRatesNotKept = document.heartRateCount
-        result.cadencesNotKept = document.cadenceCount
-        return result
-    }
-
-    /// A route: the file's `<rte>` points when it has any, else its track points as one line.
-    static func importRoute(_ path: String, name: String?, fallback: String, rules: GPXPlausibility,
-                            _ db: Database) throws -> GPXImportResult {
-        try db.execute(sql: """
-            INSERT INTO routes (name, source, distance_m, elevation_gain, elevation_loss, point_count, waypoint_count)
-            VALUES (?, ?, 0, 0, 0, 0, 0)
-            """, arguments: [fallback, path])
-        let id = db.lastInsertedRowID
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO route_points (route_id, seq, lat, lon, alt, time) VALUES (?, ?, ?, ?, ?, ?)")
-        var seq = 0
-        func makeFilter() -> GPXPointFilter {
-            GPXPointFilter(rules: rules, file: path, timed: false) { p, _ in
-                try insert.execute(arguments: [id, seq, p.position.latitude, p.position.longitude, p.altitude,
-                                               p.time?.millisecondsSince1970])
-                seq += 1
-            }
-        }
-        var filter = makeFilter()
-        var fromRoutes = false
-        var place: GPXPlace?
-        let document = try GPXReader.read(path: path) { point, at in
-            switch at {
-            case .route:
-                if !fromRoutes {
-                    // Route points win over track points, wherever they are in the file.
-                    fromRoutes = true
-                    if seq > 0 || filter.count > 0 {
-                        try db.execute(sql: "DELETE FROM route_points WHERE route_id = ?", arguments: [id])
-                        seq = 0
-                        filter = makeFilter()
-                    }
-                }
-            case .track:
-                if fromRoutes { return }
-            }
-            if at != place {
-                place = at
-                try filter.beginSegment()
-            }
-            try filter.add(point, tag: fromRoutes ? "rtept" : "trkpt")
-        }
-        guard document.routePointCount + document.trackPointCount > 0 else {
-            throw GPXError(file: path, line: document.line, reason: "no route (<rte>) or track (<trk>) points to import")
-        }
-        try filter.finish()
-        // A route is a line to follow: one point is none (`run --route` could not use it).
-        guard filter.keptCount >= 2 else {
-            throw GPXError(file: path, line: document.line,
-                           reason: "\(filter.keptCount) usable point(s): a route needs two or more")
-        }
-        var notes = filter.pointNotes + filter.elevationNotes
-        if filter.timesUnusable {
-            try db.execute(sql: "UPDATE route_points SET time = NULL WHERE route_id = ?", arguments: [id])
-            notes.append(GPXImportNote(
-                file: path, line: document.line,
-                reason: "the points' times \(filter.timesGoBack ? "go back" : "are all the same"): left out, "
-                    + "the route is its points in order"))
-        }
-
-        let points = try Row.fetchCursor(
-            db, sql: "SELECT lat, lon, alt, time FROM route_points WHERE route_id = ? ORDER BY seq", arguments: [id])
-        var line = [PathPoint]()
-        line.reserveCapacity(filter.keptCount)
-        while let row = try points.next() {
-            line.append(PathPoint(position: GeoPoint(latitude: row[0], longitude: row[1]), altitude: row[2],
-                                  time: (row[3] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:))))
-        }
-        let stats = PathStatistics(segments: [line])
-        var duration: Int64?
-        if let first = line.first?.time, let last = line.last?.time, last >= first {
-            duration = last.millisecondsSince1970 - first.millisecondsSince1970
-        }
-        var waypoints = document.waypoints
-        checkElevations(&waypoints, rules: rules, notes: &notes, file: path)
-        let title = document.routes.first(where: { $0.name != nil })?.name
-            ?? (fromRoutes ? nil : document.tracks.first(where: { $0.name != nil })?.name)
-        let routeName = name ?? document.name ?? title ?? fallback
-        try db.execute(
-            sql: """
-                UPDATE routes SET name = ?, distance_m = ?, duration_ms = ?, elevation_gain = ?, elevation_loss = ?,
-                    min_elevation = ?, max_elevation = ?, point_count = ?, waypoint_count = ?, start_lat = ?, start_lon = ?
-                WHERE id = ?
-                """,
-            arguments: [routeName, stats.distance, duration, stats.elevationGain, stats.elevationLoss,
-                        stats.minimumElevation, stats.maximumElevation, line.count, waypoints.count,
-                        stats.start?.latitude, stats.start?.longitude, id])
-        let waypoint = try db.cachedStatement(sql: """
-            INSERT INTO route_waypoints (route_id, seq, name, description, lat, lon, alt, time)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for (seq, w) in waypoints.enumerated() {
-            try waypoint.execute(arguments: [id, seq, w.name, w.description, w.position.latitude,
-                                             w.position.longitude, w.altitude, w.time?.millisecondsSince1970])
-        }
-        var result = GPXImportResult(kind: .route, id: id, name: routeName, pointCount: line.count,
-                                     waypointCount: waypoints.count, distance: stats.distance, pointsRead: filter.count,
-                                     droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
-                                     timesLeftOut: filter.timesUnusable, notes: notes, notesLeftOut: filter.notesLeftOut)
-        result.heartRatesNotKept = document.heartRateCount
-        result.cadencesNotKept = document.cadenceCount
-        return result
-    }
-
-    /// Waypoints' elevations outside `rules.elevations` are left out (and said), as a point's are.
-    static func checkElevations(_ waypoints: inout [GPXPoint], rules: GPXPlausibility, notes: inout [GPXImportNote],
-                                file: String) {
-        for i in waypoints.indices {
-            if let altitude = waypoints[i].altitude, !rules.elevations.contains(altitude) {
-                waypoints[i].altitude = nil
-                notes.append(GPXImportNote(file: file, line: waypoints[i].line, reason: "<ele> \(altitude) m left out "
-                    + "(the waypoint is kept): outside the elevations a runner meets "
-                    + "(\(Int(rules.elevations.lowerBound)) to \(Int(rules.elevations.upperBound)) m)"))
-            }
-        }
-    }
-
-    /// An activity's waypoints, each with a time: its own, or that of the track point nearest
-    /// to it (found in one pass over the stored points, not by holding them).
-    static func timedWaypoints(_ read: [GPXPoint], activity: Int64, file: String, rules: GPXPlausibility,
-                               notes: inout [GPXImportNote], _ db: Database) throws -> [Waypoint] {
-        var waypoints = read
-        checkElevations(&waypoints, rules: rules, notes: &notes, file: file)
-        var nearest = [(distance: Double, time: Int64)](repeating: (.infinity, 0), count: waypoints.count)
-        if waypoints.contains(where: { $0.time == nil }) {
-            let points = try Row.fetchCursor(
-                db, sql: "SELECT time, lat, lon FROM track_points WHERE activity_id = ? ORDER BY seq", arguments: [activity])
-            var first = true
-            while let row = try points.next() {
-                let position = GeoPoint(latitude: row[1], longitude: row[2])
-                for (i, w) in waypoints.enumerated() where w.time == nil {
-                    let d = Geodesy.distance(w.position, position)
-                    if d < nearest[i].distance || first { nearest[i] = (d, row[0]) }
-                }
-                first = false
-            }
-        }
-        return waypoints.enumerated().map { index, w in
-            Waypoint(name: w.name ?? "Waypoint \(index + 1)",
-                     time: w.time ?? UTCTimestamp(millisecondsSince1970: nearest[index].time),
-                     position: w.position, altitude: w.altitude,
-                     atLastKnownPosition: w.type == Self.lastKnownPositionType)
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 extension GPXReader {
     /// libxml2's SAX2 push parser, set up as FoundationXML's `XMLParser(stream:)` set it up
-    /// for the reader before (issue 27): the same handler functions (the DTD's through
+    /// for the reader before: the same handler functions (the DTD's through
     /// libxml2's own SAX2 ones, entities looked up the same way, errors through the
     /// structured error function), the same options (XML_PARSE_RECOVER | XML_PARSE_NOENT),
     /// the same chunks (the first 4 bytes to create the context, then the rest of 128 KiB

@@ -291,6 +291,37 @@ extension GPXExchange {
         }
     }
 
+    /// Shares an activity (R18) as `format`: GPX as `share(activity:to:choice:secret:)`; TCX
+    /// and FIT from the laps a share shows (`sharedLaps`: the same points as the GPX share,
+    /// the same places hidden, no device distance), refused without times (TCX requires a
+    /// time at every point) and with waypoints (neither has a place for them). Refused before anything
+    /// is written, as the GPX share is (`checkShare`).
+    @discardableResult
+    public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
+                      version: String, secret: ShareSecret? = nil) throws -> ShareReport {
+        switch format {
+        case .gpx:
+            return try share(activity: id, to: path, choice: choice, secret: secret)
+        case .tcx, .fit:
+            try choice.check()
+            try choice.checkLapShare(format)
+            var options = choice.options
+            options.secret = secret
+            return try read { db in
+                try Self.activityExists(id, db)
+                try Self.checkShare(activity: id, options: options, db)
+                let export = try Self.laps(activity: id, options: options, db)
+                if format == .fit {
+                    let bytes = FITWriter.activity(laps: export)
+                    try Self.writeAtomically(path) { write in try write(bytes) }
+                } else {
+                    try Self.writeAtomically(path) { write in try TCXExchange.writeTCX(export, version: version, to: write) }
+                }
+                return ShareReport(choice: choice, export: export.report)
+            }
+        }
+    }
+
     /// What `share` refuses on the activity's data, found in one pass over its points.
     static func checkShare(activity id: Int64, options: GPXExportOptions, _ db: Database) throws {
         let mask = try privacyMask(activity: id, options: options, db)

@@ -3,8 +3,8 @@ internal import CLibXML2
 /// libxml2, opened when a GPX file is first read (`dlopen`), not linked into `pacer`.
 ///
 /// Linked, it was loaded with ICU, liblzma and zlib before `main` by every command, about
-/// 0.76 M instructions of dynamic linking at each start, for a parser only GPX import uses
-/// (issue 27). It is opened here once, by the SONAME of the headers built against
+/// 0.76 M instructions of dynamic linking at each start, for a parser only GPX import uses.
+/// It is opened here once, by the SONAME of the headers built against
 /// (`PACER_LIBXML2_SONAME`, shim.h), its functions filled into a table in C
 /// (`pacer_xml_open`) that the shim's helpers call through; the Debian package still depends on
 /// it by name (scripts/package-deb.sh). LinuxHardware's `DynamicLibrary` does the same for

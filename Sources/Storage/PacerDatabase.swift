@@ -5,7 +5,8 @@ import Synchronization
 
 /// The store's one SQLite file (`<data_dir>/pacer.sqlite`) through GRDB: the connection pool,
 /// the data folder's lock, and the one ordered list of migrations for every part of the store
-/// (`ActivityLogStore`, `AthleteStore`, `PlanStore`, `RouteStore`, `GPXExchange`), which share it.
+/// (`ActivityLogStore`, `AthleteStore`, `PlanStore`, `RouteStore`, `GPXExchange`, `TCXExchange`,
+/// `FITExchange`), which share it.
 ///
 /// **Durability across power cuts (R28).** The database runs in WAL mode with
 /// `synchronous = FULL`. In WAL mode a commit appends the transaction to the `-wal` file;
@@ -296,7 +297,7 @@ public final class PacerDatabase: Sendable {
         }
         // The device's share secret (`ShareSecret`): 16 random bytes, made once and never
         // changed, from which a share derives how its hidden circles are moved off the places
-        // they hide (issue 23, case 6). A share reads it; nothing writes it again.
+        // they hide. A share reads it; nothing writes it again.
         migrator.registerMigration("v6") { db in
             try db.execute(sql: """
                 INSERT OR IGNORE INTO device_state (key, value, changed_at)

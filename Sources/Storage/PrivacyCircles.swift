@@ -101,7 +101,7 @@ extension UInt64 {
     fileprivate func rotatedLeft(_ n: UInt64) -> UInt64 { self << n | self >> (64 - n) }
 }
 
-/// A circle a share hides (issue 23, case 6): not the place's own circle, whose centre a
+/// A circle a share hides: not the place's own circle, whose centre a
 /// circle fitted to where the track stops would find within a metre, but a larger one
 /// moved off it. For a place of radius `r` the centre is moved by `d`, its length a
 /// fraction of `r` in `zoneOffset` (a settings zone) or `endOffset` (`--hide-within`) and

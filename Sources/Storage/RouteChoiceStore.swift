@@ -2,7 +2,7 @@ import Coaching
 import GRDB
 import PacerCore
 
-/// The route the next workout follows (issue 26): chosen from the companion page or
+/// The route the next workout follows: chosen from the companion page or
 /// `pacer routes follow ID|none`, kept as a key of `device_state` (`followed_route`: the
 /// route's id), read by the device when a workout starts (`pacer device --route`, when
 /// given, still wins). A route that cannot be followed (fewer than two points) is refused
@@ -39,13 +39,4 @@ extension RouteStore {
     public func chosenFollowedRoute() throws -> FollowedRoute? {
         try chosenRoute().map { try followedRoute($0) }
     }
-}
-
-extension ActivityStore {
-    /// The route the next workout follows (`RouteStore.chosenRoute`).
-    public func chosenRoute() throws -> Int64? { try routeStore.chosenRoute() }
-    /// Chooses the route the next workout follows; nil: none (`RouteStore.chooseRoute`).
-    public func chooseRoute(_ id: Int64?, at time: UTCTimestamp) throws { try routeStore.chooseRoute(id, at: time) }
-    /// The chosen route, ready to follow (`RouteStore.chosenFollowedRoute`).
-    public func chosenFollowedRoute() throws -> FollowedRoute? { try routeStore.chosenFollowedRoute() }
 }

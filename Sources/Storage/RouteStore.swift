@@ -60,7 +60,7 @@ public final class RouteStore: DatabasePart {
     /// Makes a route of activity `detail` (R23): its track points in order, across its
     /// segments (a pause or a lost fix joins the points either side), its waypoints, its times.
     /// Said like a GPX import. Refused for an activity still recording.
-    public func importRoute(fromActivity detail: ActivityDetail, name: String? = nil) throws -> GPXImportResult {
+    public func importRoute(fromActivity detail: ActivityDetail, name: String? = nil) throws -> ImportResult {
         let id = detail.summary.id
         guard detail.summary.state != .recording else { throw StorageError.notRecording(id, .recording) }
         let points = detail.points
@@ -96,7 +96,7 @@ public final class RouteStore: DatabasePart {
                 try waypoint.execute(arguments: [route, seq, w.name, w.position.latitude, w.position.longitude,
                                                  w.altitude, w.time.millisecondsSince1970])
             }
-            return GPXImportResult(kind: .route, id: route, name: routeName, pointCount: points.count,
+            return ImportResult(kind: .route, id: route, name: routeName, pointCount: points.count,
                                    waypointCount: detail.waypoints.count, distance: stats.distance,
                                    pointsRead: points.count, droppedPoints: 0, droppedElevations: 0, notes: [],
                                    notesLeftOut: 0)

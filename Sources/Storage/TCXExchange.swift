@@ -1,7 +1,7 @@
 import GRDB
 import PacerCore
 
-// TCX out of the store (issue 26): an activity exported or shared as Garmin's Training Center
+// TCX out of the store: an activity exported or shared as Garmin's Training Center
 // Database v2, with its laps (`ActivityLaps`), for Strava, Garmin Connect, intervals.icu and
 // Runalyze, which read its laps, timer and odometer distance.
 
@@ -62,7 +62,15 @@ extension ShareChoice {
     }
 }
 
-extension GPXExchange {
+/// TCX out of the store: an activity exported as a TCX document, from its laps as the
+/// exports have them (`GPXExchange.laps`).
+public final class TCXExchange: DatabasePart {
+    let database: PacerDatabase
+
+    init(database: PacerDatabase) {
+        self.database = database
+    }
+
     /// The activity as a TCX document (`writeTCX`).
     public func tcx(activity id: Int64, options: GPXExportOptions = .all, version: String) throws -> [UInt8] {
         var out: [UInt8] = []
@@ -77,9 +85,9 @@ extension GPXExchange {
                           version: String) throws -> GPXExportReport {
         guard options.times else { throw LapFileError.needsTimes(share: false, format: .tcx) }
         return try read { db in
-            try Self.activityExists(id, db)
-            let export = try Self.laps(activity: id, options: options, db)
-            try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
+            try GPXExchange.activityExists(id, db)
+            let export = try GPXExchange.laps(activity: id, options: options, db)
+            try GPXExchange.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
             return export.report
         }
     }
@@ -90,8 +98,8 @@ extension GPXExchange {
                           to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
         guard options.times else { throw LapFileError.needsTimes(share: false, format: .tcx) }
         return try read { db in
-            try Self.activityExists(id, db)
-            let export = try Self.laps(activity: id, options: options, db)
+            try GPXExchange.activityExists(id, db)
+            let export = try GPXExchange.laps(activity: id, options: options, db)
             try Self.writeTCX(export, version: version, to: write)
             return export.report
         }
@@ -115,65 +123,5 @@ extension GPXExchange {
             }
         }
         try write(writer.finish(notes: export.name, version: version))
-    }
-
-    /// Shares an activity (R18) as `format`: GPX as `share(activity:to:choice:secret:)`; TCX
-    /// and FIT from the laps a share shows (`sharedLaps`: the same points as the GPX share,
-    /// the same places hidden, no device distance), refused without times (TCX requires a
-    /// time at every point) and with waypoints (neither has a place for them). Refused before anything
-    /// is written, as the GPX share is (`checkShare`).
-    @discardableResult
-    public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
-                      version: String, secret: ShareSecret? = nil) throws -> ShareReport {
-        switch format {
-        case .gpx:
-            return try share(activity: id, to: path, choice: choice, secret: secret)
-        case .tcx, .fit:
-            try choice.check()
-            try choice.checkLapShare(format)
-            var options = choice.options
-            options.secret = secret
-            return try read { db in
-                try Self.activityExists(id, db)
-                try Self.checkShare(activity: id, options: options, db)
-                let export = try Self.laps(activity: id, options: options, db)
-                if format == .fit {
-                    let bytes = FITWriter.activity(laps: export)
-                    try Self.writeAtomically(path) { write in try write(bytes) }
-                } else {
-                    try Self.writeAtomically(path) { write in try Self.writeTCX(export, version: version, to: write) }
-                }
-                return ShareReport(choice: choice, export: export.report)
-            }
-        }
-    }
-}
-
-extension ActivityStore {
-    public func tcx(activity id: Int64, options: GPXExportOptions = .all, version: String) throws -> [UInt8] {
-        try gpxExchange.tcx(activity: id, options: options, version: version)
-    }
-    @discardableResult
-    public func exportTCX(activity id: Int64, to path: String, options: GPXExportOptions = .all,
-                          version: String) throws -> GPXExportReport {
-        try gpxExchange.exportTCX(activity: id, to: path, options: options, version: version)
-    }
-    @discardableResult
-    public func exportTCX(activity id: Int64, options: GPXExportOptions = .all, version: String,
-                          to write: ([UInt8]) throws -> Void) throws -> GPXExportReport {
-        try gpxExchange.exportTCX(activity: id, options: options, version: version, to: write)
-    }
-    /// The laps a share shows (`GPXExchange.sharedLaps`), for a lap-based format's writer.
-    public func sharedLaps(activity id: Int64, choice: ShareChoice, secret: ShareSecret? = nil) throws -> LapExport {
-        try gpxExchange.sharedLaps(activity: id, choice: choice, secret: secret)
-    }
-    /// The activity's laps as an export has them.
-    public func laps(activity id: Int64) throws -> LapExport {
-        ActivityLaps.laps(of: try activity(id))
-    }
-    @discardableResult
-    public func share(activity id: Int64, to path: String, choice: ShareChoice, format: ShareFormat,
-                      version: String, secret: ShareSecret? = nil) throws -> ShareReport {
-        try gpxExchange.share(activity: id, to: path, choice: choice, format: format, version: version, secret: secret)
     }
 }

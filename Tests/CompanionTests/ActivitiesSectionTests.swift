@@ -12,12 +12,12 @@ import Testing
     let folder = TemporaryDirectory()
     var dir: String { folder.path + "/data" }
 
-    func section(_ store: ActivityStore?, zones: [PrivacyZone] = []) -> ActivitiesSection {
+    func section(_ store: PacerStore?, zones: [PrivacyZone] = []) -> ActivitiesSection {
         ActivitiesSection(device: StoreDevice(store), version: pacerVersion, zone: .utc, privacyZones: { zones })
     }
 
     @Test func theListShowsDatePlanDistanceTimeAndHowEachEnded() async throws {
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let first = try recordWorkout(into: store, name: "Tempo <one>")
         let second = try recordWorkout(into: store, name: "Cut short", end: .stopped, offset: 3600)
         let body = pageBody(try await call(section(store), .get, "/activities"))
@@ -35,12 +35,12 @@ import Testing
         #expect(a.lowerBound < b.lowerBound)
         #expect(body.contains("id=\"activity-upload\"") && body.contains("enctype=\"multipart/form-data\""))
         #expect(body.contains("name=\"csrf\" value=\"token-1\""))
-        let empty = pageBody(try await call(section(try ActivityStore(directory: folder.path + "/empty")), .get, "/activities"))
+        let empty = pageBody(try await call(section(try PacerStore(directory: folder.path + "/empty")), .get, "/activities"))
         #expect(empty.contains("No activities yet."))
     }
 
     @Test func anActivitysPageHasItsFiguresPhasesAndFiles() async throws {
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try recordWorkout(into: store)
         let body = pageBody(try await call(section(store), .get, "/activities/:id", parameters: ["id": "\(id)"]))
         #expect(body.contains("<dl id=\"figures\">"))
@@ -65,7 +65,7 @@ import Testing
     /// The report and the three files are the bytes `pacer activities report` and `pacer
     /// activities export --gpx --tcx --fit` write for the same data folder.
     @Test func theReportAndDownloadsAreTheCommandsBytes() async throws {
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try recordWorkout(into: store)
         let s = section(store)
         let out = folder.path
@@ -95,7 +95,7 @@ import Testing
     /// A share holds what was ticked, hides the settings' places, and is the command's file;
     /// a choice the command refuses is refused with its words.
     @Test func aShareIsTheCommandsShareAndRefusesAsItDoes() async throws {
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try recordWorkout(into: store)
         // A place round the track's middle, as the settings give it.
         let zone = PrivacyZone(name: "home", center: GeoPoint(latitude: 45.1008, longitude: 6.2), radius: 20)
@@ -159,18 +159,18 @@ import Testing
     /// one; a damaged file is refused with the reader's message, naming the upload, and
     /// nothing is stored.
     @Test func anUploadImportsAsTheCommandDoesAndADamagedFileIsRefused() async throws {
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let s = section(store)
         let gpx = Array(gpxTrack().utf8)
         let response = try await call(s, .post, "/activities/import",
                                       uploads: ["file": Upload(filename: "C:\\runs\\morning.gpx", bytes: gpx)])
         guard case .redirect(let to, let notice?) = response else { Issue.record("\(response)"); return }
-        let id = try #require(try store.activities().last?.id)
+        let id = try #require(try store.activities.activities().last?.id)
         #expect(to == "/activities/\(id)")
         #expect(notice.hasPrefix("Imported activity #\(id) \"Morning run\""))
         #expect(notice.contains("Stored as activity #\(id), a past run"))
-        #expect(try store.activity(id).summary.source == "morning.gpx", "the upload's name, not a temporary path")
-        #expect(try store.activity(id).points.count == 40)
+        #expect(try store.activities.activity(id).summary.source == "morning.gpx", "the upload's name, not a temporary path")
+        #expect(try store.activities.activity(id).points.count == 40)
 
         // The same file through the command, in a folder of its own: the same summary.
         let other = folder.path + "/cli"
@@ -182,15 +182,15 @@ import Testing
         #expect(command.stdout == notice + "\n")
 
         // A FIT file (this activity exported) imports as a FIT, by its name.
-        let fit = try store.fit(activity: id)
+        let fit = try store.fit.fit(activity: id)
         let fitResponse = try await call(s, .post, "/activities/import", form: ["name": "From the watch"],
                                          uploads: ["file": Upload(filename: "watch.fit", bytes: fit)])
         guard case .redirect(_, let fitNotice?) = fitResponse else { Issue.record("\(fitResponse)"); return }
         #expect(fitNotice.contains("\"From the watch\""))
-        #expect(try store.activities().count == 2)
-        #expect(try store.activities().last?.pointCount == 40)
+        #expect(try store.activities.activities().count == 2)
+        #expect(try store.activities.activities().last?.pointCount == 40)
 
-        let before = try store.rowCounts()
+        let before = try store.database.rowCounts()
         // A truncated GPX, a FIT with a byte changed (its CRC), an empty form.
         var damaged = fit
         damaged[damaged.count / 2] ^= 0x5A
@@ -211,6 +211,6 @@ import Testing
         let none = try await call(s, .post, "/activities/import", form: ["name": "x"])
         guard case .refused(400, let why) = none else { Issue.record("\(none)"); return }
         #expect(why.hasPrefix("file: "))
-        #expect(try store.rowCounts() == before, "nothing stored from a refused file")
+        #expect(try store.database.rowCounts() == before, "nothing stored from a refused file")
     }
 }

@@ -39,7 +39,7 @@ final class TestDevice: CompanionDevice {
         return "ok: \(command)"
     }
 
-    func store() throws -> ActivityStore { try Configurator.openActivityStore(directory: folder, access: .write) }
+    func store() throws -> PacerStore { try Configurator.openActivityStore(directory: folder, access: .write) }
 }
 
 /// A clock the test moves.

@@ -21,7 +21,7 @@ import Testing
 
     @Test func batteryStorageAndStateAreRead() async throws {
         let dir = folder.path + "/data"
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         _ = try recordWorkout(into: store)
         _ = try recordWorkout(into: store, offset: 600)
         let section = HealthSection(device: StoreDevice(store), dataDirectory: dir, batterySetting: "sysfs",

@@ -10,18 +10,18 @@ import TestSupport
 /// A device of the tests' own around a real store in a temporary folder: its state is a
 /// switch the test turns (a workout running or not).
 final class SwitchableStoreDevice: CompanionDevice {
-    let activities: ActivityStore
+    let activities: PacerStore
     let running = Mutex(false)
 
     init(directory: String) throws {
-        activities = try ActivityStore(directory: directory, access: .write)
+        activities = try PacerStore(directory: directory, access: .write)
     }
 
     func snapshot() -> DeviceSnapshot {
         running.withLock { $0 } ? DeviceSnapshot(state: .running, line: "running") : DeviceSnapshot(state: .ready, line: "ready")
     }
     func send(_ command: ControlCommand) async -> String { "ok" }
-    func store() throws -> ActivityStore { activities }
+    func store() throws -> PacerStore { activities }
 }
 
 /// A data folder with a store, the repository's Hardware as hardware_dir (its bundled plans,

@@ -26,7 +26,7 @@ import TestSupport
         #expect(redirect.to == "/plans")
         #expect(redirect.notice?.hasPrefix("The device's plan is now 'Intervals'") == true, "\(redirect)")
         #expect(redirect.notice?.contains("0/1 workouts done; next: workout 1, 6 x 2 min") == true, "\(redirect)")
-        let active = try #require(try f.device.activities.activePlan())
+        let active = try #require(try f.device.activities.plans.activePlan())
         #expect(active.source == hardwareDirectory + "/plans/intervals.yaml")
         let page = try await callRoute(f.plans, .get, "/plans")
         #expect(page.body.contains("<p id=\"todays-workout\">Today's workout: 1, <strong>6 x 2 min</strong>"), "\(page.body)")
@@ -84,10 +84,10 @@ import TestSupport
         _ = try await callRoute(f.athlete, .post, "/athlete", form: ["weight": "70", "height": "178", "frequency": "3"])
         let made = try await callRoute(f.plans, .post, "/plans/generate", form: ["goal": "5k", "start": "2026-06-01"])
         #expect(made.redirect?.to == "/plans/stored/1", "\(made)")
-        let stored = try f.device.activities.plans()
+        let stored = try f.device.activities.plans.plans()
         #expect(stored.count == 1)
         let expectedPlan = try PlanActions.generate(
-            profile: try #require(try f.device.activities.athlete()).profile, goal: try PlanActions.goal("5k"),
+            profile: try #require(try f.device.activities.athlete.athlete()).profile, goal: try PlanActions.goal("5k"),
             asGiven: "5k", start: PagesFixture.now.date, deadline: nil)
         #expect(stored.first?.yaml == PlanWriter.text(expectedPlan.plan, header: expectedPlan.header))
         #expect(FileManager.default.fileExists(atPath: f.data + "/plans/5k-from-2026-06-01.yaml"))
@@ -96,7 +96,7 @@ import TestSupport
         #expect(shown.body.contains("id=\"fit-1\""))
         let activated = try await callRoute(f.plans, .post, "/plans/stored/1/activate")
         #expect(activated.redirect?.notice?.contains(f.data + "/plans/5k-from-2026-06-01.yaml") == true, "\(activated)")
-        #expect(try f.device.activities.activePlan()?.source == f.data + "/plans/5k-from-2026-06-01.yaml")
+        #expect(try f.device.activities.plans.activePlan()?.source == f.data + "/plans/5k-from-2026-06-01.yaml")
         let index = try await callRoute(f.plans, .get, "/plans")
         #expect(index.body.contains("id=\"activate-stored-1\""))
         #expect(!index.body.contains("id=\"activate-data-5k-from-2026-06-01-yaml\""), "a stored plan is listed once")
@@ -127,7 +127,7 @@ import TestSupport
         f.device.running.withLock { $0 = true }
         let answer = try await callRoute(f.plans, .post, "/plans/bundled/intervals.yaml/activate")
         #expect(answer.refusal?.status == 409, "\(answer)")
-        #expect(try f.device.activities.activePlan() == nil)
+        #expect(try f.device.activities.plans.activePlan() == nil)
         let page = try await callRoute(f.plans, .get, "/plans")
         #expect(page.body.contains("id=\"today\""), "reading is allowed")
     }

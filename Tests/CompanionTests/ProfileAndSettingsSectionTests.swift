@@ -20,14 +20,14 @@ import TestSupport
                                                  "--data-dir", f.folder.path + "/cli"])
         #expect(cli.status == 64)
         #expect(cli.stderr.contains("Error: " + (bad.refusal?.message ?? "-")), "\(cli.stderr)")
-        #expect(try f.device.activities.athlete() == nil)
+        #expect(try f.device.activities.athlete.athlete() == nil)
 
         let set = try await callRoute(f.athlete, .post, "/athlete", form: ["weight": "70", "height": "178", "frequency": "3", "raced": ""])
         #expect(set.redirect?.notice == "Athlete profile set.", "\(set)")
         let changed = try await callRoute(f.athlete, .post, "/athlete",
                                      form: ["raced": "yes", "best_race": "10km@48:30", "weight": " 71 "])
         #expect(changed.redirect?.notice == "Athlete profile changed: weight, raced, best race.", "\(changed)")
-        let stored = try #require(try f.device.activities.athlete()).profile
+        let stored = try #require(try f.device.activities.athlete.athlete()).profile
         #expect(stored.weight == 71 && stored.height == 178 && stored.weeklyFrequency == 3)
         #expect(stored.bestRace?.distance == 10_000)
         let contradiction = try await callRoute(f.athlete, .post, "/athlete", form: ["raced": "no", "best_race": "5km@25:00"])

@@ -10,11 +10,11 @@ import Testing
 /// The companion's device as the sections meet it, around a real store in a temporary
 /// folder (the server is not needed: the sections' handlers are called with requests).
 final class StoreDevice: CompanionDevice {
-    let opened: ActivityStore?
+    let opened: PacerStore?
     let fault: String
     let status: DeviceSnapshot
 
-    init(_ store: ActivityStore?, fault: String = "the data folder cannot be used",
+    init(_ store: PacerStore?, fault: String = "the data folder cannot be used",
          status: DeviceSnapshot = DeviceSnapshot(state: .ready, line: "ready: GPS fix, 7 satellites")) {
         opened = store
         self.fault = fault
@@ -23,7 +23,7 @@ final class StoreDevice: CompanionDevice {
 
     func snapshot() -> DeviceSnapshot { status }
     func send(_ command: ControlCommand) async -> String { "ok" }
-    func store() throws -> ActivityStore {
+    func store() throws -> PacerStore {
         guard let opened else { throw StorageError.database(fault) }
         return opened
     }
@@ -42,22 +42,22 @@ func at(_ seconds: Double) -> UTCTimestamp {
 }
 
 /// A recorded workout of two phases: 300 points 1 s apart at 3 m/s northward, a waypoint.
-func recordWorkout(into store: ActivityStore, name: String = "Tempo run", end: ActivityEnd = .completed,
+func recordWorkout(into store: PacerStore, name: String = "Tempo run", end: ActivityEnd = .completed,
                    offset: Double = 0) throws -> Int64 {
-    let id = try store.begin(ActivityStart(name: name, startedAt: at(offset), plan: "10k in 50", workout: "Tempo",
+    let id = try store.activities.begin(ActivityStart(name: name, startedAt: at(offset), plan: "10k in 50", workout: "Tempo",
                                            profile: "medium"))
     for i in 0..<300 {
-        try store.append(TrackPoint(segment: 0, time: at(offset + Double(i)),
+        try store.activities.append(TrackPoint(segment: 0, time: at(offset + Double(i)),
                                     position: GeoPoint(latitude: 45.1 + Double(i) * 3 / 111_195, longitude: 6.2),
                                     altitude: 200 + Double(i) * 0.25, speed: 3), to: id)
     }
-    try store.add(Waypoint(name: "Bridge", time: at(offset + 5), position: GeoPoint(latitude: 45.10013, longitude: 6.2),
+    try store.activities.add(Waypoint(name: "Bridge", time: at(offset + 5), position: GeoPoint(latitude: 45.10013, longitude: 6.2),
                            altitude: 201, atLastKnownPosition: false), to: id)
-    try store.add(PhaseResult(index: 0, name: "Warm-up", duration: .seconds(30), timeInBand: .seconds(25), distance: 90,
+    try store.activities.add(PhaseResult(index: 0, name: "Warm-up", duration: .seconds(30), timeInBand: .seconds(25), distance: 90,
                               minimumSpeed: 2.5, maximumSpeed: 3.5), to: id)
-    try store.add(PhaseResult(index: 1, name: "Tempo", duration: .seconds(29), timeInBand: .seconds(20), distance: 87,
+    try store.activities.add(PhaseResult(index: 1, name: "Tempo", duration: .seconds(29), timeInBand: .seconds(20), distance: 87,
                               minimumSpeed: 3.2, maximumSpeed: 4.0), to: id)
-    try store.finish(id, end: end, endedAt: at(offset + 299), activeTime: .seconds(299))
+    try store.activities.finish(id, end: end, endedAt: at(offset + 299), activeTime: .seconds(299))
     return id
 }
 

@@ -39,7 +39,7 @@ struct AssemblyTests {
         #expect((parts.gps as? GPSHub)?.source === replay)
         #expect(parts.battery === battery)
         #expect(parts.clock === assembled.clock)
-        #expect(parts.log as? ActivityStore === assembled.store)
+        #expect(parts.log as? ActivityLogStore === assembled.store?.activities)
         #expect(parts.gpsHotStart == assembled.device.hardware?.gps.hotStart)
         #expect(parts.profile.name == "medium")
         #expect(assembled.recovered.isEmpty)
@@ -69,13 +69,13 @@ struct AssemblyTests {
         let dir = try makeTemporaryDirectory()
         let open: Int64
         do {
-            let store = try ActivityStore(directory: dir)
-            open = try store.begin(ActivityStart(name: "cut", startedAt: nil, plan: nil, workout: nil, profile: "medium"))
-            try store.commit()
+            let store = try PacerStore(directory: dir)
+            open = try store.activities.begin(ActivityStart(name: "cut", startedAt: nil, plan: nil, workout: nil, profile: "medium"))
+            try store.activities.commit()
         }
         let assembled = try assemble(settings(data: dir))
         #expect(assembled.recovered == [open])
-        #expect(try assembled.store?.activity(open).summary.state == .recovered)
+        #expect(try assembled.store?.activities.activity(open).summary.state == .recovered)
     }
 
     /// The radio: none by default; a simulated one by its own type; a switch-off noted so

@@ -21,15 +21,15 @@ import Testing
         for i in 0..<10 { gpx += "<rtept lat=\"\(48.0 + Double(i) * 20 / 111_195)\" lon=\"2.0\"/>" }
         gpx += "</rte></gpx>"
         try gpx.write(toFile: folder.path + "/canal.gpx", atomically: true, encoding: .utf8)
-        let id = try store.importGPX(file: folder.path + "/canal.gpx", as: .route).id
-        try store.chooseRoute(id, at: UTCTimestamp(millisecondsSince1970: 1_000))
+        let id = try store.gpx.importGPX(file: folder.path + "/canal.gpx", as: .route).id
+        try store.routes.chooseRoute(id, at: UTCTimestamp(millisecondsSince1970: 1_000))
         let route = try #require(try storage.chosenRoute())
         #expect(route.name == "Canal")
         #expect(route.points.count == 10)
         // A route that does not exist is refused, and the choice stays.
-        #expect(throws: StorageError.unknownRoute(5)) { try store.chooseRoute(5, at: UTCTimestamp(millisecondsSince1970: 2_000)) }
-        #expect(try store.chosenRoute() == id)
-        try store.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 3_000))
+        #expect(throws: StorageError.unknownRoute(5)) { try store.routes.chooseRoute(5, at: UTCTimestamp(millisecondsSince1970: 2_000)) }
+        #expect(try store.routes.chosenRoute() == id)
+        try store.routes.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 3_000))
         #expect(try storage.chosenRoute() == nil)
     }
 }

@@ -21,18 +21,18 @@ struct PlanAgendaTests {
         return text
     }
 
-    func activate(_ text: String, as file: String, in dir: String, store: ActivityStore) throws -> PlanKey {
+    func activate(_ text: String, as file: String, in dir: String, store: PacerStore) throws -> PlanKey {
         let path = "\(dir)/\(file)"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let key = PlanKey(contents: Array(text.utf8))
-        try store.setActivePlan(key, source: path, at: UTCTimestamp(date: Self.may2, millisecondOfDay: 0))
+        try store.plans.setActivePlan(key, source: path, at: UTCTimestamp(date: Self.may2, millisecondOfDay: 0))
         return key
     }
 
-    func complete(_ index: Int, of key: PlanKey, in store: ActivityStore) throws {
-        let id = try store.begin(ActivityStart(name: "w", startedAt: nil, plan: "p", workout: "w", profile: "medium",
+    func complete(_ index: Int, of key: PlanKey, in store: PacerStore) throws {
+        let id = try store.activities.begin(ActivityStart(name: "w", startedAt: nil, plan: "p", workout: "w", profile: "medium",
                                                planKey: key, workoutIndex: index))
-        try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(60))
+        try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(60))
     }
 
     func offered(_ today: TodaysWorkout) -> (Int, Bool)? {
@@ -41,8 +41,8 @@ struct PlanAgendaTests {
 
     @Test func theFirstWorkoutNotCompletedIsOfferedAndAPlanDoneStartsAgain() throws {
         let dir = try makeTemporaryDirectory()
-        let store = try ActivityStore(directory: dir)
-        let agenda = PlanAgenda(store: store)
+        let store = try PacerStore(directory: dir)
+        let agenda = PlanAgenda(plans: store.plans)
         if case .unavailable(let reason) = agenda.today(on: Self.may2) {
             #expect(reason.contains("pacer plan activate"), "\(reason)")
         } else {
@@ -54,9 +54,9 @@ struct PlanAgendaTests {
         try complete(2, of: key, in: store)
         #expect(offered(agenda.today(on: Self.may2))! == (1, false))
         // A stopped workout is not a completed one.
-        let stopped = try store.begin(ActivityStart(name: "w", startedAt: nil, plan: "p", workout: "w", profile: "m",
+        let stopped = try store.activities.begin(ActivityStart(name: "w", startedAt: nil, plan: "p", workout: "w", profile: "m",
                                                     planKey: key, workoutIndex: 1))
-        try store.finish(stopped, end: .stopped, endedAt: nil, activeTime: .seconds(10))
+        try store.activities.finish(stopped, end: .stopped, endedAt: nil, activeTime: .seconds(10))
         #expect(offered(agenda.today(on: Self.may2))! == (1, false))
         try complete(1, of: key, in: store)
         #expect(offered(agenda.today(on: Self.may2))! == (0, true))
@@ -65,8 +65,8 @@ struct PlanAgendaTests {
     /// Two plans with one name are two plans: progress goes by the file's identity.
     @Test func progressBelongsToThePlanNotItsName() throws {
         let dir = try makeTemporaryDirectory()
-        let store = try ActivityStore(directory: dir)
-        let agenda = PlanAgenda(store: store)
+        let store = try PacerStore(directory: dir)
+        let agenda = PlanAgenda(plans: store.plans)
         let first = try activate(Self.planText(name: "Same"), as: "a.yaml", in: dir, store: store)
         try complete(0, of: first, in: store)
         #expect(offered(agenda.today(on: Self.may2))! == (1, false))
@@ -76,8 +76,8 @@ struct PlanAgendaTests {
 
     @Test func anExpiredBrokenOrVanishedPlanIsNotOffered() throws {
         let dir = try makeTemporaryDirectory()
-        let store = try ActivityStore(directory: dir)
-        let agenda = PlanAgenda(store: store)
+        let store = try PacerStore(directory: dir)
+        let agenda = PlanAgenda(plans: store.plans)
         _ = try activate(Self.planText(name: "Race", deadline: "2026-05-01"), as: "race.yaml", in: dir, store: store)
         #expect(agenda.today(on: Self.may2) == .expired(plan: "Race", deadline: CivilDate(year: 2026, month: 5, day: 1)!))
         #expect(offered(agenda.today(on: CivilDate(year: 2026, month: 5, day: 1)!))! == (0, false))

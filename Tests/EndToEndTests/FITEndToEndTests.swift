@@ -38,8 +38,8 @@ struct FITEndToEndTests {
         let export = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", fit, "--data-dir", "\(dir)/data"])
         try #require(export.status == 0, "\(export.stderr)")
         #expect(export.stdout.hasPrefix("Activity #1 written to \(fit) (FIT, "))
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        return (fit, try store.activity(1))
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        return (fit, try store.activities.activity(1))
     }
 
     static func number(_ m: [String: Any], _ key: String) -> Double? { (m[key] as? NSNumber)?.doubleValue }
@@ -300,8 +300,8 @@ struct FITImportEndToEndTests {
             let run = try await Pacer.runOffThePool(["activities", "import", file, "--as", "activity", "--data-dir", "\(dir)/data"])
             try #require(run.status == 0, "\(run.stderr)")
             #expect(run.stdout.contains("Stored as activity #\(id), a past run"), "\(run.stdout)")
-            let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-            let imported = try store.activity(Int64(id)).points
+            let store = try PacerStore(directory: "\(dir)/data", access: .read)
+            let imported = try store.activities.activity(Int64(id)).points
             try #require(imported.count == detail.points.count, "\(file): \(imported.count) points")
             for (a, b) in zip(imported, detail.points) {
                 #expect(a.time.millisecondsSince1970 / 1000 == b.time.millisecondsSince1970 / 1000)
@@ -311,8 +311,8 @@ struct FITImportEndToEndTests {
         }
         // The watch's laps come in as the activity's phase results: our export's are the
         // intervals' ten phases, each lap's timer and distance as stored.
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        let laps = try store.activity(2).phaseResults.sorted { $0.index < $1.index }
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        let laps = try store.activities.activity(2).phaseResults.sorted { $0.index < $1.index }
         let phases = detail.phaseResults.sorted { $0.index < $1.index }
         try #require(laps.count == phases.count && laps.count == 10, "\(laps.count) laps")
         for (lap, phase) in zip(laps, phases) {
@@ -320,7 +320,7 @@ struct FITImportEndToEndTests {
             #expect(abs(lap.distance - phase.distance) <= 0.01, "\(lap.distance) m, stored \(phase.distance)")
             #expect(lap.duration == phase.duration)
         }
-        #expect(try store.activity(3).phaseResults.count <= 1, "gpsbabel's FIT has at most one lap")
+        #expect(try store.activities.activity(3).phaseResults.count <= 1, "gpsbabel's FIT has at most one lap")
         let show = try await Pacer.runOffThePool(["activities", "show", "2", "--data-dir", "\(dir)/data"])
         #expect(show.stdout.contains("Laps (the file's)") && !show.stdout.contains("Phases"), "\(show.stdout)")
         let report = "\(dir)/imported.html"
@@ -339,8 +339,8 @@ struct FITImportEndToEndTests {
         let (fit, detail) = try await FITEndToEndTests.exportScenario("pause-resume", dir: dir)
         let run = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "activity", "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        #expect(try store.activity(2).segments.map(\.count) == detail.segments.map(\.count))
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        #expect(try store.activities.activity(2).segments.map(\.count) == detail.segments.map(\.count))
     }
 
     /// Broken files: refused with the file, the byte and the reason, nothing stored.
@@ -366,7 +366,7 @@ struct FITImportEndToEndTests {
             #expect(run.status == 65, "\(name): \(run.stderr)")
             #expect(run.stderr.contains(reason), "\(name): \(run.stderr)")
         }
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        #expect(try store.activities().count == 1)
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        #expect(try store.activities.activities().count == 1)
     }
 }

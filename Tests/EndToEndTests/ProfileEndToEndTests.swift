@@ -52,9 +52,9 @@ struct ProfileEndToEndTests {
         let again = try Pacer.run(["profile", "set", "--weight", "69", "--now", "2026-05-10T08:00:00Z", "--data-dir", data])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("unchanged"))
-        let store = try ActivityStore(directory: data, access: .read)
-        #expect(try store.athleteHistory().count == 2)
-        #expect(try store.athlete()?.profile.bestRace?.time == .seconds(2910))
+        let store = try PacerStore(directory: data, access: .read)
+        #expect(try store.athlete.athleteHistory().count == 2)
+        #expect(try store.athlete.athlete()?.profile.bestRace?.time == .seconds(2910))
     }
 
     @Test func jsonCarriesTheValuesTheDatesAndTheHistory() throws {
@@ -101,16 +101,16 @@ struct ProfileEndToEndTests {
         #expect(try Pacer.run(base + ["--raced", "yes", "--best-race", "5000m@22:10"]).status == 0)
         // Stored yes is enough for the next one.
         #expect(try Pacer.run(base + ["--best-race", "21.1km@1:45:00"]).status == 0)
-        let store = try ActivityStore(directory: data, access: .read)
-        #expect(try store.athlete()?.profile.bestRace?.distance == 21_100)
+        let store = try PacerStore(directory: data, access: .read)
+        #expect(try store.athlete.athlete()?.profile.bestRace?.distance == 21_100)
         // --raced no clears the best race.
         #expect(try Pacer.run(base + ["--raced", "no"]).status == 0)
-        #expect(try store.athlete()?.profile.bestRace == nil)
-        #expect(try store.athlete()?.profile.hasRaced == false)
+        #expect(try store.athlete.athlete()?.profile.bestRace == nil)
+        #expect(try store.athlete.athlete()?.profile.hasRaced == false)
         let noMarathon = try Pacer.run(base + ["--best-marathon", "4:10:00"])
         #expect(noMarathon.status == 64)
         #expect(noMarathon.stderr.contains("--best-marathon needs --marathon yes"), "\(noMarathon.stderr)")
-        #expect(try store.athleteHistory().count == 4)
+        #expect(try store.athlete.athleteHistory().count == 4)
     }
 
     /// Every bad value is refused (exit status 64) with the option and its allowed range, and
@@ -168,16 +168,16 @@ struct ProfileEndToEndTests {
         // Nothing was stored.
         let show = try Pacer.run(["profile", "show", "--data-dir", data])
         #expect(show.status == 1)
-        let store = try ActivityStore(directory: data, access: .read)
-        #expect(try store.rowCounts()["athlete_profile"] == 0)
+        let store = try PacerStore(directory: data, access: .read)
+        #expect(try store.database.rowCounts()["athlete_profile"] == 0)
 
         // With a profile stored, a bad change is refused and the profile stays as it was.
         #expect(try Pacer.run(["profile", "set", "--data-dir", data] + ok).status == 0)
         let bad = try Pacer.run(["profile", "set", "--data-dir", data, "--weight", "70.5", "--frequency", "12"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--frequency 12 is outside 1 to 7 days a week"), "\(bad.stderr)")
-        #expect(try store.athleteHistory().count == 1)
-        #expect(try store.athlete()?.profile.weight == 70)
+        #expect(try store.athlete.athleteHistory().count == 1)
+        #expect(try store.athlete.athlete()?.profile.weight == 70)
     }
 
     @Test func showWithoutAProfileSaysHowToSetOne() throws {

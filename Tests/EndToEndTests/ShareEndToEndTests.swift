@@ -84,8 +84,8 @@ struct ShareEndToEndTests {
         let imported = try await Pacer.runOffThePool(["activities", "import", gpx, "--as", "activity", "--data-dir", "\(dir)/data"])
         try #require(imported.status == 0, "\(imported.stderr)")
 
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        let stored = try store.activity(1).points
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        let stored = try store.activities.activity(1).points
         try #require(stored.count == 2984)
         let first = stored[0].position, last = stored[stored.count - 1].position
         // A place halfway round, off the start and the end.
@@ -104,7 +104,7 @@ struct ShareEndToEndTests {
         #expect(shared.status == 0, "\(shared.stderr)")
         try await Self.validate(out)
 
-        let circles = try store.privacyCircles(activity: 1, choice: ShareChoice(
+        let circles = try store.gpx.privacyCircles(activity: 1, choice: ShareChoice(
             items: [.track, .times], hideWithin: 300, zones: [PrivacyZone(name: "Creek", center: creek, radius: 150)]))
         // The run ends 1 km or so from its start: a circle round each (300 m, 255 m for the
         // largest move, 37.5 m for the anchor), and the creek's (150 m and 120 m).
@@ -184,7 +184,7 @@ struct ShareEndToEndTests {
         let data = "\(dir)/data"
         let imported = try await Pacer.runOffThePool(["activities", "import", source, "--as", "activity", "--data-dir", data])
         try #require(imported.status == 0, "\(imported.stderr)")
-        let detail = try ActivityStore(directory: data, access: .read).activity(1)
+        let detail = try PacerStore(directory: data, access: .read).activities.activity(1)
         try #require(detail.summary.name == "Run 2026-06-13 07:00" && detail.waypoints.count == 2)
 
         let out = "\(dir)/shared.gpx"

@@ -21,7 +21,7 @@ struct TCXEndToEndTests {
         let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/\(scenario)", "--quiet", "--out", "\(dir)/out",
                                                  "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
-        return try ActivityStore(directory: "\(dir)/data", access: .read).activity(1)
+        return try PacerStore(directory: "\(dir)/data", access: .read).activities.activity(1)
     }
 
     static func validate(_ path: String) async throws -> ProcessResult {
@@ -173,11 +173,11 @@ struct TCXEndToEndTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.record(scenario, in: dir)
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        let activities = try store.activities()
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        let activities = try store.activities.activities()
         try #require(!activities.isEmpty)
         for summary in activities {
-            let detail = try store.activity(summary.id)
+            let detail = try store.activities.activity(summary.id)
             let out = "\(dir)/\(summary.id).tcx"
             let export = try await Pacer.runOffThePool(["activities", "export", "\(summary.id)", "--tcx", out,
                                                         "--data-dir", "\(dir)/data"])
@@ -216,7 +216,7 @@ struct TCXEndToEndTests {
         let imported = try await Pacer.runOffThePool(["activities", "import", "\(dir)/out/track.gpx", "--as", "activity",
                                                       "--data-dir", "\(dir)/imported"])
         try #require(imported.status == 0, "\(imported.stderr)")
-        let detail = try ActivityStore(directory: "\(dir)/imported", access: .read).activity(1)
+        let detail = try PacerStore(directory: "\(dir)/imported", access: .read).activities.activity(1)
         let out = "\(dir)/imported.tcx"
         let export = try await Pacer.runOffThePool(["activities", "export", "1", "--tcx", out, "--data-dir", "\(dir)/imported"])
         #expect(export.status == 0, "\(export.stderr)")
@@ -277,8 +277,8 @@ struct TCXEndToEndTests {
         let lint = try await Self.validate(tcx)
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
 
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        let circles = try store.privacyCircles(activity: 1, choice: ShareChoice(
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        let circles = try store.gpx.privacyCircles(activity: 1, choice: ShareChoice(
             items: [.track, .times, .speeds], hideWithin: 200, zones: [PrivacyZone(name: "Park", center: park, radius: 60)]))
         #expect(Set(circles.map(\.place)) == [0, 1])
         let kept = stored.filter { p in !circles.contains { $0.contains(p.position) } }

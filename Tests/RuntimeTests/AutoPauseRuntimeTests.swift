@@ -34,7 +34,7 @@ struct AutoPauseRuntimeTests {
         #expect(rig.cues(.workoutComplete) == [130], "the 30 s from the stop to the resume are not run time")
         // Standing while auto-pause makes sure, the runner is not told to speed up.
         #expect(rig.cues(.speedUp).isEmpty)
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(detail.summary.activeTime == .seconds(100))
         #expect(Set(detail.points.map(\.segment)) == [0, 1])
         // 3 m a second for 39 legs before the stop and 59 after the first moving fix.
@@ -92,7 +92,7 @@ struct AutoPauseRuntimeTests {
                           profile: autoPauseProfile(split: 1000), power: power)
         try rig.run()
         #expect(rig.cues(.split) == [334, 667])
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(Int(detail.statistics.distance / 1000) == rig.cues(.split).count)
         #expect(detail.cues.filter { $0.cue == "split" }.count == 2)
         #expect(power.entries.filter { $0.1.hasPrefix("buzzer") }.count == rig.cues.count)

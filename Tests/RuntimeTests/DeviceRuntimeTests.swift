@@ -26,7 +26,7 @@ struct DeviceRuntimeTests {
         #expect(rig.cues(.phaseChange) == [60])
         #expect(rig.cues(.workoutComplete) == [120])
         let id = try #require(rig.runtime.status.activityID)
-        let detail = try rig.store.activity(id)
+        let detail = try rig.store.activities.activity(id)
         #expect(detail.summary.state == .completed)
         // A fix a second from 0 to 119 s: at 120 s the workout's end comes before that second's fix.
         #expect(detail.points.count == 120)
@@ -41,7 +41,7 @@ struct DeviceRuntimeTests {
                           plan: plan(("run", 180, 2.5, 3.5)),
                           profile: profile(position: 10, alert: 60, window: 20, flush: 30))
         try rig.run()
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         // 0, 10, …, 170 s, and the receiver's latest fix (179 s) when the workout ends at 180 s.
         #expect(detail.points.count == 19)
         #expect(detail.points.last?.time.millisecondsSince1970 == detail.points.first!.time.millisecondsSince1970 + 179_000)
@@ -55,7 +55,7 @@ struct DeviceRuntimeTests {
         try rig.run()
         #expect(rig.cues(.gpsLost) == [30, 42, 54])  // reminders: the alert interval and 2 s
         #expect(rig.cues(.gpsBack) == [55])
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(Set(detail.points.map(\.segment)) == [0, 1])
         #expect(detail.points.filter { $0.segment == 0 }.count == 30)
     }
@@ -75,7 +75,7 @@ struct DeviceRuntimeTests {
         let falls = zip(shown, shown.dropFirst()).filter { $1.1 < $0.1 }
         #expect(falls.isEmpty, "\(falls.prefix(5))")
         #expect(rig.finished.value == .completed)
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(abs(detail.summary.distance - rig.runtime.status.coach.distance) < 0.05)
         #expect(shown.last!.1 > 200)
     }
@@ -106,7 +106,7 @@ struct DeviceRuntimeTests {
         #expect(all[2] == .duplicate, "a second press within a second is the same press")
         guard case .storedAtLastKnownPosition(let bridge) = all[3] else { Issue.record("\(all[3])"); return }
         #expect(bridge.atLastKnownPosition)
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(detail.waypoints.map(\.name) == ["Water", "Bridge"])
         // The press at 20 s comes before that second's fix: stored where the runner was, dead
         // reckoned from the previous fix, then placed between the two fixes when the next one
@@ -137,7 +137,7 @@ struct DeviceRuntimeTests {
         clock.schedule(at: Instant.zero + .seconds(60)) { runtime.resume() }
         try rig.run()
         #expect(rig.cues(.workoutComplete) == [130], "30 paused seconds move the end from 100 to 130 s")
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(Set(detail.points.map(\.segment)) == [0, 1])
         #expect(!detail.points.contains { (31..<60).contains(Int($0.time.millisecondOfDay / 1000) - 7 * 3600) })
     }
@@ -148,7 +148,7 @@ struct DeviceRuntimeTests {
         rig.clock.schedule(at: Instant.zero + .seconds(45)) { runtime.stop() }
         try rig.run()
         #expect(rig.finished.value == .stopped)
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(detail.summary.state == .stopped)
         #expect(detail.phaseResults.first?.duration == .seconds(45))
         #expect(rig.cues(.workoutComplete).isEmpty)
@@ -250,7 +250,7 @@ struct GPSTimeJumpTests {
         let rig = try Rig(text, plan: plan(("run", 120, 2.5, 3.5)), profile: profile(position: 1, alert: 20, window: 3, flush: 5))
         try rig.run()
         #expect(rig.finished.value == .completed, "\(name)")
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         let times = detail.points.map(\.time.millisecondsSince1970)
         #expect(times.count >= 118, "\(name): \(times.count) points: the ones after the jump were dropped?")
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 > $0 }, "\(name): time goes backwards in the track")
@@ -284,7 +284,7 @@ struct ReceiverTimeRuntimeTests {
         let runtime = rig.runtime
         _ = rig.clock.schedule(at: Instant.zero + .seconds(30)) { runtime.waypoint("Gate") }
         try rig.run()
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         let start = try #require(detail.summary.startedAt)
         #expect(start == Self.runStart, "\(name): the activity starts at \(start)")
         #expect(detail.points.count >= 118, "\(name)")
@@ -301,7 +301,7 @@ struct ReceiverTimeRuntimeTests {
         let rig = try Rig(Self.early, plan: plan(("run", 120, 2.5, 3.5)),
                           profile: profile(position: 1, alert: 20, window: 3, flush: 5))
         try rig.run()
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(detail.summary.startedAt?.date == CivilDate(year: 2006, month: 9, day: 16)!)
     }
 }

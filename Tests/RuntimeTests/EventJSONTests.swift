@@ -96,7 +96,7 @@ struct EventJSONTests {
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: try NMEAFileSource(path: path, clock: clock), buzzer: RecordingBuzzer(clock: clock),
                          battery: NoBattery(level: 80), profile: profile(position: 1, alert: 10, window: 3),
-                         cues: testCues, log: try ActivityStore(directory: dir)),
+                         cues: testCues, log: try PacerStore(directory: dir).activities),
             plan: plan(("Fast \"one\"", 50, 3.5, 4.5), ("easy", 50, 2.5, 3.5)), workoutIndex: 0,
             onEvent: { event, status in
                 events.withLock { $0.append((event, event.jsonLine(status: status))) }

@@ -11,12 +11,12 @@ import Testing
 /// The plan's progress from the store, as the configurator's `PlanAgenda` keeps it (that one
 /// reads the plan file; this one is given the plan).
 struct StoreAgenda: WorkoutAgenda {
-    let store: ActivityStore
+    let store: PacerStore
     let plan: TrainingPlan
     let key = PlanKey(contents: Array("test plan".utf8))
 
     func today(on date: CivilDate) -> TodaysWorkout {
-        let done = (try? store.workoutsDone(plan: key)) ?? []
+        let done = (try? store.plans.workoutsDone(plan: key)) ?? []
         switch plan.nextWorkout(done: done, on: date) {
         case .workout(let i): return .workout(plan: plan, key: key, index: i, again: false)
         case .allDone: return .workout(plan: plan, key: key, index: 0, again: true)
@@ -26,7 +26,7 @@ struct StoreAgenda: WorkoutAgenda {
 
     /// The route chosen in the store (`pacer routes follow`, the companion page), as the
     /// configurator's `DeviceStorage` reads it.
-    func chosenRoute() throws -> FollowedRoute? { try store.chosenFollowedRoute() }
+    func chosenRoute() throws -> FollowedRoute? { try store.routes.chosenFollowedRoute() }
 
     /// What the runner chose since power-on (`device.yaml`), as a test sets it.
     let chosen = Locked<WorkoutSettings?>(nil)
@@ -38,7 +38,7 @@ struct StoreAgenda: WorkoutAgenda {
 final class DeviceRig: Sendable {
     let clock = VirtualClock()
     let buzzer: RecordingBuzzer
-    let store: ActivityStore
+    let store: PacerStore
     let controller: Firmware
     let events = Locked<[DeviceEvent]>([])
     let off = Locked(false)
@@ -48,7 +48,7 @@ final class DeviceRig: Sendable {
          systemTime: ((VirtualClock) -> any SystemTime)? = nil, start: Firmware.Start = .waiting) throws {
         let dir = try makeTemporaryDirectory()
         buzzer = RecordingBuzzer(clock: clock)
-        store = try ActivityStore(directory: dir)
+        store = try PacerStore(directory: dir)
         var source = gps
         if let text {
             try text.write(toFile: dir + "/run.nmea", atomically: true, encoding: .utf8)
@@ -66,7 +66,7 @@ final class DeviceRig: Sendable {
         self.agenda = agenda
         self.controller = Firmware(
             parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
-                         cues: CueBook(sounds: sounds), log: store,
+                         cues: CueBook(sounds: sounds), log: store.activities,
                          receiverTime: ReceiverTime(system: systemTime?(clock))),
             agenda: agenda, start: start,
             today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
@@ -131,7 +131,7 @@ struct FirmwareTests {
         let device = rig.events.value.filter { if case .workout = $0 { false } else { true } }
         #expect(device == [.pressed(.short, action: "waypoint Waypoint 1"), .pressed(.double, action: "none")])
         let workout = try #require(rig.controller.lastWorkout)
-        let detail = try rig.store.activity(#require(workout.status.activityID))
+        let detail = try rig.store.activities.activity(#require(workout.status.activityID))
         #expect(detail.summary.workout == "B")
         #expect(detail.waypoints.map(\.name) == ["Waypoint 1", "Waypoint 2", "Waypoint 3"])
     }
@@ -148,14 +148,14 @@ struct FirmwareTests {
         for i in 0..<40 { gpx += "<rtept lat=\"\(52.0 + Double(i) * 25 / 111_195)\" lon=\"4.3\"/>" }
         gpx += "</rte></gpx>"
         try gpx.write(toFile: dir + "/north.gpx", atomically: true, encoding: .utf8)
-        let route = try rig.store.importGPX(file: dir + "/north.gpx", as: .route).id
-        try rig.store.chooseRoute(route, at: UTCTimestamp(millisecondsSince1970: 0))
+        let route = try rig.store.gpx.importGPX(file: dir + "/north.gpx", as: .route).id
+        try rig.store.routes.chooseRoute(route, at: UTCTimestamp(millisecondsSince1970: 0))
         rig.run(until: 40, presses: [(30, .short)])
         #expect(rig.controller.phase == .running)
         #expect(rig.controller.runtime?.status.route?.route == "North line")
         rig.run(until: 120)
         #expect(rig.controller.phase != .running, "the 60 s workout ended")
-        try rig.store.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 0))
+        try rig.store.routes.chooseRoute(nil, at: UTCTimestamp(millisecondsSince1970: 0))
         rig.run(until: 140, presses: [(125, .short)])
         #expect(rig.controller.phase == .running)
         #expect(rig.controller.runtime != nil && rig.controller.runtime?.status.route == nil, "no route chosen: none followed")
@@ -185,16 +185,16 @@ struct FirmwareTests {
         #expect(rig.cues(.powerOn) == [3])
         #expect(rig.cues(.ready) == [20])
         #expect(rig.counts == [1])
-        #expect(try rig.store.activities().isEmpty, "nothing recorded before the press")
+        #expect(try rig.store.activities.activities().isEmpty, "nothing recorded before the press")
         #expect(rig.controller.phase == .ready)
         rig.run(until: 300, presses: [(100, .short)])
         #expect(rig.cues(.started) == [100])
         #expect(rig.cues(.workoutComplete) == [160])
         #expect(rig.cues(.ready) == [20, 160])
         #expect(rig.counts == [1, 2], "workout 2 offered after workout 1 completed")
-        let activities = try rig.store.activities()
+        let activities = try rig.store.activities.activities()
         #expect(activities.count == 1)
-        let detail = try rig.store.activity(activities[0].id)
+        let detail = try rig.store.activities.activity(activities[0].id)
         #expect(detail.summary.state == .completed)
         // The track starts at the press, not at power-on: at the receiver's fix when the press
         // came (07:01:39; the press at 100 s is taken before that second's cycle).
@@ -214,9 +214,9 @@ struct FirmwareTests {
         #expect(rig.cues(.started) == [3], "started once the checks were done")
         #expect(rig.cues(.stopped) == [20], "the running workout heard the stop")
         #expect(rig.controller.phase == .ready)
-        let activities = try rig.store.activities()
+        let activities = try rig.store.activities.activities()
         #expect(activities.count == 1)
-        let detail = try rig.store.activity(try #require(activities.first).id)
+        let detail = try rig.store.activities.activity(try #require(activities.first).id)
         #expect(detail.summary.state == .stopped)
         #expect(abs(detail.summary.distance - 51) < 1, "17 s at 3 m/s: \(detail.summary.distance)")
     }
@@ -231,7 +231,7 @@ struct FirmwareTests {
         #expect(rig.cues(.ready) == [70, 110])
         // 1 at ready; 2 (double); 1 (long: back); 12 (long again: around to the last); 12 again.
         #expect(rig.counts == [1, 2, 1, 12, 12])
-        #expect(try rig.store.activities().isEmpty)
+        #expect(try rig.store.activities.activities().isEmpty)
     }
 
     @Test func anExpiredPlanIsRefusedByEarAndRecordsNothing() throws {
@@ -239,7 +239,7 @@ struct FirmwareTests {
         rig.run(until: 60, presses: [(30, .short)], commands: [(40, .start)])
         #expect(rig.cues(.planExpired) == [3, 3, 30, 40])  // boot, ready, the press, ctl start
         #expect(rig.cues(.started).isEmpty)
-        #expect(try rig.store.activities().isEmpty)
+        #expect(try rig.store.activities.activities().isEmpty)
         let refusals = rig.events.value.filter { if case .refused = $0 { true } else { false } }
         #expect(refusals.count == 2)
     }
@@ -255,7 +255,7 @@ struct FirmwareTests {
         rig.run(until: 60, presses: [(30, .short)], commands: [(40, .start)])
         #expect(rig.cues(.planExpired) == [3, 3, 30, 40])
         #expect(rig.cues(.started).isEmpty)
-        #expect(try rig.store.activities().isEmpty)
+        #expect(try rig.store.activities.activities().isEmpty)
         #expect(rig.controller.statusLine.hasPrefix("ready  plan 'two' expired on 2026-05-01"), "\(rig.controller.statusLine)")
     }
 
@@ -277,7 +277,7 @@ struct FirmwareTests {
         #expect(rig.off.value)
         #expect(rig.controller.phase == .off)
         #expect(rig.cues(.stopped) == [50])
-        let detail = try rig.store.activity(try #require(rig.store.activities().first).id)
+        let detail = try rig.store.activities.activity(try #require(rig.store.activities.activities().first).id)
         #expect(detail.summary.state == .stopped)
         #expect(detail.waypoints.map(\.name) == ["Gate"])
         #expect(abs(detail.summary.distance - 120) < 1, "\(detail.summary.distance)")

@@ -17,7 +17,7 @@ struct PointTimerRuntimeTests {
         rig.clock.schedule(at: Instant.zero + .seconds(30)) { runtime.pause() }
         rig.clock.schedule(at: Instant.zero + .seconds(60)) { runtime.resume() }
         try rig.run()
-        let detail = try rig.store.activity(#require(rig.runtime.status.activityID))
+        let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         let points = detail.points
         #expect(points.count == 100, "one a second for the 100 s run")
         let timers = points.compactMap(\.timer), distances = points.compactMap(\.distance)
@@ -43,7 +43,7 @@ struct PointTimerRuntimeTests {
         let rig = try Rig(recording(seconds: 200) { s in (40..<70).contains(s) ? 0.0 : 3.0 },
                           plan: plan(("run", 100, 2.5, 3.5)), profile: autoPauseProfile())
         try rig.run()
-        let points = try rig.store.activity(#require(rig.runtime.status.activityID)).points
+        let points = try rig.store.activities.activity(#require(rig.runtime.status.activityID)).points
         let timers = try points.map { try #require($0.timer) }
         let last = try #require(points.last { $0.segment == 0 })
         let after = timers[try #require(points.lastIndex { $0.segment == 0 })...]

@@ -39,7 +39,7 @@ struct PowerManagementTests {
     struct Device {
         let clock: VirtualClock
         let source: NMEAFileSource
-        let store: ActivityStore
+        let store: PacerStore
         let runtime: DeviceRuntime
         let events: Events
     }
@@ -52,11 +52,11 @@ struct PowerManagementTests {
         try recording(seconds: seconds, speed: speed).write(toFile: path, atomically: true, encoding: .utf8)
         let clock = VirtualClock()
         let source = try NMEAFileSource(path: path, clock: clock, hotStart: .seconds(1))
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let events = Events()
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: battery,
-                         profile: profile, cues: testCues, log: store, power: power, profiles: profiles,
+                         profile: profile, cues: testCues, log: store.activities, power: power, profiles: profiles,
                          gpsHotStart: .seconds(1)),
             plan: plan, workoutIndex: 0,
             onEvent: { e, _ in events.add(clock.now.seconds, e) },
@@ -90,7 +90,7 @@ struct PowerManagementTests {
         }
         // A position a minute, and the receiver's latest fix (299 s, woken for the next one)
         // when the workout ends at 300 s.
-        let points = try d.store.activity(1).points
+        let points = try d.store.activities.activity(1).points
         #expect(points.count == 6)
         for (a, b) in zip(points.prefix(5), points.prefix(5).dropFirst()) {
             #expect(b.time.millisecondsSince1970 - a.time.millisecondsSince1970 == 60_000)
@@ -157,7 +157,7 @@ struct PowerManagementTests {
         #expect(log.gpsStates.contains { $0.0 >= 180 && $0.1 == "gps backup" })
         #expect(d.runtime.status.profile == "low")
         // Positions every 10 s before the step down, every 60 s after it.
-        let points = try d.store.activity(1).points.map { Int($0.time.millisecondsSince1970 / 1000) }
+        let points = try d.store.activities.activity(1).points.map { Int($0.time.millisecondsSince1970 / 1000) }
         let gaps = zip(points, points.dropFirst()).map { $1 - $0 }
         #expect(gaps.prefix(10).allSatisfy { $0 == 10 }, "\(gaps)")
         #expect(gaps.suffix(3).allSatisfy { $0 == 60 }, "\(gaps)")

@@ -45,13 +45,13 @@ struct RadioRuntimeTests {
         try recording(seconds: seconds, speed: { _ in 3.0 }).write(toFile: path, atomically: true, encoding: .utf8)
         let clock = VirtualClock()
         let source = try NMEAFileSource(path: path, clock: clock, hotStart: .seconds(1))
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let events = PowerManagementTests.Events()
         let radio = SimulatedRadio(clock: clock, hard: hard)
         let power = RadioPowerLog()
         var parts = DeviceRuntime.Parts(
             clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: battery,
-            profile: profile, cues: testCues, log: store, power: power, profiles: profiles, gpsHotStart: .seconds(1))
+            profile: profile, cues: testCues, log: store.activities, power: power, profiles: profiles, gpsHotStart: .seconds(1))
         if withRadio { parts.radio = radio }
         let runtime = DeviceRuntime(
             parts: parts, plan: plan(("steady", 200, 2.5, 3.5)), workoutIndex: 0,

@@ -34,7 +34,7 @@ struct RouteRuntimeTests {
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: try NMEAFileSource(path: path, clock: clock), buzzer: buzzer,
                          battery: NoBattery(level: 80), profile: profile(position: 1, alert: 60, window: 3),
-                         cues: testCues, log: try ActivityStore(directory: dir)),
+                         cues: testCues, log: try PacerStore(directory: dir).activities),
             plan: plan(("steady", 190, 2.5, 3.5)), workoutIndex: 0, route: Self.route,
             onEvent: { event, status in
                 let t = (clock.now - Instant.zero).inSeconds

@@ -167,10 +167,10 @@ struct RuntimePartsTests {
         let folder = TemporaryDirectory()
         let dir = folder.path
         let clock = VirtualClock()
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let log = PowerLog()
         let buzzer = RecordingBuzzer(clock: clock)
-        let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
+        let writer = StorageWriter(log: store.activities, clock: clock, logger: Logger(label: "test"))
         let player = CuePlayer(buzzer: buzzer, cues: testCues, clock: clock, power: log, writer: writer)
         let activity = try writer.begin(ActivityStart(name: "t", startedAt: nil, plan: nil, workout: nil, profile: "test"))
         clock.advance(by: .seconds(3))
@@ -180,7 +180,7 @@ struct RuntimePartsTests {
         #expect(player.lastCue == .started)
         #expect(log.entries.filter { $0.1.hasPrefix("buzzer") }.map(\.0) == [3, 3])
         #expect(writer.commit(nil) == .stored)
-        let cues = try store.activity(activity).cues
+        let cues = try store.activities.activity(activity).cues
         #expect(cues == [CueRecord(elapsed: .seconds(3), cue: "speed-up", phase: 1)])
     }
 
@@ -190,8 +190,8 @@ struct RuntimePartsTests {
         let away = folder.path + "/away"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let clock = VirtualClock()
-        let store = try ActivityStore(directory: dir)
-        let writer = StorageWriter(log: store, clock: clock, logger: Logger(label: "test"))
+        let store = try PacerStore(directory: dir)
+        let writer = StorageWriter(log: store.activities, clock: clock, logger: Logger(label: "test"))
         let activity = try writer.begin(ActivityStart(name: "t", startedAt: nil, plan: nil, workout: nil, profile: "test"))
         #expect(writer.commit(nil) == .stored)
         // The data folder goes away (a card pulled, a folder moved) and cannot be made again
@@ -209,7 +209,7 @@ struct RuntimePartsTests {
             Issue.record("told once")
             return
         }
-        #expect(store.uncommitted.waiting == 1)
+        #expect(store.activities.uncommitted.waiting == 1)
         // The end fails too: what waits is kept, with the close, for `finishAgain`.
         let totals = ActivityTotals(startedAt: Self.t0, elapsed: .seconds(1), timer: .seconds(1), moving: .seconds(1),
                                     distance: 10, maximumSpeed: 3)
@@ -221,7 +221,7 @@ struct RuntimePartsTests {
         #expect(rename(away, dir) == 0)
         #expect(writer.finishAgain())
         #expect(writer.loss == nil)
-        let stored = try store.activity(activity)
+        let stored = try store.activities.activity(activity)
         #expect(stored.points.count == 1)
         #expect(stored.summary.state == .completed)
     }

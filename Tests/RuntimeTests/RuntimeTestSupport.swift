@@ -56,7 +56,7 @@ final class NoBattery: BatteryGauge {
 struct Rig {
     let clock = VirtualClock()
     let buzzer: RecordingBuzzer
-    let store: ActivityStore
+    let store: PacerStore
     let runtime: DeviceRuntime
     let finished = Finished()
     /// Every event the runtime reported, with its second.
@@ -72,7 +72,7 @@ struct Rig {
         let path = dir + "/run.nmea"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         buzzer = RecordingBuzzer(clock: clock)
-        store = try ActivityStore(directory: dir)
+        store = try PacerStore(directory: dir)
         let gps: (any GPSSource)? = positioning ? try NMEAFileSource(path: path, clock: clock) : nil
         let finished = self.finished
         let clock = self.clock
@@ -80,7 +80,7 @@ struct Rig {
         speaker = RecordingSpeaker(clock: clock)
         var parts = DeviceRuntime.Parts(
             clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
-            cues: testCues, log: store, power: power, receiverTime: ReceiverTime(system: systemTime?(clock)))
+            cues: testCues, log: store.activities, power: power, receiverTime: ReceiverTime(system: systemTime?(clock)))
         if let speech {
             parts.speaker = speaker
             parts.speech = speech

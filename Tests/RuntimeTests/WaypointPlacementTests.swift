@@ -8,8 +8,8 @@ import Storage
 import TestSupport
 import Testing
 
-/// Where a waypoint press is stored, against where the runner really was at the press (issue
-/// 24, item 5): a recording synthesized on a route with bends, whose every second's true
+/// Where a waypoint press is stored, against where the runner really was at the press: a
+/// recording synthesized on a route with bends, whose every second's true
 /// position is known, replayed as each profile's receiver delivers it (high: every second;
 /// medium: power-save, one fix per 30 s; low: backup, one per minute), presses at times
 /// between fixes.
@@ -58,12 +58,12 @@ struct WaypointPlacementTests {
         let clock = VirtualClock()
         let source = try NMEAFileSource(
             path: path, clock: clock, hotStart: .seconds(1), powerSavePeriod: .seconds(position))
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         var p = profile(position: position, alert: position, window: 2 * position, flush: flush)
         p.gpsMode = mode
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: NoBattery(),
-                         profile: p, cues: testCues, log: store, gpsHotStart: .seconds(1)),
+                         profile: p, cues: testCues, log: store.activities, gpsHotStart: .seconds(1)),
             plan: plan(("run", 500, 2.5, 3.5)), workoutIndex: 0,
             onFinish: { _ in clock.stop() })
         for (i, t) in presses.enumerated() {
@@ -71,7 +71,7 @@ struct WaypointPlacementTests {
         }
         try runtime.start()
         clock.run()
-        let stored = try store.activity(#require(runtime.status.activityID)).waypoints
+        let stored = try store.activities.activity(#require(runtime.status.activityID)).waypoints
         #expect(stored.count == presses.count)
         var errors: [Double] = []
         for (t, w) in zip(presses, stored) {
@@ -101,12 +101,12 @@ struct WaypointPlacementTests {
         try recording(seconds: 200) { _ in 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
         let clock = VirtualClock()
         let source = try NMEAFileSource(path: path, clock: clock, powerSavePeriod: .seconds(30))
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         var p = profile(position: 30, alert: 30, window: 60, flush: 5)
         p.gpsMode = .powerSave
         let runtime = DeviceRuntime(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: NoBattery(),
-                         profile: p, cues: testCues, log: store),
+                         profile: p, cues: testCues, log: store.activities),
             plan: plan(("run", 150, 2.5, 3.5)), workoutIndex: 0, onFinish: { _ in clock.stop() })
         clock.schedule(at: Instant.zero + .seconds(45)) { runtime.waypoint("Gate") }
         try runtime.start()
@@ -114,11 +114,11 @@ struct WaypointPlacementTests {
         func north(_ w: Waypoint) -> Double { (w.position.latitude - 52) * 111_195 }
         clock.runUntilIdle(limit: Instant.zero + .seconds(52))
         let id = try #require(runtime.status.activityID)
-        let cut = try #require(try store.activity(id).waypoints.first, "committed at 50 s, before the fix at 60 s")
+        let cut = try #require(try store.activities.activity(id).waypoints.first, "committed at 50 s, before the fix at 60 s")
         #expect(abs(north(cut) - 138) < 5, "carried on from the fix at 30 s: \(north(cut)) m")
         #expect(cut.time.millisecondOfDay == Int32((7 * 3600 + 45) * 1000))
         clock.run()
-        let placed = try store.activity(id).waypoints
+        let placed = try store.activities.activity(id).waypoints
         #expect(placed.count == 1)
         #expect(abs(north(placed[0]) - 138) < 3, "between the fixes at 30 and 60 s: \(north(placed[0])) m")
         #expect(placed[0].time == cut.time)

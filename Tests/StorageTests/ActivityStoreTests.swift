@@ -5,7 +5,7 @@ import Storage
 import TestSupport
 import Testing
 
-@Suite("ActivityStore")
+@Suite("PacerStore")
 struct ActivityStoreTests {
     @Test func roundTripGivesBackWhatWasWritten() throws {
         let dir = try makeTemporaryDirectory()
@@ -13,14 +13,14 @@ struct ActivityStoreTests {
         let sample = SampleActivity()
         let id: Int64
         do {
-            let store = try ActivityStore(directory: dir)
+            let store = try PacerStore(directory: dir)
             id = try sample.record(into: store)
-            try store.close()
+            try store.database.close()
         }
         #expect(FileManager.default.fileExists(atPath: "\(dir)/pacer.sqlite"))
         // A fresh connection: everything comes from the file.
-        let store = try ActivityStore(directory: dir)
-        let detail = try store.activity(id)
+        let store = try PacerStore(directory: dir)
+        let detail = try store.activities.activity(id)
         #expect(detail.points == sample.points)
         #expect(detail.segments.map(\.count) == [20, 15])
         #expect(detail.waypoints == sample.waypoints)
@@ -38,7 +38,7 @@ struct ActivityStoreTests {
         #expect(s.source == nil)
         #expect(detail.statistics == ActivityStatistics(points: sample.points))
         // The list carries the statistics cached when the activity closed: the same numbers.
-        let listed = try #require(try store.activities().first)
+        let listed = try #require(try store.activities.activities().first)
         #expect(listed == s)
         #expect(listed.pointCount == 35)
         #expect(abs(listed.distance - detail.statistics.distance) < 1e-9)
@@ -47,9 +47,9 @@ struct ActivityStoreTests {
     @Test func journalIsWALAndCommitsAreSynchronousFull() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        _ = try store.begin(SampleActivity().start)
-        let durability = try store.durability()
+        let store = try PacerStore(directory: dir)
+        _ = try store.activities.begin(SampleActivity().start)
+        let durability = try store.database.durability()
         #expect(durability.journalMode == "wal")
         #expect(durability.synchronous == 2)  // FULL: every commit is fsynced before it returns
         #expect(FileManager.default.fileExists(atPath: "\(dir)/pacer.sqlite-wal"))
@@ -66,11 +66,11 @@ struct ActivityStoreTests {
         let sample = SampleActivity()
         let id: Int64
         do {
-            let store = try ActivityStore(directory: dir)
-            id = try store.begin(sample.start)
-            for p in sample.points[0..<10] { try store.append(p, to: id) }
-            try store.commit()
-            try store.close()
+            let store = try PacerStore(directory: dir)
+            id = try store.activities.begin(sample.start)
+            for p in sample.points[0..<10] { try store.activities.append(p, to: id) }
+            try store.activities.commit()
+            try store.database.close()
         }
         func insert(_ seq: Int) -> String {
             let p = sample.points[seq]
@@ -103,10 +103,10 @@ struct ActivityStoreTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 
-        let restarted = try ActivityStore(directory: dir)
-        #expect(try restarted.activity(id).points.count == 15)
-        #expect(try restarted.recoverUnfinished() == [id])
-        let detail = try restarted.activity(id)
+        let restarted = try PacerStore(directory: dir)
+        #expect(try restarted.activities.activity(id).points.count == 15)
+        #expect(try restarted.activities.recoverUnfinished() == [id])
+        let detail = try restarted.activities.activity(id)
         #expect(detail.summary.state == .recovered)
         #expect(detail.summary.endedAt == sample.points[14].time)
     }
@@ -114,29 +114,29 @@ struct ActivityStoreTests {
     @Test func uncommittedPointsAreNotVisibleUntilCommit() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let recorder = try ActivityStore(directory: dir)
-        let reader = try ActivityStore(directory: dir)
+        let recorder = try PacerStore(directory: dir)
+        let reader = try PacerStore(directory: dir)
         let sample = SampleActivity()
-        let id = try recorder.begin(sample.start)
+        let id = try recorder.activities.begin(sample.start)
         // The activity exists as soon as it begins.
-        #expect(try reader.activities().map(\.id) == [id])
-        #expect(try reader.activity(id).summary.state == .recording)
+        #expect(try reader.activities.activities().map(\.id) == [id])
+        #expect(try reader.activities.activity(id).summary.state == .recording)
 
-        for p in sample.points[0..<10] { try recorder.append(p, to: id) }
-        try recorder.add(sample.waypoints[0], to: id)
-        #expect(try reader.activity(id).points.isEmpty)
-        #expect(try reader.activity(id).waypoints.isEmpty)
+        for p in sample.points[0..<10] { try recorder.activities.append(p, to: id) }
+        try recorder.activities.add(sample.waypoints[0], to: id)
+        #expect(try reader.activities.activity(id).points.isEmpty)
+        #expect(try reader.activities.activity(id).waypoints.isEmpty)
 
-        try recorder.commit()
-        #expect(try reader.activity(id).points == Array(sample.points[0..<10]))
-        #expect(try reader.activity(id).waypoints == [sample.waypoints[0]])
+        try recorder.activities.commit()
+        #expect(try reader.activities.activity(id).points == Array(sample.points[0..<10]))
+        #expect(try reader.activities.activity(id).waypoints == [sample.waypoints[0]])
 
-        for p in sample.points[10..<20] { try recorder.append(p, to: id) }
-        #expect(try reader.activity(id).points.count == 10)
-        try recorder.commit()
-        #expect(try reader.activity(id).points == Array(sample.points[0..<20]))
+        for p in sample.points[10..<20] { try recorder.activities.append(p, to: id) }
+        #expect(try reader.activities.activity(id).points.count == 10)
+        try recorder.activities.commit()
+        #expect(try reader.activities.activity(id).points == Array(sample.points[0..<20]))
         // A list entry of an activity still recording is measured on its committed points.
-        let summary = try #require(try reader.activities().first)
+        let summary = try #require(try reader.activities.activities().first)
         #expect(summary.state == .recording)
         #expect(summary.pointCount == 20)
         #expect(summary.distance > 0)
@@ -149,50 +149,50 @@ struct ActivityStoreTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sample = SampleActivity()
-        let recorder = try ActivityStore(directory: dir)
-        let id = try recorder.begin(sample.start)
-        for p in sample.points[0..<25] { try recorder.append(p, to: id) }
-        try recorder.add(sample.waypoints[0], to: id)
-        try recorder.add(sample.results[0], to: id)
-        try recorder.commit()
-        for p in sample.points[25...] { try recorder.append(p, to: id) }  // buffered, never committed
-        try recorder.add(sample.waypoints[1], to: id)
+        let recorder = try PacerStore(directory: dir)
+        let id = try recorder.activities.begin(sample.start)
+        for p in sample.points[0..<25] { try recorder.activities.append(p, to: id) }
+        try recorder.activities.add(sample.waypoints[0], to: id)
+        try recorder.activities.add(sample.results[0], to: id)
+        try recorder.activities.commit()
+        for p in sample.points[25...] { try recorder.activities.append(p, to: id) }  // buffered, never committed
+        try recorder.activities.add(sample.waypoints[1], to: id)
 
-        let restarted = try ActivityStore(directory: dir)
-        let before = try restarted.activity(id)
+        let restarted = try PacerStore(directory: dir)
+        let before = try restarted.activities.activity(id)
         #expect(before.summary.state == .recording)
         #expect(before.points == Array(sample.points[0..<25]))
         #expect(before.waypoints == [sample.waypoints[0]])
         #expect(before.phaseResults == [sample.results[0]])
 
-        #expect(try restarted.recoverUnfinished() == [id])
-        let after = try restarted.activity(id)
+        #expect(try restarted.activities.recoverUnfinished() == [id])
+        let after = try restarted.activities.activity(id)
         #expect(after.summary.state == .recovered)
         #expect(after.summary.endedAt == sample.points[24].time)
         #expect(after.points == Array(sample.points[0..<25]))
         // The timer is lost with the power: the segments' spans stand in for it.
         #expect(after.summary.activeTime == .seconds(19 + 4))
-        #expect(try restarted.activities().first?.distance == after.statistics.distance)
+        #expect(try restarted.activities.activities().first?.distance == after.statistics.distance)
         // Nothing left to recover.
-        #expect(try restarted.recoverUnfinished() == [])
+        #expect(try restarted.activities.recoverUnfinished() == [])
     }
 
     @Test func recoveryLeavesAStoresOwnRecordingAlone() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        let id = try store.begin(SampleActivity().start)
-        #expect(try store.recoverUnfinished() == [])
-        #expect(try store.activity(id).summary.state == .recording)
+        let store = try PacerStore(directory: dir)
+        let id = try store.activities.begin(SampleActivity().start)
+        #expect(try store.activities.recoverUnfinished() == [])
+        #expect(try store.activities.activity(id).summary.state == .recording)
     }
 
     @Test func recoveredActivityWithoutPointsEndsAtItsStart() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let id = try ActivityStore(directory: dir).begin(SampleActivity().start)
-        let restarted = try ActivityStore(directory: dir)
-        #expect(try restarted.recoverUnfinished() == [id])
-        let summary = try restarted.activity(id).summary
+        let id = try PacerStore(directory: dir).activities.begin(SampleActivity().start)
+        let restarted = try PacerStore(directory: dir)
+        #expect(try restarted.activities.recoverUnfinished() == [id])
+        let summary = try restarted.activities.activity(id).summary
         #expect(summary.endedAt == t0)
         #expect(summary.activeTime == .zero)
         #expect(summary.distance == 0)
@@ -201,13 +201,13 @@ struct ActivityStoreTests {
     @Test func finishWithoutAnEndTimeEndsAtTheLastPoint() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         var sample = SampleActivity()
         sample.start.startedAt = nil  // no fix and no clock at the start
-        let id = try store.begin(sample.start)
-        for p in sample.points { try store.append(p, to: id) }
-        try store.finish(id, end: .stopped, endedAt: nil, activeTime: .seconds(30))
-        let summary = try store.activity(id).summary
+        let id = try store.activities.begin(sample.start)
+        for p in sample.points { try store.activities.append(p, to: id) }
+        try store.activities.finish(id, end: .stopped, endedAt: nil, activeTime: .seconds(30))
+        let summary = try store.activities.activity(id).summary
         #expect(summary.state == .stopped)
         #expect(summary.startedAt == sample.points[0].time)
         #expect(summary.endedAt == sample.points.last?.time)
@@ -226,22 +226,22 @@ struct ActivityStoreTests {
             elapsed: .seconds(95), timer: .seconds(80), moving: .seconds(78), distance: 1234.5, maximumSpeed: 3.5)
         let id: Int64
         do {
-            let store = try ActivityStore(directory: dir)
-            id = try store.begin(start)
-            for p in sample.points[0..<5] { try store.append(p, to: id) }
-            try store.update(totals, for: id)
-            try store.commit()
+            let store = try PacerStore(directory: dir)
+            id = try store.activities.begin(start)
+            for p in sample.points[0..<5] { try store.activities.append(p, to: id) }
+            try store.activities.update(totals, for: id)
+            try store.activities.commit()
             var later = totals
             later.distance = 2000
-            try store.update(later, for: id)  // lost with the cut: never committed
-            let live = try ActivityStore(directory: dir).activities().first
+            try store.activities.update(later, for: id)  // lost with the cut: never committed
+            let live = try PacerStore(directory: dir).activities.activities().first
             #expect(live?.state == .recording)
             #expect(live?.distance == 1234.5, "a recording shows its last committed totals")
-            try store.close()
+            try store.database.close()
         }
-        let restarted = try ActivityStore(directory: dir)
-        #expect(try restarted.recoverUnfinished() == [id])
-        let summary = try restarted.activity(id).summary
+        let restarted = try PacerStore(directory: dir)
+        #expect(try restarted.activities.recoverUnfinished() == [id])
+        let summary = try restarted.activities.activity(id).summary
         #expect(summary.state == .recovered)
         #expect(summary.distance == 1234.5)
         #expect(summary.elapsedTime == .seconds(95))
@@ -252,9 +252,9 @@ struct ActivityStoreTests {
         #expect(summary.endedAt == totals.endedAt)
         // One average everywhere: distance over the timer, in the list and in the overall statistics.
         #expect(abs(summary.averageSpeed - 1234.5 / 80) < 1e-9)
-        let listed = try #require(try restarted.activities().first)
+        let listed = try #require(try restarted.activities.activities().first)
         #expect(listed.averageSpeed == summary.averageSpeed)
-        #expect(abs(try restarted.overallStatistics().averageSpeed - summary.averageSpeed) < 1e-9)
+        #expect(abs(try restarted.activities.overallStatistics().averageSpeed - summary.averageSpeed) < 1e-9)
     }
 
     @Test func recordingGoesOnInAFreshStore() throws {
@@ -263,115 +263,115 @@ struct ActivityStoreTests {
         let sample = SampleActivity()
         let id: Int64
         do {
-            let first = try ActivityStore(directory: dir)
-            id = try first.begin(sample.start)
-            for p in sample.points[0..<10] { try first.append(p, to: id) }
-            try first.commit()
-            try first.close()
+            let first = try PacerStore(directory: dir)
+            id = try first.activities.begin(sample.start)
+            for p in sample.points[0..<10] { try first.activities.append(p, to: id) }
+            try first.activities.commit()
+            try first.database.close()
         }
-        let second = try ActivityStore(directory: dir)
-        for p in sample.points[10...] { try second.append(p, to: id) }
-        try second.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(33))
-        #expect(try second.activity(id).points == sample.points)
+        let second = try PacerStore(directory: dir)
+        for p in sample.points[10...] { try second.activities.append(p, to: id) }
+        try second.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(33))
+        #expect(try second.activities.activity(id).points == sample.points)
     }
 
     @Test func appendToAnUnknownOrClosedActivityIsRefused() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
-        #expect(throws: StorageError.unknownActivity(42)) { try store.append(sample.points[0], to: 42) }
+        #expect(throws: StorageError.unknownActivity(42)) { try store.activities.append(sample.points[0], to: 42) }
         let id = try sample.record(into: store)
-        let other = try ActivityStore(directory: dir)
-        #expect(throws: StorageError.notRecording(id, .completed)) { try other.append(sample.points[0], to: id) }
+        let other = try PacerStore(directory: dir)
+        #expect(throws: StorageError.notRecording(id, .completed)) { try other.activities.append(sample.points[0], to: id) }
         #expect(throws: StorageError.unknownActivity(99)) {
-            try store.finish(99, end: .stopped, endedAt: nil, activeTime: .zero)
+            try store.activities.finish(99, end: .stopped, endedAt: nil, activeTime: .zero)
         }
-        #expect(throws: StorageError.unknownActivity(99)) { try store.activity(99) }
-        #expect(try store.rowCounts()["track_points"] == 35)
+        #expect(throws: StorageError.unknownActivity(99)) { try store.activities.activity(99) }
+        #expect(try store.database.rowCounts()["track_points"] == 35)
     }
 
     @Test func aPointOffTheEarthIsRefusedAndPoisonsNothing() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
-        let id = try store.begin(sample.start)
-        try store.append(sample.points[0], to: id)
+        let id = try store.activities.begin(sample.start)
+        try store.activities.append(sample.points[0], to: id)
         var bad = sample.points[1]
         bad.position.latitude = 91
-        #expect(throws: StorageError.self) { try store.append(bad, to: id) }
+        #expect(throws: StorageError.self) { try store.activities.append(bad, to: id) }
         bad.position.latitude = .nan
-        #expect(throws: StorageError.self) { try store.append(bad, to: id) }
-        try store.append(sample.points[1], to: id)
-        try store.commit()
-        #expect(try store.activity(id).points == Array(sample.points[0..<2]))
+        #expect(throws: StorageError.self) { try store.activities.append(bad, to: id) }
+        try store.activities.append(sample.points[1], to: id)
+        try store.activities.commit()
+        #expect(try store.activities.activity(id).points == Array(sample.points[0..<2]))
     }
 
     @Test func aPhaseResultAddedTwiceIsReplaced() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
-        let id = try store.begin(sample.start)
-        try store.add(sample.results[0], to: id)
-        try store.commit()
+        let id = try store.activities.begin(sample.start)
+        try store.activities.add(sample.results[0], to: id)
+        try store.activities.commit()
         var updated = sample.results[0]
         updated.distance = 70
-        try store.add(updated, to: id)
-        try store.finish(id, end: .completed, endedAt: nil, activeTime: .zero)
-        #expect(try store.activity(id).phaseResults == [updated])
+        try store.activities.add(updated, to: id)
+        try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .zero)
+        #expect(try store.activities.activity(id).phaseResults == [updated])
     }
 
     @Test func discardStoresNothing() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
-        let id = try store.begin(sample.start)
-        for p in sample.points[0..<10] { try store.append(p, to: id) }
-        try store.commit()
-        for p in sample.points[10...] { try store.append(p, to: id) }
-        try store.add(sample.cues[0], to: id)
-        try store.discard(id)
-        try store.commit()
-        let counts = try store.rowCounts()
+        let id = try store.activities.begin(sample.start)
+        for p in sample.points[0..<10] { try store.activities.append(p, to: id) }
+        try store.activities.commit()
+        for p in sample.points[10...] { try store.activities.append(p, to: id) }
+        try store.activities.add(sample.cues[0], to: id)
+        try store.activities.discard(id)
+        try store.activities.commit()
+        let counts = try store.database.rowCounts()
         #expect(counts.values.allSatisfy { $0 == 0 }, "\(counts)")
     }
 
     @Test func commitWithNothingBufferedDoesNothing() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        try store.commit()
-        #expect(try store.activities().isEmpty)
+        let store = try PacerStore(directory: dir)
+        try store.activities.commit()
+        #expect(try store.activities.activities().isEmpty)
     }
 
     @Test func appendsFromManyThreadsAllArrive() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        let id = try store.begin(SampleActivity().start)
+        let store = try PacerStore(directory: dir)
+        let id = try store.activities.begin(SampleActivity().start)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {
                     for i in 0..<250 {
                         let p = TrackPoint(segment: 0, time: time(Double(worker * 250 + i)),
                                            position: GeoPoint(latitude: 45, longitude: 6), altitude: nil, speed: nil)
-                        try? store.append(p, to: id)
-                        if i % 50 == 0 { try? store.commit() }
+                        try? store.activities.append(p, to: id)
+                        if i % 50 == 0 { try? store.activities.commit() }
                     }
                 }
             }
         }
-        try store.commit()
-        #expect(try store.activity(id).points.count == 1000)
+        try store.activities.commit()
+        #expect(try store.activities.activity(id).points.count == 1000)
     }
 
     @Test func overallStatisticsCountClosedActivitiesOnly() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
         let first = try sample.record(into: store)
         var fast = SampleActivity()
@@ -384,12 +384,12 @@ struct ActivityStoreTests {
             return p
         }
         let second = try fast.record(into: store)
-        _ = try store.begin(ActivityStart(name: "Now", startedAt: time(2 * 86_400), plan: nil, workout: nil, profile: "low"))
-        let stats = try store.overallStatistics()
+        _ = try store.activities.begin(ActivityStart(name: "Now", startedAt: time(2 * 86_400), plan: nil, workout: nil, profile: "low"))
+        let stats = try store.activities.overallStatistics()
         #expect(stats.count == 2)
         #expect(stats.fastest?.id == second)
         #expect(stats.fastest?.maximumSpeed == 6.5)
-        let total = try store.activity(first).statistics.distance + store.activity(second).statistics.distance
+        let total = try store.activities.activity(first).statistics.distance + store.activities.activity(second).statistics.distance
         #expect(abs(stats.totalDistance - total) < 1e-6)
         #expect(stats.totalTime == .seconds(68))
         let lines = ActivityReport.overall(stats, recording: 1)
@@ -397,44 +397,44 @@ struct ActivityStoreTests {
         #expect(lines.last == "(1 activity is still recording and not counted.)")
     }
 
-    /// A waypoint stored at a press and placed again at the next fix (issue 24, item 5): the
+    /// A waypoint stored at a press and placed again at the next fix: the
     /// new place replaces the old, whether the old was committed already or not, and the
     /// others keep theirs.
     @Test func aRevisedWaypointReplacesTheOneStoredAtThePress() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        let id = try store.begin(ActivityStart(name: "Run", startedAt: time(0), plan: nil, workout: nil, profile: "medium"))
+        let store = try PacerStore(directory: dir)
+        let id = try store.activities.begin(ActivityStart(name: "Run", startedAt: time(0), plan: nil, workout: nil, profile: "medium"))
         func w(_ name: String, _ lat: Double) -> Waypoint {
             Waypoint(name: name, time: time(lat), position: GeoPoint(latitude: lat, longitude: 6.2), altitude: nil,
                      atLastKnownPosition: false)
         }
-        #expect(try store.add(w("Gate", 45.1), to: id) == 0)
-        try store.commit()
-        #expect(try store.add(w("Bridge", 45.2), to: id) == 1)
+        #expect(try store.activities.add(w("Gate", 45.1), to: id) == 0)
+        try store.activities.commit()
+        #expect(try store.activities.add(w("Bridge", 45.2), to: id) == 1)
         // Committed before its revision, and revised in the batch it was added in.
-        try store.revise(w("Gate", 45.15), number: 0, of: id)
-        try store.revise(w("Bridge", 45.25), number: 1, of: id)
-        #expect(try store.add(w("Pond", 45.3), to: id) == 2)
-        try store.commit()
-        #expect(try store.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3])
+        try store.activities.revise(w("Gate", 45.15), number: 0, of: id)
+        try store.activities.revise(w("Bridge", 45.25), number: 1, of: id)
+        #expect(try store.activities.add(w("Pond", 45.3), to: id) == 2)
+        try store.activities.commit()
+        #expect(try store.activities.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3])
         // Before any commit: the press's place is what a power cut leaves.
-        #expect(try store.add(w("Hill", 45.4), to: id) == 3)
-        try store.commit()
-        #expect(try store.activity(id).waypoints.map(\.name) == ["Gate", "Bridge", "Pond", "Hill"])
+        #expect(try store.activities.add(w("Hill", 45.4), to: id) == 3)
+        try store.activities.commit()
+        #expect(try store.activities.activity(id).waypoints.map(\.name) == ["Gate", "Bridge", "Pond", "Hill"])
         // Revised through a store opened since, which never saw the add (it was not
         // committed): the revision is the waypoint, and the next add goes after it.
-        #expect(try store.add(w("Lake", 45.5), to: id) == 4)
-        let again = try ActivityStore(directory: dir)
-        try again.revise(w("Lake", 45.55), number: 4, of: id)
-        #expect(try again.add(w("Mill", 45.6), to: id) == 5)
-        try again.commit()
-        #expect(try again.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3, 45.4, 45.55, 45.6])
+        #expect(try store.activities.add(w("Lake", 45.5), to: id) == 4)
+        let again = try PacerStore(directory: dir)
+        try again.activities.revise(w("Lake", 45.55), number: 4, of: id)
+        #expect(try again.activities.add(w("Mill", 45.6), to: id) == 5)
+        try again.activities.commit()
+        #expect(try again.activities.activity(id).waypoints.map(\.position.latitude) == [45.15, 45.25, 45.3, 45.4, 45.55, 45.6])
     }
 
     @Test func anUnwritableFolderIsSaidClearly() throws {
         #expect {
-            _ = try ActivityStore(directory: "/proc/pacer-cannot-be-here")
+            _ = try PacerStore(directory: "/proc/pacer-cannot-be-here")
         } throws: { error in
             guard case StorageError.cannotOpen(let path, _) = error else { return false }
             return path == "/proc/pacer-cannot-be-here"

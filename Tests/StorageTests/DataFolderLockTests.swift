@@ -41,28 +41,28 @@ struct DataFolderLockTests {
         guard case .busy(_, let who) = error else { Issue.record("\(error)"); return }
         #expect(who == "\(holder.processIdentifier) pacer device", "\(String(describing: who))")
         #expect(error.description.contains("is in use by another Pacer (PID "), "\(error)")
-        // What really stops a device (issue 24 item 12): not `pacer ctl stop`.
+        // What really stops a device: not `pacer ctl stop`.
         #expect(error.description.contains("Stop it first (sudo systemctl stop pacer when it runs as the service, else kill \(holder.processIdentifier))"),
                 "\(error)")
         #expect(!error.description.contains("pacer ctl stop"), "\(error)")
-        #expect(try ActivityStore(directory: dir, access: .read).activities().isEmpty)
+        #expect(try PacerStore(directory: dir, access: .read).activities.activities().isEmpty)
         kill(holder.processIdentifier, SIGKILL)  // as a power cut or a kill ends a device
         holder.waitUntilExit()
-        #expect(throws: Never.self) { _ = try ActivityStore(directory: dir, access: .write(holder: "pacer run")) }
+        #expect(throws: Never.self) { _ = try PacerStore(directory: dir, access: .write(holder: "pacer run")) }
     }
 
     /// A database in `dir`, its store (and its lock) gone again when this returns.
     static func makeDatabase(in dir: String) throws {
-        let store = try ActivityStore(directory: dir)
-        try store.close()
+        let store = try PacerStore(directory: dir)
+        try store.database.close()
     }
 
     /// In one process, a second store on the folder shares the lock (a scenario reads back
     /// what its device wrote); the lock goes with the last of them.
     @Test func storesOfOneProcessShareTheLock() throws {
         let dir = try makeTemporaryDirectory()
-        var first: ActivityStore? = try ActivityStore(directory: dir)
-        var second: ActivityStore? = try ActivityStore(directory: dir)
+        var first: PacerStore? = try PacerStore(directory: dir)
+        var second: PacerStore? = try PacerStore(directory: dir)
         #expect(first != nil && second != nil)
         first = nil
         let probe = try Process.run(URL(fileURLWithPath: "/usr/bin/flock"), arguments: ["-n", "\(dir)/\(DataFolderLock.fileName)", "true"])
@@ -77,13 +77,13 @@ struct DataFolderLockTests {
     @Test func aReaderFindsNoDatabaseWhereNoneIs() throws {
         let dir = try makeTemporaryDirectory()
         #expect(throws: StorageError.noDatabase(directory: "\(dir)/typo")) {
-            _ = try ActivityStore(directory: "\(dir)/typo", access: .read)
+            _ = try PacerStore(directory: "\(dir)/typo", access: .read)
         }
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/typo"))
     }
 
     /// A `pacer.lock` planted as a symbolic link is refused, never followed: the file it
-    /// points to is not truncated (issue 23, case 8).
+    /// points to is not truncated.
     @Test func aLockFileThatIsASymbolicLinkIsRefusedAndItsTargetKept() throws {
         let dir = try makeTemporaryDirectory()
         let target = "\(dir)/precious.txt"

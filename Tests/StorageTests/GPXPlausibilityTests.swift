@@ -99,10 +99,10 @@ extension GPXRefusalTests {
 struct GPXPlausibilityTests {
     /// Imports `points` as an activity into a fresh store.
     static func importActivity(_ points: [TestTrackPoint], in dir: String, name: String = "run.gpx")
-        throws -> (ActivityStore, GPXImportResult, String) {
-        let store = try ActivityStore(directory: "\(dir)/\(name).data")
+        throws -> (PacerStore, ImportResult, String) {
+        let store = try PacerStore(directory: "\(dir)/\(name).data")
         let path = try write(trackFile(points), to: name, in: dir)
-        return (store, try store.importGPX(file: path, as: .activity), path)
+        return (store, try store.gpx.importGPX(file: path, as: .activity), path)
     }
 
     /// A receiver's noise at 1 Hz (10 m each way) is not taken for speed: nothing dropped.
@@ -134,12 +134,12 @@ struct GPXPlausibilityTests {
         var without = runNorth(1000)
         without.remove(at: 500)
         let (clean, _, _) = try Self.importActivity(without, in: dir, name: "clean.gpx")
-        let stats = try store.overallStatistics(), expected = try clean.overallStatistics()
+        let stats = try store.activities.overallStatistics(), expected = try clean.activities.overallStatistics()
         #expect(stats.totalDistance == expected.totalDistance)
         #expect(stats.totalTime == expected.totalTime)
         #expect(stats.fastest?.maximumSpeed == expected.fastest?.maximumSpeed)
         #expect(abs(stats.totalDistance - 2997) < 1)
-        #expect(try store.activity(result.id).points.count == 999)
+        #expect(try store.activities.activity(result.id).points.count == 999)
     }
 
     /// A first fix far off (a receiver starting), and a last one: dropped, at either end.
@@ -173,7 +173,7 @@ struct GPXPlausibilityTests {
         let (store, result, _) = try Self.importActivity(points, in: dir)
         #expect(result.droppedPoints == 6)
         #expect(result.notes.map(\.line) == [304, 305, 306, 307, 308, 704])
-        let times = try store.activity(result.id).points.map(\.time)
+        let times = try store.activities.activity(result.id).points.map(\.time)
         #expect(times == times.sorted())
     }
 
@@ -201,7 +201,7 @@ struct GPXPlausibilityTests {
         #expect(result.notes.map(\.reason) == [
             "<ele> 1e+308 m left out (the point is kept): outside the elevations a runner meets (-500 to 9000 m)",
         ])
-        let activity = try store.activity(result.id)
+        let activity = try store.activities.activity(result.id)
         #expect(activity.points[50].altitude == nil)
         #expect(activity.summary.maximumElevation == 200)
     }
@@ -210,23 +210,23 @@ struct GPXPlausibilityTests {
     @Test func aRouteWithOneTimeForAllIsStoredWithoutTimes() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let points = runNorth(100).map { TestTrackPoint(lat: $0.lat, lon: $0.lon, seconds: 0) }
         let path = try write(trackFile(points), to: "planned.gpx", in: dir)
-        let result = try store.importGPX(file: path, as: .route)
+        let result = try store.gpx.importGPX(file: path, as: .route)
         #expect(result.pointCount == 100)
         #expect(result.timesLeftOut)
         #expect(result.notes.map(\.description) == [
             "\(path):2: the points' times are all the same: left out, the route is its points in order",
         ])
-        let route = try store.route(result.id)
+        let route = try store.routes.route(result.id)
         #expect(route.points.allSatisfy { $0.time == nil })
         #expect(route.summary.duration == nil)
         #expect(abs(route.summary.distance - 297) < 1)
     }
 
     @Test func toleranceIsOneInAHundredAndNoneUnderTen() {
-        let rules = GPXPlausibility.standard
+        let rules = TrackPlausibility.standard
         #expect([2, 9, 10, 199, 200, 86_400].map(rules.tolerated) == [0, 0, 1, 1, 2, 864])
     }
 }

@@ -52,11 +52,11 @@ struct LoopRun {
         ]
     }
 
-    func record(into store: ActivityStore) throws -> Int64 {
-        let id = try store.begin(ActivityStart(name: name, startedAt: t0, plan: nil, workout: nil, profile: "medium"))
-        for p in points { try store.append(p, to: id) }
-        for w in waypoints { try store.add(w, to: id) }
-        try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(343))
+    func record(into store: PacerStore) throws -> Int64 {
+        let id = try store.activities.begin(ActivityStart(name: name, startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+        for p in points { try store.activities.append(p, to: id) }
+        for w in waypoints { try store.activities.add(w, to: id) }
+        try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(343))
         return id
     }
 }
@@ -114,8 +114,8 @@ struct ParsedXML {
 /// Checks a shared file field by field against what is stored: what was chosen is there and
 /// equals the stored values; what was not is nowhere; nothing lies in a hidden place; the
 /// track is split where a place cuts it; the file is valid GPX 1.1.
-/// `circles`: those the share hid (`ActivityStore.privacyCircles`), larger than the places
-/// and moved off them (issue 23, case 6); every point within the places themselves must be
+/// `circles`: those the share hid (`GPXExchange.privacyCircles`), larger than the places
+/// and moved off them; every point within the places themselves must be
 /// among the hidden.
 func checkShared(_ path: String, choice: ShareChoice, stored detail: ActivityDetail, circles: [PrivacyCircle] = [],
                  statesDistance: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -249,12 +249,12 @@ struct GPXShareTests {
     func eachChoiceSharesItAndNothingElse(items: Set<ShareItem>) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/shared.gpx"
         let choice = ShareChoice(items: items)
-        let report = try store.share(activity: id, to: path, choice: choice)
-        try checkShared(path, choice: choice, stored: store.activity(id))
+        let report = try store.gpx.share(activity: id, to: path, choice: choice)
+        try checkShared(path, choice: choice, stored: store.activities.activity(id))
         #expect(report.export.writtenPoints == (items.contains(.track) ? 344 : 0))
         #expect(report.export.writtenWaypoints == (items.contains(.waypoints) ? 4 : 0))
     }
@@ -263,11 +263,11 @@ struct GPXShareTests {
     @Test func theDefaultIsThePositionsAlone() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/shared.gpx"
-        let report = try store.share(activity: id, to: path, choice: ShareChoice())
-        try checkShared(path, choice: ShareChoice(items: [.track]), stored: store.activity(id))
+        let report = try store.gpx.share(activity: id, to: path, choice: ShareChoice())
+        try checkShared(path, choice: ShareChoice(items: [.track]), stored: store.activities.activity(id))
         let names = Set(try ParsedXML(path: path).elements.compactMap(\.localName))
         #expect(names == ["gpx", "trk", "type", "trkseg", "trkpt"])
         #expect(report.summary(activity: id, path: path)
@@ -282,14 +282,14 @@ struct GPXShareTests {
     @Test func hideWithinHidesTheStartAndTheEnd() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let run = LoopRun()
         let id = try run.record(into: store)
         let path = "\(dir)/shared.gpx"
         let choice = ShareChoice(items: [.track, .times, .waypoints], hideWithin: 100)
-        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
-        let circles = try store.privacyCircles(activity: id, choice: choice, secret: Self.secret)
-        try checkShared(path, choice: choice, stored: store.activity(id), circles: circles)
+        let report = try store.gpx.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circles = try store.gpx.privacyCircles(activity: id, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activities.activity(id), circles: circles)
         // With this secret the centre is 69.4 m east and 7.2 m north of the door (moved
         // 0.698 r): east 0–273 m from the door (40 points) and north 7–196 m on the way back
         // (28) are hidden.
@@ -313,13 +313,13 @@ struct GPXShareTests {
     @Test func aPrivacyZoneCutsTheTrackIntoSegments() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/shared.gpx"
         let choice = ShareChoice(items: Set(ShareItem.allCases), hideWithin: 100, zones: [LoopRun.bakery])
-        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
-        let circles = try store.privacyCircles(activity: id, choice: choice, secret: Self.secret)
-        try checkShared(path, choice: choice, stored: store.activity(id), circles: circles)
+        let report = try store.gpx.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circles = try store.gpx.privacyCircles(activity: id, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activities.activity(id), circles: circles)
         // The bakery's circle is 180.1 m across (100 m and 80 m for the largest move), its
         // centre 64.6 m east and 36.9 m north of the bakery with this secret: north 175–504 m
         // on the bakery's street, 48 points (29 were within its own 100 m).
@@ -333,25 +333,25 @@ struct GPXShareTests {
     }
 
     /// Sparse points (77 m apart, the medium profile's spacing at a run's pace) either side
-    /// of a 12 m zone (its hidden circle 21.6 m): no point is in it, and still no line is drawn across it (issue 23,
-    /// case 7): the track is cut between the two points, and no shared leg passes within the
+    /// of a 12 m zone (its hidden circle 21.6 m): no point is in it, and still no line is drawn across it:
+    /// the track is cut between the two points, and no shared leg passes within the
     /// zone.
     @Test func aLineBetweenSparsePointsIsCutWhereItCrossesAZone() throws {
         let dir = try makeTemporaryDirectory()
-        let store = try ActivityStore(directory: dir)
-        let id = try store.begin(ActivityStart(name: "Sparse", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+        let store = try PacerStore(directory: dir)
+        let id = try store.activities.begin(ActivityStart(name: "Sparse", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
         for i in 0..<8 {
-            try store.append(TrackPoint(segment: 0, time: time(Double(i) * 30), position: LoopRun.position(77 * Double(i), 0),
+            try store.activities.append(TrackPoint(segment: 0, time: time(Double(i) * 30), position: LoopRun.position(77 * Double(i), 0),
                                         altitude: nil, speed: 2.6), to: id)
         }
-        try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(210))
+        try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(210))
         // 12 m: its hidden circle (21.6 m, moved 7.2 to 9.6 m) keeps clear of the points
         // either side, 38.5 m off the shed.
         let shed = PrivacyZone(name: "Shed", center: LoopRun.position(269.5, 0), radius: 12)
         let path = "\(dir)/shared.gpx"
         let choice = ShareChoice(items: [.track], zones: [shed])
-        let report = try store.share(activity: id, to: path, choice: choice, secret: Self.secret)
-        let circle = try #require(try store.privacyCircles(activity: id, choice: choice, secret: Self.secret).first)
+        let report = try store.gpx.share(activity: id, to: path, choice: choice, secret: Self.secret)
+        let circle = try #require(try store.gpx.privacyCircles(activity: id, choice: choice, secret: Self.secret).first)
         #expect(report.export.hiddenPoints == [0, 0], "no point is in the zone")
         #expect(report.export.writtenPoints == 8)
         let segments = try ParsedXML(path: path).all("trkseg")
@@ -379,11 +379,11 @@ struct GPXShareTests {
     @Test func exportStillWritesEverything() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/all.gpx"
-        try store.exportGPX(activity: id, to: path)
-        try checkShared(path, choice: ShareChoice(items: Set(ShareItem.allCases)), stored: store.activity(id),
+        try store.gpx.exportGPX(activity: id, to: path)
+        try checkShared(path, choice: ShareChoice(items: Set(ShareItem.allCases)), stored: store.activities.activity(id),
                         statesDistance: true)
     }
 
@@ -392,36 +392,36 @@ struct GPXShareTests {
     @Test func aNameThatTellsATimeIsRefusedWithoutTimes() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         var run = LoopRun()
         run.name = "Run 2026-06-13 07:00"
         let id = try run.record(into: store)
         let path = "\(dir)/shared.gpx"
         #expect(throws: ShareError.revealsTime(what: "the activity's name", text: "Run 2026-06-13 07:00",
                                                found: "2026-06-13", item: .name)) {
-            try store.share(activity: id, to: path, choice: ShareChoice(items: [.track, .name]))
+            try store.gpx.share(activity: id, to: path, choice: ShareChoice(items: [.track, .name]))
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         // Left out, the name is no matter.
-        try store.share(activity: id, to: path, choice: ShareChoice(items: [.track]))
-        try checkShared(path, choice: ShareChoice(items: [.track]), stored: store.activity(id))
+        try store.gpx.share(activity: id, to: path, choice: ShareChoice(items: [.track]))
+        try checkShared(path, choice: ShareChoice(items: [.track]), stored: store.activities.activity(id))
         // With the times, it goes.
-        try store.share(activity: id, to: path, choice: ShareChoice(items: [.track, .name, .times]))
-        try checkShared(path, choice: ShareChoice(items: [.track, .name, .times]), stored: store.activity(id))
+        try store.gpx.share(activity: id, to: path, choice: ShareChoice(items: [.track, .name, .times]))
+        try checkShared(path, choice: ShareChoice(items: [.track, .name, .times]), stored: store.activities.activity(id))
 
         // A waypoint's name likewise, unless the place hides the waypoint.
         var other = LoopRun()
         other.waypoints[1].name = "Gate at 7:15"
         let second = try other.record(into: store)
         let error = #expect(throws: ShareError.self) {
-            try store.share(activity: second, to: path, choice: ShareChoice(items: [.track, .waypoints]))
+            try store.gpx.share(activity: second, to: path, choice: ShareChoice(items: [.track, .waypoints]))
         }
         #expect(error?.description == "waypoint 2's name \"Gate at 7:15\" tells a date or time (7:15) and times are "
                 + "left out: include times too, or leave waypoints out")
         let choice = ShareChoice(items: [.track, .waypoints], zones: [PrivacyZone(name: "Gate", center: LoopRun.position(602, 100), radius: 20)])
-        try store.share(activity: second, to: path, choice: choice, secret: Self.secret)
-        try checkShared(path, choice: choice, stored: store.activity(second),
-                        circles: store.privacyCircles(activity: second, choice: choice, secret: Self.secret))
+        try store.gpx.share(activity: second, to: path, choice: choice, secret: Self.secret)
+        try checkShared(path, choice: choice, stored: store.activities.activity(second),
+                        circles: store.gpx.privacyCircles(activity: second, choice: choice, secret: Self.secret))
     }
 
     /// The dates and times people put in names.
@@ -470,22 +470,22 @@ struct GPXShareTests {
     @Test func nothingLeftToShareIsRefused() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         let path = "\(dir)/shared.gpx"
         let error = #expect(throws: ShareError.self) {
-            try store.share(activity: id, to: path, choice: ShareChoice(hideWithin: 10_000))
+            try store.gpx.share(activity: id, to: path, choice: ShareChoice(hideWithin: 10_000))
         }
         #expect(error?.description == "activity #\(id): every one of its 344 track points is within a hidden place: "
                 + "nothing of the track would be shared")
         #expect(error?.isUsage == false)
-        let empty = try store.begin(ActivityStart(name: "Nothing", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
-        try store.finish(empty, end: .stopped, endedAt: nil, activeTime: .zero)
+        let empty = try store.activities.begin(ActivityStart(name: "Nothing", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+        try store.activities.finish(empty, end: .stopped, endedAt: nil, activeTime: .zero)
         #expect(throws: ShareError.nothingLeft(activity: empty, reason: "it has no track points to share")) {
-            try store.share(activity: empty, to: path, choice: ShareChoice())
+            try store.gpx.share(activity: empty, to: path, choice: ShareChoice())
         }
         #expect(throws: ShareError.nothingLeft(activity: empty, reason: "it has no waypoints to share")) {
-            try store.share(activity: empty, to: path, choice: ShareChoice(items: [.waypoints]))
+            try store.gpx.share(activity: empty, to: path, choice: ShareChoice(items: [.waypoints]))
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
@@ -493,14 +493,14 @@ struct GPXShareTests {
     @Test func aMissingActivityAndAPathThatCannotBeWrittenAreSaid() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try LoopRun().record(into: store)
         #expect(throws: StorageError.unknownActivity(77)) {
-            try store.share(activity: 77, to: "\(dir)/x.gpx", choice: ShareChoice())
+            try store.gpx.share(activity: 77, to: "\(dir)/x.gpx", choice: ShareChoice())
         }
         let notAFolder = try write("", to: "plain", in: dir)
         let error = #expect(throws: StorageError.self) {
-            try store.share(activity: id, to: "\(notAFolder)/x.gpx", choice: ShareChoice())
+            try store.gpx.share(activity: id, to: "\(notAFolder)/x.gpx", choice: ShareChoice())
         }
         guard case .file(let path, _) = error else {
             Issue.record("not a file error: \(String(describing: error))")

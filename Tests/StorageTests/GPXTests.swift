@@ -24,15 +24,15 @@ struct GPXExportTests {
     @Test func aDeviceOrALinkIsWrittenThroughNeverReplaced() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
-        try store.exportGPX(activity: id, to: "/dev/null")
+        try store.gpx.exportGPX(activity: id, to: "/dev/null")
         var info = stat()
         #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
         let target = "\(dir)/target.gpx", link = "\(dir)/link.gpx"
         #expect(FileManager.default.createFile(atPath: target, contents: nil))
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        try store.exportGPX(activity: id, to: link)
+        try store.gpx.exportGPX(activity: id, to: link)
         #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
         try validateGPX(target)
     }
@@ -40,10 +40,10 @@ struct GPXExportTests {
     @Test func exportedActivityIsValidGPX11() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
         let path = "\(dir)/tempo.gpx"
-        try store.exportGPX(activity: id, to: path)
+        try store.gpx.exportGPX(activity: id, to: path)
         try validateGPX(path)
 
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -63,10 +63,10 @@ struct GPXExportTests {
     @Test func exportWithOnlyWhatTheRunnerChoseIsValid() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
         let path = "\(dir)/shared.gpx"
-        try store.exportGPX(activity: id, to: path,
+        try store.gpx.exportGPX(activity: id, to: path,
                             options: GPXExportOptions(times: false, speeds: false, elevations: true, waypoints: false))
         try validateGPX(path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -79,18 +79,18 @@ struct GPXExportTests {
     @Test func activityWithoutPointsExportsValidGPX() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
-        let id = try store.begin(SampleActivity().start)
-        try store.finish(id, end: .stopped, endedAt: nil, activeTime: .zero)
+        let store = try PacerStore(directory: dir)
+        let id = try store.activities.begin(SampleActivity().start)
+        try store.activities.finish(id, end: .stopped, endedAt: nil, activeTime: .zero)
         let path = "\(dir)/empty.gpx"
-        try store.exportGPX(activity: id, to: path)
+        try store.gpx.exportGPX(activity: id, to: path)
         try validateGPX(path)
     }
 
     @Test func exportedRouteIsValidGPX11() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let source = try write(gpxDocument("""
             <wpt lat="45.2" lon="6.1"><ele>300</ele><name>Col</name><desc>the top</desc></wpt>
             <rte><name>Loop</name>
@@ -98,13 +98,13 @@ struct GPXExportTests {
             <rtept lat="45.2" lon="6.1"><ele>300</ele></rtept>
             </rte>
             """), to: "loop.gpx", in: dir)
-        let route = try store.importGPX(file: source, as: .route)
+        let route = try store.gpx.importGPX(file: source, as: .route)
         let path = "\(dir)/out.gpx"
-        try store.exportGPX(route: route.id, to: path)
+        try store.gpx.exportGPX(route: route.id, to: path)
         try validateGPX(path)
-        let again = try store.importGPX(file: path, as: .route)
-        #expect(try store.route(again.id).points == store.route(route.id).points)
-        #expect(try store.route(again.id).waypoints == store.route(route.id).waypoints)
+        let again = try store.gpx.importGPX(file: path, as: .route)
+        #expect(try store.routes.route(again.id).points == store.routes.route(route.id).points)
+        #expect(try store.routes.route(again.id).waypoints == store.routes.route(route.id).waypoints)
     }
 
     @Test func writerKeepsTheSchemasOrder() throws {
@@ -123,10 +123,10 @@ struct GPXExportTests {
     @Test func exportToAFolderThatDoesNotExistIsSaidClearly() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
-        #expect(throws: StorageError.self) { try store.exportGPX(activity: id, to: "\(dir)/no/such/folder/x.gpx") }
-        #expect(throws: StorageError.unknownActivity(77)) { try store.exportGPX(activity: 77, to: "\(dir)/x.gpx") }
+        #expect(throws: StorageError.self) { try store.gpx.exportGPX(activity: id, to: "\(dir)/no/such/folder/x.gpx") }
+        #expect(throws: StorageError.unknownActivity(77)) { try store.gpx.exportGPX(activity: 77, to: "\(dir)/x.gpx") }
     }
 }
 
@@ -135,17 +135,17 @@ struct GPXImportTests {
     @Test func exportThenImportGivesTheSamePoints() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let sample = SampleActivity()
         let id = try sample.record(into: store)
         let path = "\(dir)/tempo.gpx"
-        try store.exportGPX(activity: id, to: path)
+        try store.gpx.exportGPX(activity: id, to: path)
 
-        let result = try store.importGPX(file: path, as: .activity)
+        let result = try store.gpx.importGPX(file: path, as: .activity)
         #expect(result.kind == .activity)
         #expect(result.pointCount == 35)
         #expect(result.waypointCount == 2)
-        let imported = try store.activity(result.id)
+        let imported = try store.activities.activity(result.id)
         #expect(imported.points == sample.points)
         #expect(imported.waypoints == sample.waypoints)
         #expect(imported.summary.name == sample.start.name)
@@ -154,7 +154,7 @@ struct GPXImportTests {
         #expect(imported.summary.startedAt == t0)
         #expect(imported.summary.endedAt == sample.points.last?.time)
         #expect(imported.summary.activeTime == .seconds(19 + 14))
-        #expect(try imported.statistics == store.activity(id).statistics)
+        #expect(try imported.statistics == store.activities.activity(id).statistics)
         #expect(imported.cues.isEmpty)
         #expect(imported.phaseResults.isEmpty)
     }
@@ -162,7 +162,7 @@ struct GPXImportTests {
     @Test func importAsRouteListsItsNumbers() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         // 1 km north in ten 100 m steps, climbing 50 m then dropping 100 m.
         var points = ""
         for i in 0...10 {
@@ -176,10 +176,10 @@ struct GPXImportTests {
             <trk><name>ignored: the metadata name wins</name><trkseg>
             \(points)</trkseg></trk>
             """), to: "hill.gpx", in: dir)
-        let result = try store.importGPX(file: path, as: .route)
+        let result = try store.gpx.importGPX(file: path, as: .route)
         #expect(result.kind == .route)
         #expect(result.name == "Hill & dale")
-        let route = try #require(try store.routes().first)
+        let route = try #require(try store.routes.routes().first)
         #expect(route.name == "Hill & dale")
         #expect(abs(route.distance - 1000) < 0.5)
         // The points have times, so the altitudes are a receiver's: smoothed over 180 s (here
@@ -194,19 +194,19 @@ struct GPXImportTests {
         #expect(route.start == GeoPoint(latitude: 45, longitude: 6))
         let here = GeoPoint(latitude: 45 - 2000 / metresPerDegree, longitude: 6)
         #expect(abs((route.distanceToStart(from: here) ?? 0) - 2000) < 0.5)
-        let detail = try store.route(result.id)
+        let detail = try store.routes.route(result.id)
         #expect(detail.waypoints.map(\.name) == ["Top"])
         #expect(detail.statistics.elevationProfile.count == 50)
         let lines = ActivityReport.routes([route], from: here)
         #expect(lines[1].hasPrefix("   1  Hill & dale                  1.00  00:10:00      35      80     160     240      11     1"))
         #expect(lines[1].hasSuffix("2.00"))
-        #expect(try store.activities().isEmpty)
+        #expect(try store.activities.activities().isEmpty)
     }
 
     @Test func gpx10RouteWithSpeedsImports() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let path = try write(gpxDocument("""
             <name>Old file</name>
             <time>2004-06-01T10:00:00Z</time>
@@ -215,8 +215,8 @@ struct GPXImportTests {
             <trkpt lat="45.001" lon="6.0"><ele>101</ele><time>2004-06-01T10:00:40+00:00</time><speed>2.75</speed></trkpt>
             </trkseg></trk>
             """, namespace: "http://www.topografix.com/GPX/1/0", version: "1.0"), to: "old.gpx", in: dir)
-        let result = try store.importGPX(file: path, as: .activity)
-        let activity = try store.activity(result.id)
+        let result = try store.gpx.importGPX(file: path, as: .activity)
+        let activity = try store.activities.activity(result.id)
         #expect(activity.summary.name == "Old file")
         #expect(activity.points.map(\.speed) == [2.5, 2.75])
         #expect(activity.points.last?.time == UTCTimestamp(millisecondsSince1970: 1_086_084_040_000))
@@ -225,15 +225,15 @@ struct GPXImportTests {
     @Test func routeFileImportedAsActivityIsRefusedWithAReason() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let path = try write(gpxDocument("""
             <rte><rtept lat="45" lon="6"/><rtept lat="45.1" lon="6"/></rte>
             """), to: "route.gpx", in: dir)
         #expect(throws: GPXError(file: path, line: 2,
                                  reason: "no track (<trk>) points: the file holds a route; import it as a route")) {
-            try store.importGPX(file: path, as: .activity)
+            try store.gpx.importGPX(file: path, as: .activity)
         }
-        #expect(try store.importGPX(file: path, as: .route).pointCount == 2)
+        #expect(try store.gpx.importGPX(file: path, as: .route).pointCount == 2)
     }
 
     /// Only a DTD's entity declarations are refused: the five XML defines need none, and
@@ -241,13 +241,13 @@ struct GPXImportTests {
     @Test func xmlsOwnEntitiesAndTheWordsInACommentAreRead() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let path = try write(gpxDocument("""
             <!-- no <!ENTITY here -->
             <metadata><name>Hill &amp; dale &lt;3 &#x263A;</name></metadata>
             <rte><rtept lat="45" lon="6"/><rtept lat="45.001" lon="6"/></rte>
             """), to: "hill.gpx", in: dir)
-        #expect(try store.importGPX(file: path, as: .route).name == "Hill & dale <3 \u{263A}")
+        #expect(try store.gpx.importGPX(file: path, as: .route).name == "Hill & dale <3 \u{263A}")
     }
 
     @Test func parsesTimes() {
@@ -281,7 +281,7 @@ struct GPXRefusalTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var content: String
-        var kind: GPXImportKind = .route
+        var kind: ImportKind = .route
         var line: Int?
         var reason: String
         var testDescription: String { name }
@@ -369,16 +369,16 @@ struct GPXRefusalTests {
     func refused(_ c: Case) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         // Something already stored, to see that it stays exactly as it was.
         _ = try SampleActivity().record(into: store)
         let good = try write(gpxDocument("<rte><rtept lat=\"45\" lon=\"6\"/><rtept lat=\"45.001\" lon=\"6\"/></rte>"), to: "good.gpx", in: dir)
-        _ = try store.importGPX(file: good, as: .route)
-        let before = try store.rowCounts()
+        _ = try store.gpx.importGPX(file: good, as: .route)
+        let before = try store.database.rowCounts()
 
         let path = try write(c.content, to: "broken.gpx", in: dir)
         #expect {
-            _ = try store.importGPX(file: path, as: c.kind)
+            _ = try store.gpx.importGPX(file: path, as: c.kind)
         } throws: { error in
             guard let error = error as? GPXError else {
                 Issue.record("not a GPXError: \(error)")
@@ -389,18 +389,18 @@ struct GPXRefusalTests {
             #expect(error.reason.hasPrefix(c.reason), "\(error)")
             return true
         }
-        #expect(try store.rowCounts() == before)
+        #expect(try store.database.rowCounts() == before)
     }
 
     @Test func aMissingFileIsSaidClearly() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         #expect(throws: GPXError(file: "\(dir)/nope.gpx", line: nil, reason: "no such file")) {
-            try store.importGPX(file: "\(dir)/nope.gpx", as: .route)
+            try store.gpx.importGPX(file: "\(dir)/nope.gpx", as: .route)
         }
         #expect(throws: GPXError(file: dir, line: nil, reason: "is a folder, not a GPX file")) {
-            try store.importGPX(file: dir, as: .route)
+            try store.gpx.importGPX(file: dir, as: .route)
         }
     }
 

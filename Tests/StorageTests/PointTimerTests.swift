@@ -52,12 +52,12 @@ struct PointTimerTests {
         }
 
         /// Records it in `store` as the runtime does, and closes it.
-        func record(in store: ActivityStore) throws -> Int64 {
-            let id = try store.begin(start)
-            for p in points { try store.append(p, to: id) }
-            for c in cues { try store.add(c, to: id) }
-            try store.update(totals, for: id)
-            try store.finish(id, end: .stopped, endedAt: time(Self.end.wall), activeTime: .seconds(Self.end.timer))
+        func record(in store: PacerStore) throws -> Int64 {
+            let id = try store.activities.begin(start)
+            for p in points { try store.activities.append(p, to: id) }
+            for c in cues { try store.activities.add(c, to: id) }
+            try store.activities.update(totals, for: id)
+            try store.activities.finish(id, end: .stopped, endedAt: time(Self.end.wall), activeTime: .seconds(Self.end.timer))
             return id
         }
     }
@@ -77,9 +77,9 @@ struct PointTimerTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = TwoPauses()
-        let id = try run.record(in: try ActivityStore(directory: dir))
+        let id = try run.record(in: try PacerStore(directory: dir))
 
-        let detail = try ActivityStore(directory: dir, access: .read).activity(id)
+        let detail = try PacerStore(directory: dir, access: .read).activities.activity(id)
         #expect(detail.points == run.points, "each point comes back with its timer and distance")
         let header = detail.summary
         #expect(header.activeTime == .seconds(1349), "1520 s less the 58 s and 113 s paused")
@@ -113,7 +113,7 @@ struct PointTimerTests {
         return Double(text[open.upperBound..<close.lowerBound])
     }
 
-    /// One run, one distance (issue 24, item 7): `Scenarios/battery-compare` on the medium
+    /// One run, one distance: `Scenarios/battery-compare` on the medium
     /// profile (a point kept every 30 s, so the stored track's straight lines are 4 % short of
     /// the odometer) recorded by the binary into a real data folder; the header, the phases
     /// (laps), the report's splits, the text report's elevation axis and the GPX export's
@@ -124,8 +124,8 @@ struct PointTimerTests {
         let run = try await Pacer.runOffThePool(["scenario", "run", "Scenarios/battery-compare", "--quiet",
                                                  "--out", "\(dir)/out", "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
-        let store = try ActivityStore(directory: "\(dir)/data", access: .read)
-        let detail = try store.activity(1)
+        let store = try PacerStore(directory: "\(dir)/data", access: .read)
+        let detail = try store.activities.activity(1)
         let header = detail.summary.distance
         func agrees(_ figure: Double, _ what: String) {
             #expect(abs(figure - header) <= header * 0.001, "\(what): \(figure) m, the header \(header) m")
@@ -133,11 +133,11 @@ struct PointTimerTests {
         #expect(detail.statistics.distance < header * 0.98, "the stored points' straight lines alone are short")
         agrees(detail.phaseResults.map(\.distance).reduce(0, +), "the phases")
         agrees(RunAnalysis(Self.reportInput(detail)).splits.map(\.distance).reduce(0, +), "the splits")
-        agrees(try #require(Self.exportedDistance(try store.gpx(activity: 1))), "the GPX export")
+        agrees(try #require(Self.exportedDistance(try store.gpx.gpx(activity: 1))), "the GPX export")
         let axis = try #require(ActivityReport.detail(detail).last)
         #expect(axis.hasSuffix(" \(ActivityFormat.kilometres(header)) km"), "the elevation profile's axis: \(axis)")
         // Hidden places: the track shown is not what was measured, so it states no distance.
-        let hidden = try store.gpx(activity: 1, options: GPXExportOptions(hideWithin: 200))
+        let hidden = try store.gpx.gpx(activity: 1, options: GPXExportOptions(hideWithin: 200))
         #expect(Self.exportedDistance(hidden) == nil, "an export with hidden places states no distance")
     }
 
@@ -151,7 +151,7 @@ struct PointTimerTests {
             run.points[i].timer = nil
             run.points[i].distance = nil
         }
-        let id = try run.record(in: try ActivityStore(directory: dir))
+        let id = try run.record(in: try PacerStore(directory: dir))
         // Back to the schema of version 4: no timer or distance column, v5 not run.
         let downgrade = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", """
             ALTER TABLE track_points DROP COLUMN timer_ms;
@@ -161,8 +161,8 @@ struct PointTimerTests {
             """)
         #expect(downgrade == "8\n", "the table as version 4 had it")
 
-        let store = try ActivityStore(directory: dir)
-        let detail = try store.activity(id)
+        let store = try PacerStore(directory: dir)
+        let detail = try store.activities.activity(id)
         #expect(detail.points == run.points, "older points have no timer and no distance")
         #expect(try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", "SELECT COUNT(*) FROM track_points WHERE timer_ms IS NULL;")
             == "\(run.points.count)\n")

@@ -66,12 +66,12 @@ struct RunsFromHome {
     }
 
     /// Records runs `0 ..< count` into `store`; their ids.
-    static func record(_ count: Int, into store: ActivityStore) throws -> [Int64] {
+    static func record(_ count: Int, into store: PacerStore) throws -> [Int64] {
         try (0..<count).map { k in
-            let id = try store.begin(ActivityStart(name: "Run \(k)", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+            let id = try store.activities.begin(ActivityStart(name: "Run \(k)", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
             let points = points(run: k)
-            for p in points { try store.append(p, to: id) }
-            try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(Int64(points.count)))
+            for p in points { try store.activities.append(p, to: id) }
+            try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(Int64(points.count)))
             return id
         }
     }
@@ -117,7 +117,7 @@ func segmentEnds(_ path: String) throws -> [GeoPoint] {
 /// round home and for `--hide-within`, whatever the device's secret (three of them here).
 /// On the code before the fix every case failed: the fitted centre was 2.3, 1.5 and 0.06 m
 /// from home for a 200 m zone, 4.7, 0.7 and 0.9 m for `--hide-within 200m`.
-@Suite("Privacy zones that cannot be inverted (issue 23, case 6)", .serialized)
+@Suite("Privacy zones that cannot be inverted", .serialized)
 struct PrivacyAttackTests {
     static let radius = 200.0
     static let secrets = [
@@ -138,12 +138,12 @@ struct PrivacyAttackTests {
 
     /// For each secret, the fitted centre's distance from home after sharing `ids`, and the
     /// number of segment ends it was fitted to.
-    static func attack(_ place: Place, _ ids: [Int64], in store: ActivityStore, dir: String,
+    static func attack(_ place: Place, _ ids: [Int64], in store: PacerStore, dir: String,
                        secret: ShareSecret) throws -> (distance: Double, ends: Int) {
         var ends: [GeoPoint] = []
         for id in ids {
             let path = "\(dir)/shared-\(id).gpx"
-            try store.share(activity: id, to: path, choice: choice(place), secret: secret)
+            try store.gpx.share(activity: id, to: path, choice: choice(place), secret: secret)
             ends += try segmentEnds(path)
         }
         let fit = try #require(kasaFit(ends.map(RunsFromHome.plane)))
@@ -154,7 +154,7 @@ struct PrivacyAttackTests {
     func aCircleFittedToTheCutsDoesNotFindHome(place: Place, shares: Int) throws {
         let dir = try makeTemporaryDirectory("attack-\(place.rawValue)-\(shares)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let ids = try RunsFromHome.record(shares, into: store)
         for (index, secret) in Self.secrets.enumerated() {
             let (distance, ends) = try Self.attack(place, ids, in: store, dir: dir, secret: secret)
@@ -164,7 +164,7 @@ struct PrivacyAttackTests {
             #expect(distance > Self.radius / 2, "secret \(index): a circle fitted to \(ends) ends lands \(distance) m from home")
             // Nor is the circle's centre anywhere near: the fit finds the hidden circle, moved
             // at least 0.6 r (a zone) or 0.65 r less the start's few metres (the start and end).
-            let circles = try store.privacyCircles(activity: ids[0], choice: Self.choice(place), secret: secret)
+            let circles = try store.gpx.privacyCircles(activity: ids[0], choice: Self.choice(place), secret: secret)
             #expect(circles.count == 1, "one circle for the start, the end and the pass between the loops")
             for circle in circles {
                 #expect(Geodesy.distance(circle.center, RunsFromHome.home) >= 0.6 * Self.radius - 6)
@@ -179,21 +179,21 @@ struct PrivacyAttackTests {
     @Test func runsFromOneDoorShareOneCircle() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let ids = try RunsFromHome.record(12, into: store)
         let secret = Self.secrets[1]
-        let circles = try Set(ids.flatMap { try store.privacyCircles(activity: $0, choice: Self.choice(.hideWithin), secret: secret) })
+        let circles = try Set(ids.flatMap { try store.gpx.privacyCircles(activity: $0, choice: Self.choice(.hideWithin), secret: secret) })
         #expect(circles.count == 1)
         let circle = try #require(circles.first)
         // Everything within 200 m of every start and end is inside.
         for id in ids {
-            let points = try store.activity(id).points
+            let points = try store.activities.activity(id).points
             for end in [points[0].position, points[points.count - 1].position] {
                 #expect(Geodesy.distance(end, circle.center) + Self.radius <= circle.radius)
             }
         }
         // Another secret, another circle.
-        let other = try store.privacyCircles(activity: ids[3], choice: Self.choice(.hideWithin), secret: Self.secrets[2])
+        let other = try store.gpx.privacyCircles(activity: ids[3], choice: Self.choice(.hideWithin), secret: Self.secrets[2])
         #expect(other.count == 1 && other[0] != circle)
     }
 
@@ -205,28 +205,28 @@ struct PrivacyAttackTests {
     @Test func twoStartingSpotsGiveTwoCircles() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         var ids = try RunsFromHome.record(4, into: store)
         // Four more from the corner, 60 m east.
         for k in 4..<8 {
-            let id = try store.begin(ActivityStart(name: "Run \(k)", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
+            let id = try store.activities.begin(ActivityStart(name: "Run \(k)", startedAt: t0, plan: nil, workout: nil, profile: "medium"))
             for var p in RunsFromHome.points(run: k) {
                 let (x, y) = RunsFromHome.plane(p.position)
                 p.position = RunsFromHome.position(x + 60, y)
-                try store.append(p, to: id)
+                try store.activities.append(p, to: id)
             }
-            try store.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(100))
+            try store.activities.finish(id, end: .completed, endedAt: nil, activeTime: .seconds(100))
             ids.append(id)
         }
         var near = 0
         var closest = Double.infinity
         for n in 0..<200 {
             let secret = ShareSecret(k0: UInt64(n) &* 0x9E37_79B9_7F4A_7C15, k1: ~UInt64(n))
-            let circles = try Set(ids.flatMap { try store.privacyCircles(activity: $0, choice: Self.choice(.hideWithin), secret: secret) })
+            let circles = try Set(ids.flatMap { try store.gpx.privacyCircles(activity: $0, choice: Self.choice(.hideWithin), secret: secret) })
             #expect(circles.count == 2)
             // Each is well off the spot it hides: the door, or the corner.
-            let door = try store.privacyCircles(activity: ids[0], choice: Self.choice(.hideWithin), secret: secret)
-            let corner = try store.privacyCircles(activity: ids[4], choice: Self.choice(.hideWithin), secret: secret)
+            let door = try store.gpx.privacyCircles(activity: ids[0], choice: Self.choice(.hideWithin), secret: secret)
+            let corner = try store.gpx.privacyCircles(activity: ids[4], choice: Self.choice(.hideWithin), secret: secret)
             #expect(door.count == 1 && corner.count == 1 && Set(door + corner) == circles)
             #expect(door.allSatisfy { Geodesy.distance($0.center, RunsFromHome.home) > Self.radius / 2 })
             #expect(corner.allSatisfy { Geodesy.distance($0.center, RunsFromHome.position(60, 0)) > Self.radius / 2 })
@@ -283,14 +283,14 @@ struct ShareSecretTests {
     @Test func theSecretIsMadeOnceAndKept() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let secret = try ActivityStore(directory: dir).shareSecret()
+        let secret = try PacerStore(directory: dir).gpx.shareSecret()
         let stored = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", "SELECT value FROM device_state WHERE key = 'share_secret';")
         #expect(stored.count == 33 && ShareSecret(hex: String(stored.dropLast())) == secret, "\(stored)")
-        #expect(try ActivityStore(directory: dir).shareSecret() == secret)
-        #expect(try ActivityStore(directory: dir, access: .read).shareSecret() == secret)
+        #expect(try PacerStore(directory: dir).gpx.shareSecret() == secret)
+        #expect(try PacerStore(directory: dir, access: .read).gpx.shareSecret() == secret)
         let other = try makeTemporaryDirectory("other")
         defer { try? FileManager.default.removeItem(atPath: other) }
-        #expect(try ActivityStore(directory: other).shareSecret() != secret, "each device its own")
+        #expect(try PacerStore(directory: other).gpx.shareSecret() != secret, "each device its own")
     }
 
     /// A data folder from before v6 gets its secret when first opened, for reading too (a
@@ -298,19 +298,19 @@ struct ShareSecretTests {
     @Test func aDataFolderFromBeforeGetsItsSecretWhenOpened() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let id = try LoopRun().record(into: try ActivityStore(directory: dir))
+        let id = try LoopRun().record(into: try PacerStore(directory: dir))
         let downgrade = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", """
             DELETE FROM device_state WHERE key = 'share_secret';
             DELETE FROM grdb_migrations WHERE identifier = 'v6';
             SELECT COUNT(*) FROM device_state;
             """)
         #expect(downgrade == "0\n", "the folder as version 5 left it")
-        let store = try ActivityStore(directory: dir, access: .read)
-        let secret = try store.shareSecret()
+        let store = try PacerStore(directory: dir, access: .read)
+        let secret = try store.gpx.shareSecret()
         let choice = ShareChoice(items: [.track], zones: [LoopRun.bakery])
-        let report = try store.share(activity: id, to: "\(dir)/shared.gpx", choice: choice)
-        #expect(try store.privacyCircles(activity: id, choice: choice)
-                == store.privacyCircles(activity: id, choice: choice, secret: secret), "the share used the folder's secret")
+        let report = try store.gpx.share(activity: id, to: "\(dir)/shared.gpx", choice: choice)
+        #expect(try store.gpx.privacyCircles(activity: id, choice: choice)
+                == store.gpx.privacyCircles(activity: id, choice: choice, secret: secret), "the share used the folder's secret")
         #expect(report.export.hiddenPoints[1] >= 29, "at least the bakery's own 100 m")
     }
 }

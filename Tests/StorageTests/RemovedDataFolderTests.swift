@@ -8,7 +8,7 @@ import PacerCore
 import TestSupport
 import Testing
 
-/// A data folder removed under a writer (issue 23, case 3): `rm -r` of the folder while a
+/// A data folder removed under a writer: `rm -r` of the folder while a
 /// device records. Before, every later write went into the unlinked file and was lost with
 /// the process; now the folder is made again, with everything stored so far, and later
 /// writes reach the disk.
@@ -24,35 +24,35 @@ struct RemovedDataFolderTests {
     @Test func theFolderIsMadeAgainWithEverythingStored() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
-        let store = try ActivityStore(directory: data)
-        let id = try store.begin(SampleActivity().start)
-        for i in 0..<30 { try store.append(Self.point(i), to: id) }
-        try store.commit()
+        let store = try PacerStore(directory: data)
+        let id = try store.activities.begin(SampleActivity().start)
+        for i in 0..<30 { try store.activities.append(Self.point(i), to: id) }
+        try store.activities.commit()
         try FileManager.default.removeItem(atPath: data)
-        for i in 30..<50 { try store.append(Self.point(i), to: id) }
-        try store.commit()
+        for i in 30..<50 { try store.activities.append(Self.point(i), to: id) }
+        try store.activities.commit()
         #expect(FileManager.default.fileExists(atPath: "\(data)/\(PacerDatabase.fileName)"), "the folder is made again")
-        try store.finish(id, end: .completed, endedAt: time(49), activeTime: .seconds(49))
+        try store.activities.finish(id, end: .completed, endedAt: time(49), activeTime: .seconds(49))
         // A reader opening the folder now reads the disk, not the writer's open file.
-        let reader = try ActivityStore(directory: data, access: .read)
-        let detail = try reader.activity(id)
+        let reader = try PacerStore(directory: data, access: .read)
+        let detail = try reader.activities.activity(id)
         #expect(detail.points.count == 50, "every point, before and after the removal")
         #expect(detail.summary.state == .completed)
         // A later activity goes to the same file.
-        let next = try store.begin(SampleActivity().start)
-        try store.append(Self.point(60), to: next)
-        try store.commit()
-        #expect(try reader.activities().count == 2)
+        let next = try store.activities.begin(SampleActivity().start)
+        try store.activities.append(Self.point(60), to: next)
+        try store.activities.commit()
+        #expect(try reader.activities.activities().count == 2)
     }
 
     /// The folder's lock is taken again in the new folder: another writer is kept out.
     @Test func theLockIsTakenAgain() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
-        let store = try ActivityStore(directory: data)
-        _ = try store.begin(SampleActivity().start)
+        let store = try PacerStore(directory: data)
+        _ = try store.activities.begin(SampleActivity().start)
         try FileManager.default.removeItem(atPath: data)
-        _ = try store.begin(SampleActivity().start)
+        _ = try store.activities.begin(SampleActivity().start)
         let fd = open("\(data)/\(DataFolderLock.fileName)", O_RDWR)
         try #require(fd >= 0, "the lock file is made again")
         defer { close(fd) }
@@ -64,16 +64,16 @@ struct RemovedDataFolderTests {
     @Test func aFilePutInItsPlaceIsLeftAlone() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
-        let store = try ActivityStore(directory: data)
-        let id = try store.begin(SampleActivity().start)
-        try store.commit()
+        let store = try PacerStore(directory: data)
+        let id = try store.activities.begin(SampleActivity().start)
+        try store.activities.commit()
         let file = "\(data)/\(PacerDatabase.fileName)"
         try FileManager.default.removeItem(atPath: file)
         try Data("somebody else's".utf8).write(to: URL(fileURLWithPath: file))
-        try store.append(Self.point(1), to: id)
-        #expect(throws: StorageError.self) { try store.commit() }
+        try store.activities.append(Self.point(1), to: id)
+        #expect(throws: StorageError.self) { try store.activities.commit() }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "somebody else's")
-        #expect(store.uncommitted.waiting == 1, "the point waits")
+        #expect(store.activities.uncommitted.waiting == 1, "the point waits")
     }
 
     /// A folder that cannot be made again (its parent is read-only): an error that says so,
@@ -82,19 +82,19 @@ struct RemovedDataFolderTests {
         let dir = try makeTemporaryDirectory()
         let parent = "\(dir)/parent"
         let data = "\(parent)/data"
-        let store = try ActivityStore(directory: data)
-        let id = try store.begin(SampleActivity().start)
-        try store.commit()
+        let store = try PacerStore(directory: data)
+        let id = try store.activities.begin(SampleActivity().start)
+        try store.activities.commit()
         try FileManager.default.removeItem(atPath: parent)
         // A file where the parent folder was: the folder cannot be made under it.
         try Data().write(to: URL(fileURLWithPath: parent))
-        try store.append(Self.point(1), to: id)
+        try store.activities.append(Self.point(1), to: id)
         var reason = ""
-        do { try store.commit() } catch { reason = "\(error)" }
+        do { try store.activities.commit() } catch { reason = "\(error)" }
         #expect(reason.contains("cannot be made again"), "\(reason)")
         try FileManager.default.removeItem(atPath: parent)
-        try store.append(Self.point(2), to: id)
-        try store.commit()
-        #expect(try ActivityStore(directory: data, access: .read).activity(id).points.count == 2)
+        try store.activities.append(Self.point(2), to: id)
+        try store.activities.commit()
+        #expect(try PacerStore(directory: data, access: .read).activities.activity(id).points.count == 2)
     }
 }

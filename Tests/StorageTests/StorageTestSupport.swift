@@ -72,13 +72,13 @@ struct SampleActivity {
     }
 
     /// Records it into a store, committing at the end; returns the id.
-    func record(into store: ActivityStore, end: ActivityEnd = .completed) throws -> Int64 {
-        let id = try store.begin(start)
-        for p in points { try store.append(p, to: id) }
-        for w in waypoints { try store.add(w, to: id) }
-        for c in cues { try store.add(c, to: id) }
-        for r in results { try store.add(r, to: id) }
-        try store.finish(id, end: end, endedAt: time(75), activeTime: .seconds(34))
+    func record(into store: PacerStore, end: ActivityEnd = .completed) throws -> Int64 {
+        let id = try store.activities.begin(start)
+        for p in points { try store.activities.append(p, to: id) }
+        for w in waypoints { try store.activities.add(w, to: id) }
+        for c in cues { try store.activities.add(c, to: id) }
+        for r in results { try store.activities.add(r, to: id) }
+        try store.activities.finish(id, end: end, endedAt: time(75), activeTime: .seconds(34))
         return id
     }
 }

@@ -119,9 +119,9 @@ struct ActivityReportTests {
     @Test func showHasEveryStatisticOfR6() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
-        let detail = try store.activity(id)
+        let detail = try store.activities.activity(id)
         let lines = ActivityReport.detail(detail)
         let text = lines.joined(separator: "\n")
         #expect(lines[0] == "Activity #\(id) \"Tempo <Tuesday> & co\" (completed)")
@@ -157,10 +157,10 @@ struct ActivityReportTests {
     @Test func listShowsOneLinePerActivity() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let store = try ActivityStore(directory: dir)
+        let store = try PacerStore(directory: dir)
         let id = try SampleActivity().record(into: store)
-        let s = try store.activity(id).summary
-        let lines = ActivityReport.list(try store.activities())
+        let s = try store.activities.activity(id).summary
+        let lines = ActivityReport.list(try store.activities.activities())
         #expect(lines.count == 2)
         #expect(lines[0] == "  ID  DATE (UTC)        NAME                      STATE           KM      TIME  AVG KM/H  GAIN M   LOW M  HIGH M")
         #expect(lines[1].hasPrefix("   1  2024-05-01 08:00  Tempo <Tuesday> & co      completed     0.1"))

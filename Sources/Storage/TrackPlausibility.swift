@@ -2,7 +2,7 @@ import PacerCore
 
 /// Something an import left out of a file, and why: a point dropped as a GPS glitch, an
 /// elevation no runner meets, times that do not advance.
-public struct GPXImportNote: Hashable, Sendable, CustomStringConvertible {
+public struct ImportNote: Hashable, Sendable, CustomStringConvertible {
     public var file: String
     public var line: Int
     public var reason: String
@@ -16,11 +16,11 @@ public struct GPXImportNote: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(file):\(line): \(reason)" }
 }
 
-/// What the points of an imported GPX file must be to be a person's run (issue 14: a 2-point
-/// track of 19,967 km in 1 s became an activity, and `pacer stats` then reported an average
-/// of 144,971 km/h). The reader checks the format; this checks that the points make sense
-/// together, and decides, case by case, between refusing the file (with the point's line and
-/// the reason) and dropping a few bad points and saying so.
+/// What the points of an imported file (GPX or FIT, as an activity or a route) must be to
+/// be a person's run: a 2-point track of 20,000 km in 1 s is not one. The readers check
+/// their format; this checks that the points make sense together, and decides, case by case,
+/// between refusing the file (with the point's line, or record, and the reason) and dropping
+/// a few bad points and saying so.
 ///
 /// - **Speed.** No two points of a track segment may be further apart than `maximumSpeed`
 ///   allows over the time between them, plus `gpsError`: 50 km/h is beyond any runner (the
@@ -45,7 +45,7 @@ public struct GPXImportNote: Hashable, Sendable, CustomStringConvertible {
 ///   does not need times: where they go back or are all the same, they are left out and the
 ///   route is stored without times (its points' order is its line); its speeds are checked
 ///   only between points whose times advance.
-public struct GPXPlausibility: Hashable, Sendable {
+public struct TrackPlausibility: Hashable, Sendable {
     /// Metres per second.
     public var maximumSpeed: Double
     /// Metres two points may be apart beyond what the speed allows.
@@ -66,7 +66,7 @@ public struct GPXPlausibility: Hashable, Sendable {
         self.longestGlitch = longestGlitch
     }
 
-    public static let standard = GPXPlausibility()
+    public static let standard = TrackPlausibility()
 
     /// How many points (and, apart, how many elevations) a file of `count` points may lose.
     public func tolerated(_ count: Int) -> Int {
@@ -83,7 +83,7 @@ public struct GPXPlausibility: Hashable, Sendable {
     /// The gap from `earlier` to `point` when no one on foot could cover it, or nil when one
     /// could. Points without both times are not compared; nor, unless `sameTime`, points at
     /// the same time (a route's times that do not advance say nothing of its line).
-    func gap(from earlier: GPXPoint, to point: GPXPoint, sameTime: Bool = true) -> Gap? {
+    func gap(from earlier: ImportedPoint, to point: ImportedPoint, sameTime: Bool = true) -> Gap? {
         guard let t0 = earlier.time, let t1 = point.time else { return nil }
         let milliseconds = t1.millisecondsSince1970 - t0.millisecondsSince1970
         guard milliseconds > 0 || (sameTime && milliseconds == 0) else { return nil }
@@ -114,17 +114,17 @@ public struct GPXPlausibility: Hashable, Sendable {
     }
 }
 
-/// Judges a file's route or track points as they are read, by `GPXPlausibility`'s rules,
+/// Judges a file's route or track points as they are read, by `TrackPlausibility`'s rules,
 /// and hands on the ones kept, in order, each with its segment number (from 0, counting only
 /// segments that keep a point). Holds at most a few points: those out of line, waiting to
 /// see whether the track comes back, and a segment's first few, which a glitch at the start
 /// may yet drop; and the few it compares with.
-final class GPXPointFilter {
-    let rules: GPXPlausibility
+final class TrackPointFilter {
+    let rules: TrackPlausibility
     let file: String
     /// An activity's points: every one needs a time, and times may not go back.
     let timed: Bool
-    let emit: (GPXPoint, Int) throws -> Void
+    let emit: (ImportedPoint, Int) throws -> Void
 
     /// Points read, kept, dropped.
     private(set) var count = 0
@@ -132,8 +132,8 @@ final class GPXPointFilter {
     private(set) var droppedPoints = 0
     private(set) var droppedElevations = 0
     /// The first few of each, to tell the runner where.
-    private(set) var pointNotes: [GPXImportNote] = []
-    private(set) var elevationNotes: [GPXImportNote] = []
+    private(set) var pointNotes: [ImportNote] = []
+    private(set) var elevationNotes: [ImportNote] = []
     static let notesKept = 10
     /// What was dropped beyond the notes kept.
     var notesLeftOut: Int { droppedPoints - pointNotes.count + droppedElevations - elevationNotes.count }
@@ -154,24 +154,24 @@ final class GPXPointFilter {
     private var emittedSegments = 0
     private var emittedInSegment = false
     /// The last point kept, in this segment or before it; the last before this segment.
-    private var last: GPXPoint?
+    private var last: ImportedPoint?
     private var lastSegment = -1
-    private var lastBeforeSegment: GPXPoint?
+    private var lastBeforeSegment: ImportedPoint?
     /// Kept points of this segment, at least a second apart, up to the longest look-back.
-    private var recent: [GPXPoint] = []
+    private var recent: [ImportedPoint] = []
     /// Their times, which every one has, in milliseconds: looked through for each point,
     /// without copying a point for it.
     private var recentTimes: [Int64] = []
     private var recentStart = 0
     /// This segment's first kept points, not handed on until more than `longestGlitch` are kept.
-    private var held: [GPXPoint] = []
+    private var held: [ImportedPoint] = []
     private var keptInSegment = 0
     /// Points out of line with the track, with why, waiting for it to come back in line.
-    private var suspects: [(point: GPXPoint, problem: String)] = []
+    private var suspects: [(point: ImportedPoint, problem: String)] = []
     /// The tag the file uses for these points, for the messages.
     private var tag = "trkpt"
 
-    init(rules: GPXPlausibility = .standard, file: String, timed: Bool, emit: @escaping (GPXPoint, Int) throws -> Void) {
+    init(rules: TrackPlausibility = .standard, file: String, timed: Bool, emit: @escaping (ImportedPoint, Int) throws -> Void) {
         self.rules = rules
         self.file = file
         self.timed = timed
@@ -186,7 +186,7 @@ final class GPXPointFilter {
         lastBeforeSegment = last
     }
 
-    func add(_ input: GPXPoint, tag: String) throws {
+    func add(_ input: ImportedPoint, tag: String) throws {
         self.tag = tag
         var point = input
         count += 1
@@ -246,8 +246,8 @@ final class GPXPointFilter {
 
     static func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
 
-    private func note(_ line: Int, _ reason: String) -> GPXImportNote {
-        GPXImportNote(file: file, line: line, reason: reason)
+    private func note(_ line: Int, _ reason: String) -> ImportNote {
+        ImportNote(file: file, line: line, reason: reason)
     }
 
     private func sameTimeReason(_ time: UTCTimestamp, all: Bool) -> String {
@@ -258,7 +258,7 @@ final class GPXPointFilter {
     // MARK: - The judging
 
     /// Why `point` is out of line with the track so far, or nil.
-    private func problem(_ point: GPXPoint) -> String? {
+    private func problem(_ point: ImportedPoint) -> String? {
         guard let last else { return nil }
         if timed, let t = point.time, let before = last.time, t < before {
             return "time \(t) is before the previous point's \(before) (line \(last.line))"
@@ -278,7 +278,7 @@ final class GPXPointFilter {
         return nil
     }
 
-    private func consider(_ point: GPXPoint) throws {
+    private func consider(_ point: ImportedPoint) throws {
         if let problem = problem(point) {
             suspects.append((point, problem))
             if suspects.count > rules.longestGlitch { try resolveRun(atEnd: false) }
@@ -327,13 +327,13 @@ final class GPXPointFilter {
         throw GPXError(file: file, line: run[0].point.line, reason: reason)
     }
 
-    private func drop(_ point: GPXPoint, _ problem: String, _ how: String) {
+    private func drop(_ point: ImportedPoint, _ problem: String, _ how: String) {
         droppedPoints += 1
         if firstDrop == nil { firstDrop = (point.line, problem) }
         if pointNotes.count < Self.notesKept { pointNotes.append(note(point.line, "<\(tag)> " + how + problem)) }
     }
 
-    private func keep(_ point: GPXPoint) throws {
+    private func keep(_ point: ImportedPoint) throws {
         if lastSegment != segment {
             recent.removeAll()
             recentTimes.removeAll()
@@ -370,7 +370,7 @@ final class GPXPointFilter {
         held.removeAll()
     }
 
-    private func hand(_ point: GPXPoint) throws {
+    private func hand(_ point: ImportedPoint) throws {
         if !emittedInSegment {
             emittedInSegment = true
             emittedSegments += 1

@@ -3,14 +3,35 @@ import Foundation
 import GRDB
 import PacerCore
 
-/// FIT files in (issue 26): a watch's activity (or Pacer's own export) imported as a past
-/// activity or as a route, as a GPX file is (`GPXExchange.importGPX`): its records with a
-/// position and a time, judged by the same rules (`GPXPlausibility`), in one transaction, so
+/// FIT in and out of the store. In: a watch's activity (or Pacer's own export) imported as a
+/// past activity or as a route, as a GPX file is (`GPXExchange.importGPX`): its records with
+/// a position and a time, judged by the same rules (`TrackPlausibility`), in one transaction, so
 /// a file refused anywhere stores nothing. In the notes and errors a point's "line" is its
-/// record's number in the file, from 1.
-extension GPXExchange {
-    public func importFIT(file path: String, as kind: GPXImportKind, name: String? = nil,
-                          rules: GPXPlausibility = .standard) throws -> GPXImportResult {
+/// record's number in the file, from 1. Out: an activity as a FIT activity file (`FITWriter`).
+public final class FITExchange: DatabasePart {
+    let database: PacerDatabase
+
+    init(database: PacerDatabase) {
+        self.database = database
+    }
+
+    /// The activity as a FIT activity file (`FITWriter.activity(_:utcOffset:)`): its laps
+    /// (the phases), its timer's pauses and the device's distance on every record.
+    public func fit(activity id: Int64, utcOffset: Int64 = 0) throws -> [UInt8] {
+        FITWriter.activity(try read { db in try ActivityLogStore.detail(id, db) }, utcOffset: utcOffset)
+    }
+
+    /// Writes the activity as FIT to `path` through `OutputFile` (replaced only once complete).
+    /// Returns the file's size in bytes.
+    @discardableResult
+    public func exportFIT(activity id: Int64, to path: String, utcOffset: Int64 = 0) throws -> Int {
+        let bytes = try fit(activity: id, utcOffset: utcOffset)
+        try OutputFile.write(path) { write in try write(bytes) }
+        return bytes.count
+    }
+
+    public func importFIT(file path: String, as kind: ImportKind, name: String? = nil,
+                          rules: TrackPlausibility = .standard) throws -> ImportResult {
         let fit = try FITReader.read(path: path)
         let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         guard !fit.points.isEmpty else {
@@ -25,23 +46,22 @@ extension GPXExchange {
         }
     }
 
-    static func gpxPoint(_ p: FITActivityData.Point) -> GPXPoint {
-        GPXPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
+    static func importedPoint(_ p: FITActivityData.Point) -> ImportedPoint {
+        ImportedPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
     }
 
-    static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
-                                  _ db: Database) throws -> GPXImportResult {
-        let (id, filter) = try importedActivity(name: name, path: path, rules: rules, db)
+    static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: TrackPlausibility,
+                                  _ db: Database) throws -> ImportResult {
+        let (id, filter) = try TrackImport.beginActivity(name: name, path: path, rules: rules, db)
         for (i, p) in fit.points.enumerated() {
             // A segment per stretch between the timer's stops (the pauses).
             if i == 0 || p.afterStop { try filter.beginSegment() }
-            try filter.add(gpxPoint(p), tag: "record")
+            try filter.add(importedPoint(p), tag: "record")
         }
         try filter.finish()
-        try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
+        let distance = try TrackImport.finishActivity(id, db)
         try importLaps(fit.laps, activity: id, db)
-        let distance = try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
-        return GPXImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
+        return ImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
                                distance: distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
                                droppedElevations: filter.droppedElevations,
                                notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
@@ -65,23 +85,17 @@ extension GPXExchange {
         }
     }
 
-    static func importFITRoute(_ fit: FITActivityData, _ path: String, name: String, rules: GPXPlausibility,
-                               _ db: Database) throws -> GPXImportResult {
-        try db.execute(sql: """
-            INSERT INTO routes (name, source, distance_m, elevation_gain, elevation_loss, point_count, waypoint_count)
-            VALUES (?, ?, 0, 0, 0, 0, 0)
-            """, arguments: [name, path])
-        let id = db.lastInsertedRowID
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO route_points (route_id, seq, lat, lon, alt, time) VALUES (?, ?, ?, ?, ?, ?)")
+    static func importFITRoute(_ fit: FITActivityData, _ path: String, name: String, rules: TrackPlausibility,
+                               _ db: Database) throws -> ImportResult {
+        let (id, insert) = try TrackImport.beginRoute(name: name, path: path, db)
         var line: [PathPoint] = []
-        let filter = GPXPointFilter(rules: rules, file: path, timed: false) { p, _ in
+        let filter = TrackPointFilter(rules: rules, file: path, timed: false) { p, _ in
             try insert.execute(arguments: [id, line.count, p.position.latitude, p.position.longitude, p.altitude,
                                            p.time?.millisecondsSince1970])
             line.append(PathPoint(position: p.position, altitude: p.altitude, time: p.time))
         }
         try filter.beginSegment()
-        for p in fit.points { try filter.add(gpxPoint(p), tag: "record") }
+        for p in fit.points { try filter.add(importedPoint(p), tag: "record") }
         try filter.finish()
         guard filter.keptCount >= 2 else {
             throw FITError(file: path, offset: nil, reason: "\(filter.keptCount) usable point(s): a route needs two or more")
@@ -89,26 +103,13 @@ extension GPXExchange {
         var notes = filter.pointNotes + filter.elevationNotes
         if filter.timesUnusable {
             // As for a GPX route: times that go back or never change are left out.
-            try db.execute(sql: "UPDATE route_points SET time = NULL WHERE route_id = ?", arguments: [id])
+            try TrackImport.clearRouteTimes(id, db)
             for i in line.indices { line[i].time = nil }
-            notes.append(GPXImportNote(file: path, line: fit.points.last?.record ?? 0, reason: "the records' times "
+            notes.append(ImportNote(file: path, line: fit.points.last?.record ?? 0, reason: "the records' times "
                 + "\(filter.timesGoBack ? "go back" : "are all the same"): left out, the route is its points in order"))
         }
-        let stats = PathStatistics(segments: [line])
-        var duration: Int64?
-        if let first = line.first?.time, let last = line.last?.time, last >= first {
-            duration = last.millisecondsSince1970 - first.millisecondsSince1970
-        }
-        try db.execute(
-            sql: """
-                UPDATE routes SET distance_m = ?, duration_ms = ?, elevation_gain = ?, elevation_loss = ?,
-                    min_elevation = ?, max_elevation = ?, point_count = ?, waypoint_count = 0, start_lat = ?, start_lon = ?
-                WHERE id = ?
-                """,
-            arguments: [stats.distance, duration, stats.elevationGain, stats.elevationLoss,
-                        stats.minimumElevation, stats.maximumElevation, line.count,
-                        stats.start?.latitude, stats.start?.longitude, id])
-        return GPXImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
+        let stats = try TrackImport.finishRoute(id, name: name, line: line, waypoints: [], db)
+        return ImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
                                distance: stats.distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
                                droppedElevations: filter.droppedElevations, timesLeftOut: filter.timesUnusable,
                                notes: notes, notesLeftOut: filter.notesLeftOut)
