@@ -47,6 +47,9 @@ enum BodyDecoding {
         guard !boundary.isEmpty, boundary.utf8.count <= 70 else {
             throw Failure("multipart: the boundary must be 1 to 70 characters")
         }
+        guard headerNamesAreASCII(body, boundary: boundary) else {
+            throw Failure("multipart: a part's header name holds a byte that is not ASCII")
+        }
         let parser = MultipartParser(boundary: boundary)
         var parts: [MultipartPart] = []
         var headers = HTTPHeaders()
@@ -120,5 +123,32 @@ extension Substring {
         while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
         return s
+    }
+}
+
+extension BodyDecoding {
+    /// Whether every header name the multipart parser could read is ASCII. MultipartKit
+    /// 4.7.1 looks a header name's bytes up in a table of 128 and traps on a byte over 127,
+    /// so one hostile upload would end the device: such a name is refused first. Every
+    /// header section the parser could read is checked, and more: the lines after each
+    /// `--BOUNDARY` (wherever it stands) up to the first empty line, each line's bytes before
+    /// its first colon.
+    static func headerNamesAreASCII(_ body: [UInt8], boundary: String) -> Bool {
+        let delimiter = Array("--\(boundary)".utf8)
+        let cr: UInt8 = 13, lf: UInt8 = 10, colon = UInt8(ascii: ":")
+        var from = body.startIndex
+        while let found = body[from...].firstRange(of: delimiter) {
+            from = found.upperBound
+            // The delimiter's own line ends first; the header lines follow it.
+            guard var line = body[found.upperBound...].firstIndex(of: lf).map({ $0 + 1 }) else { break }
+            while line < body.endIndex, body[line] != cr, body[line] != lf {
+                let end = body[line...].firstIndex { $0 == cr || $0 == lf } ?? body.endIndex
+                if body[line..<end].prefix(while: { $0 != colon }).contains(where: { $0 > 127 }) { return false }
+                line = end
+                if line < body.endIndex, body[line] == cr { line += 1 }
+                if line < body.endIndex, body[line] == lf { line += 1 }
+            }
+        }
+        return true
     }
 }

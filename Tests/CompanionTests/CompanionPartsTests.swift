@@ -54,6 +54,26 @@ struct CompanionPartsTests {
         #expect(BodyDecoding.parameter("filename", of: "form-data; name=\"file\"; filename=\"a b.gpx\"") == "a b.gpx")
     }
 
+    /// A part's header name with a byte over 127 (the fuzzer's find: MultipartKit 4.7.1 traps
+    /// on one) is refused with the reason, wherever the part stands; the same bytes in a
+    /// header's value or in a file are taken.
+    @Test func aHeaderNameThatIsNotASCIIIsRefusedNotATrap() throws {
+        func body(_ name: [UInt8], value: [UInt8] = Array("form-data; name=\"a\"".utf8), content: [UInt8] = Array("1".utf8)) -> [UInt8] {
+            Array("preamble\r\n--XX\r\n".utf8) + name + Array(": ".utf8) + value + Array("\r\n\r\n".utf8) + content
+                + Array("\r\n--XX--\r\n".utf8)
+        }
+        let refused = BodyDecoding.Failure("multipart: a part's header name holds a byte that is not ASCII")
+        #expect(throws: refused) { try BodyDecoding.multipart(body(Array("Content-Dispositio".utf8) + [0x92, 0xBC]), boundary: "XX") }
+        #expect(throws: refused) { try BodyDecoding.multipart(body([0xFF]), boundary: "XX") }
+        let second = Array("--XX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--XX\r\nX\u{E9}: y\r\n\r\n2\r\n--XX--\r\n".utf8)
+        #expect(throws: refused) { try BodyDecoding.multipart(second, boundary: "XX") }
+        let fine = try BodyDecoding.multipart(
+            body(Array("Content-Disposition".utf8), value: Array("form-data; name=\"a\"; filename=\"\u{E9}.fit\"".utf8),
+                 content: [0xFF, 0x3A, 0x92]),
+            boundary: "XX")
+        #expect(fine.uploads["a"] != nil, "a file's bytes and a header's value may be anything")
+    }
+
     @Test func multipartRefusesWhatIsBrokenWithTheReason() {
         func parse(_ text: String, _ boundary: String = "B") -> String {
             do {
