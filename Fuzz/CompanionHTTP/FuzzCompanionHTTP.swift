@@ -16,7 +16,7 @@ import Storage
 final class FuzzDevice: CompanionDevice {
     func snapshot() -> DeviceSnapshot { DeviceSnapshot(state: .ready, line: "ready  gps fix") }
     func send(_ command: ControlCommand) async -> String { "ok" }
-    func store() throws -> ActivityStore { throw StorageError.database("no store in the fuzz target") }
+    func store() throws -> PacerStore { throw StorageError.database("no store in the fuzz target") }
 }
 
 /// One core for every input, with a password set (a cheap hash: `fuzz-password`) and one
