@@ -78,11 +78,12 @@ for target in "${targets[@]}"; do
     echo "== building $(product "$target")" >&2
     # The build's own status decides (a binary left by an earlier build must not be fuzzed
     # in place of a failed one).
+    mkdir -p "$build"
     status=0
     PACER_FUZZ=1 swift build -c release --scratch-path "$build" \
         --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
-        --product "$(product "$target")" 2>&1 | { grep -vE "^\[|Cannot export local symbol" >&2 || true; }
-    status=${PIPESTATUS[0]}
+        --product "$(product "$target")" >"$build/build-$target.log" 2>&1 || status=$?
+    grep -vE "^\[|Cannot export local symbol" "$build/build-$target.log" >&2 || true
     if [[ $status -ne 0 || ! -x "$build/release/$(product "$target")" ]]; then
         echo "fuzz.sh: the build of $(product "$target") failed" >&2
         exit 1
