@@ -129,24 +129,29 @@ extension Substring {
 extension BodyDecoding {
     /// Whether every header name the multipart parser could read is ASCII. MultipartKit
     /// 4.7.1 looks a header name's bytes up in a table of 128 and traps on a byte over 127,
-    /// so one hostile upload would end the device: such a name is refused first. Every
-    /// header section the parser could read is checked, and more: the lines after each
-    /// `--BOUNDARY` (wherever it stands) up to the first empty line, each line's bytes before
-    /// its first colon.
+    /// so one hostile upload would end the device: such a name is refused first.
+    ///
+    /// The header sections are read as the parser reads them, from every `--BOUNDARY`
+    /// wherever it stands (more places than the parser takes): after the delimiter's line,
+    /// a name runs to its colon and its value to a CR, which a LF must follow (a lone LF is
+    /// part of the value); a CR where a name would start ends the headers. What the parser
+    /// would refuse ends the scan of that section: it never reads further.
     static func headerNamesAreASCII(_ body: [UInt8], boundary: String) -> Bool {
         let delimiter = Array("--\(boundary)".utf8)
         let cr: UInt8 = 13, lf: UInt8 = 10, colon = UInt8(ascii: ":")
         var from = body.startIndex
         while let found = body[from...].firstRange(of: delimiter) {
             from = found.upperBound
-            // The delimiter's own line ends first; the header lines follow it.
-            guard var line = body[found.upperBound...].firstIndex(of: lf).map({ $0 + 1 }) else { break }
-            while line < body.endIndex, body[line] != cr, body[line] != lf {
-                let end = body[line...].firstIndex { $0 == cr || $0 == lf } ?? body.endIndex
-                if body[line..<end].prefix(while: { $0 != colon }).contains(where: { $0 > 127 }) { return false }
-                line = end
-                if line < body.endIndex, body[line] == cr { line += 1 }
-                if line < body.endIndex, body[line] == lf { line += 1 }
+            guard var k = body[found.upperBound...].firstIndex(of: lf).map({ $0 + 1 }) else { break }
+            while k < body.endIndex, body[k] != cr {
+                var j = k
+                while j < body.endIndex, body[j] != colon, body[j] != cr, body[j] != lf {
+                    if body[j] > 127 { return false }
+                    j += 1
+                }
+                guard j < body.endIndex, body[j] == colon, let end = body[j...].firstIndex(of: cr),
+                      end + 1 < body.endIndex, body[end + 1] == lf else { break }
+                k = end + 2
             }
         }
         return true

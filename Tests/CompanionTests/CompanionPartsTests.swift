@@ -67,6 +67,9 @@ struct CompanionPartsTests {
         #expect(throws: refused) { try BodyDecoding.multipart(body([0xFF]), boundary: "XX") }
         let second = Array("--XX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--XX\r\nX\u{E9}: y\r\n\r\n2\r\n--XX--\r\n".utf8)
         #expect(throws: refused) { try BodyDecoding.multipart(second, boundary: "XX") }
+        // A lone LF is part of a header's value; the header after it is still a header.
+        let loneLF = Array("--XX\r\nContent-Type: text/plain; x=JS\t\n\r\nnt\u{E9}nt: x\r\n\r\n1\r\n--XX--\r\n".utf8)
+        #expect(throws: refused) { try BodyDecoding.multipart(loneLF, boundary: "XX") }
         let fine = try BodyDecoding.multipart(
             body(Array("Content-Disposition".utf8), value: Array("form-data; name=\"a\"; filename=\"\u{E9}.fit\"".utf8),
                  content: [0xFF, 0x3A, 0x92]),
