@@ -282,9 +282,11 @@ public final class DeviceRuntime: Sendable {
     }
 
     /// Publishes what `status` shows to other threads.
-    func publish() {
+    @discardableResult
+    func publish() -> Shown {
         let now = Shown(state.current, lastCue: player.lastCue)
         shown.withLock { $0 = now }
+        return now
     }
 
     /// What could not be stored when the activity ended, and why (nil: everything was).
@@ -364,8 +366,8 @@ public final class DeviceRuntime: Sendable {
 
     /// Tells the observer, outside every lock; the voice hears it too.
     func report(_ event: RuntimeEvent) {
-        publish()
-        let status = status
+        // One snapshot for the event and for the other threads.
+        let status = status(publish(), at: parts.clock.now)
         onEvent(event, status)
         guard let announcer else { return }
         switch event {
