@@ -232,10 +232,9 @@ public final class Firmware: Sendable {
     /// disconnected when the device has no GPS.
     var gps: GPSEventSink.DeliveredStatus { deviceSink?.delivered ?? GPSEventSink.DeliveredStatus() }
 
-    /// Where the waiting device stands, in a line.
+    /// Where the waiting device stands, in a line (a running one's is its runtime's).
     var waitingLine: String {
         let s = state.current
-        if s.phase == .running, let runtime = s.runtime { return runtime.status.line }
         var parts = [s.phase.rawValue]
         switch s.today {
         case .workout(let plan, _, _, _):

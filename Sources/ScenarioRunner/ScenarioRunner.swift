@@ -266,10 +266,10 @@ public enum ScenarioRunner {
         // The plan's deadline, before a fix, is a device's question only.
         let firstDate = scenario.deviceMode ? try firstDate(of: recording, scenario) : nil
         // Scenario time of the device's clock: it starts at zero at every boot.
-        let origin = Mutex<Instant?>(nil)
-        let clockBox = Mutex<(any PacerClock)?>(nil)
+        // Set once the device exists (its events come only after).
+        let booted = Mutex<(clock: any PacerClock, origin: Instant)?>(nil)
         let time: @Sendable () -> Duration = {
-            guard let clock = clockBox.withLock({ $0 }), let origin = origin.withLock({ $0 }) else { return from }
+            guard let (clock, origin) = booted.withLock({ $0 }) else { return from }
             return from + (clock.now - origin)
         }
         let assembled: AssembledFirmware
@@ -293,8 +293,7 @@ public enum ScenarioRunner {
         }
         let device = assembled.device
         let clock = device.clock
-        clockBox.withLock { $0 = clock }
-        origin.withLock { $0 = clock.now }
+        booted.withLock { $0 = (clock, clock.now) }
         let firmware = assembled.firmware
         for id in assembled.recovered {
             recorder.note("recovered", name: String(id),
