@@ -11,8 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 scenario="${1:-Scenarios/battery-compare}"
-echo "demo: building pacer (release)"
-swift build -c release --product pacer 2>&1 | grep -E '(warning|error): |Compiling pacer|Build complete' || true
+# The debug build: the scenario takes a fraction of a second in it, and scripts/test.sh
+# builds on it rather than compiling everything a second time with optimization.
+echo "demo: building pacer"
+swift build --product pacer 2>&1 | grep -E '(warning|error): |Compiling pacer|Build complete' || true
 out="${PACER_DEMO_DIR:-$(mktemp -d /tmp/pacer-demo.XXXXXX)}"
 
 echo
@@ -26,7 +28,7 @@ above it; on-pace, one short beep, now and then inside it; phase-change, a quick
 workout-complete at the end. The timeline below has each at its time (SPEED UP, SLOW DOWN).
 TEXT
 echo
-.build/release/pacer scenario run "$scenario" --out "$out" --buzzer "wav:$out/cues.wav"
+.build/debug/pacer scenario run "$scenario" --out "$out" --buzzer "wav:$out/cues.wav"
 
 echo
 echo "The run in figures ($out/summary.json):"
