@@ -64,29 +64,7 @@ public final class GPSEventSink: Sendable {
         var restPeriod: Duration?
         var lastFixAt: Instant?
         var restWatch: ScheduledTask?
-        var tap: GPSEventSink?
         var silence: SilenceWatch?
-        /// The status as last handed to the handler, on the loop.
-        var delivered = DeliveredStatus()
-        /// The firmware put the receiver to sleep (its silence is expected), or woke it (no
-        /// fix is expected until `searchingUntil`).
-        var asleep = false
-        var searchingUntil: Instant?
-    }
-
-    /// The receiver's status as the device acts on it: the last one handed to the handler, on
-    /// the clock's loop (the status machine runs ahead of it, on the source's thread), with
-    /// its detail and the one before it.
-    public struct DeliveredStatus: Hashable, Sendable {
-        public var status: GPSStatus
-        public var detail: String?
-        public var previous: GPSStatus
-
-        public init(status: GPSStatus = .disconnected, detail: String? = nil, previous: GPSStatus = .disconnected) {
-            self.status = status
-            self.detail = detail
-            self.previous = previous
-        }
     }
 
     /// The silence watchdog: how long the receiver may say nothing before its fix is lost.
@@ -129,6 +107,15 @@ public final class GPSEventSink: Sendable {
         set { state.withLock { $0.throttle.interval = newValue } }
     }
 
+    /// Sampling begins afresh (a workout starts, or ends): one fix per `interval` from the
+    /// fix taken at `time` on, which counts as the last position update (nil: from the next).
+    public func sample(every interval: Duration?, from time: UTCTimestamp?) {
+        state.withLock { s in
+            s.throttle = FixThrottle(interval: interval)
+            if let time { _ = s.throttle.admit(time: time) }
+        }
+    }
+
     public var status: GPSStatus { state.withLock { $0.tracker.status } }
 
     /// How long the receiver may rest between fixes (a power-save mode sends one per update
@@ -151,14 +138,6 @@ public final class GPSEventSink: Sendable {
     /// a waypoint is taken here, not at the last sampled position. Nil once the fix is lost.
     public var latestFix: Fix? { state.withLock { $0.latest } }
 
-    /// Another sink that hears every raw report this one hears, after it: while a workout
-    /// runs, its runtime's sink (with the profile's sampling) listens to the receiver the
-    /// device keeps open between workouts (`GPSHub`).
-    public var tap: GPSEventSink? {
-        get { state.withLock { $0.tap } }
-        set { state.withLock { $0.tap = newValue } }
-    }
-
     /// The device or daemon is open.
     public func opened(_ detail: String? = nil) {
         let now = clock.now
@@ -168,7 +147,6 @@ public final class GPSEventSink: Sendable {
         }
         emit(events)
         if let arm { armSilence(at: arm) }
-        tap?.opened(detail)
     }
 
     /// The device vanished or the daemon went away.
@@ -183,7 +161,6 @@ public final class GPSEventSink: Sendable {
             }
             return s.tracker.closed(reason)
         })
-        tap?.closed(reason)
     }
 
     // MARK: The silence watchdog
@@ -275,7 +252,6 @@ public final class GPSEventSink: Sendable {
             s.latest = nil
             return s.tracker.silent(detail)
         })
-        tap?.silent(detail)
     }
 
     private func watchRest(after last: Instant) {
@@ -316,7 +292,6 @@ public final class GPSEventSink: Sendable {
         emit(events)
         if let arm { armSilence(at: arm) }
         if resting { watchRest(after: now) }
-        tap?.fix(fix)
     }
 
     /// A report that says there is no position.
@@ -329,48 +304,13 @@ public final class GPSEventSink: Sendable {
         }
         emit(events)
         if let arm { armSilence(at: arm) }
-        tap?.noFix()
     }
 
-    /// The status the device acts on (`DeliveredStatus`): the one owner of it.
-    public var delivered: DeliveredStatus { state.withLock { $0.delivered } }
-
-    // MARK: The receiver's sleep
-
-    /// The firmware put the receiver to sleep (backup between positions): until it wakes, its
-    /// silence and its lost fix are expected, not handed on (being unplugged still is).
-    public func receiverSleeps() {
-        state.withLock { $0.asleep = true }
-    }
-
-    /// The firmware woke the receiver: for `searching` (its hot start and a grace) having no
-    /// fix yet is expected, not handed on; a fix ends that.
-    public func receiverWoke(searching: Duration) {
-        let now = clock.now
-        state.withLock { s in
-            s.asleep = false
-            s.searchingUntil = now + searching
-        }
-    }
-
+    /// Hands the events to the clock's loop, once, in the order they were reported.
     private func emit(_ events: [GPSEvent]) {
         guard !events.isEmpty else { return }
         clock.execute { [self] in
-            for e in events where deliver(e) { handler(e) }
-        }
-    }
-
-    /// On the loop, as the event is handed on: whether it is (a status the receiver's sleep
-    /// makes expected is not), and the delivered status after it.
-    private func deliver(_ event: GPSEvent) -> Bool {
-        guard case .status(let status, let detail) = event else { return true }
-        let now = clock.now
-        return state.withLock { s in
-            let searching = s.searchingUntil.map { now < $0 } ?? false
-            if status != .disconnected && status != .fix && (s.asleep || searching) { return false }
-            if status == .fix { s.searchingUntil = nil }
-            s.delivered = DeliveredStatus(status: status, detail: detail, previous: s.delivered.status)
-            return true
+            for e in events { handler(e) }
         }
     }
 }
@@ -447,66 +387,5 @@ public struct FixThrottle: Sendable {
         }
         last = time
         return true
-    }
-}
-
-/// One receiver, kept open for the life of the device (`pacer device`): the device listens
-/// between workouts (searching for a fix, ready), and each workout's runtime attaches for
-/// its run as if it had started the source itself. Stopping the workout detaches it; the
-/// receiver stays open, with its fix, for the next workout.
-public final class GPSHub: GPSSource {
-    public let source: any GPSSource
-    private let device: GPSEventSink
-    private let attached = Mutex<GPSEventSink?>(nil)
-
-    public var name: String { source.name }
-
-    /// `device`: the device's own sink, which `open()` starts the source with.
-    public init(source: any GPSSource, device: GPSEventSink) {
-        self.source = source
-        self.device = device
-    }
-
-    /// Opens the receiver for the device (once, at power-on).
-    public func open() {
-        source.start(device)
-    }
-
-    /// Closes the receiver (the device shuts down).
-    public func close() {
-        detach()
-        source.stop()
-    }
-
-    /// A workout's runtime attaches: it hears the receiver from now on, starting with where
-    /// it stands. A missing receiver is reported to it as missing at once; a receiver with a
-    /// fix hands it that fix, so that the workout's track and distance start where the
-    /// runner pressed start, not at the next cycle.
-    public func start(_ sink: GPSEventSink) {
-        attached.withLock { $0 = sink }
-        switch device.status {
-        case .disconnected: sink.closed("the GPS is not connected")
-        case .connected: sink.opened()
-        case .acquiring, .fixLost:
-            sink.opened()
-            sink.noFix()
-        case .fix:
-            if let latest = device.latestFix { sink.fix(latest) }
-        }
-        device.tap = sink
-    }
-
-    /// The workout ends: its runtime stops hearing the receiver; the receiver stays open.
-    public func stop() {
-        detach()
-    }
-
-    private func detach() {
-        device.tap = nil
-        attached.withLock { $0 = nil }
-    }
-
-    public func setPower(_ state: GPSPowerState) {
-        source.setPower(state)
     }
 }

@@ -28,20 +28,17 @@ extension DeviceRuntime {
             return (previous, next)
         }
         guard let (previous, next) = switched else { return }
-        if let sink = state.withValue({ $0.sink }) {
-            sink.samplingInterval = next.positionInterval
-            sink.restPeriod = ReceiverPower.restPeriod(next)
-        }
+        receiver?.follow(next)
         writer.flush(every: next.trackFlushInterval) { [self] in commit() }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
         parts.clock.allowSuspend(next.boardSuspend)
         if next.wifiOffDuringWorkout != previous.wifiOffDuringWorkout { switchRadio(off: next.wifiOffDuringWorkout) }
         // The receiver follows the new mode: woken if it no longer may sleep, put in
         // power-save if that is the new mode and it has a fix.
-        let power = receiver.current
-        if receiver.isAsleep && next.gpsMode != .backup { receiver.wake() }
-        if next.gpsMode == .powerSave && power == .tracking { receiver.set(.powerSave) }
-        if next.gpsMode == .tracking && power == .powerSave { receiver.set(.tracking) }
+        let power = receiver?.current
+        if receiver?.isAsleep == true && next.gpsMode != .backup { receiver?.wake() }
+        if next.gpsMode == .powerSave && power == .tracking { receiver?.set(.powerSave) }
+        if next.gpsMode == .tracking && power == .powerSave { receiver?.set(.tracking) }
         // From power-save into backup: the receiver, which had its fix, sleeps now until
         // shortly before the next position (left in power-save, its next update would come
         // after the silence a backup-mode receiver is allowed, a false "GPS lost").

@@ -19,14 +19,9 @@ extension DeviceRuntime {
         var routeEvents: [RouteFollower.Event] = []
     }
 
-    /// The receiver's event, with its time as the device uses it (a week-rollover fault
-    /// corrected).
-    func gpsEvent(_ received: GPSEvent) {
-        let event: GPSEvent = switch received {
-        case .fix(let fix): .fix(parts.receiverTime.corrected(fix))
-        case .reading(let fix): .reading(parts.receiverTime.corrected(fix))
-        case .status: received
-        }
+    /// The receiver's event as the firmware hands it on, in the task the sink handed it to
+    /// the loop in, with its time as the device uses it (a week-rollover fault corrected).
+    func gpsEvent(_ event: GPSEvent) {
         let finished = state.withValue { $0.finished }
         var step = ReceiverStep()
         state.withValue { s in
@@ -37,7 +32,7 @@ extension DeviceRuntime {
             case .reading(let fix): arrived(fix, update: false, &s, &step)
             }
         }
-        if let power = step.power { receiver.set(power) }
+        if let power = step.power { receiver?.set(power) }
         if let speed = step.autoResumed {
             report(.autoResumed(speed: speed))
             logger.info("auto-resumed: moving at \(RuntimeStatus.kmh(speed)) km/h")
@@ -60,20 +55,18 @@ extension DeviceRuntime {
 
     /// The receiver's status changed: a loss breaks the track and tells the coach.
     private func receiverStatus(_ status: GPSStatus, detail: String?, _ s: inout State, _ step: inout ReceiverStep) {
-        step.power = ReceiverPower.powerState(after: status, mode: s.profile.gpsMode)
+        step.power = Receiver.powerState(after: status, mode: s.profile.gpsMode)
         logger.info("gps \(status.rawValue)\(detail.map { ": \($0)" } ?? "")")
         switch status {
-        case .fix:
-            s.hasFixNow = true
         case .fixLost, .disconnected, .acquiring:
-            if s.hasFixNow { s.track.breakSegment() }
+            // The next point opens a new segment (none, when no point came since the last).
+            s.track.breakSegment()
             // No next fix to place a press by: the places stored at the presses stay.
             s.placer.drop()
-            s.hasFixNow = false
             // No speed is not zero speed: a loss never counts toward an auto-pause.
             s.autoPause.fixLost()
             step.out = s.coach.fixLost(at: parts.clock.now)
-        case .connected:
+        case .connected, .fix:
             break
         }
     }
@@ -82,7 +75,6 @@ extension DeviceRuntime {
     /// (counted for distance only).
     private func arrived(_ fix: Fix, update: Bool, _ s: inout State, _ step: inout ReceiverStep) {
         let now = parts.clock.now
-        s.hasFixNow = true
         s.lastFix = fix
         s.lastFixArrival = now
         // The fix after a press places it (paused or not: where the runner was at the press
@@ -149,7 +141,7 @@ extension DeviceRuntime {
     /// The receiver's latest fix as a track point, when it is live and newer than the last
     /// one stored: at a pause, a stop or the end the track reaches where the runner is.
     func latestPoint(_ s: inout State) -> (TrackPoint, Int64)? {
-        guard s.hasFixNow, let fix = s.lastFix else { return nil }
+        guard receiver?.hasFix == true, let fix = s.lastFix else { return nil }
         return trackPoint(fix, &s)
     }
 
@@ -176,19 +168,20 @@ extension DeviceRuntime {
             s.coach.receiverSleeps(until: now + s.profile.positionInterval)
             return s.profile.positionInterval
         }
-        guard let interval else { return }
+        guard let interval, let receiver else { return }
         receiver.sleep(positionInterval: interval) { [self] in parts.power?.wakeup(at: parts.clock.now) }
     }
 
     func captureWaypoint(_ name: String) -> WaypointOutcome {
         let now = parts.clock.now
         // The receiver's latest fix, newer than the last sampled one when the profile samples slowly.
-        let current = state.withValue { $0.sink?.latestFix }.map(parts.receiverTime.corrected)
+        let current = receiver?.freshestFix.map(parts.receiverTime.corrected)
+        let hasFix = receiver?.hasFix == true
         let outcome: WaypointOutcome = state.withValue { s in
             guard let activity = s.activity, !s.finished else { return .notRecording }
             if let last = s.lastWaypointAt, now - last < DeviceRuntime.waypointDebounce { return .duplicate }
             // A live fix from the receiver is the position now; otherwise the last one seen.
-            let live = current ?? (s.hasFixNow ? s.lastFix : nil)
+            let live = current ?? (hasFix ? s.lastFix : nil)
             guard let fix = live ?? s.lastFix else { return .noPositionYet }
             s.lastWaypointAt = now
             // When the fix arrived: the one the runtime has handled, or one the receiver has

@@ -10,12 +10,13 @@ import Synchronization
 ///
 /// It orchestrates named parts, each of which holds one concern: the coach and auto-pause
 /// (Coaching), the route follower, `TrackClock` (the run's time line and segments),
-/// `ReceiverPower` (the receiver's power and its sleep), `CuePlayer` (the buzzer),
+/// the device's `Receiver` (its status, power and sleep), `CuePlayer` (the buzzer),
 /// `BatteryWatch` (levels, the low-battery cue) and `StorageWriter` (writes, commits, faults).
 ///
 /// Uses only the HAL and the storage port, so the same code runs on the board and in
-/// scenarios. All its state lives on the clock's loop: public commands may be called from any
-/// thread and hop onto the loop with `execute`.
+/// scenarios. The firmware makes it for each workout and hands it the receiver's events. All
+/// its state lives on the clock's loop: public commands may be called from any thread and
+/// hop onto the loop with `execute`.
 public final class DeviceRuntime: Sendable {
     /// Presses closer together than this are one press.
     public static let waypointDebounce = Duration.seconds(1)
@@ -34,15 +35,12 @@ public final class DeviceRuntime: Sendable {
         /// When the workout started, on the device's clock.
         var startedAt: Instant?
         var track: TrackClock
-        var hasFixNow = false
         var waypoints = 0
         var lastWaypointAt: Instant?
         /// Waypoints stored at the press, placed between fixes at the next one.
         var placer = WaypointPlacer()
         /// The coach's next deadline and the battery's minute (`DeviceJob`).
         var tasks = TaskTable()
-        /// The sink this workout hears the receiver through (its sampling is the profile's).
-        var sink: GPSEventSink?
         var battery = BatteryWatch()
         var finished = false
         /// The profile in force (a step-down replaces it).
@@ -67,7 +65,8 @@ public final class DeviceRuntime: Sendable {
     let player: CuePlayer
     /// The voice, when the device speaks.
     let announcer: Announcer?
-    let receiver: ReceiverPower
+    /// The device's receiver; nil without a GPS.
+    let receiver: Receiver?
     private let onFinish: @Sendable (ActivityEnd) -> Void
     private let onEvent: @Sendable (RuntimeEvent, RuntimeStatus) -> Void
 
@@ -75,9 +74,9 @@ public final class DeviceRuntime: Sendable {
     /// after it (the terminal shows the cues; a scenario writes its timeline); `onFinish`
     /// hears the end of the activity (the CLI stops the clock).
     /// `planKey`: the plan's identity, recorded with the activity so that the plan's progress
-    /// is its own.
-    public init(
-        parts: Parts, plan: TrainingPlan, workoutIndex: Int, planKey: PlanKey? = nil, positioning: Bool = true,
+    /// is its own. `receiver`: the device's, whose events the firmware hands to `gpsEvent`.
+    init(
+        parts: Parts, receiver: Receiver?, plan: TrainingPlan, workoutIndex: Int, planKey: PlanKey? = nil,
         route: FollowedRoute? = nil, logger: Logger = Logger(label: "pacer.runtime"),
         onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
@@ -92,7 +91,7 @@ public final class DeviceRuntime: Sendable {
         self.onEvent = onEvent
         writer = StorageWriter(log: parts.log, clock: parts.clock, logger: logger)
         player = CuePlayer(buzzer: parts.buzzer, cues: parts.cues, clock: parts.clock, power: parts.power, writer: writer)
-        receiver = ReceiverPower(clock: parts.clock, gps: parts.gps, monitor: parts.power, hotStart: parts.gpsHotStart)
+        self.receiver = receiver
         if parts.speech.speaksAnywhere, let book = parts.phrases, parts.speaker.unavailableReason == nil {
             announcer = Announcer(
                 speaker: parts.speaker, settings: parts.speech, book: book, clock: parts.clock, power: parts.power)
@@ -102,15 +101,15 @@ public final class DeviceRuntime: Sendable {
         }
         let coach = PaceCoach(
             workout: plan.workouts[workoutIndex], settings: parts.profile.coachSettings,
-            positioning: positioning && parts.gps != nil)
+            positioning: receiver != nil)
         var state = State(
             coach: coach, autoPause: AutoPause(settings: parts.profile.autoPauseSettings),
             track: TrackClock(logger: logger), profile: parts.profile)
-        if let route, parts.gps != nil, positioning {
+        if let route, receiver != nil {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
         self.state = LoopBound(state, clock: parts.clock)
-        shown = Mutex(Shown(state, lastCue: nil))
+        shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil))
         announcer?.attach { [weak self] event in self?.report(event) }
     }
 
@@ -120,9 +119,9 @@ public final class DeviceRuntime: Sendable {
     ///
     /// The activity is begun at once; the workout's start is queued on the loop even when
     /// called there (the one place the runtime queues itself): it runs after what is already
-    /// due at this instant, before what the receiver attached below reports, and its first
-    /// battery reading after that (a device's receiver reports where it stands at once).
-    public func start() throws {
+    /// due at this instant, before the receiver's events the firmware hands on after it
+    /// (where the receiver stands, first), and its first battery reading after that.
+    func start() throws {
         let activity = try writer.begin(ActivityStart(
             name: "\(plan.name): \(workout.name)", startedAt: nil, plan: plan.name, workout: workout.name,
             profile: parts.profile.name, planKey: planKey, workoutIndex: workoutIndex))
@@ -138,7 +137,7 @@ public final class DeviceRuntime: Sendable {
             // The runner hears the timer start: the device has no screen.
             sound(.started, phase: nil)
             handle(out)
-            parts.power?.gps(parts.gps == nil ? .off : .acquiring, at: now)
+            if let receiver { receiver.workoutStarts() } else { parts.power?.gps(.off, at: now) }
             parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
             parts.clock.allowSuspend(parts.profile.boardSuspend)
             if parts.profile.wifiOffDuringWorkout { switchRadio(off: true) }
@@ -147,22 +146,6 @@ public final class DeviceRuntime: Sendable {
                 s.tasks.every(.workoutBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
             }
             rescheduleTick()
-        }
-        if let gps = parts.gps {
-            var onReport: (@Sendable () -> Void)?
-            if let power = parts.power {
-                let clock = parts.clock
-                onReport = { power.wakeup(at: clock.now) }
-            }
-            let sink = GPSEventSink(
-                clock: parts.clock, samplingInterval: parts.profile.positionInterval, onReport: onReport
-            ) { [self] event in
-                gpsEvent(event)
-            }
-            sink.restPeriod = ReceiverPower.restPeriod(parts.profile)
-            state.withValue { $0.sink = sink }
-            receiver.attach(sink)
-            gps.start(sink)
         }
     }
 
@@ -250,10 +233,10 @@ public final class DeviceRuntime: Sendable {
         var waypoints: Int
         var battery: BatteryReading?
         var route: RouteFollower.Progress?
-        var sink: GPSEventSink?
+        var gps: GPSStatus
         var lastCue: Cue?
 
-        init(_ s: State, lastCue: Cue?) {
+        init(_ s: State, gps: GPSStatus, lastCue: Cue?) {
             profile = s.profile.name
             coach = s.coach
             activity = s.activity
@@ -261,7 +244,7 @@ public final class DeviceRuntime: Sendable {
             waypoints = s.waypoints
             battery = s.battery.reading
             route = s.follower?.progress
-            sink = s.sink
+            self.gps = gps
             self.lastCue = lastCue
         }
     }
@@ -269,22 +252,26 @@ public final class DeviceRuntime: Sendable {
     /// A snapshot for displays: on the loop, the state now; on another thread, the state as
     /// the loop last published it, at the clock's time now.
     public var status: RuntimeStatus {
-        let shown = parts.clock.isInLoop ? Shown(state.current, lastCue: player.lastCue) : self.shown.withLock { $0 }
+        let shown = parts.clock.isInLoop ? current : self.shown.withLock { $0 }
         return status(shown, at: parts.clock.now)
     }
 
     func status(_ s: Shown, at now: Instant) -> RuntimeStatus {
-        // The receiver's status as the sink handed it to this workout (the sink owns it).
         RuntimeStatus(
             plan: plan.name, workout: workout.name, profile: s.profile, coach: s.coach.status(at: now),
-            gps: s.sink?.delivered.status ?? .disconnected, positioning: s.coach.positioning, activityID: s.activity,
+            gps: s.gps, positioning: s.coach.positioning, activityID: s.activity,
             points: s.points, waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.route)
+    }
+
+    /// What `status` shows, on the loop: the receiver's status is the device's.
+    private var current: Shown {
+        Shown(state.current, gps: receiver?.status.status ?? .disconnected, lastCue: player.lastCue)
     }
 
     /// Publishes what `status` shows to other threads.
     @discardableResult
     func publish() -> Shown {
-        let now = Shown(state.current, lastCue: player.lastCue)
+        let now = current
         shown.withLock { $0 = now }
         return now
     }
@@ -410,9 +397,7 @@ public final class DeviceRuntime: Sendable {
         }
         guard let (activity, elapsed, totals) = done else { return }
         writer.stopFlushing()
-        receiver.stop()
-        state.withValue { $0.sink }?.restPeriod = nil
-        parts.gps?.stop()
+        receiver?.workoutFinished()
         parts.clock.allowSuspend(false)
         if let activity { writer.finish(activity, totals: totals, end: end, activeTime: elapsed) }
         player.drain()

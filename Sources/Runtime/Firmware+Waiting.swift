@@ -52,7 +52,7 @@ extension Firmware {
         var faults = settings.knownFaults
         state.withValue { $0.booted = true }
         let (gps, detail) = (self.gps.status, self.gps.detail)
-        if hub == nil {
+        if receiver == nil {
             faults.append("GPS: none configured (the workout runs on time alone)")
         } else if gps == .disconnected {
             faults.append("GPS missing: \(parts.gps?.name ?? "-")" + (detail.map { ": \($0)" } ?? ""))
@@ -76,20 +76,28 @@ extension Firmware {
         }
     }
 
-    /// The receiver's events between workouts (during one, its runtime acts on them).
-    func gpsEvent(_ event: GPSEvent) {
-        let now = parts.clock.now
+    /// Each event of the receiver, as its one sink hands it to the loop: admitted by the
+    /// receiver (a status its sleep makes expected is not), with its time as the device uses
+    /// it (a week-rollover fault corrected; the plan's deadline is judged by it). A running
+    /// workout acts on it in the same task; between workouts the device does.
+    func gpsEvent(_ received: GPSEvent) {
+        guard let receiver, receiver.admit(received) else { return }
+        let event = corrected(received)
+        if case .fix(let fix) = event { state.withValue { $0.lastFixTime = fix.time } }
+        if case .reading(let fix) = event { state.withValue { $0.lastFixTime = fix.time } }
+        let (phase, booted, runtime) = state.withValue { s in (s.phase, s.booted, s.runtime) }
+        if phase == .running, let runtime {
+            runtime.gpsEvent(event)
+            return
+        }
         switch event {
-        case .fix(let fix), .reading(let fix):
-            // The receiver's time as the device uses it: the plan's deadline is judged by it.
-            let time = parts.receiverTime.corrected(fix.time)
-            state.withValue { $0.lastFixTime = time }
+        case .fix, .reading:
+            break
         case .status(let status, let detail):
-            let (phase, booted) = state.withValue { s in (s.phase, s.booted) }
             let was = gps.previous
-            guard phase != .running, phase != .off else { return }
+            guard phase != .off else { return }
             report(.gps(status, detail: detail))
-            if let power = ReceiverPower.powerState(after: status, mode: .tracking) { parts.power?.gps(power, at: now) }
+            receiver.heard(status)
             guard booted else { return }
             if status == .fix, phase == .searching {
                 becomeReady()
@@ -102,6 +110,15 @@ extension Firmware {
                 report(.fault(fault))
                 sound(.fault)
             }
+        }
+    }
+
+    /// The event with its time as the device uses it.
+    func corrected(_ event: GPSEvent) -> GPSEvent {
+        switch event {
+        case .fix(let fix): .fix(parts.receiverTime.corrected(fix))
+        case .reading(let fix): .reading(parts.receiverTime.corrected(fix))
+        case .status: event
         }
     }
 
@@ -245,8 +262,8 @@ extension Firmware {
                 s.phase = .running
                 s.told = nil
             }
-            // The receiver rests between fixes in a power-save profile: not a loss.
-            deviceSink?.restPeriod = ReceiverPower.restPeriod(parts.profile)
+            // Sampling as the profile says, from where the receiver stands.
+            let standing = receiver?.startWorkout(parts.profile) ?? []
             report(.state(.running, detail: "\(plan.name): \(plan.workouts[index].name)"))
             do {
                 try runtime.start()
@@ -261,6 +278,12 @@ extension Firmware {
                 sound(.fault)
                 backToWaiting()
                 return "error: \(fault)"
+            }
+            // The workout hears where the receiver stands, after its start.
+            if !standing.isEmpty {
+                parts.clock.execute { [self] in
+                    for event in standing { runtime.gpsEvent(corrected(event)) }
+                }
             }
             logger.info("workout \(index + 1)/\(plan.workouts.count) '\(plan.workouts[index].name)' of '\(plan.name)' started")
             return "started: \(plan.name): workout \(index + 1) \(plan.workouts[index].name)"

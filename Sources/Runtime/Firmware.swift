@@ -91,11 +91,8 @@ public final class Firmware: Sendable {
     public let start: Start
     let agenda: any WorkoutAgenda
     let today: @Sendable (UTCTimestamp?) -> CivilDate
-    /// The receiver, kept open between workouts while waiting; nil for a workout at once
-    /// (its runtime opens the receiver) and without a GPS.
-    let hub: GPSHub?
-    /// The device's own listener on the receiver.
-    let deviceSink: GPSEventSink?
+    /// The device's one receiver, open from power-on to off; nil without a GPS.
+    let receiver: Receiver?
     let logger: Logger
     private let onEvent: @Sendable (DeviceEvent) -> Void
     private let onOff: @Sendable () -> Void
@@ -122,24 +119,21 @@ public final class Firmware: Sendable {
         self.onEvent = onEvent
         self.onOff = onOff
         state = LoopBound(State(), clock: parts.clock)
-        var shared = parts
-        if case .waiting = start, let source = parts.gps {
+        self.parts = parts
+        if let source = parts.gps {
+            // One sink for the device's life: every report enters the loop once, in the
+            // firmware, which hands it to the running workout in the same task.
             let hearer = GPSHearer()
             let clock = parts.clock
             let power = parts.power
             var onReport: (@Sendable () -> Void)?
             if let power { onReport = { power.wakeup(at: clock.now) } }
             let sink = GPSEventSink(clock: parts.clock, onReport: onReport) { event in hearer.hear(event) }
-            let hub = GPSHub(source: source, device: sink)
-            self.hub = hub
-            deviceSink = sink
-            shared.gps = hub
-            self.parts = shared
+            receiver = Receiver(clock: parts.clock, source: source, sink: sink, monitor: parts.power,
+                                hotStart: parts.gpsHotStart)
             hearer.firmware = self
         } else {
-            hub = nil
-            deviceSink = nil
-            self.parts = shared
+            receiver = nil
         }
     }
 
@@ -156,8 +150,8 @@ public final class Firmware: Sendable {
             let now = parts.clock.now
             report(.state(.starting, detail: nil))
             logger.info("power on")
-            parts.power?.gps(hub == nil ? .off : .acquiring, at: now)
-            hub?.open()
+            parts.power?.gps(receiver == nil ? .off : .acquiring, at: now)
+            receiver?.open()
             state.withValue { s in
                 s.tasks.once(.powerOnCheck, at: now + settings.bootCheckDelay, on: parts.clock) { [self] in bootCheck() }
                 s.tasks.every(.idleBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
@@ -228,9 +222,8 @@ public final class Firmware: Sendable {
 
     // MARK: On the loop
 
-    /// The receiver's status as the device's own sink handed it on (the sink owns it);
-    /// disconnected when the device has no GPS.
-    var gps: GPSEventSink.DeliveredStatus { deviceSink?.delivered ?? GPSEventSink.DeliveredStatus() }
+    /// The receiver's status as the device acts on it; disconnected when it has no GPS.
+    var gps: Receiver.Status { receiver?.status ?? Receiver.Status() }
 
     /// Where the waiting device stands, in a line (a running one's is its runtime's).
     var waitingLine: String {
@@ -263,8 +256,8 @@ public final class Firmware: Sendable {
         onEvent(event)
     }
 
-    /// A workout at once: its runtime on the receiver itself; the device is running from
-    /// the start and off at the workout's end.
+    /// A workout at once: the device is running from the start, the receiver opened for
+    /// it, and off at the workout's end.
     private func startAtOnce(plan: TrainingPlan, index: Int, key: PlanKey?) throws {
         let runtime = makeRuntime(plan: plan, index: index, key: key, route: settings.route, parts: parts)
         state.withValue { s in
@@ -272,14 +265,17 @@ public final class Firmware: Sendable {
             s.phase = .running
         }
         publish()
+        // Nothing heard yet: nothing stands to be handed over.
+        _ = receiver?.startWorkout(parts.profile)
         try runtime.start()
+        receiver?.open()
     }
 
     func makeRuntime(plan: TrainingPlan, index: Int, key: PlanKey?, route: FollowedRoute?, parts: DeviceRuntime.Parts)
         -> DeviceRuntime
     {
         DeviceRuntime(
-            parts: parts, plan: plan, workoutIndex: index, planKey: key, positioning: parts.gps != nil,
+            parts: parts, receiver: receiver, plan: plan, workoutIndex: index, planKey: key,
             route: route, logger: logger,
             onEvent: { [self] event, status in report(.workout(event, status)) },
             onFinish: { [self] end in workoutEnded(end) })
@@ -290,6 +286,7 @@ public final class Firmware: Sendable {
     /// back to waiting, offering the next one.
     private func workoutEnded(_ end: ActivityEnd) {
         if case .workout = start {
+            receiver?.close()
             state.withValue { s in
                 s.lastWorkout = s.runtime
                 s.runtime = nil
@@ -313,9 +310,7 @@ public final class Firmware: Sendable {
                 return s.shuttingDown
             }
             // The runtime may have left the receiver resting or asleep (its profile's mode).
-            hub?.setPower(.tracking)
-            deviceSink?.restPeriod = nil
-            if let power = ReceiverPower.powerState(after: gps.status, mode: .tracking) { parts.power?.gps(power, at: parts.clock.now) }
+            receiver?.backToWaiting()
             if off {
                 finishSwitchingOff()
                 return
@@ -377,7 +372,7 @@ public final class Firmware: Sendable {
             s.tasks.cancel(.searching)
             s.tasks.cancel(.idleBattery)
         }
-        hub?.close()
+        receiver?.close()
         parts.buzzer.drain()
         report(.state(.off, detail: nil))
         logger.info("switched off")

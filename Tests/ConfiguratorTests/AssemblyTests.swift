@@ -35,8 +35,7 @@ struct AssemblyTests {
         let battery = try #require(sim.battery)
         #expect(sim.supply != nil, "a simulated battery and a build: the energy model drains it")
         // The runtime's parts are the device's own objects, not copies.
-        // Waiting for a press, the device keeps the receiver open through its hub.
-        #expect((parts.gps as? GPSHub)?.source === replay)
+        #expect(parts.gps as? NMEAFileSource === replay)
         #expect(parts.battery === battery)
         #expect(parts.clock === assembled.clock)
         #expect(parts.log as? ActivityLogStore === assembled.store?.activities)

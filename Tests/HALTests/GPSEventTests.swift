@@ -113,52 +113,6 @@ struct GPSEventTests {
         #expect(log.fixes == [fix(1), fix(2)])
     }
 
-    /// The device keeps one receiver open between workouts; a workout's sink attaches through
-    /// the hub, hears where the receiver stands at once, then every report with its own
-    /// sampling, and nothing once detached (while the device's sink goes on hearing).
-    @Test func aHubLendsTheOpenReceiverToEachWorkout() {
-        let clock = VirtualClock()
-        let deviceLog = EventLog()
-        let device = GPSEventSink(clock: clock) { deviceLog.add($0) }
-        let source = ManualSource()
-        let hub = GPSHub(source: source, device: device)
-        hub.open()
-        #expect(source.starts == 1)
-        device.opened("test")
-        device.noFix()
-        clock.runPending()
-        let workoutLog = EventLog()
-        let workout = GPSEventSink(clock: clock, samplingInterval: .seconds(10)) { workoutLog.add($0) }
-        hub.start(workout)
-        clock.runPending()
-        // Attached while the receiver acquires: told so at once, not left "disconnected".
-        #expect(workoutLog.statuses == [.connected, .acquiring])
-        for s in 0..<12 {
-            clock.advance(to: Instant.zero + .seconds(s))
-            device.fix(fix(s))
-        }
-        clock.runPending()
-        #expect(workoutLog.statuses == [.connected, .acquiring, .fix])
-        #expect(workoutLog.fixes.map(\.time.millisecondsSince1970) == [0, 10_000])
-        #expect(workoutLog.readings.count == 10)
-        hub.stop()
-        #expect(source.stops == 0, "the workout's end does not close the receiver")
-        device.fix(fix(12))
-        clock.runPending()
-        #expect(workoutLog.all.count == 15, "nothing after detaching")
-        #expect(deviceLog.fixes.count == 13)
-        // A second workout attaching to a receiver with a fix starts from that fix at once.
-        let second = EventLog()
-        hub.start(GPSEventSink(clock: clock) { second.add($0) })
-        clock.runPending()
-        #expect(second.statuses == [.connected, .fix] && second.fixes == [fix(12)])
-        device.fix(fix(13))
-        clock.runPending()
-        #expect(second.fixes == [fix(12), fix(13)])
-        hub.close()
-        #expect(source.stops == 1)
-    }
-
     @Test func sinkAppliesTheProfilesSamplingInterval() {
         let clock = VirtualClock()
         let log = EventLog()
@@ -176,17 +130,12 @@ struct GPSEventTests {
         sink.fix(fix(26))
         clock.runPending()
         #expect(log.fixes.count == 5)
+        // Sampling afresh from a fix: the next update is an interval after it.
+        sink.sample(every: .seconds(10), from: fix(26).time)
+        for s in 27..<40 { sink.fix(fix(s)) }
+        clock.runPending()
+        #expect(log.fixes.suffix(2).map(\.time.millisecondsSince1970) == [26_000, 36_000])
     }
-}
-
-/// A source the test reports through by hand, counting starts and stops.
-final class ManualSource: GPSSource {
-    private let counts = Mutex((starts: 0, stops: 0))
-    var name: String { "manual" }
-    var starts: Int { counts.withLock { $0.starts } }
-    var stops: Int { counts.withLock { $0.stops } }
-    func start(_ sink: GPSEventSink) { counts.withLock { $0.starts += 1 } }
-    func stop() { counts.withLock { $0.stops += 1 } }
 }
 
 /// Arrival jitter from a fixed seed: 0 to 990 ms, a different one each second.

@@ -93,7 +93,7 @@ struct EventJSONTests {
         let path = dir + "/run.nmea"
         try recording(seconds: 200) { s in (60..<75).contains(s) ? nil : 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
         let events = Mutex<[(RuntimeEvent, String)]>([])
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: .init(clock: clock, gps: try NMEAFileSource(path: path, clock: clock), buzzer: RecordingBuzzer(clock: clock),
                          battery: NoBattery(level: 80), profile: profile(position: 1, alert: 10, window: 3),
                          cues: testCues, log: try PacerStore(directory: dir).activities),

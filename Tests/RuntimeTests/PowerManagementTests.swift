@@ -40,7 +40,7 @@ struct PowerManagementTests {
         let clock: VirtualClock
         let source: NMEAFileSource
         let store: PacerStore
-        let runtime: DeviceRuntime
+        let runtime: TestWorkout
         let events: Events
     }
 
@@ -54,7 +54,7 @@ struct PowerManagementTests {
         let source = try NMEAFileSource(path: path, clock: clock, hotStart: .seconds(1))
         let store = try PacerStore(directory: dir)
         let events = Events()
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: battery,
                          profile: profile, cues: testCues, log: store.activities, power: power, profiles: profiles,
                          gpsHotStart: .seconds(1)),

@@ -25,7 +25,7 @@ final class RadioPowerLog: PowerMonitor {
 struct RadioRuntimeTests {
     struct Device {
         let clock: VirtualClock
-        let runtime: DeviceRuntime
+        let runtime: TestWorkout
         let events: PowerManagementTests.Events
         let radio: SimulatedRadio
         let power: RadioPowerLog
@@ -53,7 +53,7 @@ struct RadioRuntimeTests {
             clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: battery,
             profile: profile, cues: testCues, log: store.activities, power: power, profiles: profiles, gpsHotStart: .seconds(1))
         if withRadio { parts.radio = radio }
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: parts, plan: plan(("steady", 200, 2.5, 3.5)), workoutIndex: 0,
             onEvent: { e, _ in events.add(clock.now.seconds, e) },
             onFinish: { _ in clock.stop() })

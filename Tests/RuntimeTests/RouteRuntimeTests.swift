@@ -31,7 +31,7 @@ struct RouteRuntimeTests {
         try recording(seconds: 200) { _ in 3.0 }.write(toFile: path, atomically: true, encoding: .utf8)
         let buzzer = RecordingBuzzer(clock: clock)
         let events = Mutex<[(t: Double, event: RuntimeEvent, line: String, json: String)]>([])
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: .init(clock: clock, gps: try NMEAFileSource(path: path, clock: clock), buzzer: buzzer,
                          battery: NoBattery(level: 80), profile: profile(position: 1, alert: 60, window: 3),
                          cues: testCues, log: try PacerStore(directory: dir).activities),

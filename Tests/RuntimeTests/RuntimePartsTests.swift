@@ -83,17 +83,33 @@ struct RuntimePartsTests {
         #expect(TrackClock.describeJump(3_661_000) == "+1 h 1 min")
     }
 
-    // MARK: ReceiverPower
+    // MARK: Receiver
+
+    /// The device's receiver over a sink, as the firmware makes it: what the sink hands to the
+    /// loop passes `admit`, and the statuses admitted are collected.
+    private static func receiver(_ clock: VirtualClock, monitor: (any PowerMonitor)?, hotStart: Duration = .seconds(1))
+        -> (Receiver, GPSEventSink, Handed)
+    {
+        let handed = Handed()
+        let box = Mutex<Receiver?>(nil)
+        let sink = GPSEventSink(clock: clock) { event in
+            guard box.withLock({ $0 })?.admit(event) == true else { return }
+            if case .status(let status, _) = event { handed.statuses.withLock { $0.append(status) } }
+        }
+        let receiver = Receiver(clock: clock, source: nil, sink: sink, monitor: monitor, hotStart: hotStart)
+        box.withLock { $0 = receiver }
+        return (receiver, sink, handed)
+    }
+
+    final class Handed: Sendable {
+        let statuses = Mutex<[GPSStatus]>([])
+        var all: [GPSStatus] { statuses.withLock { $0 } }
+    }
 
     @Test func aReceiverInBackupSleepsBetweenPositionsAndIsWokenBeforeTheNext() {
         let clock = VirtualClock()
         let log = PowerLog()
-        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: log, hotStart: .seconds(1))
-        let handed = Mutex<[GPSStatus]>([])
-        let sink = GPSEventSink(clock: clock) { event in
-            if case .status(let status, _) = event { handed.withLock { $0.append(status) } }
-        }
-        receiver.attach(sink)
+        let (receiver, sink, handed) = Self.receiver(clock, monitor: log)
         receiver.set(.tracking)
         receiver.set(.tracking)  // no change: nothing said twice
         #expect(log.gpsStates.map(\.1) == ["gps tracking"])
@@ -104,11 +120,11 @@ struct RuntimePartsTests {
         let woke = WakeCount()
         receiver.sleep(positionInterval: .seconds(30)) { woke.add() }
         #expect(receiver.isAsleep && receiver.current == .backup)
-        // A sleeping receiver's silence is no loss: the sink hands it on to nobody.
+        // A sleeping receiver's silence is no loss: the receiver admits it to nobody.
         sink.silent("quiet")
         clock.runPending()
-        #expect(handed.withLock { $0 } == [.connected, .fix])
-        #expect(sink.delivered.status == .fix)
+        #expect(handed.all == [.connected, .fix])
+        #expect(receiver.status.status == .fix && receiver.hasFix)
         // Woken a hot start (1 s) and a margin (2 s) before the next position, 30 s on.
         clock.advance(to: .zero + .seconds(26))
         #expect(receiver.isAsleep)
@@ -121,44 +137,82 @@ struct RuntimePartsTests {
         clock.advance(to: .zero + .seconds(37))
         sink.noFix()
         clock.runPending()
-        #expect(handed.withLock { $0 } == [.connected, .fix])
+        #expect(handed.all == [.connected, .fix])
         clock.advance(to: .zero + .seconds(38))
         sink.noFix()
         sink.fix(Self.fix(38))
         sink.silent("quiet")
         clock.runPending()
-        #expect(handed.withLock { $0 } == [.connected, .fix, .fix, .fixLost])
-        #expect(sink.delivered == .init(status: .fixLost, detail: "quiet", previous: .fix))
+        #expect(handed.all == [.connected, .fix, .fix, .fixLost])
+        #expect(receiver.status == .init(status: .fixLost, detail: "quiet", previous: .fix))
+        #expect(!receiver.hasFix)
     }
 
     /// Unplugged is a loss, asleep or not.
     @Test func anUnplugWhileAsleepIsHandedOn() {
         let clock = VirtualClock()
-        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: nil, hotStart: .seconds(1))
-        let sink = GPSEventSink(clock: clock) { _ in }
-        receiver.attach(sink)
+        let (receiver, sink, _) = Self.receiver(clock, monitor: nil)
         sink.opened("test")
         sink.fix(Self.fix(0))
+        clock.runPending()
         receiver.sleep(positionInterval: .seconds(30)) {}
         sink.closed("unplugged")
         clock.runPending()
-        #expect(sink.delivered == .init(status: .disconnected, detail: "unplugged", previous: .fix))
+        #expect(receiver.status == .init(status: .disconnected, detail: "unplugged", previous: .fix))
     }
 
     @Test func aNapShorterThanTheHotStartIsNotTaken() {
         let clock = VirtualClock()
         let log = PowerLog()
-        let receiver = ReceiverPower(clock: clock, gps: nil, monitor: log, hotStart: .seconds(5))
+        let (receiver, _, _) = Self.receiver(clock, monitor: log, hotStart: .seconds(5))
         receiver.sleep(positionInterval: .seconds(12)) {}
         #expect(!receiver.isAsleep, "12 s - 5 s hot start - 2 s margin leaves 5 s: not worth it")
         receiver.sleep(positionInterval: .seconds(13)) {}
         #expect(receiver.isAsleep)
-        receiver.stop()
+        receiver.workoutFinished()
         clock.advance(by: .seconds(60))
-        #expect(receiver.isAsleep, "stopped: no wake comes")
-        #expect(ReceiverPower.powerState(after: .fix, mode: .powerSave) == .powerSave)
-        #expect(ReceiverPower.powerState(after: .fixLost, mode: .powerSave) == .acquiring)
-        #expect(ReceiverPower.powerState(after: .disconnected, mode: .tracking) == .off)
+        #expect(receiver.isAsleep, "finished: no wake comes")
+        #expect(Receiver.powerState(after: .fix, mode: .powerSave) == .powerSave)
+        #expect(Receiver.powerState(after: .fixLost, mode: .powerSave) == .acquiring)
+        #expect(Receiver.powerState(after: .disconnected, mode: .tracking) == .off)
+    }
+
+    /// A workout starting on a receiver the device has listened to: its sampling begins
+    /// afresh at the profile's interval from the latest fix, which is handed over as the
+    /// first position update with the status; a workout on a receiver never heard gets
+    /// nothing to act on.
+    @Test func aWorkoutStartsFromWhereTheReceiverStands() {
+        let clock = VirtualClock()
+        let events = Mutex<[GPSEvent]>([])
+        let box = Mutex<Receiver?>(nil)
+        let sink = GPSEventSink(clock: clock) { event in
+            if box.withLock({ $0 })?.admit(event) == true { events.withLock { $0.append(event) } }
+        }
+        let receiver = Receiver(clock: clock, source: nil, sink: sink, monitor: nil, hotStart: .seconds(1))
+        box.withLock { $0 = receiver }
+        #expect(receiver.startWorkout(profile(position: 10)).isEmpty)
+        sink.opened("test")
+        for s in Int64(0)..<3 {
+            clock.advance(to: .zero + .seconds(s))
+            sink.fix(Self.fix(s))
+        }
+        clock.runPending()
+        let standing = receiver.startWorkout(profile(position: 10))
+        #expect(standing == [.status(.fix, detail: nil), .fix(Self.fix(2))])
+        events.withLock { $0.removeAll() }
+        for s in Int64(3)..<13 {
+            clock.advance(to: .zero + .seconds(s))
+            sink.fix(Self.fix(s))
+        }
+        clock.runPending()
+        // 10 s after the fix handed over is the next position update; the others are readings.
+        let updates = events.withLock { $0 }.compactMap { e -> Int64? in
+            if case .fix(let f) = e { f.time.millisecondsSince1970 / 1000 } else { nil }
+        }
+        #expect(updates == [Self.fix(12).time.millisecondsSince1970 / 1000])
+        sink.noFix()
+        clock.runPending()
+        #expect(receiver.startWorkout(profile(position: 10)) == [.status(.fixLost, detail: nil)])
     }
 
     // MARK: CuePlayer and StorageWriter

@@ -57,7 +57,7 @@ struct Rig {
     let clock = VirtualClock()
     let buzzer: RecordingBuzzer
     let store: PacerStore
-    let runtime: DeviceRuntime
+    let runtime: TestWorkout
     let finished = Finished()
     /// Every event the runtime reported, with its second.
     let events = EventLog()
@@ -86,9 +86,9 @@ struct Rig {
             parts.speech = speech
             parts.phrases = phrases
         }
-        runtime = DeviceRuntime(
+        runtime = TestWorkout(
             parts: parts,
-            plan: plan, workoutIndex: 0, positioning: positioning,
+            plan: plan, workoutIndex: 0,
             onEvent: { event, _ in events.add(clock.now.seconds, event) },
             onFinish: { end in
                 finished.set(end)
@@ -124,4 +124,48 @@ final class Finished: Sendable {
     private let end = Mutex<ActivityEnd?>(nil)
     func set(_ value: ActivityEnd) { end.withLock { $0 = value } }
     var value: ActivityEnd? { end.withLock { $0 } }
+}
+
+/// A workout run as `pacer run` runs one: the `Firmware` starting it at power-on over
+/// `parts`, opening the receiver and handing the workout's runtime each of its events.
+/// `onEvent` hears the runtime's events with the status after each; `onFinish` the end.
+final class TestWorkout: Sendable {
+    let firmware: Firmware
+
+    init(parts: DeviceRuntime.Parts, plan: TrainingPlan, workoutIndex: Int = 0, route: FollowedRoute? = nil,
+         onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
+         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }) {
+        firmware = Firmware(
+            parts: parts, agenda: NoAgenda(), settings: .init(route: route),
+            start: .workout(plan: plan, index: workoutIndex, key: nil),
+            today: { _ in CivilDate(year: 2026, month: 5, day: 2)! },
+            onEvent: { event in
+                guard case .workout(let event, let status) = event else { return }
+                onEvent(event, status)
+                if case .finished(let end) = event { onFinish(end) }
+            })
+    }
+
+    /// The workout's runtime, once started (the last one, once it ended).
+    var runtime: DeviceRuntime {
+        guard let runtime = firmware.runtime ?? firmware.lastWorkout else { preconditionFailure("not started") }
+        return runtime
+    }
+
+    func start() throws { try firmware.powerOn() }
+    var status: RuntimeStatus { runtime.status }
+    func pause() { runtime.pause() }
+    func resume() { runtime.resume() }
+    func stop() { runtime.stop() }
+    func waypoint(_ name: String, reply: @escaping @Sendable (DeviceRuntime.WaypointOutcome) -> Void = { _ in }) {
+        runtime.waypoint(name, reply: reply)
+    }
+    func handle(_ command: ControlCommand, reply: @escaping @Sendable (String) -> Void = { _ in }) {
+        runtime.handle(command, reply: reply)
+    }
+}
+
+/// No plan of its own: a workout at once brings its plan.
+struct NoAgenda: WorkoutAgenda {
+    func today(on date: CivilDate) -> TodaysWorkout { .unavailable("no plan") }
 }

@@ -61,7 +61,7 @@ struct WaypointPlacementTests {
         let store = try PacerStore(directory: dir)
         var p = profile(position: position, alert: position, window: 2 * position, flush: flush)
         p.gpsMode = mode
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: NoBattery(),
                          profile: p, cues: testCues, log: store.activities, gpsHotStart: .seconds(1)),
             plan: plan(("run", 500, 2.5, 3.5)), workoutIndex: 0,
@@ -104,7 +104,7 @@ struct WaypointPlacementTests {
         let store = try PacerStore(directory: dir)
         var p = profile(position: 30, alert: 30, window: 60, flush: 5)
         p.gpsMode = .powerSave
-        let runtime = DeviceRuntime(
+        let runtime = TestWorkout(
             parts: .init(clock: clock, gps: source, buzzer: RecordingBuzzer(clock: clock), battery: NoBattery(),
                          profile: p, cues: testCues, log: store.activities),
             plan: plan(("run", 150, 2.5, 3.5)), workoutIndex: 0, onFinish: { _ in clock.stop() })
