@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CGPS
 import HAL
+import NMEA
 import Logging
 import PacerCore
 import Synchronization
@@ -30,7 +31,7 @@ import Synchronization
 ///
 /// **One fix per cycle.** gpsd sends a TPV for every sentence that changes its picture of the
 /// fix, so one receiver cycle can give several TPVs with the same time and growing content.
-/// The source keeps the latest TPV of the current time (`GPSDCycleFilter`) and delivers it when
+/// The source keeps the latest TPV of the current time (`CycleAssembler` over `GPSDCycle`) and delivers it when
 /// a TPV with another time arrives, or when gpsd has been quiet for `Timing.settle` (the
 /// `poll` timeout while a fix is held), so the last cycle of a burst is not held back. Each fix time reaches
 /// the sink once: `sink.fix` for mode 2/3 with a valid position and time, `sink.noFix` for a
@@ -198,7 +199,7 @@ public final class GPSDSource: GPSSource {
         sink.watchSilence(timeout: timing.silence, detail: "no report from gpsd at \(endpoint) for \(timing.silence)")
         defer { sink.stopWatchingSilence() }
         let portText = String(port)
-        var filter = GPSDCycleFilter()
+        var filter = CycleAssembler<GPSDCycle>()
         var retry = timing.firstRetry
         var inOutage = false
 
@@ -262,7 +263,7 @@ public final class GPSDSource: GPSSource {
     /// Reads one connection until it drops or the source stops.
     private func session(
         _ data: UnsafeMutablePointer<gps_data_t>, _ sink: GPSEventSink,
-        _ filter: inout GPSDCycleFilter, _ retry: inout Duration
+        _ filter: inout CycleAssembler<GPSDCycle>, _ retry: inout Duration
     ) -> SessionEnd {
         let fd = pacer_gps_fd(data)
         var lines = GPSDLineBuffer()

@@ -9,7 +9,8 @@ public enum NMEAEpoch: Hashable, Sendable {
     case noFix(UTCTimestamp?)
 }
 
-/// Combines the sentences of one receiver cycle into one `Fix`.
+/// Combines the sentences of one receiver cycle into one `Fix`: the NMEA engine's use of the
+/// one `CycleAssembler`, with `NMEACycle` for what a cycle's sentences add up to.
 ///
 /// A cycle is the run of sentences sharing one time of day: RMC, GGA, GNS, GLL and ZDA carry
 /// it; VTG, GSA and GSV carry none and join the cycle they arrive in. A cycle closes when a
@@ -24,112 +25,132 @@ public enum NMEAEpoch: Hashable, Sendable {
 /// above 0, a GNS or mode letter other than `N`) contribute a position. A cycle with none, or
 /// with any position sentence saying its position is invalid, yields `.noFix`.
 public struct EpochAssembler {
-    private struct Cycle {
-        var timeOfDay: Int32?
-        var date: CivilDate?
-        var position: GeoPoint?
-        var positionRank = 0  // 3 GGA/GNS, 2 RMC, 1 GLL: prefer the sentence with altitude
-        var quality = FixQuality.gps
-        var altitude: Double?
-        var speed: Double?
-        var course: Double?
-        var hdop: Double?
-        var satellitesUsed: Int?
-        var gsaFixType: Int?
-        var saidInvalid = false
-        var hasPositionSentence = false
-        var isEmpty = true
-    }
-
-    private var cycle = Cycle()
-    private var lastDate: CivilDate?
-    private var lastTimeOfDay: Int32 = 0
-    private var knownYear: Int?
-    private var inView = SatelliteCounts()
+    private var cycles = CycleAssembler<NMEACycle>(context: NMEACycle.Context())
 
     public init() {}
 
     /// Adds a sentence. Returns the previous cycle when this sentence starts a new one (a
     /// sentence closes at most one cycle).
+    @inline(__always)
     public mutating func add(_ sentence: NMEASentence) -> NMEAEpoch? {
         var closed: NMEAEpoch?
-        let emit = { (epoch: NMEAEpoch) in closed = epoch }
-        switch sentence {
-        case .rmc(let s):
-            begin(s.timeOfDay, emit: emit)
-            if let d = s.date, let date = resolve(d) { cycle.date = date }
-            if s.status.isValid, let p = s.position { offer(p, rank: 2, status: s.status) } else { invalidate() }
-            if let knots = s.speedKnots { cycle.speed = knots * EpochAssembler.metresPerSecondPerKnot }
-            if let c = s.course { cycle.course = c }
-
-        case .gga(let s):
-            begin(s.timeOfDay, emit: emit)
-            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
-
-        case .gns(let s):
-            begin(s.timeOfDay, emit: emit)
-            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
-
-        case .gll(let s):
-            begin(s.timeOfDay, emit: emit)
-            if s.status.isValid, let p = s.position { offer(p, rank: 1, status: s.status) } else { invalidate() }
-
-        case .zda(let s):
-            begin(s.timeOfDay, emit: emit)
-            if let date = s.date {
-                cycle.date = date
-                knownYear = date.year
-            }
-
-        case .vtg(let s):
-            cycle.isEmpty = false
-            if s.status?.isValid != false {
-                if let c = s.course, cycle.course == nil { cycle.course = c }
-                if cycle.speed == nil {
-                    if let knots = s.speedKnots {
-                        cycle.speed = knots * EpochAssembler.metresPerSecondPerKnot
-                    } else if let kmh = s.speedKmh {
-                        cycle.speed = kmh / 3.6
-                    }
-                }
-            }
-
-        case .gsa(let s):
-            cycle.isEmpty = false
-            if let t = s.fixType, (1...3).contains(t) { cycle.gsaFixType = max(cycle.gsaFixType ?? 0, t) }
-            if cycle.hdop == nil, let h = s.hdop { cycle.hdop = h }
-
-        case .gsv(let s):
-            if s.messageNumber == 1 { inView.record(s.talker, s.satellitesInView) }
-        }
+        cycles.offer(sentence) { closed = $0 }
         return closed
     }
 
     /// Ends the stream: returns the cycle in progress.
     public mutating func finish() -> NMEAEpoch? {
         var closed: NMEAEpoch?
-        close { closed = $0 }
+        cycles.flush { closed = $0 }
         return closed
     }
 
     public static let metresPerSecondPerKnot = 1852.0 / 3600.0
+}
 
-    /// Called by every sentence that carries a time of day (RMC, GGA, GNS, GLL, ZDA).
-    private mutating func begin(_ timeOfDay: Int32?, emit: (NMEAEpoch) -> Void) {
-        if let t = timeOfDay {
-            if let current = cycle.timeOfDay {
-                if current != t { close(emit: emit) }
-            } else if cycle.hasPositionSentence {
-                // A report without a time (a receiver still searching sends `$GPRMC,,V,…`)
-                // was a cycle of its own; it must not veto the timed one that follows.
-                close(emit: emit)
-            }
-            cycle.timeOfDay = t
-        } else if cycle.timeOfDay != nil {
-            close(emit: emit)
+/// What the sentences of one NMEA cycle add up to.
+struct NMEACycle: CycleContent {
+    /// Carried from cycle to cycle: the last date and time of day (a GGA-only cycle takes
+    /// the date), the year RMC's two digits are placed by, the satellites in view.
+    struct Context: Sendable {
+        var lastDate: CivilDate?
+        var lastTimeOfDay: Int32 = 0
+        var knownYear: Int?
+        var inView = SatelliteCounts()
+    }
+
+    var timeOfDay: Int32?
+    var date: CivilDate?
+    var position: GeoPoint?
+    var positionRank = 0  // 3 GGA/GNS, 2 RMC, 1 GLL: prefer the sentence with altitude
+    var quality = FixQuality.gps
+    var altitude: Double?
+    var speed: Double?
+    var course: Double?
+    var hdop: Double?
+    var satellitesUsed: Int?
+    var gsaFixType: Int?
+    var saidInvalid = false
+    var hasPositionSentence = false
+    var isEmpty = true
+
+    /// An NMEA cycle is complete only when the next begins: no sentence says it is the last.
+    var isComplete: Bool { false }
+    static var dropsLateReports: Bool { false }
+
+    /// RMC, GGA, GNS, GLL and ZDA carry the cycle's time of day; VTG, GSA and GSV join.
+    @inline(__always)
+    static func key(of sentence: NMEASentence) -> CycleKey<Int32> {
+        let timeOfDay: Int32?
+        switch sentence {
+        case .rmc(let s): timeOfDay = s.timeOfDay
+        case .gga(let s): timeOfDay = s.timeOfDay
+        case .gns(let s): timeOfDay = s.timeOfDay
+        case .gll(let s): timeOfDay = s.timeOfDay
+        case .zda(let s): timeOfDay = s.timeOfDay
+        case .vtg, .gsa, .gsv: return .joins
         }
-        cycle.isEmpty = false
-        cycle.hasPositionSentence = true
+        return timeOfDay.map { .time($0) } ?? .untimed
+    }
+
+    @inline(__always)
+    mutating func add(_ sentence: NMEASentence, context: inout Context) {
+        switch sentence {
+        case .rmc(let s):
+            begin(s.timeOfDay)
+            if let d = s.date, let date = Self.resolve(d, &context) { self.date = date }
+            if s.status.isValid, let p = s.position { offer(p, rank: 2, status: s.status) } else { invalidate() }
+            if let knots = s.speedKnots { speed = knots * EpochAssembler.metresPerSecondPerKnot }
+            if let c = s.course { course = c }
+
+        case .gga(let s):
+            begin(s.timeOfDay)
+            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
+
+        case .gns(let s):
+            begin(s.timeOfDay)
+            fixData(s.status, s.position, altitude: s.altitude, satellites: s.satellitesUsed, hdop: s.hdop)
+
+        case .gll(let s):
+            begin(s.timeOfDay)
+            if s.status.isValid, let p = s.position { offer(p, rank: 1, status: s.status) } else { invalidate() }
+
+        case .zda(let s):
+            begin(s.timeOfDay)
+            if let date = s.date {
+                self.date = date
+                context.knownYear = date.year
+            }
+
+        case .vtg(let s):
+            isEmpty = false
+            if s.status?.isValid != false {
+                if let c = s.course, course == nil { course = c }
+                if speed == nil {
+                    if let knots = s.speedKnots {
+                        speed = knots * EpochAssembler.metresPerSecondPerKnot
+                    } else if let kmh = s.speedKmh {
+                        speed = kmh / 3.6
+                    }
+                }
+            }
+
+        case .gsa(let s):
+            isEmpty = false
+            if let t = s.fixType, (1...3).contains(t) { gsaFixType = max(gsaFixType ?? 0, t) }
+            if hdop == nil, let h = s.hdop { hdop = h }
+
+        case .gsv(let s):
+            if s.messageNumber == 1 { context.inView.record(s.talker, s.satellitesInView) }
+        }
+    }
+
+    /// A sentence that carries the time of day (RMC, GGA, GNS, GLL, ZDA); the assembler has
+    /// already closed the cycle before when the time differs.
+    private mutating func begin(_ timeOfDay: Int32?) {
+        if let timeOfDay { self.timeOfDay = timeOfDay }
+        isEmpty = false
+        hasPositionSentence = true
     }
 
     /// GGA and GNS: position with altitude, satellites used and HDOP.
@@ -141,28 +162,28 @@ public struct EpochAssembler {
             return
         }
         offer(position, rank: 3, status: status)
-        if let altitude { cycle.altitude = altitude }
-        if let satellites { cycle.satellitesUsed = satellites }
-        if let hdop { cycle.hdop = hdop }
+        if let altitude { self.altitude = altitude }
+        if let satellites { satellitesUsed = satellites }
+        if let hdop { self.hdop = hdop }
     }
 
     /// A position sentence that says its position is invalid vetoes the whole cycle: a receiver
     /// that sends RMC `V` next to a GGA from its demo mode has no fix a runner can use.
     private mutating func invalidate() {
-        cycle.saidInvalid = true
+        saidInvalid = true
     }
 
     private mutating func offer(_ p: GeoPoint, rank: Int, status: PositionStatus) {
-        guard rank >= cycle.positionRank else { return }
-        cycle.position = p
-        cycle.positionRank = rank
-        if case .valid(let q) = status { cycle.quality = q }
+        guard rank >= positionRank else { return }
+        position = p
+        positionRank = rank
+        if case .valid(let q) = status { quality = q }
     }
 
     /// Places RMC's two-digit year in a century.
-    private mutating func resolve(_ d: ShortDate) -> CivilDate? {
+    private static func resolve(_ d: ShortDate, _ context: inout Context) -> CivilDate? {
         let year: Int
-        if let known = knownYear {
+        if let known = context.knownYear {
             let base = known / 100 * 100 + d.yearOfCentury
             // The nearest of the three centuries; the earliest on a tie.
             var nearest = base - 100
@@ -173,43 +194,40 @@ public struct EpochAssembler {
             year = d.yearOfCentury >= 80 ? 1900 + d.yearOfCentury : 2000 + d.yearOfCentury
         }
         guard let date = CivilDate(year: year, month: d.month, day: d.day) else { return nil }
-        knownYear = year
+        context.knownYear = year
         return date
     }
 
-    private mutating func close(emit: (NMEAEpoch) -> Void) {
-        defer { cycle = Cycle() }
-        guard !cycle.isEmpty else { return }
-        guard let tod = cycle.timeOfDay else {
-            if cycle.hasPositionSentence { emit(.noFix(nil)) }
-            return
+    func output(context: inout Context) -> NMEAEpoch? {
+        guard !isEmpty else { return nil }
+        guard let tod = timeOfDay else {
+            return hasPositionSentence ? .noFix(nil) : nil
         }
-        var date = cycle.date
-        if date == nil, let last = lastDate {
+        var date = self.date
+        if date == nil, let last = context.lastDate {
             // Midnight: the time of day wrapped around since the last dated cycle.
-            date = tod + 43_200_000 < lastTimeOfDay ? last.adding(days: 1) : last
+            date = tod + 43_200_000 < context.lastTimeOfDay ? last.adding(days: 1) : last
         }
         var time: UTCTimestamp?
         if let date {
-            lastDate = date
-            lastTimeOfDay = tod
+            context.lastDate = date
+            context.lastTimeOfDay = tod
             time = UTCTimestamp(date: date, millisecondOfDay: tod)
         }
-        guard let time, let position = cycle.position, !cycle.saidInvalid else {
-            emit(.noFix(time))
-            return
+        guard let time, let position, !saidInvalid else {
+            return .noFix(time)
         }
-        var mode: FixMode = cycle.altitude == nil ? .twoD : .threeD
-        if let t = cycle.gsaFixType, t >= 2 { mode = t == 3 ? .threeD : .twoD }
-        emit(.fix(Fix(
-            time: time, position: position, altitude: cycle.altitude, speed: cycle.speed,
-            course: cycle.course, mode: mode, quality: cycle.quality, hdop: cycle.hdop,
-            satellitesUsed: cycle.satellitesUsed, satellitesInView: inView.total)))
+        var mode: FixMode = altitude == nil ? .twoD : .threeD
+        if let t = gsaFixType, t >= 2 { mode = t == 3 ? .threeD : .twoD }
+        return .fix(Fix(
+            time: time, position: position, altitude: altitude, speed: speed,
+            course: course, mode: mode, quality: quality, hdop: hdop,
+            satellitesUsed: satellitesUsed, satellitesInView: context.inView.total))
     }
 }
 
 /// Satellites in view per talker, from the first GSV of each group; summed over talkers.
-struct SatelliteCounts {
+struct SatelliteCounts: Sendable {
     private var talkers: InlineArray<12, Talker?> = InlineArray(repeating: nil)
     private var counts: InlineArray<12, Int> = InlineArray(repeating: 0)
     /// The sum of `counts` over the talkers seen, kept as they are recorded (`total` is read

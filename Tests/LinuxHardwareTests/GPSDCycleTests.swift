@@ -1,10 +1,12 @@
 import LinuxHardware
+import NMEA
 import PacerCore
 import Testing
 
-/// The one-report-per-cycle rule, without gpsd: TPVs of one time are held, the latest wins.
-@Suite("gpsd cycle filter")
-struct GPSDCycleFilterTests {
+/// The one-report-per-cycle rule for gpsd, without gpsd: the cycle assembler holds TPVs of one
+/// time, the latest wins.
+@Suite("gpsd cycles")
+struct GPSDCycleTests {
     private static func at(_ second: Int) -> UTCTimestamp {
         UTCTimestamp(millisecondsSince1970: 1_715_767_200_000 + Int64(second) * 1000)
     }
@@ -14,7 +16,7 @@ struct GPSDCycleFilterTests {
     }
 
     private func run(_ steps: [GPSDReport?]) -> [GPSDReport] {
-        var filter = GPSDCycleFilter()
+        var filter = CycleAssembler<GPSDCycle>()
         var out: [GPSDReport] = []
         for step in steps {
             if let report = step {
@@ -49,7 +51,7 @@ struct GPSDCycleFilterTests {
         let complete = GPSDReport.fix(Fix(
             time: Self.at(0), position: GeoPoint(latitude: 48, longitude: 11), altitude: 520, speed: 3,
             mode: .threeD, hdop: 0.9, satellitesUsed: 9))
-        var filter = GPSDCycleFilter()
+        var filter = CycleAssembler<GPSDCycle>()
         var out: [GPSDReport] = []
         filter.offer(Self.fix(0)) { out.append($0) }
         #expect(out.isEmpty && filter.isHolding)
@@ -68,7 +70,7 @@ struct GPSDCycleFilterTests {
 
     @Test("nothing held, nothing delivered")
     func emptyFlush() {
-        var filter = GPSDCycleFilter()
+        var filter = CycleAssembler<GPSDCycle>()
         #expect(!filter.isHolding)
         filter.offer(Self.fix(0)) { _ in Issue.record("delivered too early") }
         #expect(filter.isHolding)
