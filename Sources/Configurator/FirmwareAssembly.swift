@@ -145,7 +145,7 @@ extension Configurator {
             clock: device.clock, gps: device.gps, buzzer: device.buzzer, battery: device.battery,
             profile: device.profile, cues: device.cues, log: log, power: device.power,
             profiles: device.profiles, gpsHotStart: device.gpsHotStart,
-            receiverTime: ReceiverTime(system: device.systemTime, logger: logger))
+            receiverTime: ReceiverTime(system: device.systemTime, clock: device.clock, logger: logger))
         parts.speaker = device.speaker
         parts.radio = device.radio.map { MarkedRadio($0, marker: radioMarker(device.settings)) }
         parts.speech = device.settings.speech

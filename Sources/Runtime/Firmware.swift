@@ -196,13 +196,15 @@ public final class Firmware: Sendable {
     /// Where the device stands, in a line: the running workout's status, or
     /// `ready  Easy weeks: workout 2/8 Easy 30  gps fix`.
     public var statusLine: String {
+        // Lock: read by the page's, the control socket's and the keys' threads.
         let (line, runtime) = published.withLock { ($0.line, $0.runtime) }
         return runtime?.status.line ?? line
     }
 
+    /// Lock: read by the page's thread (its snapshot) and by callers after the loop.
     public var phase: DeviceState { published.withLock { $0.phase } }
 
-    /// The running workout's runtime, if one runs.
+    /// The running workout's runtime, if one runs. Lock: read by the page's and the keys' threads.
     public var runtime: DeviceRuntime? { published.withLock { $0.runtime } }
 
     /// The last workout, once it ended (`pacer run` reports it: its activity, what could not
@@ -215,6 +217,7 @@ public final class Firmware: Sendable {
     /// Where the device stands, as the first line a watcher gets: the running workout's
     /// status, or `{"event":"status","state":"ready","line":"ready  Plan: workout 2/8 …"}`.
     public func statusJSONLine(time: UTCTimestamp? = nil) -> String {
+        // Lock: read on the control socket's thread, as a watcher connects.
         let (phase, line, runtime) = published.withLock { ($0.phase, $0.line, $0.runtime) }
         if phase == .running, let runtime { return runtime.status.jsonLine(time: time) }
         return EventJSON.line(kind: "status", time: time, fields: [("state", .text(phase.rawValue)), ("line", .text(line))])
@@ -244,6 +247,7 @@ public final class Firmware: Sendable {
     func publish() {
         let s = state.current
         let line = s.phase == .running ? "" : waitingLine
+        // Lock: the loop writes what the threads above read.
         published.withLock { p in
             p.phase = s.phase
             p.line = line

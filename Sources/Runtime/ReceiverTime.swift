@@ -1,14 +1,14 @@
 import HAL
 import Logging
 import PacerCore
-import Synchronization
 
 /// Where the receiver's time enters the device: every fix's time is
 /// checked against the system clock (`GPSTimeCheck`) before the device uses it, so a receiver
 /// with a week-rollover fault from its first fix neither dates the activity 1024 weeks early
-/// nor lets an expired plan start. One for the device's life, shared by the device controller
-/// (today's date, for the plan's deadline) and each workout's runtime (the track clock's
-/// anchor, every point and waypoint), so both hear the same time.
+/// nor lets an expired plan start. One for the device's life, on the clock's loop: the
+/// firmware corrects each fix once as the receiver's sink hands it on (today's date, for the
+/// plan's deadline; the running workout's track clock, every point), and the runtime the
+/// freshest fix a waypoint is taken at.
 ///
 /// Each fix is judged as it comes (a receiver that was wrong at its first fix and later
 /// finds the right era is followed); a verdict is logged when it changes, so a steady fault
@@ -18,13 +18,15 @@ public final class ReceiverTime: Sendable {
     private let system: (any SystemTime)?
     private let earliest: UTCTimestamp
     private let logger: Logger
-    private let last = Mutex<GPSTimeCheck.Verdict?>(nil)
+    /// The verdict on the last fix: a change is logged.
+    private let last: LoopBound<GPSTimeCheck.Verdict?>
 
-    public init(system: (any SystemTime)?, earliest: UTCTimestamp = GPSTimeCheck.earliestPlausible,
-                logger: Logger = Logger(label: "pacer.time")) {
+    public init(system: (any SystemTime)?, clock: any PacerClock,
+                earliest: UTCTimestamp = GPSTimeCheck.earliestPlausible, logger: Logger = Logger(label: "pacer.time")) {
         self.system = system
         self.earliest = earliest
         self.logger = logger
+        last = LoopBound(nil, clock: clock)
     }
 
     /// The fix with its time as the device uses it.
@@ -41,7 +43,7 @@ public final class ReceiverTime: Sendable {
         let verdict = GPSTimeCheck.judge(gps: gps, system: reading, earliest: earliest)
         let delta = GPSTimeCheck.correction(verdict, gps: gps, system: reading)
         let time = UTCTimestamp(millisecondsSince1970: gps.millisecondsSince1970 + delta)
-        let changed = last.withLock { previous in
+        let changed = last.withValue { previous in
             defer { previous = verdict }
             return previous != verdict
         }

@@ -34,7 +34,7 @@ extension DeviceRuntime {
         public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
                     profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,
                     profiles: [String: PowerProfile] = [:], gpsHotStart: Duration = .seconds(1),
-                    receiverTime: ReceiverTime = ReceiverTime(system: nil)) {
+                    receiverTime: ReceiverTime? = nil) {
             self.clock = clock
             self.gps = gps
             self.buzzer = buzzer
@@ -45,7 +45,7 @@ extension DeviceRuntime {
             self.power = power
             self.profiles = profiles
             self.gpsHotStart = gpsHotStart
-            self.receiverTime = receiverTime
+            self.receiverTime = receiverTime ?? ReceiverTime(system: nil, clock: clock)
         }
     }
 

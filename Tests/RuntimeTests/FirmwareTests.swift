@@ -67,7 +67,7 @@ final class DeviceRig: Sendable {
         self.controller = Firmware(
             parts: .init(clock: clock, gps: source, buzzer: buzzer, battery: NoBattery(), profile: profile(alert: 30),
                          cues: CueBook(sounds: sounds), log: store.activities,
-                         receiverTime: ReceiverTime(system: systemTime?(clock))),
+                         receiverTime: ReceiverTime(system: systemTime?(clock), clock: clock)),
             agenda: agenda, start: start,
             today: { $0?.date ?? CivilDate(year: 2026, month: 5, day: 2)! },
             onEvent: { e in events.update { $0.append(e) } },

@@ -80,7 +80,7 @@ struct Rig {
         speaker = RecordingSpeaker(clock: clock)
         var parts = DeviceRuntime.Parts(
             clock: clock, gps: gps, buzzer: buzzer, battery: NoBattery(level: battery), profile: profile,
-            cues: testCues, log: store.activities, power: power, receiverTime: ReceiverTime(system: systemTime?(clock)))
+            cues: testCues, log: store.activities, power: power, receiverTime: ReceiverTime(system: systemTime?(clock), clock: clock))
         if let speech {
             parts.speaker = speaker
             parts.speech = speech
