@@ -29,7 +29,9 @@ extension DeviceRuntime {
         }
         guard let (previous, next) = switched else { return }
         receiver?.follow(next)
-        writer.flush(every: next.trackFlushInterval) { [self] in commit() }
+        state.withValue { s in
+            s.tasks.every(.trackFlush, next.trackFlushInterval, on: parts.clock) { [self] in commit() }
+        }
         parts.power?.boardMaySuspend(next.boardSuspend, at: now)
         parts.clock.allowSuspend(next.boardSuspend)
         if next.wifiOffDuringWorkout != previous.wifiOffDuringWorkout { switchRadio(off: next.wifiOffDuringWorkout) }

@@ -141,8 +141,8 @@ public final class DeviceRuntime: Sendable {
             parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
             parts.clock.allowSuspend(parts.profile.boardSuspend)
             if parts.profile.wifiOffDuringWorkout { switchRadio(off: true) }
-            writer.flush(every: parts.profile.trackFlushInterval) { [self] in commit() }
             state.withValue { s in
+                s.tasks.every(.trackFlush, parts.profile.trackFlushInterval, on: parts.clock) { [self] in commit() }
                 s.tasks.every(.workoutBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
             }
             rescheduleTick()
@@ -252,6 +252,7 @@ public final class DeviceRuntime: Sendable {
     /// A snapshot for displays: on the loop, the state now; on another thread, the state as
     /// the loop last published it, at the clock's time now.
     public var status: RuntimeStatus {
+        // Lock: off the loop, the page's, the control socket's and the keys' threads read.
         let shown = parts.clock.isInLoop ? current : self.shown.withLock { $0 }
         return status(shown, at: parts.clock.now)
     }
@@ -272,6 +273,7 @@ public final class DeviceRuntime: Sendable {
     @discardableResult
     func publish() -> Shown {
         let now = current
+        // Lock: the loop writes what other threads read through `status`.
         shown.withLock { $0 = now }
         return now
     }
@@ -396,7 +398,6 @@ public final class DeviceRuntime: Sendable {
             return (s.activity, s.coach.elapsed(at: now), totals(s, at: now))
         }
         guard let (activity, elapsed, totals) = done else { return }
-        writer.stopFlushing()
         receiver?.workoutFinished()
         parts.clock.allowSuspend(false)
         if let activity { writer.finish(activity, totals: totals, end: end, activeTime: elapsed) }

@@ -4,7 +4,7 @@ import Logging
 import PacerCore
 
 /// Writes the activity through the storage port (`ActivityLog`): track points, cues, phase
-/// results and waypoints as they happen, a commit every flush interval, the close at the
+/// results and waypoints as they happen, a commit when the runtime's `trackFlush` job asks, the close at the
 /// end. A write that fails is logged and does not stop the workout; a commit that fails
 /// (a full disk, a read-only or vanished folder) loses nothing yet, since the log keeps what it
 /// could not write and tries again at the next commit, and is reported once so that the
@@ -24,7 +24,6 @@ final class StorageWriter: Sendable {
         /// Why the activity could not be closed, and the close to try again.
         var endProblem: String?
         var end: End?
-        var flushTimer: ScheduledTask?
     }
 
     /// An activity's close: what `finish` was given.
@@ -77,20 +76,6 @@ final class StorageWriter: Sendable {
 
     private func attempt(_ what: String, _ write: () throws -> Void) {
         do { try write() } catch { logger.error("cannot store \(what): \(error)") }
-    }
-
-    /// Commits every `interval` (the profile's track flush interval), calling `commit` on the
-    /// clock's loop; a new interval replaces the old one.
-    func flush(every interval: Duration, _ commit: @escaping @Sendable () -> Void) {
-        let timer = clock.scheduleRepeating(every: interval, commit)
-        state.withValue { s in
-            s.flushTimer?.cancel()
-            s.flushTimer = timer
-        }
-    }
-
-    func stopFlushing() {
-        state.withValue { $0.flushTimer?.cancel() }
     }
 
     /// Stores the running totals (when an activity records) and commits what is waiting.

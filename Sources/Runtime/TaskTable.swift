@@ -12,16 +12,15 @@ import PacerCore
 /// | `idleBattery` | firmware | every 60 s between workouts: the level, the low-battery cue |
 /// | `searching` | firmware | every `searchingCueInterval` (20 s) while searching: the faint tick |
 /// | `storageRetry` | firmware | every 5 s while a workout's end waits in memory (a full card) |
+/// | `trackFlush` | runtime | every profile's `trackFlushInterval` during a workout: the track's points committed with the running totals |
 /// | `workoutBattery` | runtime | every 60 s during a workout: the level, the cue, a profile's step-down |
 /// | `coach` | runtime | at the coach's next deadline: pace reminders, phase ends, the end |
-///
-/// The track's commits (every profile's `trackFlushInterval`) are the storage writer's own
-/// timer (`StorageWriter.flush`), started and stopped by the runtime.
 public enum DeviceJob: String, CaseIterable, Sendable {
     case powerOnCheck = "power-on-check"
     case idleBattery = "idle-battery"
     case searching
     case storageRetry = "storage-retry"
+    case trackFlush = "track-flush"
     case workoutBattery = "workout-battery"
     case coach
 }
