@@ -104,6 +104,12 @@ extension Configurator {
             (log, agenda, store) = (deviceStorage, deviceStorage, deviceStorage.openStore)
         }
         recoverRadio(device, logger: logger)
+        // What a write killed part way left (a power cut during a plan upload, a settings change).
+        for folder in [settings.dataDirectory, settings.dataDirectory + "/plans"] {
+            for name in OutputFile.removeLeftovers(in: folder) {
+                logger.notice("removed \(folder)/\(name), left by a write that did not finish")
+            }
+        }
         var faults = device.faults + knownFaults
         if let reason = device.buzzer.unavailableReason, tolerant { faults.append("sound: \(reason)") }
         let buttons: (any ButtonSource)?

@@ -44,7 +44,7 @@ enum ExitStatus: Int32, CaseIterable {
             switch error {
             case .busy: return .temporary
             case .unknownActivity, .unknownRoute, .unknownPlan, .noDatabase: return .noInput
-            case .cannotOpen, .file: return .cannotCreate
+            case .cannotOpen, .file, .exists: return .cannotCreate
             case .database, .writeFailed: return .ioError
             case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder, .tooFewPoints:
                 return .dataError

@@ -222,6 +222,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case tooFewPoints(String)
     /// Writing an output file (or standard output) failed part way: a full disk, an I/O error.
     case writeFailed(path: String, reason: String)
+    /// A new file was to be written where one is already (another writer was first).
+    case exists(path: String)
 
     /// What really stops the holder of a data folder (`PID COMMAND`, as the lock file has it):
     /// `pacer ctl stop` ends a `pacer run` but never `pacer device`, which the service runs
@@ -242,6 +244,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .writeFailed(let path, let reason): "\(path): cannot write it: \(reason)"
+        case .exists(let path): "\(path): a file of this name is there already"
         case .tooFewPoints(let reason): reason
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
         case .busy(let directory, let holder):

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// Writing a file the runner asked for (an export, a share, a report, a chart, a plan) so
 /// that a failure is never taken for success and nothing is replaced that Pacer did not make.
@@ -13,13 +14,32 @@ import Foundation
 /// - A symbolic link is followed: its target is written as above, the link stays.
 /// - Anything else (a device, a FIFO, `/dev/stdout`) is written in place, never replaced.
 ///
+/// The device's own files (`Kind.own`: its settings, plans and password) are stricter: only a
+/// regular file, or nothing, may be at the path; a link or any other node in the way is
+/// refused, never followed, and the file gets the mode given (0600 for a secret).
+///
+/// The temporary file has a name of its own for every write (`.NAME.PID.N.tmp`, created with
+/// `O_EXCL | O_NOFOLLOW`), so two writes of one path, in one process or two, never meet in
+/// it; the last rename wins. What a killed writer left is removed by `removeLeftovers`.
+///
 /// Every write is checked to its last byte, and the flush and the close too: a full disk, a
 /// short write or an I/O error is `StorageError.writeFailed`, naming the path and the reason.
 public enum OutputFile {
+    /// Whose file it is.
+    public enum Kind: Sendable, Equatable {
+        /// A file the runner named (an export, a report): links followed, devices written in place.
+        case asked
+        /// The device's own file, with its mode: a regular file or nothing may be in the way.
+        case own(mode: mode_t)
+        /// The device's own file, new: refused (`StorageError.exists`) when one is there already,
+        /// even when another writer puts it there at the same moment.
+        case new(mode: mode_t)
+    }
+
     /// Writes `text` to `path` (see the type).
-    public static func write(_ path: String, text: String) throws(StorageError) {
+    public static func write(_ path: String, text: String, as kind: Kind = .asked) throws(StorageError) {
         do {
-            try write(path) { write in try write(Array(text.utf8)) }
+            try write(path, as: kind) { write in try write(Array(text.utf8)) }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -29,9 +49,22 @@ public enum OutputFile {
 
     /// Writes to `path` what `body` hands to the writer it is given, in pieces (see the type).
     /// An error `body` throws is rethrown as it is, and a file being replaced is left as it was.
-    public static func write(_ path: String, _ body: (([UInt8]) throws -> Void) throws -> Void) throws {
+    public static func write(
+        _ path: String, as kind: Kind = .asked, _ body: (([UInt8]) throws -> Void) throws -> Void
+    ) throws {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        let there = lstat(path, &info) == 0
+        switch kind {
+        case .asked:
+            break
+        case .own(let mode), .new(let mode):
+            if there, info.st_mode & S_IFMT != S_IFREG {
+                throw StorageError.file(path: path, reason: "\(nodeKind(info.st_mode)) is in the way, not a file the device wrote: remove it")
+            }
+            if case .new = kind, there { throw StorageError.exists(path: path) }
+            return try replace(path, mode: mode, body, replacing: kind == .own(mode: mode))
+        }
+        guard there else {
             // Nothing there (or no way there: creating it says why).
             return try replace(path, mode: nil, body)
         }
@@ -57,13 +90,21 @@ public enum OutputFile {
         }
     }
 
-    /// Through a temporary file renamed over `path`.
+    /// Numbers the temporary files of this process: one name per write.
+    private static let writes = Atomic<Int>(0)
+
+    /// Through a temporary file renamed over `path` (`replacing`), or linked to `path` only
+    /// when nothing is there.
     private static func replace(
-        _ path: String, mode: mode_t?, _ body: (([UInt8]) throws -> Void) throws -> Void, named shown: String? = nil
+        _ path: String, mode: mode_t?, _ body: (([UInt8]) throws -> Void) throws -> Void, named shown: String? = nil,
+        replacing: Bool = true
     ) throws {
         let shown = shown ?? path
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+        let number = writes.add(1, ordering: .relaxed).newValue
+        let name = (path as NSString).lastPathComponent
+        removeLeftovers(in: directory.isEmpty ? "." : directory, of: name)
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).\(getpid()).\(number).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode ?? 0o644)
         guard fd >= 0 else {
             throw StorageError.file(path: shown, reason: "cannot create the file: \(reason(errno)) (does the folder exist? permission?)")
@@ -75,11 +116,55 @@ public enum OutputFile {
             guard fsync(fd) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
             closed = true
             guard close(fd) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
-            guard rename(temporary, path) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+            if replacing {
+                guard rename(temporary, path) == 0 else { throw StorageError.writeFailed(path: shown, reason: reason(errno)) }
+            } else {
+                // A hard link is made only where nothing is: the first writer's stays.
+                guard link(temporary, path) == 0 else {
+                    let code = errno
+                    throw code == EEXIST ? StorageError.exists(path: shown) : StorageError.writeFailed(path: shown, reason: reason(code))
+                }
+                unlink(temporary)
+            }
         } catch {
             if !closed { close(fd) }
             unlink(temporary)
             throw error
+        }
+    }
+
+    /// Removes the temporary files a killed writer left in `folder` (`.NAME.PID.N.tmp` whose
+    /// process is gone; only NAME's when it is given); returns their names. A live writer's
+    /// are left alone. The device calls it at start-up for its folders, and every write for
+    /// the file it writes.
+    @discardableResult
+    public static func removeLeftovers(in folder: String, of file: String? = nil) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var removed: [String] = []
+        for name in names where name.hasPrefix(file.map { ".\($0)." } ?? ".") && name.hasSuffix(".tmp") {
+            let parts = name.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+            // "", NAME…, PID, N (or the older "", NAME…, PID)
+            let numbers = parts.reversed().prefix { Int32($0) != nil }
+            guard parts.count >= 3, !numbers.isEmpty, numbers.count <= 2,
+                  let pid = Int32(numbers.last!), pid > 0 else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }
+            var info = stat()
+            let path = folder + "/" + name
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, unlink(path) == 0 else { continue }
+            removed.append(name)
+        }
+        return removed.sorted()
+    }
+
+    /// What a node is, in words.
+    static func nodeKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFLNK: "a symbolic link"
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "something other than a file"
         }
     }
 
