@@ -3,12 +3,15 @@ import CCrypt
 import Glibc
 #endif
 import Foundation
+import Storage
 import Synchronization
 
 /// The companion page's password: only its hash is kept, in the data folder
 /// (`companion.passwd`, mode 0600), made and checked by the system's crypt (libxcrypt,
 /// yescrypt `$y$`). `pacer companion password` sets it; the server reads the file at every
-/// login, so a new password works without a restart.
+/// login, so a new password works without a restart. The file is written as the device's own
+/// (`OutputFile.Kind.own`: a link or other node in its place is refused, never followed), and
+/// a file others may read is refused with the command that fixes it.
 public struct CompanionPassword: Sendable {
     /// The file's name in the data folder.
     public static let fileName = "companion.passwd"
@@ -58,8 +61,15 @@ public struct CompanionPassword: Sendable {
         return hash
     }
 
-    /// The file's hash, read now.
+    /// The file's hash, read now: from a regular file its owner alone may read.
     private func readHash() throws(Failure) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw Failure("\(path): not a regular file (a link or other node?): remove it and set the password again")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw Failure("\(path): others may read it (mode \(String(info.st_mode & 0o777, radix: 8))): chmod 600 \(path)")
+        }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw Failure("\(path): cannot be read")
         }
@@ -85,24 +95,7 @@ public struct CompanionPassword: Sendable {
     /// Stores `password`'s hash (validated first), replacing any other, readable by its owner only.
     public func set(_ password: String) throws(Failure) {
         try Self.validate(password)
-        let hash = try Self.hash(password)
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure("\(temporary): \(Self.errorText(errno))") }
-        let bytes = Array((hash + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        fchmod(fd, 0o600)
-        close(fd)
-        guard written == bytes.count, synced else {
-            unlink(temporary)
-            throw Failure("\(temporary): could not be written")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = Self.errorText(errno)
-            unlink(temporary)
-            throw Failure("\(path): \(reason)")
-        }
+        try store(hash: try Self.hash(password))
     }
 
     /// Whether `password` is the one set (false when none is set).
@@ -128,13 +121,16 @@ public struct CompanionPassword: Sendable {
     /// know the setting.
     public static func hash(_ password: String, setting: String) -> String? { crypt(password, setting: setting) }
 
-    /// Stores a hash made elsewhere (`hash(_:setting:)`), as `set` stores its own.
+    /// Stores a hash (`set`'s, or one made elsewhere with `hash(_:setting:)`): a fresh
+    /// temporary file, 0600, flushed and renamed over the file.
     public func store(hash: String) throws(Failure) {
         guard hash.hasPrefix("$"), !hash.contains("\n") else { throw Failure("not a crypt hash") }
-        guard FileManager.default.createFile(atPath: path, contents: Data((hash + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw Failure("\(path): could not be written")
+        do {
+            try OutputFile.write(path, text: hash + "\n", as: .own(mode: 0o600))
+        } catch {
+            throw Failure("\(error)")
         }
+        cache.last.withLock { $0 = nil }
     }
 
     /// crypt_r(3): nil when the setting is not one it knows (it answers `*…`).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Companion
 import Foundation
+import LinuxHardware
 
 /// `pacer companion`: the companion page's setup.
 struct CompanionCommand: ParsableCommand {
@@ -44,7 +45,8 @@ struct CompanionPasswordCommand: ParsableCommand {
         if generate {
             chosen = CompanionPassword.generate()
         } else {
-            guard let line = readLine(strippingNewline: true) else {
+            // At a terminal, read without echo: the password is never on the screen.
+            guard let line = SecretInput.readLine(prompt: "New password for the companion page: ") else {
                 throw CommandFailure(.usage, "password: nothing on standard input (type it, or use --generate)")
             }
             chosen = line

@@ -55,11 +55,13 @@ public enum Program {
     /// Starts `path ARGUMENTS` without waiting for it: in `directory` (else the test's own
     /// working folder), with `environment` (else the test's own).
     public static func start(
-        _ path: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil
+        _ path: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil,
+        standardInput: FileHandle? = nil
     ) throws -> RunningProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let standardInput { process.standardInput = standardInput }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment { process.environment = environment }
         let running = RunningProcess(process)
@@ -101,12 +103,14 @@ public enum Pacer {
     /// Starts `pacer ARGUMENTS` in the repository root (or `directory`) without waiting: with
     /// the test's environment less `PACER_CONFIG`, plus `environment`.
     public static func start(
-        _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], in directory: String? = nil,
+        standardInput: FileHandle? = nil
     ) throws -> RunningProcess {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "PACER_CONFIG")
         for (k, v) in environment { env[k] = v }
-        return try Program.start(executable, arguments, environment: env, in: directory ?? repositoryRoot)
+        return try Program.start(executable, arguments, environment: env, in: directory ?? repositoryRoot,
+                                 standardInput: standardInput)
     }
 }
 
