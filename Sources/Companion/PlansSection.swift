@@ -259,14 +259,19 @@ public struct PlansSection: CompanionSection {
         let plan = try PlanLoader.load(file: name, text: text)
         let folder = dataPlansFolder(try settings())
         let path = "\(folder)/\(name)"
+        let taken = SectionRefusal(409, "\(name): a different plan of this name is there already (plans/\(name)): "
+            + "rename the file to upload it as a new plan")
         if let existing = FileManager.default.contents(atPath: path) {
-            guard existing == Data(upload.bytes) else {
-                throw SectionRefusal(409, "\(name): a different plan of this name is there already (plans/\(name)): "
-                    + "rename the file to upload it as a new plan")
-            }
+            guard existing == Data(upload.bytes) else { throw taken }
         } else {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try OutputFile.write(path, text: text)
+            do {
+                // Never over a plan another upload wrote a moment ago: that one was first.
+                try OutputFile.write(path, text: text, as: .new(mode: 0o644))
+            } catch {
+                guard error == .exists(path: path) else { throw error }
+                guard FileManager.default.contents(atPath: path) == Data(upload.bytes) else { throw taken }
+            }
         }
         return .redirect(to: "/plans/data/\(SectionPages.pathComponent(name))",
                          notice: "Uploaded plan '\(plan.name)' (\(plan.workouts.count) workouts) as plans/\(name).")

@@ -141,6 +141,20 @@ public struct DeviceOverlay: Hashable, Sendable {
     @discardableResult
     public static func set(_ changes: [(key: String, value: String)], over settings: Settings) throws(DataFileError) -> Settings {
         let path = path(dataDirectory: settings.dataDirectory)
+        do {
+            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw DataFileError(file: path, reason: "cannot be written (\(error))")
+        }
+        // One change at a time, from this process or another (the page and `pacer settings
+        // set`): each reads the overlay the one before wrote, so no change is lost.
+        let folder = open(settings.dataDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw DataFileError(file: path, reason: "cannot be written (\(String(cString: strerror(errno))))")
+        }
+        defer { close(folder) }
+        while flock(folder, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(folder, LOCK_UN) }
         var overlay = try load(dataDirectory: settings.dataDirectory)
         for (key, value) in changes {
             if key == "profile" {
@@ -153,8 +167,7 @@ public struct DeviceOverlay: Hashable, Sendable {
         }
         let result = try overlay.applied(to: settings, file: path)
         do {
-            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-            try OutputFile.write(path, text: overlay.text)
+            try OutputFile.write(path, text: overlay.text, as: .own(mode: 0o644))
         } catch {
             throw DataFileError(file: path, reason: "cannot be written (\(error))")
         }

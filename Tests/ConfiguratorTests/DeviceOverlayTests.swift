@@ -60,4 +60,48 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/data/device.yaml"))
         #expect(try Settings.load(path: path).profile == "medium")
     }
+
+    /// `0x10` is no number a runner types: refused, and nothing is written.
+    @Test func aSplitWrittenInHexOrTooShortIsRefusedAndNothingWritten() throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir)
+        let overlay = DeviceOverlay.path(dataDirectory: try Settings.load(path: path).dataDirectory)
+        for value in ["0x10", "0.01", "inf"] {
+            #expect(throws: DataFileError.self) {
+                try DeviceOverlay.set([("speech.split_m", value)], over: try Settings.load(path: path))
+            }
+            #expect(!FileManager.default.fileExists(atPath: overlay), "\(value)")
+        }
+    }
+
+    /// Seven changes at once (the page's handlers, `pacer settings set`): each is made, none
+    /// is refused and none is lost; each reads what the one before wrote.
+    @Test func simultaneousChangesAreAllKept() async throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir)
+        let changes: [(String, String)] = [
+            ("profile", "low"), ("speech.enabled", "yes"), ("speech.language", "de"), ("speech.split_m", "500"),
+            ("speech.phases", "no"), ("speech.finish", "no"), ("speech.pace_cues", "both"),
+        ]
+        let settings = try Settings.load(path: path)
+        let failures = await withTaskGroup(of: String?.self) { group in
+            for change in changes {
+                group.addTask {
+                    do {
+                        try DeviceOverlay.set([change], over: settings)
+                        return nil
+                    } catch {
+                        return "\(change.0): \(error)"
+                    }
+                }
+            }
+            var all: [String] = []
+            for await failure in group { if let failure { all.append(failure) } }
+            return all
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        let overlay = try DeviceOverlay.load(dataDirectory: settings.dataDirectory)
+        #expect(overlay.profile == "low")
+        #expect(overlay.speech.count == 6, "\(overlay.speech)")
+    }
 }
