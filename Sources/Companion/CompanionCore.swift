@@ -74,6 +74,7 @@ public final class CompanionCore: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: AllowedMethodsMiddleware())
+        router.add(middleware: HostRequiredMiddleware())
         Self.addPublicRoutes(to: router, device: device, version: version)
         router.add(middleware: PasswordMiddleware(password: password, pages: pages))
         router.add(middleware: SessionMiddleware(sessions: sessions))

@@ -34,8 +34,10 @@ struct CompanionMiddlewareTests {
     }
 
     func send(_ method: String, _ target: String, cookie: Bool = true, form: String? = nil,
-              headers: [String: String] = [:]) async -> CompanionHTTPResponse {
+              headers: [String: String] = [:], host: String? = "pacer.local") async -> CompanionHTTPResponse {
         var all = headers
+        // Every client sends its Host; `host: nil` sends none.
+        if let host { all["host"] = all["host"] ?? host }
         if cookie { all["cookie"] = "pacer_session=\(session.id)" }
         if form != nil, all["content-type"] == nil { all["content-type"] = "application/x-www-form-urlencoded" }
         return await core.respond(CompanionHTTPRequest(method: method, target: target, headers: all,
@@ -55,6 +57,15 @@ struct CompanionMiddlewareTests {
                 #expect(answer.header(name) == value, "\(answer.status): \(name)")
             }
         }
+    }
+
+    /// RFC 9112 §3.2: a request without a Host is answered 400, before anything else is read.
+    @Test func aRequestWithoutAHostIsRefused() async {
+        let answer = await send("GET", "/", host: nil)
+        #expect(answer.status == 400)
+        #expect(text(answer).contains("Host"))
+        #expect(await send("GET", "/health", cookie: false, host: nil).status == 400)
+        #expect(await send("GET", "/health", cookie: false).status == 200)
     }
 
     @Test func onlyGETAndPOSTAreTaken() async {
