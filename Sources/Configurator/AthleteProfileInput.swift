@@ -38,7 +38,7 @@ public struct AthleteProfileChanges: Equatable, Sendable {
         func number(_ text: String?, _ option: String, _ unit: String, _ range: ClosedRange<Double>) -> Double? {
             guard let text else { return nil }
             let allowed = "\(AthleteProfile.number(range.lowerBound)) to \(AthleteProfile.number(range.upperBound)) \(unit)"
-            guard let value = Double(text), value.isFinite else {
+            guard let value = YAMLMapping.decimal(text), value.isFinite else {
                 problems.append("\(option) '\(text)' is not a number: give \(allowed)")
                 return nil
             }

@@ -138,7 +138,7 @@ extension Configurator {
             // its battery where the last one left it.
             var level = 100.0
             if let raw = uri.query["level"] {
-                guard let v = Double(raw), v.isFinite else {
+                guard let v = YAMLMapping.decimal(raw), v.isFinite else {
                     throw ConfigurationError("'\(uri)': level=\(raw) is not a number")
                 }
                 level = v

@@ -178,10 +178,33 @@ public struct YAMLMapping {
     }
 
     private func number(_ n: Node, _ key: String) throws(DataFileError) -> Double {
-        guard let s = n.scalar?.string, let v = Double(s), v.isFinite else {
+        guard let s = n.scalar?.string, let v = YAMLMapping.decimal(s), v.isFinite else {
             throw error(key, "expected a number, got '\(n.scalar?.string ?? "a \(YAMLMapping.kind(n))")'")
         }
         return v
+    }
+
+    /// A number as a person writes one in decimal (`12`, `-0.5`, `.5`, `2.5e3`), else nil:
+    /// Swift's `Double("0x10")` (16), `"nan"` and `"infinity"` are not numbers a file means.
+    static func decimal(_ text: String) -> Double? {
+        var digits = 0, fraction = 0
+        var bytes = text.utf8[...]
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { digits += 1; bytes = bytes.dropFirst() }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { fraction += 1; bytes = bytes.dropFirst() }
+        }
+        guard digits + fraction > 0 else { return nil }
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            var exponent = 0
+            while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { exponent += 1; bytes = bytes.dropFirst() }
+            guard exponent > 0 else { return nil }
+        }
+        guard bytes.isEmpty else { return nil }
+        return Double(text)
     }
 
     /// A number within `range`, refused with the range and the value as written otherwise.

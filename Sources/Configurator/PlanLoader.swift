@@ -191,7 +191,7 @@ public enum PlanLoader {
         let (low, high) = try map.pair(key, example: "[10, 11.5] (minimum and maximum km/h)")
         var kmh: [Double] = []
         for (node, role) in [(low, "minimum"), (high, "maximum")] {
-            guard let s = node.scalar?.string, let v = Double(s), v.isFinite else {
+            guard let s = node.scalar?.string, let v = YAMLMapping.decimal(s), v.isFinite else {
                 throw map.error(key, line: node.line, "\(role): expected a number of km/h, got '\(node.scalar?.string ?? YAMLMapping.kind(node))'")
             }
             try checkSpeed(v, role: role, shown: "\(YAMLMapping.format(v)) km/h", map: map, key: key, line: node.line)

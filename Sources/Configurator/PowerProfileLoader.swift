@@ -139,7 +139,7 @@ public enum PowerProfileLoader {
     static func splitDistance(_ map: inout YAMLMapping) throws(DataFileError) -> Double? {
         guard let node = map.optionalNode("split_cue_km") else { return nil }
         if let text = node.scalar?.string, offWords.contains(text) { return nil }
-        guard let text = node.scalar?.string, let km = Double(text), km.isFinite else {
+        guard let text = node.scalar?.string, let km = YAMLMapping.decimal(text), km.isFinite else {
             throw map.error("split_cue_km", "expected a number of km or off, got '\(node.scalar?.string ?? "a \(YAMLMapping.kind(node))")'")
         }
         guard splitKm.contains(km) else {

@@ -12,7 +12,7 @@ import Simulation
 ///   language: en               # Hardware/speech/<language>.yaml
 ///   units: metric              # or imperial
 ///   pace: pace                 # "5 41 per kilometre", or speed: "10.6 kilometres per hour"
-///   split_m: 1000              # metres between splits; 0: none; default a km or a mile
+///   split_m: 1000              # metres between splits (100 to 100,000); 0: none; default a km or a mile
 ///   phases: yes                # each phase's name, length and target at its start
 ///   finish: yes                # time, distance and average pace at the end
 ///   pace_cues: beep            # or words ("faster", "ease off", "on pace, 5 30") or both
@@ -29,6 +29,8 @@ import Simulation
 public enum SpeechSettingsLoader {
     public static let shareRange = AllowedRange(above: 0, atMost: 1, unit: "")
     public static let splitRange = AllowedRange(0...100_000, unit: "m")
+    /// The shortest split announced (0 announces none).
+    public static let minimumSplit = 100.0
     public static let rateRange = AllowedRange(60...400, unit: "words a minute")
 
     /// The block's settings over `base`; nil block: `base`.
@@ -62,7 +64,14 @@ public enum SpeechSettingsLoader {
         if map.has("language") { s.language = try map.string("language") }
         if map.has("units") { s.units = try map.choice("units", SpeechSettings.Units.self) }
         if map.has("pace") { s.paceStyle = try map.choice("pace", SpeechSettings.PaceStyle.self) }
-        if let v = try map.optionalNumber("split_m", in: splitRange) { s.splitEvery = v }
+        if let v = try map.optionalNumber("split_m", in: splitRange) {
+            // A split is a stretch a runner can feel: one every few metres is a voice that never stops.
+            guard v == 0 || v >= minimumSplit else {
+                let shown = v == v.rounded() ? String(Int(v)) : String(v)
+                throw map.error("split_m", "\(shown) m is too short a split: at least \(Int(minimumSplit)) m, or 0 for none")
+            }
+            s.splitEvery = v
+        }
         if let v = try flag("phases") { s.phases = v }
         if let v = try flag("finish") { s.finish = v }
         if map.has("pace_cues") { s.paceCues = try map.choice("pace_cues", SpeechSettings.PaceCues.self) }

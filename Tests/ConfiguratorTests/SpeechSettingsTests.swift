@@ -77,7 +77,13 @@ struct SpeechSettingsTests {
         for (extra, reason) in [("speech: {pace_cues: shout}", "speech.pace_cues: 'shout' is not one of beep, words, both"),
                                 ("speech: {max_share: 2}", "speech.max_share"),
                                 ("speech: {enabled: maybe}", "speech.enabled: 'maybe' is not yes or no"),
-                                ("speech: {loud: yes}", "speech.loud: unknown key")] {
+                                ("speech: {loud: yes}", "speech.loud: unknown key"),
+                                // A split every centimetre is a voice that never stops.
+                                ("speech: {split_m: 0.01}", "speech.split_m: 0.01 m is too short a split: at least 100 m, or 0 for none"),
+                                ("speech: {split_m: 99}", "speech.split_m: 99 m is too short a split"),
+                                // Swift's Double reads "0x10" as 16: a number is decimal here.
+                                ("speech: {split_m: 0x10}", "speech.split_m: expected a number, got '0x10'"),
+                                ("speech: {max_share: nan}", "speech.max_share: expected a number, got 'nan'")] {
             do {
                 _ = try settings(extra)
                 Issue.record("\(extra) was accepted")
@@ -85,6 +91,12 @@ struct SpeechSettingsTests {
                 #expect("\(error)".contains("/tmp/pacer.yaml:7: \(reason)"), "\(error)")
             }
         }
+    }
+
+    @Test func aSplitOfAtLeast100MetresOrNoneIsTaken() throws {
+        #expect(try settings("speech: {split_m: 100}").speech.splitEvery == 100)
+        #expect(try settings("speech: {split_m: 0}").speech.splitEvery == 0)
+        #expect(try settings("speech: {split_m: 1.5e3}").speech.splitEvery == 1500)
     }
 
     @Test func theFactoryKnowsNullAndRecordAndRefusesWhatItDoesNotKnow() throws {
