@@ -83,14 +83,63 @@ public struct PhraseBook: Hashable, Sendable {
         return closed
     }
 
-    /// The placeholders `{…}` in `template`, in order.
+    /// The placeholders `{…}` in `template`, in order (none when it does not parse).
     public static func placeholders(in template: String) -> [String] {
-        var names: [String] = []
+        guard case .success(let parts) = parse(template) else { return [] }
+        return parts.compactMap { if case .placeholder(let name) = $0 { name } else { nil } }
+    }
+
+    /// A piece of a template: words as they are said, or a placeholder's name.
+    public enum TemplatePart: Hashable, Sendable {
+        case text(String)
+        case placeholder(String)
+    }
+
+    /// Why a template does not parse, and where: `column` counts characters from 1.
+    public struct TemplateError: Error, Hashable, Sendable {
+        public var column: Int
+        public var reason: String
+    }
+
+    /// A template by its grammar: `template = (text | "{" name "}")*`, where text is any
+    /// character but a brace and a name is a letter or `_` then letters, digits or `_`.
+    /// `{{split}}`, `}{ now please` and `{split` are refused at the brace that breaks it,
+    /// so a runner never hears a stray brace read out.
+    public static func parse(_ template: String) -> Result<[TemplatePart], TemplateError> {
+        var parts: [TemplatePart] = []
+        var text = ""
         var name: String?
-        for ch in template {
-            if ch == "{" { name = "" } else if ch == "}", let n = name { names.append(n); name = nil } else if name != nil { name!.append(ch) }
+        var opened = 0
+        for (offset, ch) in template.enumerated() {
+            let column = offset + 1
+            switch (ch, name) {
+            case ("{", nil):
+                if !text.isEmpty { parts.append(.text(text)) }
+                text = ""
+                name = ""
+                opened = column
+            case ("{", _?):
+                return .failure(TemplateError(column: column, reason: "a '{' inside the placeholder opened at column \(opened)"))
+            case ("}", nil):
+                return .failure(TemplateError(column: column, reason: "a '}' with no '{' before it"))
+            case ("}", let n?):
+                guard !n.isEmpty else { return .failure(TemplateError(column: opened, reason: "an empty placeholder '{}'")) }
+                parts.append(.placeholder(n))
+                name = nil
+            case (_, let n?):
+                let allowed = ch == "_" || ch.isASCII && (ch.isLetter || (ch.isNumber && !n.isEmpty))
+                guard allowed else {
+                    return .failure(TemplateError(
+                        column: column, reason: "'\(ch)' cannot be in a placeholder's name (letters, digits and _)"))
+                }
+                name = n + String(ch)
+            case (_, nil):
+                text.append(ch)
+            }
         }
-        return names
+        if name != nil { return .failure(TemplateError(column: opened, reason: "the '{' is not closed")) }
+        if !text.isEmpty { parts.append(.text(text)) }
+        return .success(parts)
     }
 }
 

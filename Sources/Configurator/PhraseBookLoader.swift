@@ -53,8 +53,8 @@ public enum PhraseBookLoader {
                 throw templates.error(key, "unknown announcement (announcements: \(known.joined(separator: ", ")))")
             }
             let text = try templates.string(key)
-            if text.filter({ $0 == "{" }).count != text.filter({ $0 == "}" }).count {
-                throw templates.error(key, "unbalanced braces in \"\(text)\"")
+            if case .failure(let broken) = PhraseBook.parse(text) {
+                throw templates.error(key, "column \(broken.column) of the template: \(broken.reason), in \"\(text)\"")
             }
             for name in PhraseBook.placeholders(in: text) where !allowed.contains(name) {
                 let list = allowed.isEmpty ? "none" : allowed.sorted().joined(separator: ", ")

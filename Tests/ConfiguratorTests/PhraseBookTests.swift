@@ -93,6 +93,26 @@ struct PhraseBookTests {
         #expect(refusal("language: xx\nwords:\n\(Self.words)\ntemplates:\n\(Self.templates)\n") == "loaded")
     }
 
+    /// A template is parsed, not its braces counted: braces that balance but do not make a
+    /// placeholder are refused with their column, so the runner never hears "Split }".
+    @Test func templatesAreParsedAndABraceOutOfPlaceIsRefusedAtItsColumn() {
+        for (template, reason) in [
+            ("{{split}}", "column 2 of the template: a '{' inside the placeholder opened at column 1"),
+            ("}{ now please", "column 1 of the template: a '}' with no '{' before it"),
+            ("Split {split}}", "column 14 of the template: a '}' with no '{' before it"),
+            ("Split {}", "column 7 of the template: an empty placeholder '{}'"),
+            ("Split {spl it}", "column 11 of the template: ' ' cannot be in a placeholder's name"),
+        ] {
+            let refused = refusal("language: xx\nwords:\n\(Self.words)\ntemplates:\n"
+                + Self.templates.replacingFirst("split: \"t\"", "split: \"\(template)\"") + "\n")
+            #expect(refused.contains("templates.split: \(reason)"), "\(template): \(refused)")
+        }
+        #expect(PhraseBook.parse("Split {split}, {split_time}.") == .success([
+            .text("Split "), .placeholder("split"), .text(", "), .placeholder("split_time"), .text(".")]))
+        #expect(PhraseBook.placeholders(in: "{a} and {b_2}") == ["a", "b_2"])
+        #expect(PhraseBook.placeholders(in: "{{a}}") == [])
+    }
+
     @Test func errorsNameFileLineAndField() {
         let unknownPlaceholder = refusal(
             "language: xx\nwords:\n\(Self.words)\ntemplates:\n\(Self.templates.replacingFirst("split: \"t\"", "split: \"{pace}\""))\n")
@@ -108,7 +128,7 @@ struct PhraseBookTests {
         #expect(missingTemplate.contains("missing announcement"), "\(missingTemplate)")
         let braces = refusal(
             "language: xx\nwords:\n\(Self.words)\ntemplates:\n\(Self.templates.replacingFirst("finish: \"t\"", "finish: \"{time\""))\n")
-        #expect(braces.contains("templates.finish: unbalanced braces"), "\(braces)")
+        #expect(braces.contains("templates.finish: column 1 of the template: the '{' is not closed"), "\(braces)")
         let decimal = refusal("language: xx\ndecimal: \";\"\nwords:\n\(Self.words)\ntemplates:\n\(Self.templates)\n")
         #expect(decimal.contains("xx.yaml:2: decimal: must be"), "\(decimal)")
         #expect(refusal("language: xx\nwords:\n\(Self.words)\ntemplates:\n\(Self.templates)\nextra: 1\n").contains("extra: unknown key"))
