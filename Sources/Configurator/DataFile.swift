@@ -56,7 +56,40 @@ public struct YAMLMapping {
             throw DataFileError(file: file, reason: "not valid YAML: \(error)")
         }
         guard let root else { throw DataFileError(file: file, reason: "is empty") }
+        let values = expandedCount(root, upTo: maximumValues)
+        guard values <= maximumValues else {
+            throw DataFileError(file: file, reason: "holds more than \(maximumValues) values once its aliases (*name) are "
+                + "expanded: a data file may hold at most that many (does an alias repeat a large block?)")
+        }
         return try YAMLMapping(file: file, node: root, path: "")
+    }
+
+    /// The most values (scalars, lists, mappings) a data file may hold with its aliases
+    /// expanded. A 140 kB plan whose aliases repeated one 500-phase workout 20,000 times
+    /// held 10 million phases, and took the board to 1.1 GB at every power-on; a file of
+    /// `maximumFileSize` without aliases holds a few hundred thousand values at the most.
+    public static let maximumValues = 250_000
+
+    /// How many values `root` holds with its aliases expanded (Yams gives each alias the node
+    /// it names), counted up to one past `limit` and no further: a bomb costs no more to
+    /// refuse than a file at the limit.
+    static func expandedCount(_ root: Node, upTo limit: Int) -> Int {
+        var count = 0
+        var stack = [root]
+        while let node = stack.popLast() {
+            count += 1
+            if count > limit { return count }
+            switch node {
+            case .scalar, .alias: break
+            case .sequence(let sequence): stack.append(contentsOf: sequence)
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    stack.append(key)
+                    stack.append(value)
+                }
+            }
+        }
+        return count
     }
 
     /// The largest data file read (settings, a profile, a plan, a scenario, a recipe): far

@@ -42,6 +42,11 @@ public enum PlanLoader {
     public static let maximumRepeat = 100
     /// Most phases one workout may expand to, repeats included.
     public static let maximumPhasesPerWorkout = 500
+    /// Most workouts in a plan: two years of a workout a day, and then some.
+    public static let maximumWorkouts = 1000
+    /// Most phases a whole plan may expand to: what the device holds of a plan stays a few
+    /// megabytes however its repeats multiply (a phase is about a hundred bytes).
+    public static let maximumPhasesPerPlan = 20_000
 
     /// `hardwareDir/plans`.
     public static func directory(hardwareDir: String) -> String {
@@ -112,8 +117,19 @@ public enum PlanLoader {
             deadline = try date(text, in: map, key: "deadline")
         }
         var workouts: [Workout] = []
-        for item in try map.list("workouts", of: "workout", example: "- {name: Easy 30, phases: [...]}") {
-            workouts.append(try workout(item.node, path: item.path, file: map.file))
+        var phases = 0
+        let items = try map.list("workouts", of: "workout", example: "- {name: Easy 30, phases: [...]}")
+        guard items.count <= maximumWorkouts else {
+            throw map.error("workouts", "\(items.count) workouts; a plan may have at most \(maximumWorkouts)")
+        }
+        for item in items {
+            let next = try workout(item.node, path: item.path, file: map.file)
+            phases += next.phases.count
+            guard phases <= maximumPhasesPerPlan else {
+                throw DataFileError(file: map.file, line: item.node.line, key: item.path,
+                                    reason: "the plan expands to more than \(maximumPhasesPerPlan) phases by here, repeats included; a plan may have at most \(maximumPhasesPerPlan)")
+            }
+            workouts.append(next)
         }
         try map.finish()
         return TrainingPlan(name: name, summary: summary?.isEmpty == true ? nil : summary, deadline: deadline, workouts: workouts)

@@ -179,6 +179,39 @@ struct PlanLoaderTests {
             reason: "expands to 10000 phases; a workout may have at most 500"))
     }
 
+    /// Issue 38, case 1: 140 kB whose aliases repeat one 500-phase workout 20,000 times (10
+    /// million phases) was taken, and took the board past 1 GB. The values a file holds are
+    /// counted with its aliases expanded, and counting stops at the limit.
+    @Test func aPlanWhoseAliasesExpandPastTheLimitIsRefused() throws {
+        let phases = (0..<500).map { "{name: p\($0), minutes: 1, speed_kmh: [8, 10]}" }.joined(separator: ", ")
+        let text = "name: bomb\nworkouts:\n  - &w {name: w, phases: [\(phases)]}\n"
+            + String(repeating: "  - *w\n", count: 20_000)
+        #expect(text.utf8.count < 200_000)
+        let error = #expect(throws: DataFileError.self) { try PlanLoader.load(file: "bomb.yaml", text: text) }
+        #expect(error?.description == "bomb.yaml: holds more than 250000 values once its aliases (*name) are expanded: "
+            + "a data file may hold at most that many (does an alias repeat a large block?)")
+        // An alias that repeats a small block stays welcome.
+        let small = "name: ok\nworkouts:\n  - &w {name: w, phases: [{name: p, minutes: 1, speed_kmh: [8, 10]}]}\n  - *w\n"
+        #expect(try PlanLoader.load(file: "ok.yaml", text: small).workouts.count == 2)
+    }
+
+    /// Without aliases, the plan's own bounds: workouts, and phases over the whole plan.
+    @Test func aPlanIsBoundedInWorkoutsAndInPhasesOverAll() throws {
+        let one = "{name: w, phases: [{name: p, minutes: 1, speed_kmh: [8, 10]}]}"
+        let many = "name: many\nworkouts:\n" + String(repeating: "  - \(one)\n", count: 1001)
+        let tooMany = #expect(throws: DataFileError.self) { try PlanLoader.load(file: "many.yaml", text: many) }
+        #expect(tooMany?.reason == "1001 workouts; a plan may have at most 1000", "\(String(describing: tooMany))")
+        let repeated = "{name: w, phases: [{repeat: 100, phases: [{name: a, minutes: 1, speed_kmh: [8, 10]}, "
+            + "{name: b, minutes: 1, speed_kmh: [8, 10]}, {name: c, minutes: 1, speed_kmh: [8, 10]}, "
+            + "{name: d, minutes: 1, speed_kmh: [8, 10]}, {name: e, minutes: 1, speed_kmh: [8, 10]}]}]}"
+        let long = "name: long\nworkouts:\n" + String(repeating: "  - \(repeated)\n", count: 41)
+        let tooLong = #expect(throws: DataFileError.self) { try PlanLoader.load(file: "long.yaml", text: long) }
+        #expect(tooLong?.key == "workouts[40]", "\(String(describing: tooLong))")
+        #expect(tooLong?.reason.contains("more than 20000 phases") == true)
+        let fits = "name: fits\nworkouts:\n" + String(repeating: "  - \(repeated)\n", count: 40)
+        #expect(try PlanLoader.load(file: "fits.yaml", text: fits).workouts.count == 40)
+    }
+
     @Test func notYAMLEmptyAndMissingFilesAreRefused() throws {
         let broken = #expect(throws: DataFileError.self) {
             try PlanLoader.load(file: "bad.yaml", text: "name: x\nworkouts: [unclosed\n")
