@@ -10,6 +10,10 @@ public enum PhraseBookLoader {
     public static let folder = "speech"
 
     /// The book for `language` in `hardwareDir`.
+    /// The longest template taken: one announcement (`Utterance.maximumCharacters` with its
+    /// placeholders filled is what is said). A 600 kB template took 209 s and 5 GB.
+    public static let maximumTemplateLength = 200
+
     public static func load(language: String, hardwareDir: String) throws(DataFileError) -> PhraseBook {
         guard !language.isEmpty, language.allSatisfy({ $0.isLetter || $0 == "-" || $0 == "_" }) else {
             throw DataFileError(file: "\(hardwareDir)/\(folder)", key: "language", reason: "'\(language)' is not a language code like en or de")
@@ -53,6 +57,9 @@ public enum PhraseBookLoader {
                 throw templates.error(key, "unknown announcement (announcements: \(known.joined(separator: ", ")))")
             }
             let text = try templates.string(key)
+            guard text.count <= maximumTemplateLength else {
+                throw templates.error(key, "\(text.count) characters; a template has at most \(maximumTemplateLength) (one announcement, a sentence or two)")
+            }
             if case .failure(let broken) = PhraseBook.parse(text) {
                 throw templates.error(key, "column \(broken.column) of the template: \(broken.reason), in \"\(text)\"")
             }

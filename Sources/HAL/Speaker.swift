@@ -31,9 +31,22 @@ public struct Utterance: Hashable, Sendable {
     }
 
     public init(text: String, key: String, priority: Priority) {
-        self.text = text
+        self.text = Utterance.capped(text)
         self.key = key
         self.priority = priority
+    }
+
+    /// The most characters one utterance says: an announcement is a sentence or two. Longer
+    /// text (a name of 100 kB in a route) is cut at the last space before it, so a runner
+    /// hears a sentence, and the engine never renders minutes of speech into memory.
+    public static let maximumCharacters = 400
+
+    /// `text` at most `maximumCharacters` long, cut at a space where there is one.
+    public static func capped(_ text: String) -> String {
+        guard text.count > maximumCharacters else { return text }
+        let head = text.prefix(maximumCharacters)
+        guard let space = head.lastIndex(where: \.isWhitespace), space > head.startIndex else { return String(head) }
+        return String(head[..<space])
     }
 }
 

@@ -301,7 +301,9 @@ public final class ESpeakSpeaker: Speaker {
         }
     }
 
-    public func duration(of text: String) -> Duration {
+    public func duration(of whole: String) -> Duration {
+        // As much as an utterance says (the engine renders what it is asked to time).
+        let text = Utterance.capped(whole)
         if let clip = state.withLock({ $0.cache[text] }) { return clip.duration }
         if problem == nil, let clip = engine.sync({ [self] in UnsafeSendable(clipHere(text)) }).value {
             return clip.duration

@@ -25,7 +25,11 @@ struct SayCommand: ParsableCommand {
     @OptionGroup var device: DeviceOptions
 
     func validate() throws {
-        if text.joined(separator: " ").allSatisfy(\.isWhitespace) { throw ValidationError("give the words to say") }
+        let words = text.joined(separator: " ")
+        if words.allSatisfy(\.isWhitespace) { throw ValidationError("give the words to say") }
+        guard words.count <= Utterance.maximumCharacters else {
+            throw ValidationError("\(words.count) characters is more than one announcement says (at most \(Utterance.maximumCharacters))")
+        }
     }
 
     func run() throws {

@@ -111,6 +111,10 @@ struct PhraseBookTests {
             .text("Split "), .placeholder("split"), .text(", "), .placeholder("split_time"), .text(".")]))
         #expect(PhraseBook.placeholders(in: "{a} and {b_2}") == ["a", "b_2"])
         #expect(PhraseBook.placeholders(in: "{{a}}") == [])
+        // Issue 38, case 4: a 600 kB template took 209 s and 5 GB before the share cap applied.
+        let long = refusal("language: xx\nwords:\n\(Self.words)\ntemplates:\n"
+            + Self.templates.replacingFirst("split: \"t\"", "split: \"\(String(repeating: "a", count: 201))\"") + "\n")
+        #expect(long.contains("templates.split: 201 characters; a template has at most 200"), "\(long)")
     }
 
     @Test func errorsNameFileLineAndField() {

@@ -107,6 +107,13 @@ struct CommandLineEndToEndTests {
         let unknown = try Pacer.run(["say", "--speaker", "festival:x", "hello"])
         #expect(unknown.status == 78)
         #expect(unknown.stderr.contains("unknown speaker 'festival:x'"))
+        // Issue 38, case 4: 1 MB of text was rendered whole, to 4.4 GB and a SIGABRT. More
+        // than one announcement says is refused before anything is rendered.
+        let page = String(repeating: "word ", count: 20_000)
+        let long = try Pacer.run(["say", "--speaker", "wav:\(dir)/long.wav"] + Array(repeating: page, count: 10))
+        #expect(long.status == 64, "\(long.stderr)")
+        #expect(long.stderr.contains("characters is more than one announcement says (at most 400)"), "\(long.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/long.wav"))
     }
 
     /// libgps, libasound, libespeak-ng and libxml2 are opened by what uses them, not loaded by
