@@ -153,6 +153,11 @@ public enum GPXReader {
     /// The deepest nesting of elements read: far beyond any GPX (a track point is four deep;
     /// Garmin's extensions add three), and a bound on the reader's work and memory.
     public static let maximumDepth = 64
+    /// The longest name (and type) kept, in characters; a longer one is cut there. A route's
+    /// waypoint name of 100 kB, said at every approach, took the device to 1.28 GB.
+    public static let maximumNameLength = 100
+    /// The longest description kept, in characters.
+    public static let maximumDescriptionLength = 1000
 
     /// Reads the file at `path`, with every point.
     public static func read(path: String) throws(GPXError) -> GPXDocument {

@@ -223,6 +223,9 @@ extension GPXReader {
             }
             switch name {
             case "name", "desc", "type":
+                // Names are said aloud and shown on the page: kept to what a person reads.
+                let limit = name == "desc" ? GPXReader.maximumDescriptionLength : GPXReader.maximumNameLength
+                let value = value.count > limit ? String(value.prefix(limit)) : value
                 if point != nil {
                     if name == "name" { point?.name = value }
                     if name == "desc" { point?.description = value }

@@ -63,6 +63,18 @@ struct GPXBytesTests {
         }
     }
 
+    /// Issue 38, case 3: a route's waypoint named with 100 kB, said at every approach, took the
+    /// device to 1.28 GB. Names are kept to 100 characters, descriptions to 1000.
+    @Test func longNamesAreCutWhereAPersonStopsReading() throws {
+        let name = String(repeating: "Ü", count: 100_000)
+        let document = try GPXReader.parse(Data(gpxDocument("""
+            <wpt lat="45.5" lon="6.25"><name>\(name)</name><desc>\(name)</desc></wpt>
+            """).utf8), file: "t.gpx")
+        let point = try #require(document.waypoints.first)
+        #expect(point.name == String(repeating: "Ü", count: 100))
+        #expect(point.description?.count == 1000)
+    }
+
     @Test func textAndAttributesAreTrimmedAsBefore() throws {
         let document = try GPXReader.parse(Data(gpxDocument("""
             <wpt lat="\t45.5\u{A0}" lon="\u{3000}6.25 "><ele>\u{2028}\u{2003}312.5\u{85}
