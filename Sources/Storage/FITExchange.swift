@@ -40,6 +40,11 @@ public final class FITExchange: DatabasePart {
         }
         switch kind {
         case .activity:
+            // A ride or a swim is not a run: its speeds would be taken for a runner's.
+            if let sport = fit.sport, !FITActivityData.onFootSports.contains(sport) {
+                throw FITError(file: path, offset: nil, reason: "a \(FITActivityData.sportName(sport)) activity, not a run: "
+                    + "Pacer keeps runs (import its line as a route to follow instead)")
+            }
             return try write { db in try Self.importFITActivity(fit, path, name: name ?? fallback, rules: rules, db) }
         case .route:
             return try write { db in try Self.importFITRoute(fit, path, name: name ?? fallback, rules: rules, db) }

@@ -49,16 +49,46 @@ public struct FITActivityData: Hashable, Sendable {
     public var recordsWithoutPosition = 0
     public var records = 0
     public var sessionDistance: Double?
+    /// How many FIT files the file held, one after the other (a chained FIT file).
+    public var files = 0
+    /// The sport its sessions say (FIT's `sport`: 1 running, 2 cycling, …), when one does.
+    public var sport: Int?
+
+    /// Sports a runner's activity may be: generic (0), running (1), walking (11), hiking (17).
+    public static let onFootSports: Set<Int> = [0, 1, 11, 17]
+
+    /// `sport` in words, for messages.
+    public static func sportName(_ sport: Int) -> String {
+        switch sport {
+        case 0: "generic"
+        case 1: "running"
+        case 2: "cycling"
+        case 5: "swimming"
+        case 11: "walking"
+        case 13: "alpine skiing"
+        case 15: "rowing"
+        case 17: "hiking"
+        default: "sport \(sport)"
+        }
+    }
 }
 
 /// Reads FIT files (the protocol as `FITProtocol.swift` describes it): the header and its
 /// CRC, definition messages of either architecture (developer fields skipped by their
 /// sizes), data messages with normal and compressed timestamp headers, and the file's CRC.
-/// Everything is checked against the bytes there are: a broken file is refused with the byte
-/// it broke at and why, never read past its end.
+/// A chained file (FIT files one after the other, each with its header and CRC, as some
+/// devices and tools write them) is read whole: its records follow on, a new segment at each
+/// file. Everything is checked against the bytes there are: a broken file is refused with the
+/// byte it broke at and why, never read past its end.
 public enum FITReader {
     /// The largest file read: a day of 1 Hz records is a few MB.
     public static let maximumSize = 256 << 20
+    /// Record times outside these are no run's (a record dated 1989 is FIT's time zero; one
+    /// dated 2126 a corrupted field): the file is refused at the record's byte.
+    public static let earliestTime = UTCTimestamp(millisecondsSince1970: 946_684_800_000)  // 2000-01-01
+    public static let latestTime = UTCTimestamp(millisecondsSince1970: 4_102_444_800_000)  // 2100-01-01
+    /// The fastest a lap may be, as a track's points may (`TrackPlausibility`): 50 km/h.
+    public static let maximumLapSpeed = TrackPlausibility.standard.maximumSpeed
 
     private struct Definition {
         var global: UInt16
@@ -101,34 +131,56 @@ public enum FITReader {
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(FITError) -> FITActivityData {
+        var data = FITActivityData()
+        var next = 0
+        while true {
+            next = try parseFile(bytes, from: next, into: &data, file: file)
+            let rest = bytes[next...]
+            // Zeros after the last CRC are padding some writers leave.
+            if rest.allSatisfy({ $0 == 0 }) { return data }
+            guard rest.count >= 12, rest.first == 12 || rest.first == 14, Array(bytes[next + 8..<next + 12]) == Array(".FIT".utf8) else {
+                throw FITError(file: file, offset: next, reason: "\(rest.count) bytes after the file's CRC are not another FIT file")
+            }
+        }
+    }
+
+    /// Reads the FIT file that starts at `base` into `data`; returns the offset after its CRC.
+    private static func parseFile(
+        _ bytes: [UInt8], from base: Int, into data: inout FITActivityData, file: String
+    ) throws(FITError) -> Int {
         func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: file, offset: offset, reason: reason) }
-        guard bytes.count >= 12 else { throw fail(nil, "\(bytes.count) bytes: too short for a FIT file (a 12 or 14-byte header)") }
-        let headerSize = Int(bytes[0])
+        guard bytes.count - base >= 12 else { throw fail(nil, "\(bytes.count) bytes: too short for a FIT file (a 12 or 14-byte header)") }
+        let headerSize = Int(bytes[base])
         guard headerSize == 12 || headerSize == 14 else {
             throw fail(0, "header size \(headerSize): a FIT header is 12 or 14 bytes")
         }
-        guard bytes.count >= headerSize else { throw fail(nil, "shorter than its \(headerSize)-byte header") }
-        guard Array(bytes[8..<12]) == Array(".FIT".utf8) else { throw fail(8, "no \".FIT\" signature: not a FIT file") }
-        guard bytes[1] >> 4 <= 2 else { throw fail(1, "protocol version \(bytes[1] >> 4).\(bytes[1] & 0xF): only 1.x and 2.x are read") }
+        guard bytes.count - base >= headerSize else { throw fail(nil, "shorter than its \(headerSize)-byte header") }
+        guard Array(bytes[base + 8..<base + 12]) == Array(".FIT".utf8) else {
+            throw fail(base + 8, "no \".FIT\" signature: not a FIT file")
+        }
+        guard bytes[base + 1] >> 4 <= 2 else {
+            throw fail(base + 1, "protocol version \(bytes[base + 1] >> 4).\(bytes[base + 1] & 0xF): only 1.x and 2.x are read")
+        }
         if headerSize == 14 {
-            let stored = UInt16(bytes[12]) | UInt16(bytes[13]) << 8
-            if stored != 0, stored != FIT.crc(bytes[0..<12]) {
-                throw fail(12, "the header's CRC is wrong (the header is damaged)")
+            let stored = UInt16(bytes[base + 12]) | UInt16(bytes[base + 13]) << 8
+            if stored != 0, stored != FIT.crc(bytes[base..<base + 12]) {
+                throw fail(base + 12, "the header's CRC is wrong (the header is damaged)")
             }
         }
-        let dataSize = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
-        let end = headerSize + dataSize
+        let dataSize = Int(bytes[base + 4]) | Int(bytes[base + 5]) << 8 | Int(bytes[base + 6]) << 16 | Int(bytes[base + 7]) << 24
+        let end = base + headerSize + dataSize
         guard end + 2 <= bytes.count else {
-            throw fail(nil, "the header says \(dataSize) bytes of records and a CRC, the file has \(bytes.count - headerSize): truncated")
+            throw fail(nil, "the header says \(dataSize) bytes of records and a CRC, the file has \(bytes.count - base - headerSize): truncated")
         }
         let stored = UInt16(bytes[end]) | UInt16(bytes[end + 1]) << 8
-        guard stored == FIT.crc(bytes[0..<end]) else { throw fail(end, "the file's CRC is wrong (the file is damaged)") }
+        guard stored == FIT.crc(bytes[base..<end]) else { throw fail(end, "the file's CRC is wrong (the file is damaged)") }
 
-        var data = FITActivityData()
+        data.files += 1
         var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: Int64?
-        var stopped = false
-        var at = headerSize
+        // The next file of a chain starts a new segment: nothing says the two join.
+        var stopped = data.files > 1
+        var at = base + headerSize
         while at < end {
             let start = at
             let header = bytes[at]
@@ -198,9 +250,9 @@ public enum FITReader {
             } else if let time = values[253] {
                 lastTimestamp = time
             }
-            take(definition.global, values, into: &data, stopped: &stopped)
+            try take(definition.global, values, at: start, into: &data, stopped: &stopped, file: file)
         }
-        return data
+        return end + 2
     }
 
     /// A field's value as an integer, nil when it is the type's invalid value (or not an
@@ -233,7 +285,10 @@ public enum FITReader {
         }
     }
 
-    private static func take(_ global: UInt16, _ v: [UInt8: Int64], into data: inout FITActivityData, stopped: inout Bool) {
+    private static func take(
+        _ global: UInt16, _ v: [UInt8: Int64], at offset: Int, into data: inout FITActivityData, stopped: inout Bool,
+        file: String
+    ) throws(FITError) {
         func time(_ seconds: Int64?) -> UTCTimestamp? {
             seconds.map { UTCTimestamp(millisecondsSince1970: ($0 + FIT.epochOffset) * 1000) }
         }
@@ -245,6 +300,10 @@ public enum FITReader {
             guard let t = time(v[253]), let lat = v[0], let lon = v[1] else {
                 data.recordsWithoutPosition += 1
                 return
+            }
+            guard t >= earliestTime, t < latestTime else {
+                throw FITError(file: file, offset: offset, reason: "record \(data.records) is dated \(t.iso8601): "
+                    + "no run's time (2000 to 2100); the file's times are damaged")
             }
             let position = GeoPoint(latitude: FIT.degrees(lat), longitude: FIT.degrees(lon))
             guard position.latitude.magnitude <= 90, position.longitude.magnitude <= 180 else {
@@ -261,11 +320,18 @@ public enum FITReader {
             // The timer (event 0): a stop (1, or stop_all 4) ends a segment.
             if v[0] == FITProfile.eventTimer, let type = v[1], type == 1 || type == 4 { stopped = true }
         case FITProfile.lap:
-            data.laps.append(.init(start: time(v[2]), timer: v[8].map { Double($0) / 1000 },
-                                   distance: v[9].map { Double($0) / 100 },
-                                   maximumSpeed: (v[111] ?? v[14]).map { Double($0) / 1000 }))
+            let lap = FITActivityData.Lap(start: time(v[2]), timer: v[8].map { Double($0) / 1000 },
+                                          distance: v[9].map { Double($0) / 100 },
+                                          maximumSpeed: (v[111] ?? v[14]).map { Double($0) / 1000 })
+            if let timer = lap.timer, let distance = lap.distance, distance > 0,
+               distance > maximumLapSpeed * max(timer, 1) + TrackPlausibility.standard.gpsError {
+                throw FITError(file: file, offset: offset, reason: "lap \(data.laps.count + 1) is "
+                    + "\(Int((distance / 1000).rounded())) km in \(Int(timer.rounded())) s: faster than anyone on foot")
+            }
+            data.laps.append(lap)
         case FITProfile.session:
             data.sessionDistance = v[9].map { Double($0) / 100 }
+            if let sport = v[5] { data.sport = Int(sport) }
         default:
             break
         }

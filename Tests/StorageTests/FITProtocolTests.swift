@@ -1,5 +1,7 @@
+import Foundation
 import PacerCore
 import Storage
+import TestSupport
 import Testing
 
 /// The FIT encoder's pieces (issue 26) against the protocol's figures.
@@ -76,6 +78,9 @@ struct FITReaderTests {
         return file + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
     }
 
+    /// A time in FIT's seconds (since 1989-12-31) in 2021, with 8 in its low five bits.
+    static let t0: Int64 = 1_000_000_008
+
     static func bigEndian(_ v: Int64) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * (3 - $0))) } }
     static func littleEndian(_ v: Int64) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
 
@@ -84,12 +89,12 @@ struct FITReaderTests {
     @Test func bigEndianDeveloperFieldsAndCompressedTimestamps() throws {
         let lat = FIT.semicircles(45), lon = FIT.semicircles(6)
         var records: [UInt8] = [0x60, 0, 1, 0x00, 0x14, 3, 253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85, 1, 0, 2, 0]
-        records += [0x00] + Self.bigEndian(1000) + Self.bigEndian(lat) + Self.bigEndian(lon) + [0xAB, 0xCD]
+        records += [0x00] + Self.bigEndian(Self.t0) + Self.bigEndian(lat) + Self.bigEndian(lon) + [0xAB, 0xCD]
         records += [0x41, 0, 0, 0x14, 0x00, 2, 0, 4, 0x85, 1, 4, 0x85]
         records += [0x80 | 0x20 | 11] + Self.littleEndian(lat) + Self.littleEndian(lon)
         records += [0x80 | 0x20 | 2] + Self.littleEndian(lat + 1000) + Self.littleEndian(lon)
         let data = try FITReader.parse(Self.file(records), file: "hand.fit")
-        #expect(data.points.map { $0.time.millisecondsSince1970 / 1000 - FIT.epochOffset } == [1000, 1003, 1026])
+        #expect(data.points.map { $0.time.millisecondsSince1970 / 1000 - FIT.epochOffset } == [Self.t0, Self.t0 + 3, Self.t0 + 26])
         #expect(data.points.allSatisfy { abs($0.position.longitude - 6) < 1e-7 })
         #expect(abs(data.points[0].position.latitude - 45) < 1e-9)
         #expect(data.points.map(\.record) == [1, 2, 3])
@@ -112,5 +117,68 @@ struct FITReaderTests {
         #expect(throws: FITError(file: "x.fit", offset: 16, reason: "architecture 7: 0 (little-endian) or 1 (big-endian)")) {
             try FITReader.parse(Self.file([0x40, 0, 7, 0x14, 0x00, 0]), file: "x.fit")
         }
+    }
+
+    /// Records at `times` (FIT seconds), 3 m apart northward, under one little-endian definition.
+    static func records(_ times: [Int64]) -> [UInt8] {
+        var bytes: [UInt8] = [0x40, 0, 0, 20, 0, 3, 253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85]
+        for (i, t) in times.enumerated() {
+            bytes += [0x00] + littleEndian(t) + littleEndian(FIT.semicircles(52 + Double(i) * 3 / 111_195))
+                + littleEndian(FIT.semicircles(4.3))
+        }
+        return bytes
+    }
+
+    /// Issue 38, case 9: two FIT files one after the other, as some devices write them. The
+    /// reader stopped at the first one's CRC and kept half the records, saying nothing.
+    @Test func chainedFilesAreReadWhole() throws {
+        let first = Self.file(Self.records((0..<600).map { Self.t0 + Int64($0) }))
+        let second = Self.file(Self.records((0..<600).map { Self.t0 + 700 + Int64($0) }))
+        let data = try FITReader.parse(first + second, file: "chained.fit")
+        #expect(data.files == 2 && data.records == 1200 && data.points.count == 1200)
+        #expect(data.points.filter(\.afterStop).map(\.record) == [601], "the second file starts a segment")
+        // Zeros after the last file are padding; other bytes are refused where they start.
+        #expect(try FITReader.parse(first + [0, 0, 0, 0], file: "padded.fit").points.count == 600)
+        #expect(throws: FITError(file: "junk.fit", offset: first.count, reason: "3 bytes after the file's CRC are not another FIT file")) {
+            try FITReader.parse(first + [1, 2, 3], file: "junk.fit")
+        }
+    }
+
+    /// Issue 38, case 10: records dated 1989 (FIT's time zero) and 2126 (the field's largest
+    /// value) are no run's, and a lap of 40,000 km is no runner's: refused at their byte.
+    @Test func implausibleTimesAndLapsAreRefusedAtTheirByte() {
+        let early = Self.records([Self.t0, 5])
+        #expect(throws: FITError(file: "x.fit", offset: 14 + 15 + 13, reason: "record 2 is dated 1989-12-31T00:00:05.000Z: no run's time (2000 to 2100); the file's times are damaged")) {
+            try FITReader.parse(Self.file(early), file: "x.fit")
+        }
+        let late = Self.records([4_294_967_000])
+        #expect(throws: FITError.self) { try FITReader.parse(Self.file(late), file: "x.fit") }
+        var lap = Self.records([Self.t0, Self.t0 + 1])
+        lap += [0x42, 0, 0, 19, 0, 2, 8, 4, 0x86, 9, 4, 0x86]
+        lap += [0x02] + Self.littleEndian(1_800_000) + Self.littleEndian(4_000_000_000)
+        #expect(throws: FITError(file: "x.fit", offset: 14 + 15 + 26 + 12, reason: "lap 1 is 40000 km in 1800 s: faster than anyone on foot")) {
+            try FITReader.parse(Self.file(lap), file: "x.fit")
+        }
+        // A lap a runner runs is kept.
+        var good = Self.records([Self.t0, Self.t0 + 1])
+        good += [0x42, 0, 0, 19, 0, 2, 8, 4, 0x86, 9, 4, 0x86]
+        good += [0x02] + Self.littleEndian(1_800_000) + Self.littleEndian(600_000)
+        #expect((try? FITReader.parse(Self.file(good), file: "x.fit"))?.laps.count == 1)
+    }
+
+    /// Issue 38, case 10: a bike ride imported as a run. Its session's sport is read, and an
+    /// activity that is not on foot is refused with what it is; as a route it is welcome.
+    @Test func aRideIsNotImportedAsARun() throws {
+        var ride = Self.records((0..<30).map { Self.t0 + Int64($0) })
+        ride += [0x41, 0, 0, 18, 0, 1, 5, 1, 0x00] + [0x01, 2]
+        let dir = TemporaryDirectory()
+        let path = try dir.file("ride.fit", "")
+        try Data(Self.file(ride)).write(to: URL(fileURLWithPath: path))
+        #expect(try FITReader.read(path: path).sport == 2)
+        let store = try PacerStore(directory: dir.path + "/data")
+        #expect(throws: FITError(file: path, offset: nil, reason: "a cycling activity, not a run: Pacer keeps runs (import its line as a route to follow instead)")) {
+            try store.fit.importFIT(file: path, as: .activity)
+        }
+        #expect(try store.fit.importFIT(file: path, as: .route).kind == .route)
     }
 }
