@@ -134,7 +134,14 @@ seeds() {
                 n=$((n + 1))
             done < <(find Hardware Scenarios -name '*.yaml' | sort)
             printf '\x0cprofile: low\nspeech:\n  enabled: yes\n  language: de\n  split_m: 500\n  alerts: beep\n' \
-                > "$dir/$n-device.yaml" ;;
+                > "$dir/$n-device.yaml"
+            # A plan whose YAML aliases repeat a workout, and one whose aliases nest: the
+            # fuzzer learns anchors and aliases from them (a small bomb stays under the
+            # loader's expanded-values limit; the fuzzer grows it).
+            printf '\x00name: aliases\nworkouts:\n  - &w {name: w, phases: [&p {name: p, minutes: 1, speed_kmh: [8, 10]}, *p]}\n  - *w\n  - *w\n' \
+                > "$dir/$((n + 1))-aliases.yaml"
+            printf '\x00name: nested\nx: &a [1, 1, 1, 1]\ny: &b [*a, *a, *a, *a]\nz: &c [*b, *b, *b, *b]\nworkouts: [{name: w, phases: [{name: p, minutes: 1, speed_kmh: [8, 10]}]}]\n' \
+                > "$dir/$((n + 2))-nested-aliases.yaml" ;;
         gpx)
             cp Scenarios/routes/*.gpx "$dir/"
             if [[ -x .build/debug/pacer ]]; then
