@@ -28,28 +28,14 @@ public enum SecretInput {
         TerminalRestore.remember(STDIN_FILENO, original)
         _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         // Asked once the echo is off: nothing typed after the prompt shows.
-        PromptOutput.write(prompt)
+        ControlIO.writeAll(STDERR_FILENO, prompt)
         defer {
             _ = tcsetattr(STDIN_FILENO, TCSANOW, &original)
             TerminalRestore.forget(STDIN_FILENO)
             _ = signal(SIGINT, previousInterrupt)
             // The newline the typist pressed was not echoed.
-            PromptOutput.write("\n")
+            ControlIO.writeAll(STDERR_FILENO, "\n")
         }
         return Swift.readLine(strippingNewline: true)
-    }
-}
-
-/// Standard error, written without buffering (the prompt shows before the read).
-fileprivate enum PromptOutput {
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            offset += n
-        }
     }
 }
