@@ -83,33 +83,30 @@ extension Firmware {
     func gpsEvent(_ received: GPSEvent) {
         guard let receiver, receiver.admit(received) else { return }
         let event = corrected(received)
-        if case .fix(let fix) = event { state.withValue { $0.lastFixTime = fix.time } }
-        if case .reading(let fix) = event { state.withValue { $0.lastFixTime = fix.time } }
-        let (phase, booted, runtime) = state.withValue { s in (s.phase, s.booted, s.runtime) }
+        let (phase, booted, runtime) = state.withValue { s in
+            if case .fix(let fix) = event { s.lastFixTime = fix.time }
+            if case .reading(let fix) = event { s.lastFixTime = fix.time }
+            return (s.phase, s.booted, s.runtime)
+        }
         if phase == .running, let runtime {
             runtime.gpsEvent(event)
             return
         }
-        switch event {
-        case .fix, .reading:
-            break
-        case .status(let status, let detail):
-            let was = gps.previous
-            guard phase != .off else { return }
-            report(.gps(status, detail: detail))
-            receiver.heard(status)
-            guard booted else { return }
-            if status == .fix, phase == .searching {
-                becomeReady()
-            } else if status != .fix, phase == .ready {
-                becomeSearching()
-            }
-            if status == .disconnected, was != .disconnected {
-                let fault = "GPS gone: \(parts.gps?.name ?? "-")" + (detail.map { ": \($0)" } ?? "")
-                logger.error("\(fault)")
-                report(.fault(fault))
-                sound(.fault)
-            }
+        guard case .status(let status, let detail) = event, phase != .off else { return }
+        let was = gps.previous
+        report(.gps(status, detail: detail))
+        receiver.heard(status)
+        guard booted else { return }
+        if status == .fix, phase == .searching {
+            becomeReady()
+        } else if status != .fix, phase == .ready {
+            becomeSearching()
+        }
+        if status == .disconnected, was != .disconnected {
+            let fault = "GPS gone: \(parts.gps?.name ?? "-")" + (detail.map { ": \($0)" } ?? "")
+            logger.error("\(fault)")
+            report(.fault(fault))
+            sound(.fault)
         }
     }
 

@@ -60,8 +60,6 @@ final class Receiver: Sendable {
         state = LoopBound(State(), clock: clock)
     }
 
-    var name: String { source?.name ?? "-" }
-
     /// Opens the receiver: the source reports to the sink from now on.
     func open() {
         if let source, let sink { source.start(sink) }
