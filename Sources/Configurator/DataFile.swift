@@ -220,23 +220,10 @@ public struct YAMLMapping {
     /// A number as a person writes one in decimal (`12`, `-0.5`, `.5`, `2.5e3`), else nil:
     /// Swift's `Double("0x10")` (16), `"nan"` and `"infinity"` are not numbers a file means.
     static func decimal(_ text: String) -> Double? {
-        var digits = 0, fraction = 0
-        var bytes = text.utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { digits += 1; bytes = bytes.dropFirst() }
-        if bytes.first == UInt8(ascii: ".") {
-            bytes = bytes.dropFirst()
-            while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { fraction += 1; bytes = bytes.dropFirst() }
-        }
-        guard digits + fraction > 0 else { return nil }
-        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
-            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-            var exponent = 0
-            while let b = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) { exponent += 1; bytes = bytes.dropFirst() }
-            guard exponent > 0 else { return nil }
-        }
-        guard bytes.isEmpty else { return nil }
+        // Double's own reading refuses a malformed decimal; what it takes besides (hex, nan,
+        // infinity) has letters other than an exponent's.
+        guard text.utf8.allSatisfy({ (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 || $0 == 101 || $0 == 69 })
+        else { return nil }
         return Double(text)
     }
 
