@@ -53,7 +53,9 @@ struct CompanionEndToEndTests {
             """)
         let device = try Pacer.start(["device", "--config", settings, "--socket", socket])
         let pid = device.process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + 90) { if device.process.isRunning { kill(pid, SIGKILL) } }
+        // A net against a hang only, never reached by a run that works: it takes 5 s alone,
+        // and on two cores beside two builds its waits stretched it past an earlier 90 s.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if device.process.isRunning { kill(pid, SIGKILL) } }
         defer { if device.process.isRunning { kill(pid, SIGKILL) } }
 
         #expect(await Self.waitForHealth(port: port, up: true), "the page is on at power-on")
