@@ -42,6 +42,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         // The companion page's HTTP server, on SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Hummingbird's own SwiftNIO: the page's connection guards are NIO channel handlers.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // The companion page's multipart/form-data parser (its uploads).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
@@ -147,6 +150,8 @@ let package = Package(
                 "Configurator", "Storage", "Runtime", "Charts", "HAL", "Coaching", "PacerCore", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -109,7 +109,10 @@ def main():
     args = parser.parse_args()
     pacer = [str(pathlib.Path(args.pacer).resolve())]
     work = pathlib.Path(tempfile.mkdtemp(prefix="pacer-load-"))
-    device = companion_device.Device(pacer, ROOT, work, "high", PASSWORD)
+    # wrk's clients all come from 127.0.0.1: the page's limit per address (16 by default, a
+    # phone's browser opens up to 6) is raised for them.
+    device = companion_device.Device(pacer, ROOT, work, "high", PASSWORD,
+                                     ["connections_per_address: %d" % max(16, args.clients + 4)])
     base, data, log_path = device.base, device.data, device.log_path
     device.run("plan", "activate", "easy-run")
     device.start()

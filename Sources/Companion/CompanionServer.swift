@@ -5,18 +5,16 @@ import Logging
 import Synchronization
 
 /// The companion page's HTTP server: Hummingbird 2 on SwiftNIO's own threads (never
-/// the device's clock loop), HTTP/1.1 with NIO's header limits and an idle timeout, every
-/// request answered by `CompanionCore`'s router. `start()` returns once it listens (`port` is then
+/// the device's clock loop), HTTP/1.1 with NIO's header limits, every request answered by
+/// `CompanionCore`'s router. Its connections are guarded (`CompanionConnectionLimits`): so many
+/// per client address, a deadline for each request's head and body, an idle timeout. `start()` returns once it listens (`port` is then
 /// the bound one, port 0 in the settings picks a free one); `stop()` closes the listening
 /// socket and the connections.
 public final class CompanionServer: Sendable {
-    /// A connection with nothing sent for this long is closed.
-    public static let idleTimeoutSeconds: Int64 = 30
-    /// At most this many connections at once (a phone opens a few).
-    public static let maximumConnections = 64
-
     public let core: CompanionCore
+    public let limits: CompanionConnectionLimits
     private let settings: CompanionSettings
+    private let ledger: ConnectionLedger
     private let logger: Logger
     private let running = Mutex<(task: Task<Void, Never>?, port: Int?)>((nil, nil))
 
@@ -24,10 +22,13 @@ public final class CompanionServer: Sendable {
     /// folder; none: the page asks for one to be set).
     public init(settings: CompanionSettings, sections: [any CompanionSection], device: any CompanionDevice,
                 password: CompanionPassword? = nil, logger: Logger, clock: @escaping CompanionClock,
-                version: String = "unknown") {
+                version: String = "unknown", limits: CompanionConnectionLimits? = nil) {
         let password = password ?? CompanionPassword(path: settings.passwordFile ?? "/nonexistent/companion.passwd")
         self.settings = settings
         self.logger = logger
+        let limits = limits ?? CompanionConnectionLimits(perAddress: settings.connectionsPerAddress)
+        self.limits = limits
+        self.ledger = ConnectionLedger(limit: limits.perAddress)
         self.core = CompanionCore(sections: sections, device: device, password: password, logger: logger, clock: clock,
                                   version: version)
     }
@@ -44,15 +45,22 @@ public final class CompanionServer: Sendable {
         guard let listen = settings.listen else { throw StartFailure(description: "companion: no listen address in the settings") }
         if running.withLock({ $0.task != nil }) { return }
         let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let limits = self.limits, ledger = self.ledger, logger = self.logger
         let httpConfiguration = HTTP1Channel.Configuration(
-            idleTimeout: .seconds(Self.idleTimeoutSeconds),
+            additionalChannelHandlers: [RequestDeadlineHandler(headerTimeout: limits.headerTimeout.timeAmount,
+                                                               bodyTimeout: limits.bodyTimeout.timeAmount)],
+            idleTimeout: limits.idleTimeout.timeAmount,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100))
+        let server = HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(http: HTTP1Channel(responder: responder, configuration: httpConfiguration), ledger: ledger,
+                                retryAfterSeconds: limits.retryAfterSeconds, logger: logger)
+        }
         let app = Application(
             responder: core.responder,
-            server: .http1(configuration: httpConfiguration),
+            server: server,
             configuration: .init(
                 address: .hostname(listen.host, port: listen.port), serverName: nil, backlog: 64,
-                availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? listen.port)) },
             logger: Self.quiet(logger))
         let task = Task {

@@ -1,5 +1,6 @@
 /// The companion page's settings (`companion:` in the settings file):
-/// `{listen: HOST:PORT, during_workout: off|on}`. Absent, or `listen: none`: no page.
+/// `{listen: HOST:PORT, during_workout: off|on, connections_per_address: N}`. Absent, or
+/// `listen: none`: no page.
 public struct CompanionSettings: Hashable, Sendable {
     /// Where the page listens; nil: no page.
     public var listen: (host: String, port: Int)? {
@@ -11,6 +12,11 @@ public struct CompanionSettings: Hashable, Sendable {
     /// The page stays on while a workout runs (`during_workout: on`); off by default, which
     /// saves the energy its server and the radio would spend.
     public var duringWorkout = false
+    /// Connections one client address may hold at once (`connections_per_address`, 1 to 256;
+    /// 16 by default: a browser opens up to 6 to a host). More are refused with 503.
+    public var connectionsPerAddress = CompanionSettings.defaultConnectionsPerAddress
+    public static let defaultConnectionsPerAddress = 16
+    public static let connectionsPerAddressRange = 1...256
     /// The password's hash file (`DATA_DIR/companion.passwd`): not in the block, set from the
     /// settings' data folder when they are read.
     public var passwordFile: String?
@@ -57,6 +63,13 @@ public struct CompanionSettings: Hashable, Sendable {
             case "on", "yes", "true": settings.duringWorkout = true
             default: throw map.error("during_workout", "'\(during)' is not one of off, on")
             }
+        }
+        let range = AllowedRange(Double(connectionsPerAddressRange.lowerBound)...Double(connectionsPerAddressRange.upperBound))
+        if let perAddress = try map.optionalNumber("connections_per_address", in: range) {
+            guard perAddress == perAddress.rounded() else {
+                throw map.error("connections_per_address", "\(perAddress) is not a whole number of connections")
+            }
+            settings.connectionsPerAddress = Int(perAddress)
         }
         try map.finish()
         return settings

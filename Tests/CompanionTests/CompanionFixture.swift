@@ -82,7 +82,7 @@ struct Fixture {
 
     /// A server on a free loopback port, with `password` set (nil: none).
     static func started(password: String? = Fixture.password, duringWorkout: Bool = false,
-                        name: String = #function) async throws -> Fixture {
+                        limits: CompanionConnectionLimits? = nil, name: String = #function) async throws -> Fixture {
         let folder = TemporaryDirectory(name)
         let device = TestDevice(folder: folder.path)
         let clock = TestClock()
@@ -91,7 +91,8 @@ struct Fixture {
         let server = CompanionServer(
             settings: CompanionSettings(listen: ("127.0.0.1", 0), duringWorkout: duringWorkout),
             sections: [StateSection(device: device), ProbeSection()], device: device, password: secret,
-            logger: Logger(label: "companion-test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock.read, version: "9.9.9")
+            logger: Logger(label: "companion-test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock.read, version: "9.9.9",
+            limits: limits)
         try await server.start()
         let port = try require_port(server.port)
         return Fixture(folder: folder, device: device, clock: clock, server: server, port: port)

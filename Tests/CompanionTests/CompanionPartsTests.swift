@@ -131,6 +131,13 @@ struct CompanionPartsTests {
         #expect(refusal("companion: {listen: \"0.0.0.0:99999\"}\n").contains("companion.listen: '99999' is not a port from 0 to 65535"))
         #expect(refusal("companion: {listen: \"0.0.0.0:80\", during_workout: maybe}\n").contains("companion.during_workout: 'maybe' is not one of off, on"))
         #expect(refusal("companion: {listen: \"0.0.0.0:80\", port: 3}\n").contains("port"))
+        #expect(plain.companion.connectionsPerAddress == 16)
+        let wide = try Settings.load(file: "s.yaml", text: base + "companion: {listen: \"0.0.0.0:80\", connections_per_address: 64}\n")
+        #expect(wide.companion.connectionsPerAddress == 64)
+        for bad in ["0", "257", "1.5", "0x10"] {
+            let said = refusal("companion: {listen: \"0.0.0.0:80\", connections_per_address: \(bad)}\n")
+            #expect(said.contains("s.yaml:7: companion.connections_per_address"), "\(bad): \(said)")
+        }
     }
 
     @Test func theBoardsSettingsServeThePageOnPort8080() throws {

@@ -30,28 +30,44 @@ public struct ConnectionRefused: Error, CustomStringConvertible {
 public enum RawHTTP {
     /// Sends `request` (the whole of it: request line, headers, body) to 127.0.0.1:`port`
     /// and reads the answer until the server closes (send `Connection: close`).
-    public static func exchange(port: Int, _ request: [UInt8], timeout: Double = 60) async throws -> RawHTTPResponse {
-        try await offThePool { try exchangeNow(port: port, request, timeout: timeout) }
+    /// `from`: the loopback address it connects from (127.0.0.1 to 127.0.0.254 all reach the
+    /// server on Linux), to be another client to the server.
+    public static func exchange(port: Int, _ request: [UInt8], timeout: Double = 60,
+                                from source: String = "127.0.0.1") async throws -> RawHTTPResponse {
+        try await offThePool { try exchangeNow(port: port, request, timeout: timeout, from: source) }
     }
 
     /// A request made of its parts, with `Host`, `Connection: close` and `Content-Length`.
     public static func send(
-        port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
+        port: Int, _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        from source: String = "127.0.0.1"
     ) async throws -> RawHTTPResponse {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
-        return try await exchange(port: port, Array(text.utf8) + body)
+        return try await exchange(port: port, Array(text.utf8) + body, from: source)
     }
 
-    static func exchangeNow(port: Int, _ request: [UInt8], timeout: Double) throws -> RawHTTPResponse {
+    /// A TCP socket to 127.0.0.1:`port` from `source`, with receive and send timeouts.
+    public static func connected(port: Int, timeout: Double, from source: String = "127.0.0.1") throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemCallError("socket") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if source != "127.0.0.1" {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw SystemCallError("bind to \(source)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -60,8 +76,16 @@ public enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            throw ConnectionRefused(description: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ConnectionRefused(description: "connect to 127.0.0.1:\(port) from \(source): \(reason)")
         }
+        return fd
+    }
+
+    static func exchangeNow(port: Int, _ request: [UInt8], timeout: Double, from source: String = "127.0.0.1") throws -> RawHTTPResponse {
+        let fd = try connected(port: port, timeout: timeout, from: source)
+        defer { close(fd) }
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

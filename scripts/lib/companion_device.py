@@ -15,7 +15,7 @@ def free_port():
 
 
 class Device:
-    def __init__(self, pacer, root, work, profile, password):
+    def __init__(self, pacer, root, work, profile, password, companion_lines=()):
         self.pacer = pacer
         self.port = free_port()
         self.base = "http://127.0.0.1:%d" % self.port
@@ -27,7 +27,7 @@ class Device:
             "gps: file:%s/Hardware/recordings/track-loop.nmea?pace=clock" % root,
             'buzzer: "null"', "battery: sim", "profile: %s" % profile,
             "data_dir: %s" % self.data, "hardware_dir: %s/Hardware" % root,
-            "companion:", "  listen: 127.0.0.1:%d" % self.port, "  during_workout: on", ""]))
+            "companion:", "  listen: 127.0.0.1:%d" % self.port, "  during_workout: on"] + ["  " + line for line in companion_lines] + [""]))
         self.data.mkdir(parents=True)
         subprocess.run(pacer + ["companion", "password", "--config", str(self.settings)], input=password + "\n",
                        text=True, check=True, capture_output=True)
