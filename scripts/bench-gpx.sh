@@ -79,7 +79,9 @@ measure() {
 
 echo "work folder: $work"
 printf '%-8s %8s %9s | %-17s | %-17s\n' shape points "file MB" "import: s, peak MB" "export: s, peak MB"
-for spec in "watch 28800" "watch 86400" "watch 144000" "compact 97000" "compact 280000" "compact 465000"; do
+# Files of more than 100,000 points are refused since issue 38 (`TrackPlausibility.maximumPoints`:
+# an import's statistics take its points at once), so the sizes stop there.
+for spec in "watch 28800" "watch 86400" "compact 97000"; do
     read -r shape points <<<"$spec"
     gpx="$work/$shape-$points.gpx"
     generate "$shape" "$points" "$gpx"

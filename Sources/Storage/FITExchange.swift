@@ -30,24 +30,26 @@ public final class FITExchange: DatabasePart {
         return bytes.count
     }
 
+    /// Imports the FIT file at `path`, read as a stream (`FITReader.read(path:point:)`): its
+    /// records go into the store one by one, in one transaction, so that neither the file nor
+    /// its points are ever held whole, and a file refused anywhere (a damaged record, a ride)
+    /// stores nothing.
     public func importFIT(file path: String, as kind: ImportKind, name: String? = nil,
                           rules: TrackPlausibility = .standard) throws -> ImportResult {
-        let fit = try FITReader.read(path: path)
         let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        guard !fit.points.isEmpty else {
-            throw FITError(file: path, offset: nil, reason: "no record with a position and a time "
-                           + "(\(fit.records) record(s) read): nothing to import")
-        }
         switch kind {
         case .activity:
-            // A ride or a swim is not a run: its speeds would be taken for a runner's.
-            if let sport = fit.sport, !FITActivityData.onFootSports.contains(sport) {
-                throw FITError(file: path, offset: nil, reason: "a \(FITActivityData.sportName(sport)) activity, not a run: "
-                    + "Pacer keeps runs (import its line as a route to follow instead)")
-            }
-            return try write { db in try Self.importFITActivity(fit, path, name: name ?? fallback, rules: rules, db) }
+            return try write { db in try Self.importFITActivity(path, name: name ?? fallback, rules: rules, db) }
         case .route:
-            return try write { db in try Self.importFITRoute(fit, path, name: name ?? fallback, rules: rules, db) }
+            return try write { db in try Self.importFITRoute(path, name: name ?? fallback, rules: rules, db) }
+        }
+    }
+
+    /// Refuses a file that gave no point to import.
+    static func requirePoints(_ fit: FITActivityData, _ path: String) throws {
+        guard fit.pointCount > 0 else {
+            throw FITError(file: path, offset: nil, reason: "no record with a position and a time "
+                           + "(\(fit.records) record(s) read): nothing to import")
         }
     }
 
@@ -55,13 +57,22 @@ public final class FITExchange: DatabasePart {
         ImportedPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
     }
 
-    static func importFITActivity(_ fit: FITActivityData, _ path: String, name: String, rules: TrackPlausibility,
+    static func importFITActivity(_ path: String, name: String, rules: TrackPlausibility,
                                   _ db: Database) throws -> ImportResult {
         let (id, filter) = try TrackImport.beginActivity(name: name, path: path, rules: rules, db)
-        for (i, p) in fit.points.enumerated() {
+        var first = true
+        let fit = try FITReader.read(path: path) { p in
             // A segment per stretch between the timer's stops (the pauses).
-            if i == 0 || p.afterStop { try filter.beginSegment() }
+            if first || p.afterStop { try filter.beginSegment() }
+            first = false
             try filter.add(importedPoint(p), tag: "record")
+        }
+        try requirePoints(fit, path)
+        // A ride or a swim is not a run: its speeds would be taken for a runner's. (Its
+        // sport is in its session, at the end: what was taken is rolled back.)
+        if let sport = fit.sport, !FITActivityData.onFootSports.contains(sport) {
+            throw FITError(file: path, offset: nil, reason: "a \(FITActivityData.sportName(sport)) activity, not a run: "
+                + "Pacer keeps runs (import its line as a route to follow instead)")
         }
         try filter.finish()
         let distance = try TrackImport.finishActivity(id, db)
@@ -90,7 +101,7 @@ public final class FITExchange: DatabasePart {
         }
     }
 
-    static func importFITRoute(_ fit: FITActivityData, _ path: String, name: String, rules: TrackPlausibility,
+    static func importFITRoute(_ path: String, name: String, rules: TrackPlausibility,
                                _ db: Database) throws -> ImportResult {
         let (id, insert) = try TrackImport.beginRoute(name: name, path: path, db)
         var line: [PathPoint] = []
@@ -100,7 +111,12 @@ public final class FITExchange: DatabasePart {
             line.append(PathPoint(position: p.position, altitude: p.altitude, time: p.time))
         }
         try filter.beginSegment()
-        for p in fit.points { try filter.add(importedPoint(p), tag: "record") }
+        var lastRecord = 0
+        let fit = try FITReader.read(path: path) { p in
+            lastRecord = p.record
+            try filter.add(importedPoint(p), tag: "record")
+        }
+        try requirePoints(fit, path)
         try filter.finish()
         guard filter.keptCount >= 2 else {
             throw FITError(file: path, offset: nil, reason: "\(filter.keptCount) usable point(s): a route needs two or more")
@@ -110,7 +126,7 @@ public final class FITExchange: DatabasePart {
             // As for a GPX route: times that go back or never change are left out.
             try TrackImport.clearRouteTimes(id, db)
             for i in line.indices { line[i].time = nil }
-            notes.append(ImportNote(file: path, line: fit.points.last?.record ?? 0, reason: "the records' times "
+            notes.append(ImportNote(file: path, line: lastRecord, reason: "the records' times "
                 + "\(filter.timesGoBack ? "go back" : "are all the same"): left out, the route is its points in order"))
         }
         let stats = try TrackImport.finishRoute(id, name: name, line: line, waypoints: [], db)

@@ -43,7 +43,14 @@ public struct FITActivityData: Hashable, Sendable {
     }
 
     public var fileType: Int?
+    /// The records with a position and a time, when read whole (`FITReader.read(path:)`,
+    /// `parse`); a streamed read hands them over instead and leaves this empty.
     public var points: [Point] = []
+    /// How many records had a position and a time.
+    public var pointCount = 0
+    /// The most bytes of the file held at once while it was read (a file read from memory:
+    /// its size).
+    public var largestPiece = 0
     public var laps: [Lap] = []
     /// Records without a position (or without a time), not taken.
     public var recordsWithoutPosition = 0
@@ -80,9 +87,17 @@ public struct FITActivityData: Hashable, Sendable {
 /// devices and tools write them) is read whole: its records follow on, a new segment at each
 /// file. Everything is checked against the bytes there are: a broken file is refused with the
 /// byte it broke at and why, never read past its end.
+///
+/// A file is read as a stream, in two passes of 64 kB at a time, as the GPX import reads
+/// its file: the first checks each chained file's header, size and CRC (so a damaged file is
+/// refused before any of it is taken); the second hands the records to the caller one by one
+/// (`read(path:point:)`). Only the laps and the file's figures are kept: a FIT file of any
+/// size costs the same few hundred kB.
 public enum FITReader {
     /// The largest file read: a day of 1 Hz records is a few MB.
     public static let maximumSize = 256 << 20
+    /// The most laps a file may have (a lap a kilometre over 100 km is 100).
+    public static let maximumLaps = 10_000
     /// Record times outside these are no run's (a record dated 1989 is FIT's time zero; one
     /// dated 2126 a corrupted field): the file is refused at the record's byte.
     public static let earliestTime = UTCTimestamp(millisecondsSince1970: 946_684_800_000)  // 2000-01-01
@@ -95,6 +110,15 @@ public enum FITReader {
         var bigEndian: Bool
         var fields: [(number: UInt8, size: Int, type: UInt8)]
         var developerSize: Int
+        var size: Int
+    }
+
+    /// One FIT file of a chain: where its header starts, its header's size, where its
+    /// records end (its CRC's offset).
+    struct Segment {
+        var base: Int
+        var headerSize: Int
+        var end: Int
     }
 
     /// Whether `path` is a FIT file: named .fit, or starting with a FIT header's signature.
@@ -106,119 +130,170 @@ public enum FITReader {
         return head.count == 12 && (head[0] == 12 || head[0] == 14) && Array(head[8..<12]) == Array(".FIT".utf8)
     }
 
+    /// The whole file read, its points collected (for small files and tests: an import
+    /// takes them one by one through `read(path:point:)`).
     public static func read(path: String) throws(FITError) -> FITActivityData {
-        var folder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &folder) else {
-            throw FITError(file: path, offset: nil, reason: "no such file")
-        }
-        guard !folder.boolValue else { throw FITError(file: path, offset: nil, reason: "is a folder, not a FIT file") }
-        let data: Data
-        do {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw FITError(file: path, offset: nil, reason: "cannot read the file (permission?)")
-            }
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: maximumSize + 1) ?? Data()
-        } catch let error as FITError {
-            throw error
-        } catch {
-            throw FITError(file: path, offset: nil, reason: "cannot read the file: \(error.localizedDescription)")
-        }
-        guard data.count <= maximumSize else {
-            throw FITError(file: path, offset: nil, reason: "larger than \(maximumSize >> 20) MB: not a run's FIT file")
-        }
-        return try parse([UInt8](data), file: path)
+        var points: [FITActivityData.Point] = []
+        var data = try stream(try FITBytes(path: path)) { points.append($0) }
+        data.points = points
+        return data
+    }
+
+    /// Reads the file at `path`, handing each record with a position and a time to `point`
+    /// in order; returns the rest (its `points` empty). A damaged file is refused before the
+    /// first point is handed over; a record refused later (its date) after those before it.
+    public static func read(path: String, point: (FITActivityData.Point) throws -> Void) throws -> FITActivityData {
+        try streamThrowing(try FITBytes(path: path), point: point)
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(FITError) -> FITActivityData {
-        var data = FITActivityData()
-        var next = 0
-        while true {
-            next = try parseFile(bytes, from: next, into: &data, file: file)
-            let rest = bytes[next...]
-            // Zeros after the last CRC are padding some writers leave.
-            if rest.allSatisfy({ $0 == 0 }) { return data }
-            guard rest.count >= 12, rest.first == 12 || rest.first == 14, Array(bytes[next + 8..<next + 12]) == Array(".FIT".utf8) else {
-                throw FITError(file: file, offset: next, reason: "\(rest.count) bytes after the file's CRC are not another FIT file")
-            }
+        var points: [FITActivityData.Point] = []
+        var data = try stream(FITBytes(bytes: bytes, file: file)) { points.append($0) }
+        data.points = points
+        return data
+    }
+
+    /// `streamThrowing` with a point handler that cannot fail.
+    private static func stream(_ input: FITBytes, point: (FITActivityData.Point) -> Void) throws(FITError) -> FITActivityData {
+        do {
+            return try streamThrowing(input, point: point)
+        } catch let error as FITError {
+            throw error
+        } catch {
+            throw FITError(file: input.file, offset: nil, reason: "\(error)")
         }
     }
 
-    /// Reads the FIT file that starts at `base` into `data`; returns the offset after its CRC.
-    private static func parseFile(
-        _ bytes: [UInt8], from base: Int, into data: inout FITActivityData, file: String
-    ) throws(FITError) -> Int {
-        func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: file, offset: offset, reason: reason) }
-        guard bytes.count - base >= 12 else { throw fail(nil, "\(bytes.count) bytes: too short for a FIT file (a 12 or 14-byte header)") }
-        let headerSize = Int(bytes[base])
+    private static func streamThrowing(_ input: FITBytes, point: (FITActivityData.Point) throws -> Void) throws -> FITActivityData {
+        var input = input
+        let segments = try checkChain(&input)
+        var data = FITActivityData()
+        for segment in segments {
+            data.files += 1
+            try readRecords(segment, &input, into: &data, point: point)
+        }
+        data.largestPiece = input.largestBuffer
+        return data
+    }
+
+    /// The first pass: each chained file's header, size and CRC, and that nothing but zeros
+    /// (padding some writers leave) follows the last.
+    static func checkChain(_ input: inout FITBytes) throws(FITError) -> [Segment] {
+        var segments: [Segment] = []
+        var next = 0
+        while true {
+            segments.append(try checkFile(&input, from: next))
+            next = segments[segments.count - 1].end + 2
+            let rest = input.size - next
+            if rest == 0 { return segments }
+            try input.seek(to: next)
+            let head = try input.take(min(12, rest))
+            if rest >= 12, head[0] == 12 || head[0] == 14, Array(head[8..<12]) == Array(".FIT".utf8) { continue }
+            try input.seek(to: next)
+            var zeros = true
+            while input.offset < input.size, zeros {
+                zeros = try input.take(min(1 << 16, input.size - input.offset)).allSatisfy { $0 == 0 }
+            }
+            if zeros { return segments }
+            throw FITError(file: input.file, offset: next, reason: "\(rest) bytes after the file's CRC are not another FIT file")
+        }
+    }
+
+    /// The FIT file that starts at `base`: its header checked, its CRC over its bytes.
+    private static func checkFile(_ input: inout FITBytes, from base: Int) throws(FITError) -> Segment {
+        func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: input.file, offset: offset, reason: reason) }
+        let size = input.size
+        guard size - base >= 12 else { throw fail(nil, "\(size) bytes: too short for a FIT file (a 12 or 14-byte header)") }
+        try input.seek(to: base)
+        let first = try input.take(12)
+        let headerSize = Int(first[0])
         guard headerSize == 12 || headerSize == 14 else {
             throw fail(0, "header size \(headerSize): a FIT header is 12 or 14 bytes")
         }
-        guard bytes.count - base >= headerSize else { throw fail(nil, "shorter than its \(headerSize)-byte header") }
-        guard Array(bytes[base + 8..<base + 12]) == Array(".FIT".utf8) else {
+        guard size - base >= headerSize else { throw fail(nil, "shorter than its \(headerSize)-byte header") }
+        guard Array(first[8..<12]) == Array(".FIT".utf8) else {
             throw fail(base + 8, "no \".FIT\" signature: not a FIT file")
         }
-        guard bytes[base + 1] >> 4 <= 2 else {
-            throw fail(base + 1, "protocol version \(bytes[base + 1] >> 4).\(bytes[base + 1] & 0xF): only 1.x and 2.x are read")
+        guard first[1] >> 4 <= 2 else {
+            throw fail(base + 1, "protocol version \(first[1] >> 4).\(first[1] & 0xF): only 1.x and 2.x are read")
         }
+        var crc = FIT.crc(first)
         if headerSize == 14 {
-            let stored = UInt16(bytes[base + 12]) | UInt16(bytes[base + 13]) << 8
-            if stored != 0, stored != FIT.crc(bytes[base..<base + 12]) {
+            let headerCRC = try input.take(2)
+            let stored = UInt16(headerCRC[0]) | UInt16(headerCRC[1]) << 8
+            if stored != 0, stored != crc {
                 throw fail(base + 12, "the header's CRC is wrong (the header is damaged)")
             }
+            crc = FIT.crc(headerCRC, start: crc)
         }
-        let dataSize = Int(bytes[base + 4]) | Int(bytes[base + 5]) << 8 | Int(bytes[base + 6]) << 16 | Int(bytes[base + 7]) << 24
+        let dataSize = Int(first[4]) | Int(first[5]) << 8 | Int(first[6]) << 16 | Int(first[7]) << 24
         let end = base + headerSize + dataSize
-        guard end + 2 <= bytes.count else {
-            throw fail(nil, "the header says \(dataSize) bytes of records and a CRC, the file has \(bytes.count - base - headerSize): truncated")
+        guard end + 2 <= size else {
+            throw fail(nil, "the header says \(dataSize) bytes of records and a CRC, the file has \(size - base - headerSize): truncated")
         }
-        let stored = UInt16(bytes[end]) | UInt16(bytes[end + 1]) << 8
-        guard stored == FIT.crc(bytes[base..<end]) else { throw fail(end, "the file's CRC is wrong (the file is damaged)") }
+        while input.offset < end {
+            crc = FIT.crc(try input.take(min(1 << 16, end - input.offset)), start: crc)
+        }
+        let tail = try input.take(2)
+        let stored = UInt16(tail[0]) | UInt16(tail[1]) << 8
+        guard stored == crc else { throw fail(end, "the file's CRC is wrong (the file is damaged)") }
+        return Segment(base: base, headerSize: headerSize, end: end)
+    }
 
-        data.files += 1
+    /// The second pass over one file of the chain: its messages, the records handed to `point`.
+    private static func readRecords(
+        _ segment: Segment, _ input: inout FITBytes, into data: inout FITActivityData,
+        point: (FITActivityData.Point) throws -> Void
+    ) throws {
+        let file = input.file
+        func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: file, offset: offset, reason: reason) }
+        let end = segment.end
         var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: Int64?
         // The next file of a chain starts a new segment: nothing says the two join.
         var stopped = data.files > 1
-        var at = base + headerSize
-        while at < end {
-            let start = at
-            let header = bytes[at]
-            at += 1
+        try input.seek(to: segment.base + segment.headerSize)
+        while input.offset < end {
+            let start = input.offset
+            let header = try input.take(1)[0]
             if header & 0x80 == 0, header & 0x40 != 0 {
-                // A definition message.
-                guard at + 5 <= end else { throw fail(start, "a definition message cut short by the end of the records") }
+                // A definition message: reserved, architecture, global number (2), field count.
+                guard start + 6 <= end else { throw fail(start, "a definition message cut short by the end of the records") }
+                let fixed = try input.take(5)
                 let bigEndian: Bool
-                switch bytes[at + 1] {
+                switch fixed[1] {
                 case 0: bigEndian = false
                 case 1: bigEndian = true
-                default: throw fail(at + 1, "architecture \(bytes[at + 1]): 0 (little-endian) or 1 (big-endian)")
+                default: throw fail(start + 2, "architecture \(fixed[1]): 0 (little-endian) or 1 (big-endian)")
                 }
-                let global = bigEndian ? UInt16(bytes[at + 2]) << 8 | UInt16(bytes[at + 3])
-                                       : UInt16(bytes[at + 2]) | UInt16(bytes[at + 3]) << 8
-                let count = Int(bytes[at + 4])
-                at += 5
-                guard at + 3 * count <= end else { throw fail(start, "a definition of \(count) fields cut short by the end of the records") }
+                let global = bigEndian ? UInt16(fixed[2]) << 8 | UInt16(fixed[3]) : UInt16(fixed[2]) | UInt16(fixed[3]) << 8
+                let count = Int(fixed[4])
+                guard input.offset + 3 * count <= end else {
+                    throw fail(start, "a definition of \(count) fields cut short by the end of the records")
+                }
+                let fieldsAt = input.offset
+                let raw = try input.take(3 * count)
                 var fields: [(number: UInt8, size: Int, type: UInt8)] = []
                 for i in 0..<count {
-                    let size = Int(bytes[at + 3 * i + 1])
-                    guard size > 0 else { throw fail(at + 3 * i + 1, "field \(bytes[at + 3 * i]) of size 0") }
-                    fields.append((bytes[at + 3 * i], size, bytes[at + 3 * i + 2]))
+                    let size = Int(raw[3 * i + 1])
+                    guard size > 0 else { throw fail(fieldsAt + 3 * i + 1, "field \(raw[3 * i]) of size 0") }
+                    fields.append((raw[3 * i], size, raw[3 * i + 2]))
                 }
-                at += 3 * count
                 var developerSize = 0
                 if header & 0x20 != 0 {
-                    guard at < end else { throw fail(start, "a definition's developer fields cut short by the end of the records") }
-                    let developer = Int(bytes[at])
-                    at += 1
-                    guard at + 3 * developer <= end else {
+                    guard input.offset < end else {
+                        throw fail(start, "a definition's developer fields cut short by the end of the records")
+                    }
+                    let developer = Int(try input.take(1)[0])
+                    guard input.offset + 3 * developer <= end else {
                         throw fail(start, "a definition's \(developer) developer fields cut short by the end of the records")
                     }
-                    for i in 0..<developer { developerSize += Int(bytes[at + 3 * i + 1]) }
-                    at += 3 * developer
+                    let described = try input.take(3 * developer)
+                    for i in 0..<developer { developerSize += Int(described[3 * i + 1]) }
                 }
+                let size = fields.reduce(0) { $0 + $1.size } + developerSize
                 definitions[Int(header & 0x0F)] = Definition(global: global, bigEndian: bigEndian, fields: fields,
-                                                             developerSize: developerSize)
+                                                             developerSize: developerSize, size: size)
                 continue
             }
             // A data message: a normal header, or a compressed timestamp header (the time's
@@ -228,16 +303,16 @@ public enum FITReader {
             guard let definition = definitions[local] else {
                 throw fail(start, "a data message of local type \(local), which no definition came before")
             }
-            let size = definition.fields.reduce(0) { $0 + $1.size } + definition.developerSize
-            guard at + size <= end else { throw fail(start, "a data message cut short by the end of the records") }
+            guard input.offset + definition.size <= end else { throw fail(start, "a data message cut short by the end of the records") }
+            let message = try input.take(definition.size)
             var values: [UInt8: Int64] = [:]
+            var at = 0
             for field in definition.fields {
-                if let value = integer(bytes, at: at, size: field.size, type: field.type, bigEndian: definition.bigEndian) {
+                if let value = integer(message, at: at, size: field.size, type: field.type, bigEndian: definition.bigEndian) {
                     values[field.number] = value
                 }
                 at += field.size
             }
-            at += definition.developerSize
             if compressed {
                 let offset = Int64(header & 0x1F)
                 guard let last = lastTimestamp else {
@@ -250,9 +325,10 @@ public enum FITReader {
             } else if let time = values[253] {
                 lastTimestamp = time
             }
-            try take(definition.global, values, at: start, into: &data, stopped: &stopped, file: file)
+            if let taken = try take(definition.global, values, at: start, into: &data, stopped: &stopped, file: file) {
+                try point(taken)
+            }
         }
-        return end + 2
     }
 
     /// A field's value as an integer, nil when it is the type's invalid value (or not an
@@ -285,10 +361,12 @@ public enum FITReader {
         }
     }
 
+    /// Takes a data message's values into `data`; a record with a position and a time is
+    /// returned, for the caller to hand over.
     private static func take(
         _ global: UInt16, _ v: [UInt8: Int64], at offset: Int, into data: inout FITActivityData, stopped: inout Bool,
         file: String
-    ) throws(FITError) {
+    ) throws(FITError) -> FITActivityData.Point? {
         func time(_ seconds: Int64?) -> UTCTimestamp? {
             seconds.map { UTCTimestamp(millisecondsSince1970: ($0 + FIT.epochOffset) * 1000) }
         }
@@ -299,7 +377,7 @@ public enum FITReader {
             data.records += 1
             guard let t = time(v[253]), let lat = v[0], let lon = v[1] else {
                 data.recordsWithoutPosition += 1
-                return
+                return nil
             }
             guard t >= earliestTime, t < latestTime else {
                 throw FITError(file: file, offset: offset, reason: "record \(data.records) is dated \(t.iso8601): "
@@ -308,14 +386,16 @@ public enum FITReader {
             let position = GeoPoint(latitude: FIT.degrees(lat), longitude: FIT.degrees(lon))
             guard position.latitude.magnitude <= 90, position.longitude.magnitude <= 180 else {
                 data.recordsWithoutPosition += 1
-                return
+                return nil
             }
             let altitude = (v[78] ?? v[2]).map { Double($0) / 5 - 500 }
             let speed = (v[73] ?? v[6]).map { Double($0) / 1000 }
-            data.points.append(.init(time: t, position: position, altitude: altitude, speed: speed,
-                                     distance: v[5].map { Double($0) / 100 }, record: data.records,
-                                     afterStop: stopped && !data.points.isEmpty))
+            let taken = FITActivityData.Point(time: t, position: position, altitude: altitude, speed: speed,
+                                              distance: v[5].map { Double($0) / 100 }, record: data.records,
+                                              afterStop: stopped && data.pointCount > 0)
+            data.pointCount += 1
             stopped = false
+            return taken
         case FITProfile.event:
             // The timer (event 0): a stop (1, or stop_all 4) ends a segment.
             if v[0] == FITProfile.eventTimer, let type = v[1], type == 1 || type == 4 { stopped = true }
@@ -328,12 +408,105 @@ public enum FITReader {
                 throw FITError(file: file, offset: offset, reason: "lap \(data.laps.count + 1) is "
                     + "\(Int((distance / 1000).rounded())) km in \(Int(timer.rounded())) s: faster than anyone on foot")
             }
+            guard data.laps.count < maximumLaps else {
+                throw FITError(file: file, offset: offset, reason: "more than \(maximumLaps) laps: not a run's file")
+            }
             data.laps.append(lap)
         case FITProfile.session:
             data.sessionDistance = v[9].map { Double($0) / 100 }
             if let sport = v[5] { data.sport = Int(sport) }
         default:
             break
+        }
+        return nil
+    }
+}
+
+/// A FIT file's bytes read forward a piece at a time: from a file through a 64 kB buffer (the
+/// file is never held whole), or from memory. `take(n)` hands the next `n` bytes, which the
+/// caller has checked are there.
+struct FITBytes {
+    let file: String
+    let size: Int
+    private let handle: FileHandle?
+    private var buffer: [UInt8]
+    /// The file offset of `buffer[0]`.
+    private var bufferStart = 0
+    /// The offset of the next byte `take` hands.
+    private(set) var offset = 0
+    /// The most bytes held at once.
+    private(set) var largestBuffer = 0
+
+    init(bytes: [UInt8], file: String) {
+        self.file = file
+        size = bytes.count
+        buffer = bytes
+        handle = nil
+        largestBuffer = bytes.count
+    }
+
+    init(path: String) throws(FITError) {
+        file = path
+        var folder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &folder) else {
+            throw FITError(file: path, offset: nil, reason: "no such file")
+        }
+        guard !folder.boolValue else { throw FITError(file: path, offset: nil, reason: "is a folder, not a FIT file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw FITError(file: path, offset: nil, reason: "cannot read the file (permission?)")
+        }
+        let end: UInt64
+        do {
+            end = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+        } catch {
+            try? handle.close()
+            throw FITError(file: path, offset: nil, reason: "cannot read the file: \(error.localizedDescription)")
+        }
+        guard end <= UInt64(FITReader.maximumSize) else {
+            try? handle.close()
+            throw FITError(file: path, offset: nil, reason: "larger than \(FITReader.maximumSize >> 20) MB: not a run's FIT file")
+        }
+        self.handle = handle
+        size = Int(end)
+        buffer = []
+    }
+
+    /// Moves to `offset` (within the file).
+    mutating func seek(to offset: Int) throws(FITError) {
+        self.offset = offset
+        guard handle != nil, offset < bufferStart || offset > bufferStart + buffer.count else { return }
+        buffer = []
+        bufferStart = offset
+    }
+
+    /// The next `count` bytes (`offset + count <= size`, checked by the caller).
+    mutating func take(_ count: Int) throws(FITError) -> [UInt8] {
+        precondition(count >= 0 && offset + count <= size, "FITBytes.take past the end")
+        if offset + count > bufferStart + buffer.count { try fill(count) }
+        let from = offset - bufferStart
+        offset += count
+        return Array(buffer[from..<from + count])
+    }
+
+    /// Reads on, so that the buffer holds `count` bytes from `offset`.
+    private mutating func fill(_ count: Int) throws(FITError) {
+        guard let handle else { return }
+        // Keep what is still ahead, read the rest.
+        let keep = max(0, bufferStart + buffer.count - offset)
+        if keep > 0 { buffer = Array(buffer[(buffer.count - keep)...]) } else { buffer = [] }
+        bufferStart = offset
+        let wanted = max(count, 1 << 16) - keep
+        do {
+            try handle.seek(toOffset: UInt64(offset + keep))
+            let read = try handle.read(upToCount: min(wanted, size - offset - keep)) ?? Data()
+            buffer.append(contentsOf: read)
+            largestBuffer = max(largestBuffer, buffer.count)
+        } catch {
+            throw FITError(file: file, offset: offset, reason: "cannot read the file: \(error.localizedDescription)")
+        }
+        guard buffer.count >= count else {
+            throw FITError(file: file, offset: offset + buffer.count, reason: "the file ended while being read (it changed?)")
         }
     }
 }

@@ -383,7 +383,7 @@ public final class PacerDatabase: Sendable {
         try Self.passingPacersOwn(work) { StorageError.database(Self.reason($0)) }
     }
 
-    /// Runs `work`; Pacer's own errors (storage, GPX, share) pass as they are, any other is
+    /// Runs `work`; Pacer's own errors (storage, GPX, FIT, share) pass as they are, any other is
     /// turned into one by `said`.
     static func passingPacersOwn<T>(_ work: () throws -> T, said: (any Error) -> StorageError) throws -> T {
         do {
@@ -391,6 +391,8 @@ public final class PacerDatabase: Sendable {
         } catch let error as StorageError {
             throw error
         } catch let error as GPXError {
+            throw error
+        } catch let error as FITError {
             throw error
         } catch let error as ShareError {
             throw error
@@ -405,6 +407,7 @@ public final class PacerDatabase: Sendable {
         }
         if let error = error as? StorageError { return error.description }
         if let error = error as? GPXError { return error.description }
+        if let error = error as? FITError { return error.description }
         // Foundation's file errors carry the system's reason underneath ("Permission denied").
         let ns = error as NSError
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {

@@ -45,6 +45,10 @@ public struct ImportNote: Hashable, Sendable, CustomStringConvertible {
 ///   does not need times: where they go back or are all the same, they are left out and the
 ///   route is stored without times (its points' order is its line); its speeds are checked
 ///   only between points whose times advance.
+/// - **Length.** At most `maximumPoints` (100,000: 27 hours at one a second, more than any
+///   run or route) a file: more is refused at the first point past them. An activity's
+///   statistics are computed over its points at once, so this bounds an import's memory
+///   (about 60 MB at the limit) as the board's budget asks (docs/limits.md).
 public struct TrackPlausibility: Hashable, Sendable {
     /// Metres per second.
     public var maximumSpeed: Double
@@ -56,14 +60,17 @@ public struct TrackPlausibility: Hashable, Sendable {
     public var elevations: ClosedRange<Double>
     /// The most points in a row that may be dropped as one glitch.
     public var longestGlitch: Int
+    /// The most points a file may have.
+    public var maximumPoints: Int
 
     public init(maximumSpeed: Double = 50 / 3.6, gpsError: Double = 50, lookBack: [Duration] = [.seconds(30), .seconds(60)],
-                elevations: ClosedRange<Double> = -500...9_000, longestGlitch: Int = 5) {
+                elevations: ClosedRange<Double> = -500...9_000, longestGlitch: Int = 5, maximumPoints: Int = 100_000) {
         self.maximumSpeed = maximumSpeed
         self.gpsError = gpsError
         self.lookBack = lookBack
         self.elevations = elevations
         self.longestGlitch = longestGlitch
+        self.maximumPoints = maximumPoints
     }
 
     public static let standard = TrackPlausibility()
@@ -190,6 +197,10 @@ final class TrackPointFilter {
         self.tag = tag
         var point = input
         count += 1
+        guard count <= rules.maximumPoints else {
+            throw GPXError(file: file, line: point.line, reason: "more than \(rules.maximumPoints) points: longer than "
+                + "any run or route Pacer keeps (\(rules.maximumPoints / 3600) hours at one a second); split the file")
+        }
         if let altitude = point.altitude, !rules.elevations.contains(altitude) {
             point.altitude = nil
             droppedElevations += 1

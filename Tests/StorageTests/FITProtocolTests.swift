@@ -181,4 +181,38 @@ struct FITReaderTests {
         }
         #expect(try store.fit.importFIT(file: path, as: .route).kind == .route)
     }
+
+    /// Issue 38, case 2: the reader held the whole file and every point (a 48 MB FIT peaked at
+    /// 1,043 MB). Now a file is read 64 kB at a time and its points handed over one by one:
+    /// 300,000 records (3.9 MB) go through with at most 64 kB of the file held, and none kept.
+    @Test func aFileIsReadAPieceAtATimeAndItsPointsHandedOverOneByOne() throws {
+        let count = 300_000
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/long.fit"
+        try Data(Self.file(Self.records((0..<count).map { Self.t0 + Int64($0) }))).write(to: URL(fileURLWithPath: path))
+        var handed = 0
+        var inOrder = true
+        let data = try FITReader.read(path: path) { point in
+            handed += 1
+            if point.record != handed { inOrder = false }
+        }
+        #expect(handed == count && inOrder)
+        #expect(data.records == count && data.pointCount == count && data.points.isEmpty)
+        #expect(data.largestPiece <= 1 << 16, "held \(data.largestPiece) bytes of the file at once")
+    }
+
+    /// Issue 38, case 2: a streamed import takes the points into the store as they come, in
+    /// one transaction: a record refused near the end (dated 2126) leaves nothing stored.
+    @Test func aFileRefusedAtItsLastRecordStoresNothing() throws {
+        let times = (0..<5_000).map { Self.t0 + Int64($0) } + [4_294_967_000]
+        let dir = TemporaryDirectory()
+        let path = dir.path + "/late.fit"
+        try Data(Self.file(Self.records(times))).write(to: URL(fileURLWithPath: path))
+        let store = try PacerStore(directory: dir.path + "/data")
+        let error = #expect(throws: FITError.self) { try store.fit.importFIT(file: path, as: .activity) }
+        #expect(error?.offset == 14 + 15 + 13 * 5_000, "\(String(describing: error))")
+        #expect(try store.activities.activities().isEmpty, "nothing of the refused file is stored")
+        #expect(throws: FITError.self) { try store.fit.importFIT(file: path, as: .route) }
+        #expect(try store.routes.routes().isEmpty)
+    }
 }

@@ -105,6 +105,27 @@ struct GPXPlausibilityTests {
         return (store, try store.gpx.importGPX(file: path, as: .activity), path)
     }
 
+    /// Issue 38, case 2: an import's statistics take its points at once, so a file has at most
+    /// `maximumPoints` (100,000); past them, GPX and FIT alike are refused at the point, and
+    /// nothing is stored.
+    @Test func aFileOfMorePointsThanTheLimitIsRefusedAtTheFirstPointPast() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(TrackPlausibility.standard.maximumPoints == 100_000)
+        let rules = TrackPlausibility(maximumPoints: 100)
+        let path = dir + "/long.gpx"
+        try trackFile(runNorth(101)).write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try PacerStore(directory: dir + "/data")
+        #expect(throws: GPXError(file: path, line: 104, reason: "more than 100 points: longer than any run or route Pacer keeps "
+                                     + "(0 hours at one a second); split the file")) {
+            try store.gpx.importGPX(file: path, as: .activity, rules: rules)
+        }
+        #expect(throws: GPXError.self) { try store.gpx.importGPX(file: path, as: .route, rules: rules) }
+        #expect(try store.activities.activities().isEmpty && store.routes.routes().isEmpty)
+        try trackFile(runNorth(100)).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try store.gpx.importGPX(file: path, as: .activity, rules: rules).pointCount == 100)
+    }
+
     /// A receiver's noise at 1 Hz (10 m each way) is not taken for speed: nothing dropped.
     @Test func aNoisyOneHertzRunImportsWhole() throws {
         let dir = try makeTemporaryDirectory()
