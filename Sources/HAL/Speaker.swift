@@ -48,6 +48,39 @@ public struct Utterance: Hashable, Sendable {
         guard let space = head.lastIndex(where: \.isWhitespace), space > head.startIndex else { return String(head) }
         return String(head[..<space])
     }
+
+    /// `text`'s sentences, each with its end mark (`.`, `!`, `?`, `;` or `:` before a space),
+    /// in order: what an engine renders one at a time, so that it holds one sentence's sound
+    /// at once and the first is heard while the next renders. A decimal point (`5.2`) is no
+    /// end; text without one is one sentence.
+    public static func sentences(of text: String) -> [String] {
+        var sentences: [String] = []
+        var current = ""
+        var previous: Character?
+        for character in text {
+            if character.isWhitespace, let previous, ".!?;:".contains(previous) {
+                let sentence = current.trimmingWhitespace
+                if !sentence.isEmpty { sentences.append(sentence) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+            previous = character
+        }
+        let last = current.trimmingWhitespace
+        if !last.isEmpty { sentences.append(last) }
+        return sentences
+    }
+}
+
+extension String {
+    /// Without whitespace at either end.
+    var trimmingWhitespace: String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
 }
 
 /// A voice: text to speech on the device's sound output, beside the buzzer. `say` returns at

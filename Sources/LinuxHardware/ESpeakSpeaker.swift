@@ -229,12 +229,13 @@ struct UnsafeSendable<T>: @unchecked Sendable {
 
 /// Speech through espeak-ng: `espeak:DEVICE?voice=en&rate=170&volume=100`.
 ///
-/// `say` returns at once: the engine's thread renders the text (or takes it from the cache)
-/// and hands the samples to `output`, the buzzer, whose one queue plays words and cue tones in
+/// `say` returns at once: the engine's thread renders the text a sentence at a time
+/// (`Utterance.sentences`: it holds one sentence's sound, not the utterance's; each sentence
+/// from the cache when it was said before) and hands the samples to `output`, the buzzer, whose one queue plays words and cue tones in
 /// turn on one ALSA stream, so they never sound together. Announcements are queued cuttable:
 /// `cutAnnouncements` drops those waiting (in the engine's queue and the buzzer's) and stops
-/// the one playing. Rendered phrases are cached by text, so `duration(of:)` — the rendered
-/// sample count over the rate — costs one rendering per distinct phrase.
+/// the one playing. Rendered sentences are cached by text, so `duration(of:)` — the rendered
+/// sample count over the rate — costs one rendering per distinct sentence.
 ///
 /// A failed start, a missing voice or an output that cannot play: `unavailableReason` says
 /// which, utterances are dropped, and the buzzer goes on beeping.
@@ -294,19 +295,29 @@ public final class ESpeakSpeaker: Speaker {
         let cutsAtSay = state.withLock { $0.cuts }
         let output = UnsafeSendable(self.output)
         engine.async { [self] in
-            guard var clip = clipHere(utterance.text) else { return }
-            if cuttable && state.withLock({ $0.cuts }) != cutsAtSay { return }
-            clip.cuttable = cuttable
-            _ = output.value.play(clip)
+            // A sentence at a time: the engine holds one sentence's sound, and the first is
+            // queued to play while the next renders.
+            for sentence in Utterance.sentences(of: utterance.text) {
+                guard var clip = clipHere(sentence) else { return }
+                if cuttable && state.withLock({ $0.cuts }) != cutsAtSay { return }
+                clip.cuttable = cuttable
+                _ = output.value.play(clip)
+            }
         }
     }
 
     public func duration(of whole: String) -> Duration {
         // As much as an utterance says (the engine renders what it is asked to time).
         let text = Utterance.capped(whole)
-        if let clip = state.withLock({ $0.cache[text] }) { return clip.duration }
-        if problem == nil, let clip = engine.sync({ [self] in UnsafeSendable(clipHere(text)) }).value {
-            return clip.duration
+        if problem == nil {
+            // The sentences as `say` renders them, one after the other.
+            let sentences = Utterance.sentences(of: text)
+            let clips = sentences.map { sentence in
+                state.withLock { $0.cache[sentence] } ?? engine.sync({ [self] in UnsafeSendable(clipHere(sentence)) }).value
+            }
+            if !clips.isEmpty, clips.allSatisfy({ $0 != nil }) {
+                return clips.reduce(Duration.zero) { $0 + ($1?.duration ?? .zero) }
+            }
         }
         // No engine: an estimate at the speaker's rate.
         let words = text.split(whereSeparator: { $0 == " " }).count
@@ -326,7 +337,7 @@ public final class ESpeakSpeaker: Speaker {
     /// Renders `phrases` now, so that saying them later costs no rendering.
     public func prerender(_ phrases: [String]) {
         guard problem == nil else { return }
-        for text in phrases {
+        for text in phrases.flatMap({ Utterance.sentences(of: $0) }) {
             engine.async { [self] in _ = clipHere(text) }
         }
     }

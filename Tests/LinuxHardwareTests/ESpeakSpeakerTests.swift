@@ -1,4 +1,5 @@
 import Foundation
+import PacerCore
 import HAL
 import LinuxHardware
 import TestSupport
@@ -183,5 +184,51 @@ struct ESpeakSpeakerTests {
         #expect(heard == SpokenWords.words(phrase))
         #expect(heard != SpokenWords.words("split 1, 5 minutes 42 seconds, pace 5 41 per kilometre"))
         #expect(heard != SpokenWords.words("split 1, 5 minutes 41 seconds, pace 5 40 per kilometre"))
+    }
+}
+
+/// A buzzer that keeps the clips it is given (their lengths), and plays nothing.
+final class ClipCountingBuzzer: Buzzer, @unchecked Sendable {
+    let name = "clips"
+    private let lock = NSLock()
+    private var lengths: [Int] = []
+    var clips: [Int] { lock.withLock { lengths } }
+    func play(_ cue: Cue, tones: [Tone]) {}
+    func drain() {}
+    func play(_ clip: SoundClip) -> Bool {
+        lock.withLock { lengths.append(clip.samples.count) }
+        return true
+    }
+    func cutClips() {}
+}
+
+/// Issue 38, case 4: the engine rendered a whole utterance into memory at once (1 MB of text
+/// took 4.4 GB before it was capped). Now it renders a sentence at a time: an utterance of
+/// three sentences reaches the output as three clips, each one sentence's sound, and its
+/// duration is theirs together.
+@Suite("espeak-ng sentences", .serialized)
+struct ESpeakSentenceTests {
+    @Test func theSentencesOfATextAreItsEndMarksBeforeASpace() {
+        #expect(Utterance.sentences(of: "Phase 2 of 5. Tempo, 4 50 per kilometre! Go.") == ["Phase 2 of 5.", "Tempo, 4 50 per kilometre!", "Go."])
+        #expect(Utterance.sentences(of: "5.2 kilometres done") == ["5.2 kilometres done"], "a decimal point is no end")
+        #expect(Utterance.sentences(of: "  one.   two?  ") == ["one.", "two?"])
+        #expect(Utterance.sentences(of: "").isEmpty)
+    }
+
+    @Test func anUtteranceIsRenderedASentenceAtATime() throws {
+        let buzzer = ClipCountingBuzzer()
+        let speaker = ESpeakSpeaker(name: "espeak:test", output: buzzer)
+        try #require(speaker.unavailableReason == nil, "\(speaker.unavailableReason ?? "")")
+        let text = "Phase 2 of 5. Tempo, 4 50 per kilometre. Hold it for 20 minutes."
+        speaker.say(Utterance(text: text, key: "phase-start", priority: .announcement))
+        speaker.drain()
+        let clips = buzzer.clips
+        #expect(clips.count == 3, "\(clips)")
+        let parts = Utterance.sentences(of: text).map { speaker.duration(of: $0) }
+        let total = speaker.duration(of: text)
+        #expect(total == parts.reduce(.zero, +))
+        // Each clip is one sentence's: none holds the whole utterance's sound.
+        let whole = clips.reduce(0, +)
+        #expect(clips.allSatisfy { $0 < whole * 2 / 3 }, "\(clips)")
     }
 }
