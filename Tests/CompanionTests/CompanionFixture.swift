@@ -65,6 +65,11 @@ struct ProbeSection: CompanionSection {
                 ]
                 return .json(answer.compact)
             },
+            // An upload handled for a second and a half, without holding a thread.
+            PageRoute(.post, "/probe/hold") { request in
+                try? await Task.sleep(for: .milliseconds(1500))
+                return .json((["bytes": .int(request.uploads["file"]?.bytes.count ?? -1)] as JSONObject).compact)
+            },
             PageRoute(.get, "/probe/item/:id") { request in .json((["id": .text(request.parameters["id"] ?? "")] as JSONObject).compact) },
             PageRoute(.get, "/probe/file") { _ in .download(filename: "run 1.gpx", contentType: "application/gpx+xml", bytes: Array("<gpx/>".utf8)) },
         ]

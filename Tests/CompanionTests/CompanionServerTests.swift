@@ -224,6 +224,37 @@ struct CompanionServerTests {
         #expect(fine.status == 303)
     }
 
+    /// Issue 38: uploads are held whole while they are handled, so at most two are handled
+    /// at once; a third is answered 503 "busy" with a Retry-After, not queued in memory.
+    @Test func aThirdUploadAtOnceIsBusyWithRetryAfter() async throws {
+        let f = try await Fixture.started()
+        defer { Task { await f.server.stop() } }
+        let (cookie, csrf) = try await f.login()
+        let boundary = "pacer-test-boundary"
+        let body = Array(("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n"
+            + "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.fit\"\r\n"
+            + "Content-Type: application/octet-stream\r\n\r\n\(String(repeating: "x", count: 100_000))\r\n--\(boundary)--\r\n").utf8)
+        let port = f.port
+        let answers = try await withThrowingTaskGroup(of: RawHTTPResponse.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await RawHTTP.send(port: port, "POST", "/probe/hold", headers: [
+                        ("Cookie", "pacer_session=\(cookie)"), ("Content-Type", "multipart/form-data; boundary=\(boundary)"),
+                    ], body: body)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.map(\.status).sorted() == [200, 200, 503], "\(answers.map { "\($0.status) \($0.text)" })")
+        let busy = answers.first { $0.status == 503 }
+        #expect(busy?.header("retry-after") == "5" && busy?.text.contains("busy") == true)
+        // Once they are answered, the next is handled.
+        let next = try await RawHTTP.send(port: port, "POST", "/probe/hold", headers: [
+            ("Cookie", "pacer_session=\(cookie)"), ("Content-Type", "multipart/form-data; boundary=\(boundary)"),
+        ], body: body)
+        #expect(next.status == 200 && next.text.contains("100000"), "\(next.status) \(next.text)")
+    }
+
     @Test func aMultipartUploadReachesThePageWhole() async throws {
         let f = try await Fixture.started()
         defer { Task { await f.server.stop() } }
