@@ -45,6 +45,8 @@ let package = Package(
         // Hummingbird's own SwiftNIO: the page's connection guards are NIO channel handlers.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Hummingbird's own service lifecycle: the page's server is shut down gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The companion page's multipart/form-data parser (its uploads).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
@@ -152,6 +154,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,6 +2,7 @@ import Configurator
 import Hummingbird
 import HummingbirdCore
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The companion page's HTTP server: Hummingbird 2 on SwiftNIO's own threads (never
@@ -16,7 +17,9 @@ public final class CompanionServer: Sendable {
     private let settings: CompanionSettings
     private let ledger: ConnectionLedger
     private let logger: Logger
-    private let running = Mutex<(task: Task<Void, Never>?, port: Int?)>((nil, nil))
+    private let running = Mutex<(task: Task<Void, Never>?, group: ServiceGroup?, port: Int?)>((nil, nil, nil))
+    /// How long `stop` lets the connections finish before it cancels what is left.
+    public static let shutdownGrace = Duration.seconds(2)
 
     /// `password`: the hash file (default: the settings' `passwordFile`, set from the data
     /// folder; none: the page asks for one to be set).
@@ -63,9 +66,11 @@ public final class CompanionServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.total)),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? listen.port)) },
             logger: Self.quiet(logger))
+        // In a service group, so that `stop` can shut it down gracefully (see `stop`).
+        let group = ServiceGroup(services: [app], logger: Self.quiet(logger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
                 continuation.yield(.failure(StartFailure(description: "companion: the server stopped")))
             } catch {
                 continuation.yield(.failure(error))
@@ -75,7 +80,7 @@ public final class CompanionServer: Sendable {
         for await event in events {
             switch event {
             case .success(let port):
-                running.withLock { $0 = (task, port) }
+                running.withLock { $0 = (task, group, port) }
                 return
             case .failure(let error):
                 throw StartFailure(description: "companion: cannot listen on \(listen.host):\(listen.port): \(error)")
@@ -84,7 +89,7 @@ public final class CompanionServer: Sendable {
     }
 
     /// Hummingbird's own logger: its errors only when critical. A stop (a workout starting)
-    /// cancels the server, which it reports as an error on every open connection; what matters
+    /// may cancel connections, which it reports as errors; what matters
     /// (a port in use) is thrown to `start`'s caller, and the core logs the logins.
     static func quiet(_ logger: Logger) -> Logger {
         var quiet = logger
@@ -93,13 +98,32 @@ public final class CompanionServer: Sendable {
     }
 
     /// Stops listening and closes the connections; returns once the socket is closed.
+    ///
+    /// Gracefully first: the listening socket is closed, the connections accepted but not yet
+    /// handed over are served, idle ones are closed and those mid-request finish theirs. What
+    /// is still open after `shutdownGrace` is cancelled. (Cancelling at once, as before, could
+    /// trap in SwiftNIO when a connection had been accepted but not yet handed over, "Deinited
+    /// NIOAsyncWriter without calling finish()": apple/swift-nio#3481.)
     public func stop() async {
-        let task = running.withLock { state -> Task<Void, Never>? in
-            defer { state = (nil, nil) }
-            return state.task
+        let (task, group) = running.withLock { state -> (Task<Void, Never>?, ServiceGroup?) in
+            defer { state = (nil, nil, nil) }
+            return (state.task, state.group)
         }
         guard let task else { return }
-        task.cancel()
-        await task.value
+        await group?.triggerGracefulShutdown()
+        let grace = Self.shutdownGrace
+        await withTaskGroup(of: Bool.self) { race in
+            race.addTask {
+                await task.value
+                return true
+            }
+            race.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            // Past the grace, the server's task is cancelled, so that its waiter ends too.
+            if await race.next() == false { task.cancel() }
+            race.cancelAll()
+        }
     }
 }

@@ -21,7 +21,8 @@ struct CompanionSlowClientTests {
 
         init(port: Int, sources: [String]) throws {
             for source in sources {
-                let fd = try RawHTTP.connected(port: port, timeout: 2, from: source)
+                // A generous timeout: a loaded machine (the whole suite at once) accepts slowly.
+                let fd = try RawHTTP.connected(port: port, timeout: 60, from: source)
                 sockets.append(fd)
                 Self.send(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
             }
@@ -158,6 +159,25 @@ struct CompanionSlowClientTests {
         // Their slots are given back: the address is served again.
         let again = try await RawHTTP.send(port: port, "GET", "/health", from: "127.0.0.3")
         #expect(again.status == 200, "\(again.status) \(again.text)")
+    }
+
+    /// The page stops when a workout starts. Stopping by cancellation trapped in SwiftNIO when
+    /// connections had been accepted but not yet handed over ("Deinited NIOAsyncWriter without
+    /// calling finish()"; it took this test process down while the slow clients poured in).
+    /// Now it stops gracefully, then cancels what is left after a grace of 2 s.
+    @Test func stoppedWhileConnectionsPourInTheServerStopsCleanly() async throws {
+        for round in 0..<3 {
+            let f = try await Fixture.started(name: "stopped-\(round)")
+            let port = f.port
+            let clients = try await offThePool { try SlowClients(port: port, sources: (1...100).map { "127.0.2.\($0)" }) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            await f.server.stop()
+            let took = clock.now - start
+            clients.close()
+            #expect(took < CompanionServer.shutdownGrace + .seconds(1), "the stop took \(took)")
+            await #expect(throws: ConnectionRefused.self) { try await RawHTTP.send(port: port, "GET", "/health") }
+        }
     }
 
     @Test func theLedgerCountsAnAddressUpToItsLimit() {
