@@ -100,8 +100,8 @@ public enum FITReader {
     public static let maximumLaps = 10_000
     /// Record times outside these are no run's (a record dated 1989 is FIT's time zero; one
     /// dated 2126 a corrupted field): the file is refused at the record's byte.
-    public static let earliestTime = UTCTimestamp(millisecondsSince1970: 946_684_800_000)  // 2000-01-01
-    public static let latestTime = UTCTimestamp(millisecondsSince1970: 4_102_444_800_000)  // 2100-01-01
+    public static let earliestTime = TrackPlausibility.earliestTime
+    public static let latestTime = TrackPlausibility.latestTime
     /// The fastest a lap may be, as a track's points may (`TrackPlausibility`): 50 km/h.
     public static let maximumLapSpeed = TrackPlausibility.standard.maximumSpeed
 

@@ -45,6 +45,9 @@ public struct ImportNote: Hashable, Sendable, CustomStringConvertible {
 ///   does not need times: where they go back or are all the same, they are left out and the
 ///   route is stored without times (its points' order is its line); its speeds are checked
 ///   only between points whose times advance.
+/// - **Dates.** A point dated before 2000 or from 2100 is no run's (1989-12-31 is FIT's time
+///   zero, 1970 a clock never set; 2126 a corrupted field): the file is refused at it. The
+///   FIT reader refuses such a record at its byte with the same bounds.
 /// - **Length.** At most `maximumPoints` (100,000: 27 hours at one a second, more than any
 ///   run or route) a file: more is refused at the first point past them. An activity's
 ///   statistics are computed over its points at once, so this bounds an import's memory
@@ -62,6 +65,10 @@ public struct TrackPlausibility: Hashable, Sendable {
     public var longestGlitch: Int
     /// The most points a file may have.
     public var maximumPoints: Int
+    /// The first moment a point may be dated (2000-01-01T00:00Z), and the first it may not
+    /// (2100-01-01T00:00Z).
+    public static let earliestTime = UTCTimestamp(millisecondsSince1970: 946_684_800_000)
+    public static let latestTime = UTCTimestamp(millisecondsSince1970: 4_102_444_800_000)
 
     public init(maximumSpeed: Double = 50 / 3.6, gpsError: Double = 50, lookBack: [Duration] = [.seconds(30), .seconds(60)],
                 elevations: ClosedRange<Double> = -500...9_000, longestGlitch: Int = 5, maximumPoints: Int = 100_000) {
@@ -211,6 +218,10 @@ final class TrackPointFilter {
             }
         }
         if let time = point.time {
+            guard time >= TrackPlausibility.earliestTime, time < TrackPlausibility.latestTime else {
+                throw GPXError(file: file, line: point.line, reason: "<\(tag)> dated \(time.iso8601): no run's time "
+                    + "(2000 to 2100); the file's times are damaged")
+            }
             anyTime = true
             if let firstTime {
                 if time != firstTime { sameTime = false }

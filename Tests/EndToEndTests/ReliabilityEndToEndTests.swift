@@ -158,9 +158,9 @@ struct ReliabilityEndToEndTests {
         #expect(Int(try Self.sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? 0 >= committed)
     }
 
-    /// Waits (up to 10 s) until `n` track points are committed in `data`; how many are.
+    /// Waits (up to 30 s: a loaded machine commits slowly) until `n` track points are committed in `data`; how many are.
     static func waitForPoints(_ n: Int, in data: String) -> Int {
-        polledBlocking(within: .seconds(10), every: .milliseconds(100), {
+        polledBlocking(within: .seconds(30), every: .milliseconds(100), {
             Int((try? sql("\(data)/pacer.sqlite", "SELECT COUNT(*) FROM track_points")) ?? "") ?? 0
         }, until: { $0 >= n })
     }

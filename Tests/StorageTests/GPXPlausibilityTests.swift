@@ -126,6 +126,24 @@ struct GPXPlausibilityTests {
         #expect(try store.gpx.importGPX(file: path, as: .activity, rules: rules).pointCount == 100)
     }
 
+    /// Issue 38, case 10, for GPX as for FIT: a point dated 1989 or 2126 is no run's; the file
+    /// is refused at its line, by the same bounds as a FIT record.
+    @Test func aPointDatedBefore2000OrFrom2100IsRefusedAtItsLine() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try PacerStore(directory: dir + "/data")
+        let path = dir + "/dated.gpx"
+        for (year, line) in [("1989-12-31T00:00:05Z", 5), ("2126-02-07T06:28:16Z", 5)] {
+            let text = gpxDocument("<trk><trkseg>\n<trkpt lat=\"45\" lon=\"6\"><time>2024-05-01T06:00:00Z</time></trkpt>\n"
+                + "<trkpt lat=\"45.00003\" lon=\"6\"><time>\(year)</time></trkpt>\n</trkseg></trk>")
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let error = #expect(throws: GPXError.self) { try store.gpx.importGPX(file: path, as: .activity) }
+            #expect(error?.reason.contains("no run's time (2000 to 2100)") == true, "\(String(describing: error))")
+            #expect(error?.line == line, "\(String(describing: error))")
+        }
+        #expect(FITReader.earliestTime == TrackPlausibility.earliestTime && FITReader.latestTime == TrackPlausibility.latestTime)
+    }
+
     /// A receiver's noise at 1 Hz (10 m each way) is not taken for speed: nothing dropped.
     @Test func aNoisyOneHertzRunImportsWhole() throws {
         let dir = try makeTemporaryDirectory()
