@@ -5,14 +5,16 @@ import Foundation
 import PacerCore
 import Storage
 
-/// One input: a whole file, read as it is, then again with its header's data size and both
+/// One input: a whole file, read as it is (through a window of 1 to 29 bytes, so the reader's
+/// refills are tried), then again with its header's data size and both
 /// CRCs made right: a mutation almost never keeps a CRC right, and the fixed copy takes the
 /// fuzzer past the checks into the definitions and the data messages. A file that reads is
 /// taken as far as an import takes it without a database: its points' statistics.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFITReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    _ = try? FITReader.parse(bytes, file: "fuzz.fit")
+    // Through a small window as well as the import's 64 kB: the refills in between are tried.
+    _ = try? FITReader.parse(bytes, file: "fuzz.fit", window: 1 + size % 29)
     guard bytes.count >= 16, bytes[0] == 12 || bytes[0] == 14 else { return 0 }
     var fixed = bytes
     let headerSize = Int(bytes[0])

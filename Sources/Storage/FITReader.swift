@@ -48,8 +48,7 @@ public struct FITActivityData: Hashable, Sendable {
     public var points: [Point] = []
     /// How many records had a position and a time.
     public var pointCount = 0
-    /// The most bytes of the file held at once while it was read (a file read from memory:
-    /// its size).
+    /// The most bytes of the file held at once while it was read.
     public var largestPiece = 0
     public var laps: [Lap] = []
     /// Records without a position (or without a time), not taken.
@@ -146,9 +145,11 @@ public enum FITReader {
         try streamThrowing(try FITBytes(path: path), point: point)
     }
 
-    public static func parse(_ bytes: [UInt8], file: String) throws(FITError) -> FITActivityData {
+    /// `bytes` read as a file is, through a window of `window` bytes (64 kB; the fuzz target
+    /// and the tests give small ones, to try its refills).
+    public static func parse(_ bytes: [UInt8], file: String, window: Int = 1 << 16) throws(FITError) -> FITActivityData {
         var points: [FITActivityData.Point] = []
-        var data = try stream(FITBytes(bytes: bytes, file: file)) { points.append($0) }
+        var data = try stream(FITBytes(bytes: bytes, file: file, window: window)) { points.append($0) }
         data.points = points
         return data
     }
@@ -186,10 +187,10 @@ public enum FITReader {
             next = segments[segments.count - 1].end + 2
             let rest = input.size - next
             if rest == 0 { return segments }
-            try input.seek(to: next)
+            input.seek(to: next)
             let head = try input.take(min(12, rest))
             if rest >= 12, head[0] == 12 || head[0] == 14, Array(head[8..<12]) == Array(".FIT".utf8) { continue }
-            try input.seek(to: next)
+            input.seek(to: next)
             var zeros = true
             while input.offset < input.size, zeros {
                 zeros = try input.take(min(1 << 16, input.size - input.offset)).allSatisfy { $0 == 0 }
@@ -204,7 +205,7 @@ public enum FITReader {
         func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: input.file, offset: offset, reason: reason) }
         let size = input.size
         guard size - base >= 12 else { throw fail(nil, "\(size) bytes: too short for a FIT file (a 12 or 14-byte header)") }
-        try input.seek(to: base)
+        input.seek(to: base)
         let first = try input.take(12)
         let headerSize = Int(first[0])
         guard headerSize == 12 || headerSize == 14 else {
@@ -252,7 +253,7 @@ public enum FITReader {
         var lastTimestamp: Int64?
         // The next file of a chain starts a new segment: nothing says the two join.
         var stopped = data.files > 1
-        try input.seek(to: segment.base + segment.headerSize)
+        input.seek(to: segment.base + segment.headerSize)
         while input.offset < end {
             let start = input.offset
             let header = try input.take(1)[0]
@@ -422,14 +423,17 @@ public enum FITReader {
     }
 }
 
-/// A FIT file's bytes read forward a piece at a time: from a file through a 64 kB buffer (the
-/// file is never held whole), or from memory. `take(n)` hands the next `n` bytes, which the
-/// caller has checked are there.
+/// A FIT file's bytes read forward a piece at a time through a window of `window` bytes (64 kB):
+/// from a file (never held whole), or from memory through the same window, so that the code
+/// an import runs is the code the fuzz target and the tests run (with a small window, its
+/// refills too). `take(n)` hands the next `n` bytes, which the caller has checked are there.
 struct FITBytes {
     let file: String
     let size: Int
-    private let handle: FileHandle?
-    private var buffer: [UInt8]
+    /// Reads `count` bytes at `offset` from the source.
+    private let source: (_ offset: Int, _ count: Int) throws(FITError) -> [UInt8]
+    private let window: Int
+    private var buffer: [UInt8] = []
     /// The file offset of `buffer[0]`.
     private var bufferStart = 0
     /// The offset of the next byte `take` hands.
@@ -437,16 +441,16 @@ struct FITBytes {
     /// The most bytes held at once.
     private(set) var largestBuffer = 0
 
-    init(bytes: [UInt8], file: String) {
+    init(bytes: [UInt8], file: String, window: Int = 1 << 16) {
         self.file = file
         size = bytes.count
-        buffer = bytes
-        handle = nil
-        largestBuffer = bytes.count
+        self.window = max(1, window)
+        source = { offset, count in Array(bytes[offset..<offset + count]) }
     }
 
-    init(path: String) throws(FITError) {
+    init(path: String, window: Int = 1 << 16) throws(FITError) {
         file = path
+        self.window = max(1, window)
         var folder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &folder) else {
             throw FITError(file: path, offset: nil, reason: "no such file")
@@ -467,15 +471,21 @@ struct FITBytes {
             try? handle.close()
             throw FITError(file: path, offset: nil, reason: "larger than \(FITReader.maximumSize >> 20) MB: not a run's FIT file")
         }
-        self.handle = handle
         size = Int(end)
-        buffer = []
+        source = { offset, count throws(FITError) in
+            do {
+                try handle.seek(toOffset: UInt64(offset))
+                return [UInt8](try handle.read(upToCount: count) ?? Data())
+            } catch {
+                throw FITError(file: path, offset: offset, reason: "cannot read the file: \(error.localizedDescription)")
+            }
+        }
     }
 
     /// Moves to `offset` (within the file).
-    mutating func seek(to offset: Int) throws(FITError) {
+    mutating func seek(to offset: Int) {
         self.offset = offset
-        guard handle != nil, offset < bufferStart || offset > bufferStart + buffer.count else { return }
+        guard offset < bufferStart || offset > bufferStart + buffer.count else { return }
         buffer = []
         bufferStart = offset
     }
@@ -489,22 +499,15 @@ struct FITBytes {
         return Array(buffer[from..<from + count])
     }
 
-    /// Reads on, so that the buffer holds `count` bytes from `offset`.
+    /// Reads on, so that the buffer holds `count` bytes from `offset` (and up to the window).
     private mutating func fill(_ count: Int) throws(FITError) {
-        guard let handle else { return }
         // Keep what is still ahead, read the rest.
         let keep = max(0, bufferStart + buffer.count - offset)
-        if keep > 0 { buffer = Array(buffer[(buffer.count - keep)...]) } else { buffer = [] }
+        buffer = keep > 0 ? Array(buffer[(buffer.count - keep)...]) : []
         bufferStart = offset
-        let wanted = max(count, 1 << 16) - keep
-        do {
-            try handle.seek(toOffset: UInt64(offset + keep))
-            let read = try handle.read(upToCount: min(wanted, size - offset - keep)) ?? Data()
-            buffer.append(contentsOf: read)
-            largestBuffer = max(largestBuffer, buffer.count)
-        } catch {
-            throw FITError(file: file, offset: offset, reason: "cannot read the file: \(error.localizedDescription)")
-        }
+        let wanted = min(max(count, window) - keep, size - offset - keep)
+        buffer += try source(offset + keep, wanted)
+        largestBuffer = max(largestBuffer, buffer.count)
         guard buffer.count >= count else {
             throw FITError(file: file, offset: offset + buffer.count, reason: "the file ended while being read (it changed?)")
         }
