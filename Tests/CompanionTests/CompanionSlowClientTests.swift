@@ -83,7 +83,7 @@ struct CompanionSlowClientTests {
 
     /// Heads held as long as the test may take on a loaded machine (the deadlines have their
     /// own test below).
-    static let patient = CompanionConnectionLimits(headerTimeout: .seconds(120))
+    static let patient = CompanionConnectionLimits(headerTimeout: .seconds(120), idleTimeout: .seconds(120))
 
     @Test func theOwnerLogsInWhile200SlowClientsFromOneAddressHoldConnections() async throws {
         let f = try await Fixture.started(limits: Self.patient)
