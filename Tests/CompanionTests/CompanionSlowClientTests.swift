@@ -68,23 +68,16 @@ struct CompanionSlowClientTests {
         }
     }
 
-    /// The owner's login, timed from the first byte sent to the last page read. A test of its
-    /// own runs beside the whole suite on two cores, so it checks only that the owner is not
-    /// locked out (on db41ea0 the login waited for the slow clients' 30 s idle timeout): the
-    /// figure, under 2 s, is `scripts/companion-memory.py`'s on a quiet machine (a CI step).
-    static let notLockedOut = Duration.seconds(15)
-
-    static func timedLogin(_ f: Fixture) async throws -> Duration {
-        let clock = ContinuousClock()
-        let start = clock.now
-        _ = try await f.login()
-        return clock.now - start
-    }
-
     /// Heads held as long as the test may take on a loaded machine (the deadlines have their
     /// own test below).
     static let patient = CompanionConnectionLimits(headerTimeout: .seconds(120), idleTimeout: .seconds(120))
 
+    /// The owner's login (its POST and the first page) beside 200 slow clients. These tests
+    /// run beside the whole suite on two cores, where a login alone can take seconds, so they
+    /// check no time: they check that the owner got in while the slow clients still held
+    /// their connections. On db41ea0 the owner got in only once the page had dropped them
+    /// (their 30 s idle timeout). The figure, under 2 s, is `scripts/companion-memory.py`'s
+    /// on a quiet machine (a CI step).
     @Test func theOwnerLogsInWhile200SlowClientsFromOneAddressHoldConnections() async throws {
         let f = try await Fixture.started(limits: Self.patient)
         defer { Task { await f.server.stop() } }
@@ -99,8 +92,7 @@ struct CompanionSlowClientTests {
         #expect(refusal.contains("Retry-After: 10\r\n"), "\(refusal)")
         #expect(try await offThePool { slow.trickle() } == limit)
 
-        let took = try await Self.timedLogin(f)
-        #expect(took < Self.notLockedOut, "the owner's login took \(took)")
+        _ = try await f.login()
         #expect(try await offThePool { slow.stillHeld() } == limit, "the slow clients still hold their connections")
         // The address's next connection is refused, with a Retry-After, before its request is read.
         let more = try await RawHTTP.send(port: port, "GET", "/health", from: "127.0.0.2")
@@ -117,9 +109,8 @@ struct CompanionSlowClientTests {
         try await offThePool { slow.collectRefusals(expecting: 1, within: 1) }
         #expect(slow.refused.isEmpty, "one connection an address is never refused: \(slow.refused.count)")
         #expect(try await offThePool { slow.trickle() } == 200)
-        let took = try await Self.timedLogin(f)
-        #expect(took < Self.notLockedOut, "the owner's login took \(took)")
-        #expect(try await offThePool { slow.stillHeld() } == 200)
+        _ = try await f.login()
+        #expect(try await offThePool { slow.stillHeld() } == 200, "the owner got in beside them")
     }
 
     /// Seconds until the server closes `fd`, sending `trickle` every 0.25 s meanwhile (nil:
