@@ -31,8 +31,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import companion_device  # noqa: E402  (scripts/lib/companion_device.py)
@@ -41,29 +39,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PASSWORD = "load test password"
 
 
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args):
-        return None
-
-
 def login(base):
-    """The session cookie for PASSWORD (the login answers with a redirect and Set-Cookie)."""
-    opener = urllib.request.build_opener(NoRedirect)
-    body = urllib.parse.urlencode({"password": PASSWORD}).encode()
-    request = urllib.request.Request(base + "/login", data=body, method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        response = opener.open(request, timeout=10)
-        headers = response.headers
-    except urllib.error.HTTPError as error:  # the 303 arrives as an "error" without a redirect handler
-        headers = error.headers
-    for value in headers.get_all("Set-Cookie") or []:
-        match = re.match(r"(pacer_session=[^;]+)", value)
-        if match:
-            return match.group(1)
-    raise SystemExit("companion-load: the login gave no session cookie")
+    """The session cookie for PASSWORD."""
+    return companion_device.login_cookie(base, PASSWORD, "companion-load")
 
 
 def wait_state(device, word, seconds):

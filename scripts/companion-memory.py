@@ -25,8 +25,6 @@ import socket
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import companion_device  # noqa: E402  (scripts/lib/companion_device.py)
@@ -36,35 +34,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PASSWORD = "memory test password"
 
 
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args):
-        return None
-
-
-OPENER = urllib.request.build_opener(NoRedirect)
-
-
-def request(base, method, path, body=None, headers=None, timeout=120):
-    """(status, headers, text) of one request."""
-    req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
-    try:
-        response = OPENER.open(req, timeout=timeout)
-        return response.status, response.headers, response.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read().decode("utf-8", "replace")
+request = companion_device.request
 
 
 def login(base):
     """The session cookie and the CSRF token."""
-    status, headers, text = request(base, "POST", "/login", ("password=" + PASSWORD.replace(" ", "+")).encode(),
-                                    {"Content-Type": "application/x-www-form-urlencoded"})
-    cookie = None
-    for value in headers.get_all("Set-Cookie") or []:
-        match = re.match(r"(pacer_session=[^;]+)", value)
-        if match:
-            cookie = match.group(1)
-    if status != 303 or not cookie:
-        raise SystemExit("companion-memory: login answered %d: %s" % (status, text[:200]))
+    cookie = companion_device.login_cookie(base, PASSWORD, "companion-memory")
     status, _, page = request(base, "GET", "/", headers={"Cookie": cookie})
     match = re.search(r'name="csrf" value="([^"]+)"', page)
     if status != 200 or not match:

@@ -3,9 +3,44 @@ companion-load.py): its settings in a folder of the script's (the bundled record
 in real time, a simulated battery, no sound, the page on a free loopback port and kept on
 during a workout), its password, started, and switched off as systemd does (SIGTERM)."""
 import os
+import re
 import signal
 import socket
 import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer to look at (a login's 303 and its cookie), not to follow."""
+    def redirect_request(self, *args):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirect)
+
+
+def request(base, method, path, body=None, headers=None, timeout=120):
+    """(status, headers, text) of one request to the page; redirects are not followed."""
+    req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
+    try:
+        response = OPENER.open(req, timeout=timeout)
+        return response.status, response.headers, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:  # a 303 without a redirect handler, a 4xx, a 5xx
+        return error.code, error.headers, error.read().decode("utf-8", "replace")
+
+
+def login_cookie(base, password, who):
+    """The session cookie (`pacer_session=…`) the login with `password` gives; exits saying
+    `who` could not log in otherwise."""
+    status, headers, text = request(base, "POST", "/login", urllib.parse.urlencode({"password": password}).encode(),
+                                    {"Content-Type": "application/x-www-form-urlencoded"}, timeout=30)
+    for value in headers.get_all("Set-Cookie") or []:
+        match = re.match(r"(pacer_session=[^;]+)", value)
+        if match and status == 303:
+            return match.group(1)
+    raise SystemExit("%s: the login answered %d without a session cookie: %s" % (who, status, text[:200]))
 
 
 def free_port():
