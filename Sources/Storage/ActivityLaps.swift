@@ -133,15 +133,15 @@ public enum ActivityLaps {
             var name: String?
             var timer: (Int64, Int64)
             var distance: (Double, Double)
-            var maximumSpeed: Double?
             var trigger: TCXWriter.Trigger
         }
         var bounds: [Bounds] = []
         var timer: Int64 = 0, distance = 0.0
         for phase in detail.phaseResults {
             let ms = phase.duration.wholeMilliseconds
+            // A phase's speeds are its band's limits: a lap's fastest is its points' (below).
             bounds.append(Bounds(name: phase.name, timer: (timer, timer + ms), distance: (distance, distance + phase.distance),
-                                 maximumSpeed: phase.maximumSpeed, trigger: .time))
+                                 trigger: .time))
             timer += ms
             distance += phase.distance
         }
@@ -151,7 +151,7 @@ public enum ActivityLaps {
         // The rest, past the phases (or the whole run): more than half a second or 5 cm.
         if bounds.isEmpty || endTimer - timer > 500 || endDistance - distance > 0.05 {
             bounds.append(Bounds(name: nil, timer: (timer, max(timer, endTimer)),
-                                 distance: (distance, max(distance, endDistance)), maximumSpeed: nil, trigger: .manual))
+                                 distance: (distance, max(distance, endDistance)), trigger: .manual))
         }
 
         // A phase ends when its time runs out; the last lap of a run stopped (or cut off)
@@ -201,7 +201,7 @@ public enum ActivityLaps {
             laps.append(ActivityLap(
                 name: b.name, start: lapStart, totalTime: .milliseconds(b.timer.1 - b.timer.0),
                 distance: b.distance.1 - b.distance.0,
-                maximumSpeed: options.speeds ? (b.maximumSpeed ?? fastest) : nil,
+                maximumSpeed: options.speeds ? fastest : nil,
                 resting: b.name.map(isResting) ?? false, trigger: b.trigger, tracks: tracks))
         }
         return LapExport(start: start, name: options.name ? a.name : nil, laps: laps, report: report)

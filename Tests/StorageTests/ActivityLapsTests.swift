@@ -75,4 +75,17 @@ struct ActivityLapsTests {
         #expect(laps.allSatisfy { $0.maximumSpeed == nil })
         #expect(laps.flatMap { $0.tracks.joined() }.allSatisfy { $0.speed == nil && $0.altitude == nil })
     }
+
+    /// Issue 39, item 6: every lap's fastest was its phase's band top (3.389 m/s where the
+    /// run's fastest record was 3.166 m/s). It is the fastest the runner ran in the lap.
+    @Test func aLapsFastestIsTheRunnersNotItsBandsTop() {
+        var detail = Self.detail()
+        for i in detail.phaseResults.indices {
+            detail.phaseResults[i].minimumSpeed = 2.5
+            detail.phaseResults[i].maximumSpeed = 3.389
+        }
+        for (i, speed) in [2.9, 3.1, 3.05, 2.8].enumerated() { detail.points[i].speed = speed }
+        let laps = ActivityLaps.laps(of: detail).laps
+        #expect(laps.map(\.maximumSpeed) == [3.1, 3.05])
+    }
 }
