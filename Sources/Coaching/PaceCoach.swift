@@ -32,6 +32,10 @@ import PacerCore
 ///   band throughout reports its average inside the band.
 /// - GPS lost: a gps-lost cue, a reminder every alert interval (and `reminderGrace`), a
 ///   gps-back cue on recovery; no pace cues until two trusted speeds have arrived since.
+///   A gps-back due less than `reminderGrace` (2 s) after a gps-lost cue (a reminder due in
+///   the very second a fix returns) waits until 2 s after it: the runner never hears "lost"
+///   and "back" together. A loss again before it sounds cancels it (the runner's last word
+///   was "lost", and stays true).
 ///   Started before the first fix, the loss is told after `reminderGrace` (a first fix
 ///   within it is silent: no "lost" then "back" at the start). Nothing more is carried on
 ///   from the last fix across a loss; what was carried on up to it stands (the distance
@@ -72,6 +76,8 @@ public struct PaceCoach: Sendable {
     /// Whether the runner was told of the current loss (a gps-back answers only a told loss).
     private var lossTold = false
     private var lastLostCue: Instant?
+    /// When a gps-back held back (too soon after a gps-lost cue) sounds.
+    private var pendingBack: Instant?
     /// No pace judgement before this (the settle time after a start, phase change, resume).
     private var judgeFrom: Instant?
     /// The multiple of the split distance the last split cue announced, in metres.
@@ -148,8 +154,14 @@ public struct PaceCoach: Sendable {
         hadFix = true
         if gpsLost {
             gpsLost = false
+            if lossTold {
+                if let told = lastLostCue, t - told < CoachSettings.reminderGrace {
+                    pendingBack = told + CoachSettings.reminderGrace
+                } else {
+                    out.append(.cue(.gpsBack, phase: phaseIndex))
+                }
+            }
             lastLostCue = nil
-            if lossTold { out.append(.cue(.gpsBack, phase: phaseIndex)) }
         }
         if let speed, speed.isFinite, settings.trust.meetsFloor(quality) {
             confirmSuspects(at: position, speed: speed, t)
@@ -232,6 +244,13 @@ public struct PaceCoach: Sendable {
         recent.removeAll()
         suspects.removeAll()
         setPace(.unknown, at: t)
+        if let pending = pendingBack {
+            // Lost again before the gps-back held back sounded: the runner's last word,
+            // "lost", stays true; the reminders go on from it.
+            pendingBack = nil
+            lastLostCue = pending - CoachSettings.reminderGrace
+            return out
+        }
         lastLostCue = t
         // Started while the receiver still searches (no fix yet since the start): its first
         // fix often follows within the second (a real receiver's first sentences say "no fix"),
@@ -252,6 +271,10 @@ public struct PaceCoach: Sendable {
             lastLostCue = t
             lossTold = true
             out.append(.cue(.gpsLost, phase: phaseIndex))
+        }
+        if let due = pendingBack, t >= due {
+            pendingBack = nil
+            out.append(.cue(.gpsBack, phase: phaseIndex))
         }
         return out
     }
@@ -331,6 +354,7 @@ public struct PaceCoach: Sendable {
         guard isRunning, let since = runningSince else { return nil }
         var deadlines: [Instant] = [since + (phaseEnd(phaseIndex) - accumulated)]
         if gpsLost, let last = lastLostCue { deadlines.append(last + lostCueWait) }
+        if let pendingBack { deadlines.append(pendingBack) }
         return deadlines.min()
     }
 

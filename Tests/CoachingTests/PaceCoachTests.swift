@@ -203,6 +203,28 @@ struct PaceCoachTests {
         #expect(d.cues(.onPace) == [10, 20, 49], "no pace cues while there is no fix")
     }
 
+    /// Issue 39, item 1: on a real 1 Hz run (a tracking receiver, a fix a second) the fix came
+    /// back in the very second a reminder was due, and gps-lost and gps-back sounded together
+    /// (`scenario run` failed its own check). The gps-back waits until 2 s after the reminder;
+    /// a loss again before then cancels it, and the reminders go on from the last one told.
+    @Test func aFixBackInTheSecondOfAReminderIsToldBackTwoSecondsAfterIt() {
+        var d = CoachDriver(oneBand, alert: 10)
+        d.run(to: 20) { _ in 3.0 }
+        d.record(d.coach.fixLost(at: d.now))
+        d.run(to: 50) { s in s >= 44 ? 3.0 : nil }
+        #expect(d.cues(.gpsLost) == [20, 32, 44])
+        #expect(d.cues(.gpsBack) == [46], "\(d.cues)")
+
+        var again = CoachDriver(oneBand, alert: 10)
+        again.run(to: 20) { _ in 3.0 }
+        again.record(again.coach.fixLost(at: again.now))
+        again.run(to: 44) { s in s == 44 ? 3.0 : nil }
+        again.record(again.coach.fixLost(at: again.now))
+        again.run(to: 70) { _ in nil }
+        #expect(again.cues(.gpsBack).isEmpty, "\(again.cues)")
+        #expect(again.cues(.gpsLost) == [20, 32, 44, 56, 68], "no second 'lost' at 44: the runner's last word was it")
+    }
+
     /// Started while the receiver searches: a first fix within the 2 s grace is silent (a
     /// real receiver's first sentences say "no fix" in the second its first fix comes); a
     /// search that lasts is told at 2 s, reminded, and answered by gps-back.
