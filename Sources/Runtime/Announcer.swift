@@ -18,7 +18,11 @@ import PacerCore
 ///   on-route, waypoint-ahead, turn-around, route-end) are said after their beep with
 ///   `alerts: both` (the default): first in the queue, never dropped for the share, never cut.
 ///   A reminder (gps-lost again while the fix is still lost) beeps without words.
-/// - Nothing is said while paused: an announcement due then is dropped.
+/// - Nothing is said while paused: an announcement due then is dropped (a status asked for
+///   too: the timer stands, and so does the run's story).
+/// - What the runner asks for (the status, by a press, `ctl say-status`, the page) is said
+///   whatever the share and does not count towards it: a runner who asks while running is
+///   never answered with silence (issue 39: a status at 1:30 was dropped for the share).
 /// - Announcements take at most `maximumShare` of the run: one that would take the spoken
 ///   total above that share of the time since the start (plus a minute's allowance, so that
 ///   the first split is said) is dropped (`say-dropped`, reason `share`). Pace words neither
@@ -225,6 +229,9 @@ final class Announcer: Sendable {
         enqueue(Utterance(text: formatter.phaseStart(phase), key: "phase-start", priority: .announcement))
     }
 
+    /// Whether the runner asked for `u` (the status): never dropped, not counted in the share.
+    static func askedFor(_ u: Utterance) -> Bool { u.key == "status" }
+
     /// Where the runner stands, asked for by a press.
     func status(_ coach: CoachStatus) {
         enqueue(Utterance(text: formatter.status(coach), key: "status", priority: .announcement))
@@ -279,7 +286,7 @@ final class Announcer: Sendable {
                 if s.busyUntil > now { return .wait }
                 let u = s.waiting.removeFirst()
                 if s.paused { return .drop(u, "paused") }
-                guard u.priority == .announcement else { return .say(u) }
+                guard u.priority == .announcement, !Self.askedFor(u) else { return .say(u) }
                 let d = speaker.duration(of: u.text)
                 let allowed = Duration.seconds(s.current.maximumShare
                     * (now - (s.startedAt ?? now) + Self.shareAllowance).inSeconds)
@@ -303,7 +310,7 @@ final class Announcer: Sendable {
     private func say(_ u: Utterance, after: Duration, at now: Instant) {
         let d = speaker.duration(of: u.text)
         state.withValue { s in
-            if u.priority == .announcement { s.spoken += d }
+            if u.priority == .announcement && !Self.askedFor(u) { s.spoken += d }
             s.busyUntil = max(s.busyUntil, now) + d
             if u.priority == .announcement { s.speaking = (u.key, now + after + d) }
         }
