@@ -48,9 +48,14 @@ extension Configurator {
     /// both; otherwise the speaker opens that output for itself.
     /// No URI: `NullSpeaker`. `record` remembers what was said and when on `clock`, saying
     /// nothing (scenarios), its lengths estimated at `wordsPerMinute`.
+    ///
+    /// The voice: the URI's `voice=`, else `language` (the phrase book's, `speech.language`:
+    /// a German book is read by the German voice), else `en`. A `voice=` of another language
+    /// than the book's is taken (a builder may want it) with a warning: its words would be
+    /// read in the wrong language's sounds.
     public static func makeSpeaker(
         _ uri: DeviceURI?, buzzer: (any Buzzer)? = nil, clock: (any PacerClock)? = nil,
-        wordsPerMinute: Double = 160, logger: Logger = Logger(label: "pacer.speaker")
+        wordsPerMinute: Double = 160, language: String? = nil, logger: Logger = Logger(label: "pacer.speaker")
     ) throws(ConfigurationError) -> any Speaker {
         guard let uri else { return NullSpeaker() }
         func parts(_ b: (any Buzzer)?) -> [any Buzzer] {
@@ -68,8 +73,14 @@ extension Configurator {
                 guard (0...200).contains(volume) else {
                     throw ConfigurationError("'\(uri)': volume=\(volume) is outside 0 to 200 (100 is normal)")
                 }
-                let name = uri.query["voice"] ?? "en"
+                let name = uri.query["voice"] ?? language ?? "en"
                 guard !name.isEmpty else { throw ConfigurationError("'\(uri)': voice= names no voice") }
+                if let language, let given = uri.query["voice"], Self.voiceLanguage(given) != Self.voiceLanguage(language) {
+                    logger.warning("""
+                        speaker '\(uri)': voice=\(given) reads the \(language) phrase book with another language's \
+                        sounds (leave voice= out to use the book's)
+                        """)
+                }
                 if let unknown = uri.query.keys.first(where: { !["voice", "rate", "volume"].contains($0) }) {
                     throw ConfigurationError("'\(uri)': unknown setting '\(unknown)' (known: voice, rate, volume)")
                 }
@@ -121,10 +132,16 @@ extension Configurator {
             } catch {
                 throw ConfigurationError("'\(uri)': \(error)")
             }
-            let engine = try makeSpeaker(engineURI, buzzer: buzzer, clock: clock, wordsPerMinute: wordsPerMinute, logger: logger)
+            let engine = try makeSpeaker(engineURI, buzzer: buzzer, clock: clock, wordsPerMinute: wordsPerMinute,
+                                         language: language, logger: logger)
             return TeeSpeaker(recorder, also: [engine])
         default:
             throw ConfigurationError("unknown speaker '\(uri)' (known: espeak:DEVICE, wav:PATH, null, record)")
         }
+    }
+
+    /// A voice's language: `en-us` and `en` are both English (espeak-ng's names).
+    static func voiceLanguage(_ voice: String) -> String {
+        String(voice.lowercased().prefix { $0 != "-" && $0 != "_" && $0 != "+" })
     }
 }

@@ -173,7 +173,8 @@ public enum Configurator {
         device.faults = faults
         device.simulated = simulated
         device.speaker = try makeSpeaker(
-            settings.speaker, buzzer: buzzer, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute, logger: logger)
+            settings.speaker, buzzer: buzzer, clock: clock, wordsPerMinute: settings.speech.wordsPerMinute,
+            language: settings.speech.language, logger: logger)
         if settings.speech.speaksAnywhere {
             do throws(DataFileError) {
                 let known = try PowerProfileLoader.available(hardwareDir: settings.hardwareDirectory)

@@ -52,7 +52,7 @@ struct SayCommand: ParsableCommand {
         }
         let voice: any Speaker
         do {
-            voice = try Configurator.makeSpeaker(uri, buzzer: buzzer, logger: logger)
+            voice = try Configurator.makeSpeaker(uri, buzzer: buzzer, language: settings.speech.language, logger: logger)
         } catch {
             throw CommandFailure(error)
         }

@@ -32,6 +32,20 @@ struct SpeakerFactoryTests {
         #expect(wav.sampleCount == words + 4410)
     }
 
+    /// Issue 39, item 11: a German phrase book with a speaker line naming no voice spoke with
+    /// the English voice. The voice follows the book's language unless `voice=` says
+    /// otherwise (then it is taken, with a warning when its language is not the book's).
+    @Test func theVoiceFollowsThePhraseBooksLanguageUnlessOneIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        func voice(_ uri: String, language: String?) throws -> String {
+            let speaker = try Configurator.makeSpeaker(DeviceURI(parsing: uri), language: language)
+            return try #require(speaker as? ESpeakSpeaker).voice.name
+        }
+        #expect(try voice("wav:\(dir)/a.wav", language: "de") == "de")
+        #expect(try voice("wav:\(dir)/b.wav", language: nil) == "en")
+        #expect(try voice("wav:\(dir)/c.wav?voice=en-us", language: "de") == "en-us")
+    }
+
     /// `record?wav=PATH&voice=…` (a speaking scenario with `--buzzer wav:PATH`): the record's
     /// estimates time the device, the engine says the words into the shared file.
     @Test func aRecordingSpeakerCanAlsoRenderIntoTheWAVFile() throws {
