@@ -54,7 +54,9 @@ struct DeviceRuntimeTests {
                           plan: plan(("run", 90, 2.5, 3.5)), profile: profile(position: 1, alert: 10, window: 3))
         try rig.run()
         #expect(rig.cues(.gpsLost) == [30, 42, 54])  // reminders: the alert interval and 2 s
-        #expect(rig.cues(.gpsBack) == [55])
+        // The fix is back at 55 s, a second after the reminder: gps-back waits until 2 s after
+        // it (issue 39, item 1), never "lost" and "back" together.
+        #expect(rig.cues(.gpsBack) == [56])
         let detail = try rig.store.activities.activity(#require(rig.runtime.status.activityID))
         #expect(Set(detail.points.map(\.segment)) == [0, 1])
         #expect(detail.points.filter { $0.segment == 0 }.count == 30)
