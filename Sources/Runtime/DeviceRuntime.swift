@@ -357,13 +357,19 @@ public final class DeviceRuntime: Sendable {
     func report(_ event: RuntimeEvent) {
         // One snapshot for the event and for the other threads.
         let status = status(publish(), at: parts.clock.now)
+        if case .finished = event, let announcer {
+            // The end's summary before the end: a watcher's stream (`ctl watch --until-end`)
+            // ends at `finished`, and what the runner hears of the workout belongs to it.
+            announcer.finished(timer: status.coach.elapsed, distance: status.coach.distance)
+            onEvent(event, status)
+            return
+        }
         onEvent(event, status)
         guard let announcer else { return }
         switch event {
         case .paused, .autoPaused: announcer.paused(true)
         case .resumed, .autoResumed: announcer.paused(false)
         case .phaseStarted(let index): announcer.phaseStarted(workout.phases[index], index: index)
-        case .finished: announcer.finished(timer: status.coach.elapsed, distance: status.coach.distance)
         default: break
         }
     }

@@ -30,6 +30,10 @@ struct SpokenRuntimeTests {
         #expect(texts.contains("Faster."))
         #expect(texts.contains { $0.hasPrefix("Split 1: 1 minute 20 seconds, pace 6 40 per kilometre") }, "\(texts)")
         #expect(texts.last?.hasPrefix("Done: 3 minutes") == true, "\(texts)")
+        // Issue 39, item 10: the end's summary is told before the end itself, so a watcher
+        // whose stream ends at `finished` (`ctl watch --until-end`) has it.
+        let kinds = rig.events.all.map(\.1.kind)
+        #expect(kinds.suffix(2) == ["say", "finished"], "\(kinds.suffix(4))")
         // The speed-up cue is kept (the activity's record) but sounds no tones: words instead.
         let speedUps = rig.buzzer.plays.filter { $0.cue == .speedUp }
         #expect(!speedUps.isEmpty && speedUps.allSatisfy { $0.tones.isEmpty })
