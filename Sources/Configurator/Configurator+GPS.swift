@@ -160,6 +160,9 @@ extension Configurator {
             } catch {
                 throw ConfigurationError("'\(uri)': \(error)")
             }
+            if let refusal = notARecording(uri.path) {
+                throw ConfigurationError("\(uri.path): \(refusal)", cause: DataFileError(file: uri.path, reason: refusal))
+            }
             return try NMEAFileSource(
                 path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
                 hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod)
@@ -168,5 +171,27 @@ extension Configurator {
         } catch {
             throw ConfigurationError("\(error)", cause: error)
         }
+    }
+
+    /// Why the file at `path` is no NMEA recording, when its first bytes say so: a GPX, TCX
+    /// or other XML document, or a FIT file (a track from a watch, given as a source, replayed
+    /// as nothing: "end of recording", 75 gps-lost cues and a "completed" run of 0 km). Nil
+    /// when it may be NMEA (or cannot be read: the replay says why).
+    static func notARecording(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
+        if head.count >= 12, head[0] == 12 || head[0] == 14, Array(head[8..<12]) == Array(".FIT".utf8) {
+            return "a FIT file, not an NMEA recording: a source replays a receiver's NMEA (import the run "
+                + "with pacer activities import; follow its line with pacer run --route)"
+        }
+        let text = String(decoding: head.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }, as: UTF8.self)
+        guard text.hasPrefix("<") else { return nil }
+        if text.contains("<gpx") {
+            return "a GPX file, not an NMEA recording: a source replays a receiver's NMEA (make one from its track "
+                + "with pacer nmea synth --route FILE --out FILE.nmea; import the run with pacer activities import)"
+        }
+        let kind = text.contains("TrainingCenterDatabase") ? "TCX" : "XML"
+        return "a \(kind) file, not an NMEA recording: a source replays a receiver's NMEA"
     }
 }
