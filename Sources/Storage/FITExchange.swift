@@ -75,12 +75,31 @@ public final class FITExchange: DatabasePart {
                 + "Pacer keeps runs (import its line as a route to follow instead)")
         }
         try filter.finish()
+        try keepSessionTotals(fit, activity: id, rules: rules, db)
         let distance = try TrackImport.finishActivity(id, db)
         try importLaps(fit.laps, activity: id, db)
         return ImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
                                distance: distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
                                droppedElevations: filter.droppedElevations,
                                notes: filter.pointNotes + filter.elevationNotes, notesLeftOut: filter.notesLeftOut)
+    }
+
+    /// The file's own totals, when it has one session with a distance and a timer time that a
+    /// runner could have run: its odometer and timer are the watch's (a record every few
+    /// seconds, measured again along the points, reads short: Pacer's own 5.90 km, 45:00 run
+    /// came back as 5.81 km, 41:00), so the activity closes on them, as a recorded one closes
+    /// on its live totals. Elapsed time and start too, when given.
+    static func keepSessionTotals(_ fit: FITActivityData, activity id: Int64, rules: TrackPlausibility,
+                                  _ db: Database) throws {
+        guard fit.sessions == 1, let distance = fit.sessionDistance, let timer = fit.sessionTimer,
+              distance.isFinite, distance >= 0, timer.isFinite, timer > 0,
+              distance <= rules.maximumSpeed * timer + rules.gpsError else { return }
+        let elapsed = fit.sessionElapsed.flatMap { $0.isFinite && $0 >= timer ? $0 : nil }
+        try db.execute(sql: """
+            UPDATE activities SET live_started_at = ?, live_elapsed_ms = ?, live_timer_ms = ?, live_distance_m = ?
+            WHERE id = ?
+            """, arguments: [fit.sessionStart?.millisecondsSince1970, elapsed.map { Int64(($0 * 1000).rounded()) },
+                             Int64((timer * 1000).rounded()), distance, id])
     }
 
     /// The watch's laps, as the activity's phase results ("Lap 1", …: their timer time,

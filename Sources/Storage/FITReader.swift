@@ -55,6 +55,13 @@ public struct FITActivityData: Hashable, Sendable {
     public var recordsWithoutPosition = 0
     public var records = 0
     public var sessionDistance: Double?
+    /// The session's start, and its elapsed and timer times in seconds (the watch's own
+    /// totals: an import keeps them, as it keeps the distance).
+    public var sessionStart: UTCTimestamp?
+    public var sessionElapsed: Double?
+    public var sessionTimer: Double?
+    /// How many session messages the file held.
+    public var sessions = 0
     /// How many FIT files the file held, one after the other (a chained FIT file).
     public var files = 0
     /// The sport its sessions say (FIT's `sport`: 1 running, 2 cycling, …), when one does.
@@ -414,7 +421,11 @@ public enum FITReader {
             }
             data.laps.append(lap)
         case FITProfile.session:
+            data.sessions += 1
             data.sessionDistance = v[9].map { Double($0) / 100 }
+            data.sessionStart = time(v[2])
+            data.sessionElapsed = v[7].map { Double($0) / 1000 }
+            data.sessionTimer = v[8].map { Double($0) / 1000 }
             if let sport = v[5] { data.sport = Int(sport) }
         default:
             break

@@ -309,6 +309,13 @@ struct FITImportEndToEndTests {
                 #expect(abs(a.position.longitude - b.position.longitude) < 1e-6)
             }
         }
+        // Issue 39, item 14: the run comes back as it was stored, its distance and timer the
+        // file's session's (measured again along the points it read 5.81 km, 41:00 for a
+        // 5.90 km, 45:00 run).
+        let back = try PacerStore(directory: "\(dir)/data", access: .read).activities.activity(2).summary
+        #expect(abs(back.distance - detail.summary.distance) < 0.01, "\(back.distance) m, stored \(detail.summary.distance)")
+        #expect(back.activeTime == detail.summary.activeTime, "\(String(describing: back.activeTime))")
+        #expect(back.elapsedTime == detail.summary.elapsedTime, "\(back.elapsedTime)")
         // The watch's laps come in as the activity's phase results: our export's are the
         // intervals' ten phases, each lap's timer and distance as stored.
         let store = try PacerStore(directory: "\(dir)/data", access: .read)
