@@ -94,7 +94,9 @@ public struct ActivitiesSection: CompanionSection {
         body += "<h2>Import a run</h2><p>A GPX or FIT file of a past run (a watch's), checked as "
             + "<code>pacer activities import FILE --as activity</code> checks it.</p>"
         body += CompanionHTML.form(action: "/activities/import", csrf: request.csrfToken, upload: true,
-                                   content: SectionSupport.uploadFields(accept: ".gpx,.fit,application/gpx+xml"),
+                                   content: SectionSupport.uploadFields(accept: ".gpx,.fit,application/gpx+xml")
+                                    + "<label><input type=\"checkbox\" name=\"again\"/> again, if the run is stored "
+                                    + "already</label> ",
                                    button: "Import", id: "activity-upload")
         return .page(title: "Activities", body: body)
     }
@@ -191,7 +193,7 @@ public struct ActivitiesSection: CompanionSection {
     func importUpload(_ request: PageRequest) throws -> PageResponse {
         let upload = try SectionSupport.upload(request)
         let result = try FileImport.importUpload(upload, as: .activity, name: SectionSupport.name(request),
-                                                 into: device.store())
+                                                 into: device.store(), again: request.form["again"] == "on")
         return .redirect(to: "/activities/\(result.id)", notice: ImportSummary.importLines(result).joined(separator: "\n"))
     }
 }

@@ -94,11 +94,12 @@ public enum ImportSummary {
 public enum FileImport {
     /// Imports `path` as `kind`: a FIT file (named .fit, or with FIT's signature) with the
     /// FIT reader, anything else as GPX.
+    /// `again`: a run the store has already is imported anyway (else refused).
     public static func importFile(_ path: String, as kind: ImportKind, name: String?,
-                                  into store: PacerStore) throws -> ImportResult {
+                                  into store: PacerStore, again: Bool = false) throws -> ImportResult {
         FITReader.looksLikeFIT(path: path)
-            ? try store.fit.importFIT(file: path, as: kind, name: name)
-            : try store.gpx.importGPX(file: path, as: kind, name: name)
+            ? try store.fit.importFIT(file: path, as: kind, name: name, again: again)
+            : try store.gpx.importGPX(file: path, as: kind, name: name, again: again)
     }
 
     /// The name an upload is known by in messages and as the import's source: the last part
@@ -114,7 +115,7 @@ public enum FileImport {
     /// imported from there; messages, notes and the stored source name the upload, not the
     /// temporary copy. The copy is removed.
     public static func importUpload(_ upload: Upload, as kind: ImportKind, name: String?,
-                                    into store: PacerStore) throws -> ImportResult {
+                                    into store: PacerStore, again: Bool = false) throws -> ImportResult {
         let shown = uploadName(upload.filename)
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("pacer-upload-\(UUID().uuidString)").path
@@ -127,13 +128,15 @@ public enum FileImport {
         }
         var result: ImportResult
         do {
-            result = try importFile(path, as: kind, name: name, into: store)
+            result = try importFile(path, as: kind, name: name, into: store, again: again)
         } catch var error as GPXError {
             error.file = shown
             throw error
         } catch var error as FITError {
             error.file = shown
             throw error
+        } catch StorageError.alreadyImported(_, let activity, let started, let distance) {
+            throw StorageError.alreadyImported(path: shown, activity: activity, started: started, distance: distance)
         } catch {
             throw UploadError(description: "\(error)".replacingOccurrences(of: path, with: shown))
         }

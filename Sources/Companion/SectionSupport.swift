@@ -11,6 +11,7 @@ enum SectionSupport {
             switch storage {
             case .unknownActivity, .unknownRoute, .unknownPlan: return .refused(status: 404, message: "\(storage)")
             case .cannotOpen, .busy, .noDatabase, .database: return .refused(status: 503, message: "\(storage)")
+            case .alreadyImported: return .refused(status: 409, message: "\(storage)")
             default: return .refused(status: 400, message: "\(storage)")
             }
         }

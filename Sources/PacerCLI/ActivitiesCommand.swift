@@ -365,12 +365,17 @@ struct ActivitiesCommand: ParsableCommand {
         @Option(name: .long, help: "The name to give it (default: the file's name for it, else the file name).")
         var name: String?
 
+        @Flag(name: .long, help: """
+            Import an activity the store has already (the same start, within 2 s, and distance)             again; without it such an import is refused (65), naming the activity.
+            """)
+        var again = false
+
         @OptionGroup var store: StoreOptions
 
         func run() throws {
             // A FIT file (a watch's, or `export --fit`'s) by its name or its signature.
             let result = try FileImport.importFile(file, as: kind == .route ? .route : .activity, name: name,
-                                                   into: store.open(writing: true))
+                                                   into: store.open(writing: true), again: again)
             let lines = ImportSummary.importLines(result)
             printLines(lines)
         }

@@ -46,7 +46,8 @@ enum ExitStatus: Int32, CaseIterable {
             case .unknownActivity, .unknownRoute, .unknownPlan, .noDatabase: return .noInput
             case .cannotOpen, .file, .exists: return .cannotCreate
             case .database, .writeFailed: return .ioError
-            case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder, .tooFewPoints:
+            case .notRecording, .invalidPoint, .invalidPlan, .invalidAthlete, .athleteChangeOutOfOrder, .tooFewPoints,
+                 .alreadyImported:
                 return .dataError
             }
         case let error as DataFileError: return error.isUnreadable ? .noInput : .dataError

@@ -224,6 +224,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// A new file was to be written where one is already (another writer was first).
     case exists(path: String)
+    /// An import of a run the store has already: the activity with the same start (within
+    /// 2 s) and distance (within 2 %, or 50 m).
+    case alreadyImported(path: String, activity: Int64, started: UTCTimestamp?, distance: Double)
 
     /// What really stops the holder of a data folder (`PID COMMAND`, as the lock file has it):
     /// `pacer ctl stop` ends a `pacer run` but never `pacer device`, which the service runs
@@ -245,6 +248,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .writeFailed(let path, let reason): "\(path): cannot write it: \(reason)"
         case .exists(let path): "\(path): a file of this name is there already"
+        case .alreadyImported(let path, let activity, let started, let distance):
+            "\(path): the same run as activity #\(activity) (started \(started?.iso8601 ?? "at an unknown time"), "
+                + String(format: "%.2f km", distance / 1000) + "): not imported again (--again, or the page's \"again\", imports it anyway)"
         case .tooFewPoints(let reason): reason
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
         case .busy(let directory, let holder):

@@ -34,12 +34,13 @@ public final class FITExchange: DatabasePart {
     /// records go into the store one by one, in one transaction, so that neither the file nor
     /// its points are ever held whole, and a file refused anywhere (a damaged record, a ride)
     /// stores nothing.
+    /// `again`: as `GPXExchange.importGPX`'s.
     public func importFIT(file path: String, as kind: ImportKind, name: String? = nil,
-                          rules: TrackPlausibility = .standard) throws -> ImportResult {
+                          rules: TrackPlausibility = .standard, again: Bool = false) throws -> ImportResult {
         let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         switch kind {
         case .activity:
-            return try write { db in try Self.importFITActivity(path, name: name ?? fallback, rules: rules, db) }
+            return try write { db in try Self.importFITActivity(path, name: name ?? fallback, rules: rules, again: again, db) }
         case .route:
             return try write { db in try Self.importFITRoute(path, name: name ?? fallback, rules: rules, db) }
         }
@@ -57,7 +58,7 @@ public final class FITExchange: DatabasePart {
         ImportedPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
     }
 
-    static func importFITActivity(_ path: String, name: String, rules: TrackPlausibility,
+    static func importFITActivity(_ path: String, name: String, rules: TrackPlausibility, again: Bool = false,
                                   _ db: Database) throws -> ImportResult {
         let (id, filter) = try TrackImport.beginActivity(name: name, path: path, rules: rules, db)
         var first = true
@@ -76,7 +77,7 @@ public final class FITExchange: DatabasePart {
         }
         try filter.finish()
         try keepSessionTotals(fit, activity: id, rules: rules, db)
-        let distance = try TrackImport.finishActivity(id, db)
+        let distance = try TrackImport.finishActivity(id, path: path, again: again, db)
         try importLaps(fit.laps, activity: id, db)
         return ImportResult(kind: .activity, id: id, name: name, pointCount: filter.keptCount, waypointCount: 0,
                                distance: distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,

@@ -11,18 +11,23 @@ extension GPXExchange {
     /// database as they are read and judged (`TrackPlausibility`), within one transaction, so
     /// memory holds a few points, not the file, and a file refused anywhere (not GPX, broken,
     /// or not a run: `GPXError`, with the line and the reason) stores nothing.
+    /// `again`: an activity the store has already (the same start and distance) is imported
+    /// anyway; else it is refused (`StorageError.alreadyImported`).
     public func importGPX(file path: String, as kind: ImportKind, name: String? = nil,
-                          rules: TrackPlausibility = .standard) throws -> ImportResult {
+                          rules: TrackPlausibility = .standard, again: Bool = false) throws -> ImportResult {
         let fallback = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         switch kind {
         case .route: return try write { db in try Self.importRoute(path, name: name, fallback: fallback, rules: rules, db) }
-        case .activity: return try write { db in try Self.importActivity(path, name: name, fallback: fallback, rules: rules, db) }
+        case .activity:
+            return try write { db in
+                try Self.importActivity(path, name: name, fallback: fallback, rules: rules, again: again, db)
+            }
         }
     }
 
     /// An activity: every non-empty track segment, in order; every point needs a time.
     static func importActivity(_ path: String, name: String?, fallback: String, rules: TrackPlausibility,
-                               _ db: Database) throws -> ImportResult {
+                               again: Bool = false, _ db: Database) throws -> ImportResult {
         let (id, filter) = try TrackImport.beginActivity(name: fallback, path: path, rules: rules, db)
         var place: GPXPlace?
         let document = try GPXReader.read(path: path) { point, at in
@@ -48,7 +53,7 @@ extension GPXExchange {
         try ActivityLogStore.insert(batch, db)
         let activityName = name ?? document.name ?? document.tracks.first(where: { $0.name != nil })?.name ?? fallback
         try db.execute(sql: "UPDATE activities SET name = ? WHERE id = ?", arguments: [activityName, id])
-        let distance = try TrackImport.finishActivity(id, db)
+        let distance = try TrackImport.finishActivity(id, path: path, again: again, db)
         var result = ImportResult(kind: .activity, id: id, name: activityName, pointCount: filter.keptCount,
                                      waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
                                      droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,

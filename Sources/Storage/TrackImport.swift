@@ -90,10 +90,26 @@ enum TrackImport {
     }
 
     /// Closes an imported activity (its statistics computed, as a recorded one's are) and
-    /// returns its distance in metres.
-    static func finishActivity(_ id: Int64, _ db: Database) throws -> Double {
+    /// returns its distance in metres. Unless `again`, a run the store has already (another
+    /// activity started within 2 s of it, its distance within 2 % or 50 m: the same file
+    /// imported twice, or a recorded run's own export) is refused, and the transaction with it:
+    /// `stats` would count the run twice.
+    static func finishActivity(_ id: Int64, path: String, again: Bool, _ db: Database) throws -> Double {
         try ActivityLogStore.close(id, state: .completed, endedAt: nil, activeTime: nil, db)
-        return try Double.fetchOne(db, sql: "SELECT distance_m FROM activities WHERE id = ?", arguments: [id]) ?? 0
+        let row = try Row.fetchOne(db, sql: "SELECT started_at, distance_m FROM activities WHERE id = ?", arguments: [id])
+        let distance: Double = row?[1] ?? 0
+        if !again, let started: Int64 = row?[0],
+           let same = try Row.fetchOne(db, sql: """
+               SELECT id, started_at, distance_m FROM activities
+               WHERE id != ? AND started_at IS NOT NULL AND ABS(started_at - ?) <= 2000
+                 AND ABS(distance_m - ?) <= MAX(50.0, 0.02 * ?)
+               ORDER BY id LIMIT 1
+               """, arguments: [id, started, distance, distance]) {
+            throw StorageError.alreadyImported(
+                path: path, activity: same[0], started: (same[1] as Int64?).map(UTCTimestamp.init(millisecondsSince1970:)),
+                distance: same[2] ?? 0)
+        }
+        return distance
     }
 
     /// A new route imported from `path`, named `name` until `finishRoute` names it, and the

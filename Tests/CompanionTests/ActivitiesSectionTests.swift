@@ -181,9 +181,14 @@ import Testing
         #expect(command.status == 0, "\(command.output)")
         #expect(command.stdout == notice + "\n")
 
-        // A FIT file (this activity exported) imports as a FIT, by its name.
+        // A FIT file (this activity exported) imports as a FIT, by its name. It is the stored
+        // run itself: refused (409) naming it, unless "again" is ticked.
         let fit = try store.fit.fit(activity: id)
-        let fitResponse = try await call(s, .post, "/activities/import", form: ["name": "From the watch"],
+        let same = try await call(s, .post, "/activities/import", form: ["name": "From the watch"],
+                                  uploads: ["file": Upload(filename: "watch.fit", bytes: fit)])
+        guard case .refused(409, let sameMessage) = same else { Issue.record("\(same)"); return }
+        #expect(sameMessage.contains("the same run as activity #\(id)"), "\(sameMessage)")
+        let fitResponse = try await call(s, .post, "/activities/import", form: ["name": "From the watch", "again": "on"],
                                          uploads: ["file": Upload(filename: "watch.fit", bytes: fit)])
         guard case .redirect(_, let fitNotice?) = fitResponse else { Issue.record("\(fitResponse)"); return }
         #expect(fitNotice.contains("\"From the watch\""))

@@ -296,8 +296,13 @@ struct FITImportEndToEndTests {
         let convert = try await Program.runOffThePool("/usr/bin/gpsbabel", ["-i", "gpx", "-f", gpx, "-o", "garmin_fit", "-F", babel])
         try #require(convert.status == 0, "gpsbabel: \(convert.stderr)")
 
+        // Issue 39, item 14: the run is stored already: an import of its own FIT is refused
+        // (65), naming it; with --again it is stored beside it (as gpsbabel's is).
+        let same = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "activity", "--data-dir", "\(dir)/data"])
+        #expect(same.status == 65 && same.stderr.contains("the same run as activity #1"), "\(same.status) \(same.stderr)")
         for (file, id) in [(fit, 2), (babel, 3)] {
-            let run = try await Pacer.runOffThePool(["activities", "import", file, "--as", "activity", "--data-dir", "\(dir)/data"])
+            let run = try await Pacer.runOffThePool(["activities", "import", file, "--as", "activity", "--again",
+                                                     "--data-dir", "\(dir)/data"])
             try #require(run.status == 0, "\(run.stderr)")
             #expect(run.stdout.contains("Stored as activity #\(id), a past run"), "\(run.stdout)")
             let store = try PacerStore(directory: "\(dir)/data", access: .read)
@@ -344,7 +349,8 @@ struct FITImportEndToEndTests {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (fit, detail) = try await FITEndToEndTests.exportScenario("pause-resume", dir: dir)
-        let run = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "activity", "--data-dir", "\(dir)/data"])
+        let run = try await Pacer.runOffThePool(["activities", "import", fit, "--as", "activity", "--again",
+                                                 "--data-dir", "\(dir)/data"])
         try #require(run.status == 0, "\(run.stderr)")
         let store = try PacerStore(directory: "\(dir)/data", access: .read)
         #expect(try store.activities.activity(2).segments.map(\.count) == detail.segments.map(\.count))

@@ -141,7 +141,14 @@ struct GPXImportTests {
         let path = "\(dir)/tempo.gpx"
         try store.gpx.exportGPX(activity: id, to: path)
 
-        let result = try store.gpx.importGPX(file: path, as: .activity)
+        // Issue 39, item 14: the store has this run already (the same start, the same
+        // distance): refused, naming it, and nothing stored, unless imported `again`.
+        #expect(throws: StorageError.alreadyImported(path: path, activity: id, started: t0,
+                                                     distance: try store.activities.activity(id).summary.distance)) {
+            try store.gpx.importGPX(file: path, as: .activity)
+        }
+        #expect(try store.activities.activities().count == 1)
+        let result = try store.gpx.importGPX(file: path, as: .activity, again: true)
         #expect(result.kind == .activity)
         #expect(result.pointCount == 35)
         #expect(result.waypointCount == 2)
