@@ -106,7 +106,8 @@ public struct DeviceSettingsSection: CompanionSection {
             if let value = SectionPages.field(request, key) { changes.append(("speech.\(key)", value)) }
         }
         guard !changes.isEmpty else { throw SectionRefusal(400, "speech: nothing to set") }
-        try DeviceOverlay.set(changes, over: try settings())
-        return .redirect(to: "/settings", notice: "Announcements saved. \(Self.takesEffect)")
+        let result = try DeviceOverlay.set(changes, over: try settings())
+        let silent = DeviceOverlay.silentSpeech(result).map { " " + $0 } ?? ""
+        return .redirect(to: "/settings", notice: "Announcements saved. \(Self.takesEffect)\(silent)")
     }
 }

@@ -29,6 +29,15 @@ public struct DeviceOverlay: Hashable, Sendable {
     public static let takesEffect = "It holds from the next workout; a new speech language from the next start of the "
         + "device (sudo systemctl restart pacer), which makes its voice."
 
+    /// What to tell whoever switched speech on in `settings` when they name no speaker: the
+    /// device would stay silent and nothing would say why (issue 39). Nil when it will speak,
+    /// or is not asked to.
+    public static func silentSpeech(_ settings: Settings) -> String? {
+        guard settings.speech.speaksAnywhere, settings.speaker == nil || settings.speaker?.scheme == "null" else { return nil }
+        return "Speech is on, but the settings (\(settings.source)) name no speaker: the device will only beep. "
+            + "Set one there (speaker: espeak:default, the buzzer's sound card) and restart it."
+    }
+
     /// The speech keys the overlay may set, in the order they are written.
     public static let speechKeys = ["enabled", "language", "split_m", "phases", "finish", "pace_cues", "alerts"]
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configurator
 import Foundation
+import Storage
 
 /// `pacer settings set KEY VALUE` / `pacer settings show`: the power profile and the
 /// announcements a runner changes without editing the settings file, kept in the data
@@ -43,6 +44,9 @@ struct SettingsCommand: ParsableCommand {
                 let result = try DeviceOverlay.set([(key, value)], over: settings)
                 let path = DeviceOverlay.path(dataDirectory: result.dataDirectory)
                 print("\(key) is now \(value) (\(path)). \(DeviceOverlay.takesEffect)")
+                if let silent = DeviceOverlay.silentSpeech(result) {
+                    StandardStream.error.writeQuietly("warning: \(silent)\n")
+                }
             } catch {
                 throw CommandFailure(.config, error.description)
             }

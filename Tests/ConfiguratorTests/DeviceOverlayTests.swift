@@ -40,6 +40,20 @@ import Testing
         #expect(again == DeviceOverlay(profile: "low", speech: ["enabled": "yes", "language": "de", "split_m": "1000"]))
     }
 
+    /// Issue 39, item 18: speech could be switched on (the page, `pacer settings set`) with no
+    /// speaker in the settings, and nothing said the device would stay silent.
+    @Test func speechOnWithoutASpeakerIsSaidToStaySilent() throws {
+        let dir = TemporaryDirectory()
+        let path = try settingsFile(dir)
+        #expect(DeviceOverlay.silentSpeech(try Settings.load(path: path)) == nil, "speech off: nothing to say")
+        let on = try DeviceOverlay.set([("speech.enabled", "yes")], over: try Settings.load(path: path))
+        let said = try #require(DeviceOverlay.silentSpeech(on))
+        #expect(said.contains("name no speaker: the device will only beep") && said.contains(path), "\(said)")
+        let other = TemporaryDirectory()
+        let speaking = try settingsFile(other, speech: "speaker: espeak:default\nspeech: {enabled: yes}")
+        #expect(DeviceOverlay.silentSpeech(try Settings.load(path: speaking)) == nil)
+    }
+
     @Test func aBrokenOverlayStopsTheSettingsWithItsFileLineAndKey() throws {
         let dir = TemporaryDirectory()
         let path = try settingsFile(dir)
