@@ -95,8 +95,19 @@ public struct DeviceSettingsSection: CompanionSection {
         guard let name = SectionPages.field(request, "profile") else {
             throw SectionRefusal(400, "profile: choose a power profile")
         }
-        let result = try DeviceOverlay.set([("profile", name)], over: try settings())
+        let result = try Self.set([("profile", name)], over: try settings())
         return .redirect(to: "/settings", notice: "The power profile is now \(result.profile). \(Self.takesEffect)")
+    }
+
+    /// `DeviceOverlay.set`, its refusals naming the data folder's file by its name: the
+    /// board's path (`/var/lib/pacer/device.yaml`) says nothing to a runner on a phone.
+    static func set(_ changes: [(key: String, value: String)], over settings: Settings) throws -> Settings {
+        do {
+            return try DeviceOverlay.set(changes, over: settings)
+        } catch var error {
+            if error.file == DeviceOverlay.path(dataDirectory: settings.dataDirectory) { error.file = DeviceOverlay.fileName }
+            throw error
+        }
     }
 
     func setSpeech(_ request: PageRequest) throws -> PageResponse {
@@ -106,7 +117,7 @@ public struct DeviceSettingsSection: CompanionSection {
             if let value = SectionPages.field(request, key) { changes.append(("speech.\(key)", value)) }
         }
         guard !changes.isEmpty else { throw SectionRefusal(400, "speech: nothing to set") }
-        let result = try DeviceOverlay.set(changes, over: try settings())
+        let result = try Self.set(changes, over: try settings())
         let silent = DeviceOverlay.silentSpeech(result).map { " " + $0 } ?? ""
         return .redirect(to: "/settings", notice: "Announcements saved. \(Self.takesEffect)\(silent)")
     }

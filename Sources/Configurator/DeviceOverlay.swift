@@ -174,7 +174,26 @@ public struct DeviceOverlay: Hashable, Sendable {
                 throw DataFileError(file: path, key: key, reason: "cannot be set here (settings: \(settableKeys.joined(separator: ", ")))")
             }
         }
-        let result = try overlay.applied(to: settings, file: path)
+        let result: Settings
+        do {
+            result = try overlay.applied(to: settings, file: path)
+        } catch {
+            // Every change that is wrong, not the first alone: each tried by itself over what
+            // the file holds (a form of several fields gets them all said at once).
+            let before = try load(dataDirectory: settings.dataDirectory)
+            var wrong: [String] = []
+            for (key, value) in changes {
+                var alone = before
+                if key == "profile" { alone.profile = value } else { alone.speech[String(key.dropFirst(7))] = value }
+                do {
+                    _ = try alone.applied(to: settings, file: path)
+                } catch let refusal {
+                    wrong.append((refusal.key.map { "\($0): " } ?? "") + refusal.reason)
+                }
+            }
+            guard wrong.count > 1 else { throw error }
+            throw DataFileError(file: path, reason: wrong.joined(separator: "; "))
+        }
         do {
             try OutputFile.write(path, text: overlay.text, as: .own(mode: 0o644))
         } catch {

@@ -57,13 +57,14 @@ import TestSupport
         let before = FileManager.default.contents(atPath: f.data + "/device.yaml")
         let refused = try await callRoute(f.deviceSettings, .post, "/settings/profile", form: ["profile": "turbo"])
         #expect(refused.refusal?.status == 400)
-        #expect(refused.refusal?.message == "\(f.data)/device.yaml:3: profile: no such power profile 'turbo' (profiles: high, low, medium)",
+        // The data folder's file by its name: the board's path means nothing on a phone (issue 39).
+        #expect(refused.refusal?.message == "device.yaml:3: profile: no such power profile 'turbo' (profiles: high, low, medium)",
                 "\(refused)")
         #expect(FileManager.default.contents(atPath: f.data + "/device.yaml") == before, "a refused value writes nothing")
-        // `pacer settings set` refuses it with the same words.
+        // `pacer settings set` refuses it with the same words, the file by its path.
         let cli = try await Pacer.runOffThePool(["settings", "set", "profile", "turbo", "--data-dir", f.data])
         #expect(cli.status == 78)
-        #expect(cli.stderr == "Error: \(refused.refusal?.message ?? "-")\n", "\(cli.stderr)")
+        #expect(cli.stderr == "Error: \(f.data)/\(refused.refusal?.message ?? "-")\n", "\(cli.stderr)")
     }
 
     @Test func announcementsGoThroughTheSpeechLoader() async throws {
@@ -75,6 +76,11 @@ import TestSupport
         let language = try await callRoute(f.deviceSettings, .post, "/settings/speech", form: ["language": "xx"])
         #expect(language.refusal?.message.hasSuffix("speech.language: no phrase book for 'xx' (languages: de, en)") == true,
                 "\(language)")
+        // Issue 39, item 18: two wrong fields are both said, not the first alone.
+        let both = try await callRoute(f.deviceSettings, .post, "/settings/speech", form: ["language": "xx", "split_m": "-5"])
+        let message = both.refusal?.message ?? ""
+        #expect(message.hasPrefix("device.yaml: ") && message.contains("speech.language: no phrase book for 'xx'")
+                    && message.contains("speech.split_m:"), "\(both)")
         let saved = try await callRoute(f.deviceSettings, .post, "/settings/speech",
                                    form: ["enabled": "yes", "language": "de", "split_m": "500", "pace_cues": "words"])
         #expect(saved.redirect?.to == "/settings", "\(saved)")
