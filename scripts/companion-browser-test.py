@@ -233,10 +233,18 @@ def run(args):
         # 4. The workout: started by a press, watched live, stopped from the page.
         page.go("/")
         page.wait_text("#state", lambda s: s.strip() == "ready", "the device before the press", 30)
+        # The buttons of the state alone: Start while ready; Pause, Stop, Waypoint while running.
+        def shown():
+            return page.evaluate("Array.from(document.querySelectorAll('#controls form'))"
+                                 ".filter(f => getComputedStyle(f).display !== 'none').map(f => f.id).join(' ')")
+        if shown() != "command-start":
+            raise Failed("the buttons while ready: %r (only Start should be shown)" % shown())
         status, answer = device.ctl("press", "short")
         if status != 0:
             raise Failed("pacer ctl press short: %s" % answer)
         page.wait_text("#state", lambda s: s.strip() == "running", "the live state after the press", 15)
+        if shown() != "command-pause command-stop command-waypoint":
+            raise Failed("the buttons while running: %r" % shown())
         first = page.wait_text("#distance", lambda s: "km" in s, "the live distance", 15)
         time.sleep(22)  # the high profile keeps a point every 10 s: three or more in the FIT
         later = page.wait_text("#distance", lambda s: "km" in s and s != first, "the live distance growing", 15)

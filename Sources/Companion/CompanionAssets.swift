@@ -27,7 +27,11 @@ enum CompanionAssets {
         dd { margin: 0; }
         pre { white-space: pre-wrap; word-break: break-all; }
         table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse; }
-        .controls form { display: inline-block; margin: .2em; }
+        .controls form { display: none; margin: .2em; }
+        .controls[data-state="searching"] #command-start, .controls[data-state="ready"] #command-start,
+        .controls[data-state="running"] #command-pause, .controls[data-state="running"] #command-stop,
+        .controls[data-state="running"] #command-waypoint, .controls[data-state="paused"] #command-resume,
+        .controls[data-state="paused"] #command-stop, .controls[data-state="paused"] #command-waypoint { display: inline-block; }
         button { font-size: 1.05em; padding: .4em .9em; }
         input { font-size: 1.05em; padding: .3em; }
         """
@@ -57,6 +61,9 @@ enum CompanionAssets {
             });
             var raw = document.getElementById("raw");
             if (raw) { raw.textContent = JSON.stringify(data); }
+            // The buttons of the state the device is in (the style shows those alone).
+            var controls = document.getElementById("controls");
+            if (controls) { controls.setAttribute("data-state", text(values.state)); }
             var updated = document.getElementById("updated");
             if (updated) { updated.textContent = new Date().toLocaleTimeString(); }
           }

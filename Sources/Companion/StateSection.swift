@@ -89,7 +89,9 @@ public struct StateSection: CompanionSection {
         for field in fields(snapshot) {
             body += "<dt>\(CompanionHTML.escape(field.label))</dt><dd id=\"\(field.id)\">\(CompanionHTML.escape(field.value))</dd>"
         }
-        body += "</dl><div class=\"controls\" id=\"controls\">"
+        // The buttons of the state the device is in (the style shows those alone: Start while it
+        // waits; Pause, Stop and Waypoint while a workout runs; Resume, Stop and Waypoint paused).
+        body += "</dl><div class=\"controls\" id=\"controls\" data-state=\"\(CompanionHTML.escape(snapshot.stateText))\">"
         for entry in commands {
             let content = entry.name == "waypoint"
                 ? "<input type=\"text\" name=\"label\" id=\"waypoint-label\" maxlength=\"60\" placeholder=\"label\"/>" : ""
@@ -97,7 +99,8 @@ public struct StateSection: CompanionSection {
                                        id: "command-\(entry.name)")
         }
         body += "</div><p>Answer: <span id=\"reply\"></span> · updated <span id=\"updated\">–</span></p>"
-        body += "<pre id=\"raw\">\(CompanionHTML.escape(snapshot.jsonLine))</pre>"
+        body += "<details><summary>The status as the device gives it (JSON)</summary>"
+            + "<pre id=\"raw\">\(CompanionHTML.escape(snapshot.jsonLine))</pre></details>"
         return body
     }
 }
