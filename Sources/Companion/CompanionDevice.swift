@@ -32,12 +32,16 @@ public struct DeviceSnapshot: Sendable, Hashable {
     public var running: RuntimeStatus?
     /// The wall clock's time when it was taken, when known.
     public var time: UTCTimestamp?
+    /// The workout offered while the device waits.
+    public var offer: Firmware.Offer?
 
-    public init(state: DeviceState, line: String, running: RuntimeStatus? = nil, time: UTCTimestamp? = nil) {
+    public init(state: DeviceState, line: String, running: RuntimeStatus? = nil, time: UTCTimestamp? = nil,
+                offer: Firmware.Offer? = nil) {
         self.state = state
         self.line = line
         self.running = running
         self.time = time
+        self.offer = offer
     }
 
     public var workoutRunning: Bool { state == .running }
@@ -46,7 +50,9 @@ public struct DeviceSnapshot: Sendable, Hashable {
     /// `{"event":"status","state":"ready","line":"ready  …"}` between workouts.
     public var jsonLine: String {
         if workoutRunning, let running { return running.jsonLine(time: time) }
-        return EventJSON.line(kind: "status", time: time, fields: [("state", .text(state.rawValue)), ("line", .text(line))])
+        var fields: [(String, JSONValue)] = [("state", .text(state.rawValue)), ("line", .text(line))]
+        if let offer { fields += [("plan", .text(offer.plan)), ("workout", .text(offer.workout))] }
+        return EventJSON.line(kind: "status", time: time, fields: fields)
     }
 
     /// The state's word: the workout's (`starting`, `running`, `paused`, `finished`, as its

@@ -75,8 +75,8 @@ public struct StateSection: CompanionSection {
         let seconds = coach.map { Int(($0.elapsed.inSeconds * 1000).rounded() / 1000) }
         return [
             ("state", "State", text(snapshot.stateText)),
-            ("plan", "Plan", text(running?.plan)),
-            ("workout", "Workout", text(running?.workout)),
+            ("plan", "Plan", text(running?.plan ?? snapshot.offer?.plan)),
+            ("workout", "Workout", text(running?.workout ?? snapshot.offer?.workout)),
             ("phase", "Phase", text(coach.map { "\($0.phaseIndex + 1)/\($0.phaseCount)" })),
             ("distance", "Distance", text(metres.map { String(format: "%.2f km", $0 / 1000) })),
             ("elapsed", "Time", text(seconds.map { "\($0 / 60) min \($0 % 60) s" })),

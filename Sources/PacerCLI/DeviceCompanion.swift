@@ -24,7 +24,8 @@ final class DeviceCompanion: CompanionDevice {
     func snapshot() -> DeviceSnapshot {
         let phase = firmware.phase
         return DeviceSnapshot(state: phase, line: firmware.statusLine,
-                              running: phase == .running ? firmware.runtime?.status : nil, time: WallClock.now)
+                              running: phase == .running ? firmware.runtime?.status : nil, time: WallClock.now,
+                              offer: phase == .running ? nil : firmware.offer)
     }
 
     func send(_ command: ControlCommand) async -> String {

@@ -84,6 +84,14 @@ public final class Firmware: Sendable {
         var phase = DeviceState.starting
         var line = DeviceState.starting.rawValue
         var runtime: DeviceRuntime?
+        var offer: Offer?
+    }
+
+    /// The workout a waiting device offers: its plan's name, and the workout's number of the
+    /// plan's and name (`2/48 Easy 40`).
+    public struct Offer: Hashable, Sendable {
+        public var plan: String
+        public var workout: String
     }
 
     public let parts: DeviceRuntime.Parts
@@ -195,6 +203,10 @@ public final class Firmware: Sendable {
 
     /// Where the device stands, in a line: the running workout's status, or
     /// `ready  Easy weeks: workout 2/8 Easy 30  gps fix`.
+    /// The workout offered while the device waits (nil while one runs, or none is offered).
+    /// Lock: read by the page's thread.
+    public var offer: Offer? { published.withLock { $0.offer } }
+
     public var statusLine: String {
         // Lock: read by the page's, the control socket's and the keys' threads.
         let (line, runtime) = published.withLock { ($0.line, $0.runtime) }
@@ -247,11 +259,16 @@ public final class Firmware: Sendable {
     func publish() {
         let s = state.current
         let line = s.phase == .running ? "" : waitingLine
+        var offer: Offer?
+        if s.phase != .running, case .workout(let plan, _, _, _) = s.today, let i = s.offered, plan.workouts.indices.contains(i) {
+            offer = Offer(plan: plan.name, workout: "\(i + 1)/\(plan.workouts.count) \(plan.workouts[i].name)")
+        }
         // Lock: the loop writes what the threads above read.
         published.withLock { p in
             p.phase = s.phase
             p.line = line
             p.runtime = s.phase == .running ? s.runtime : nil
+            p.offer = offer
         }
     }
 

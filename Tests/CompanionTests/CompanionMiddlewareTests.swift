@@ -157,5 +157,11 @@ struct CompanionMiddlewareTests {
         let fields = StateSection.fields(DeviceSnapshot(state: .running, line: "…", running: TestDevice.runningStatus))
         #expect(fields.map(\.value) == ["running", "Easy run", "Easy 40", "2/3", "0.31 km", "1 min 15 s", "–"])
         #expect(StateSection.fields(ready).map(\.value) == ["ready", "–", "–", "–", "–", "–", "ready  gps fix"])
+        // Issue 39, item 18: waiting, the device offers a workout: the page says which, and
+        // the JSON the page's script reads has it too.
+        let offering = DeviceSnapshot(state: .ready, line: "ready  Easy run: workout 2/48 Easy 40  gps fix",
+                                      offer: Firmware.Offer(plan: "Easy run", workout: "2/48 Easy 40"))
+        #expect(StateSection.fields(offering).map(\.value).prefix(3) == ["ready", "Easy run", "2/48 Easy 40"])
+        #expect(offering.jsonLine.hasSuffix(",\"plan\":\"Easy run\",\"workout\":\"2/48 Easy 40\"}"), "\(offering.jsonLine)")
     }
 }

@@ -72,7 +72,10 @@ struct CompanionEndToEndTests {
             (try? await RawHTTP.send(port: port, "GET", "/api/state", headers: [("Cookie", cookie)]))?.text ?? ""
         }, until: { $0.contains("\"state\":\"ready\"") })
         #expect(state.contains("\"state\":\"ready\""), "\(state)")
+        // Issue 39, item 18: the workout the device offers, for the page's Plan and Workout.
+        #expect(state.contains("\"plan\":\"Easy run\",\"workout\":\"1/1 Easy 40\""), "\(state)")
         let page = try await RawHTTP.send(port: port, "GET", "/", headers: [("Cookie", cookie)])
+        #expect(page.text.contains("<dd id=\"workout\">1/1 Easy 40</dd>"), "\(page.text)")
         let csrf = try #require(page.text.range(of: "name=\"csrf\" value=\"").map { String(page.text[$0.upperBound...].prefix(64)) })
         let start = try await RawHTTP.send(port: port, "POST", "/command/start",
                                            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie)],
