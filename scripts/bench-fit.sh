@@ -13,14 +13,8 @@
 #   PACER=/path/to/pacer scripts/bench-fit.sh   # that binary, nothing built
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -n "${PACER:-}" ]; then
-    pacer=$(readlink -f "$PACER")
-    [ -x "$pacer" ] || { echo "bench-fit: PACER=$PACER is not an executable" >&2; exit 64; }
-else
-    source scripts/setup.sh
-    swift build -c release --product pacer
-    pacer="$PWD/.build/release/pacer"
-fi
+source scripts/lib/bench-pacer.sh
+bench_pacer bench-fit
 work="${PACER_BENCH_DIR:-/tmp/pacer-bench-fit}"
 rm -rf "$work" && mkdir -p "$work"
 

@@ -24,14 +24,8 @@
 #   PACER=/path/to/pacer scripts/bench-gpx.sh   # that binary, nothing built
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -n "${PACER:-}" ]; then
-    pacer=$(readlink -f "$PACER")
-    [ -x "$pacer" ] || { echo "bench-gpx: PACER=$PACER is not an executable" >&2; exit 64; }
-else
-    source scripts/setup.sh
-    swift build -c release --product pacer
-    pacer="$PWD/.build/release/pacer"
-fi
+source scripts/lib/bench-pacer.sh
+bench_pacer bench-gpx
 for tool in hyperfine gpsbabel; do
     command -v "$tool" >/dev/null || { echo "bench-gpx: $tool is needed (apt-get install $tool)" >&2; exit 69; }
 done
