@@ -262,7 +262,8 @@ public final class PacerDatabase: Sendable {
         }
         // The runtime's running totals (from every fix and the device's clock), written with
         // every commit: a closed activity takes its distance and times from them, and one
-        // recovered after a power cut keeps those of its last commit. NULL for imports.
+        // recovered after a power cut keeps those of its last commit. For imports: NULL, but
+        // a FIT file's one session's distance and times (`FITExchange.keepSessionTotals`).
         migrator.registerMigration("v3") { db in
             try db.execute(sql: """
                 ALTER TABLE activities ADD COLUMN live_started_at INTEGER;
