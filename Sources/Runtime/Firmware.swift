@@ -245,8 +245,8 @@ public final class Firmware: Sendable {
         let s = state.current
         var parts = [s.phase.rawValue]
         switch s.today {
-        case .workout(let plan, _, _, _):
-            if let i = s.offered { parts.append("\(plan.name): workout \(i + 1)/\(plan.workouts.count) \(plan.workouts[i].name)") }
+        case .workout:
+            if let offer = offer(s) { parts.append("\(offer.plan): workout \(offer.workout)") }
         case .expired(let plan, let deadline): parts.append("plan '\(plan)' expired on \(deadline)")
         case .unavailable(let reason): parts.append(reason)
         case nil: break
@@ -255,14 +255,17 @@ public final class Firmware: Sendable {
         return parts.joined(separator: "  ")
     }
 
+    /// The workout `s` offers: today's plan and its offered workout, when there are both.
+    private func offer(_ s: State) -> Offer? {
+        guard case .workout(let plan, _, _, _) = s.today, let i = s.offered, plan.workouts.indices.contains(i) else { return nil }
+        return Offer(plan: plan.name, workout: "\(i + 1)/\(plan.workouts.count) \(plan.workouts[i].name)")
+    }
+
     /// What other threads read, as the loop leaves it.
     func publish() {
         let s = state.current
         let line = s.phase == .running ? "" : waitingLine
-        var offer: Offer?
-        if s.phase != .running, case .workout(let plan, _, _, _) = s.today, let i = s.offered, plan.workouts.indices.contains(i) {
-            offer = Offer(plan: plan.name, workout: "\(i + 1)/\(plan.workouts.count) \(plan.workouts[i].name)")
-        }
+        let offer = s.phase == .running ? nil : self.offer(s)
         // Lock: the loop writes what the threads above read.
         published.withLock { p in
             p.phase = s.phase
