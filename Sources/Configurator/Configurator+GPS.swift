@@ -181,7 +181,7 @@ extension Configurator {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
-        if head.count >= 12, head[0] == 12 || head[0] == 14, Array(head[8..<12]) == Array(".FIT".utf8) {
+        if FITReader.startsWithHeader(head) {
             return "a FIT file, not an NMEA recording: a source replays a receiver's NMEA (import the run "
                 + "with pacer activities import; follow its line with pacer run --route)"
         }

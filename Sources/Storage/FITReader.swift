@@ -132,8 +132,13 @@ public enum FITReader {
         if path.lowercased().hasSuffix(".fit") { return true }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
-        return head.count == 12 && (head[0] == 12 || head[0] == 14) && Array(head[8..<12]) == Array(".FIT".utf8)
+        return startsWithHeader([UInt8]((try? handle.read(upToCount: 12)) ?? Data()))
+    }
+
+    /// Whether `head` (a file's first bytes) starts with a FIT header: its size, 12 or 14, and
+    /// ".FIT" at bytes 8 to 11.
+    public static func startsWithHeader(_ head: [UInt8]) -> Bool {
+        head.count >= 12 && (head[0] == 12 || head[0] == 14) && Array(head[8..<12]) == Array(".FIT".utf8)
     }
 
     /// The whole file read, its points collected (for small files and tests: an import
