@@ -59,7 +59,7 @@ public struct Utterance: Hashable, Sendable {
         var previous: Character?
         for character in text {
             if character.isWhitespace, let previous, ".!?;:".contains(previous) {
-                let sentence = current.trimmingWhitespace
+                let sentence = current.trimmingWhitespace()
                 if !sentence.isEmpty { sentences.append(sentence) }
                 current = ""
             } else {
@@ -67,19 +67,9 @@ public struct Utterance: Hashable, Sendable {
             }
             previous = character
         }
-        let last = current.trimmingWhitespace
+        let last = current.trimmingWhitespace()
         if !last.isEmpty { sentences.append(last) }
         return sentences
-    }
-}
-
-extension String {
-    /// Without whitespace at either end.
-    var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HAL
+import PacerCore
 
 /// The board's battery gauge, read from the kernel's power-supply class
 /// (`/sys/class/power_supply/<supply>/`), as `upower` and `acpi` do.
@@ -139,15 +140,5 @@ public final class SysfsBattery: BatteryGauge {
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let trimmed = text.trimmingWhitespace()
         return trimmed.isEmpty ? nil : trimmed
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs, newlines and NULs.
-    fileprivate func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0.isWhitespace || $0 == "\0" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(self[first...last])
     }
 }
