@@ -372,7 +372,7 @@ public struct PaceCoach: Sendable {
         }
         return CoachStatus(
             phaseIndex: index, phaseCount: workout.phases.count, phaseName: phase.name, phase: phase,
-            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? smoother.speed : nil,
+            elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? judgedSpeed : nil,
             pace: unsure ? .unsure : pace,
             phaseDistance: phaseDistance, distance: distance, neededSpeed: needed,
             gpsLost: gpsLost, paused: isPaused, finished: finished)
@@ -426,6 +426,17 @@ public struct PaceCoach: Sendable {
         return out
     }
 
+    /// The trusted speeds a judgement rests on (`SpeedSmoother.evidence(atLeast:)`).
+    private var evidence: [Double] { smoother.evidence(atLeast: max(1, settings.minimumSamples)) }
+
+    /// The speed the runner is told and shown: the mean of the speeds a judgement rests on,
+    /// so that a cue's figure is the one it was judged on (a window holding one speed lends
+    /// the one before it to both), never one fix's speed alone.
+    private var judgedSpeed: Double? {
+        let speeds = evidence
+        return speeds.isEmpty ? nil : speeds.reduce(0, +) / Double(speeds.count)
+    }
+
     /// Compares the smoothed speed with the phase's range at a position update; cues on a
     /// change of state and when a repeat is due.
     private mutating func judge(at t: Instant) -> [CoachOutput] {
@@ -441,7 +452,7 @@ public struct PaceCoach: Sendable {
         let h = min(settings.hysteresis, (phase.maximumSpeed - phase.minimumSpeed) / 4)
         // The speeds the judgement rests on: never one alone, which could be the spike that
         // decides (a window as long as the interval between fixes lends the one before it).
-        let evidence = smoother.evidence(atLeast: max(1, settings.minimumSamples))
+        let evidence = self.evidence
         guard evidence.count >= settings.minimumSamples, let latest = smoother.latest,
               t - latest <= settings.trust.freshness else {
             // Too few trusted speeds (none: the receiver reports none, or none was trusted),

@@ -101,6 +101,23 @@ struct PaceCoachTrustTests {
         #expect(d.cues(.onPace) == [30, 120])
     }
 
+    /// A dropped dropout leaves the window one speed; the judgement lends it the one before,
+    /// and the figure the runner is told and shown is that judgement's (the mean of the two),
+    /// not the one fix's speed (issue 39: a slow-down "at 12.04 km/h", one fix's speed).
+    @Test func theFigureToldIsTheOneJudgedNotOneFixsSpeed() {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: Self.kmh(9), maximumSpeed: Self.kmh(11.3))])
+        for s in stride(from: 0, through: 90, by: 30) { d.fix(at: s, ran: Self.kmh(11), doppler: Self.kmh(11)) }
+        // At 120 the receiver says 2 km/h while the positions say 12: a dropout, held as a
+        // suspect and dropped at 150 (the line since does not support it either).
+        d.fix(at: 120, ran: Self.kmh(12.04), doppler: Self.kmh(2))
+        d.fix(at: 150, ran: Self.kmh(12.04), doppler: Self.kmh(12.04))
+        #expect(d.cues(.slowDown) == [150], "\(d.cues)")
+        let told = d.coach.status(at: .zero + .seconds(150)).smoothedSpeed ?? 0
+        #expect(abs(told - Self.kmh((11 + 12.04) / 2)) < 1e-9, "told \(told * 3.6) km/h")
+        // The dropout never reaches the figure.
+        #expect(told > Self.kmh(11))
+    }
+
     /// What the runtime hands the coach from a receiver's fix: its HDOP, satellites used, and
     /// whether it was estimated.
     @Test func aFixsQualityReachesTheCoach() {
