@@ -38,7 +38,7 @@ workouts:
 YAML
 
 printf '| positions | low | medium | high |\n|---|---|---|---|\n'
-for kind in as-is rounded jitter; do
+for kind in as-is rounded jitter 5s; do
     mkdir -p "$tmp/$kind"
     cat > "$tmp/$kind/scenario.yaml" <<YAML
 name: Watch check ($kind)

@@ -62,7 +62,7 @@ with open(out, "w") as w:
         w.write("      - {name: %s, minutes: 10, speed_kmh: %s}\n" % (name, band(lo, hi)))
 PY
 
-for kind in as-is rounded jitter spikes; do
+for kind in as-is rounded jitter spikes 5s; do
     for workout in 1 2; do
         dir="$tmp/$kind-$workout"
         mkdir -p "$dir"
@@ -137,7 +137,7 @@ listed = []
 for truth, title in ((by_speeds, "the watch's speeds"), (by_positions, "the watch's positions")):
     print("Against %s:\n" % title)
     print("| recording | low | medium | high |\n|---|---|---|---|")
-    for kind in ("as-is", "rounded", "jitter", "spikes"):
+    for kind in ("as-is", "rounded", "jitter", "spikes", "5s"):
         row = "| %s |" % kind
         for p in ("low", "medium", "high"):
             n = bad = 0
