@@ -22,7 +22,8 @@
 # trail they lag its positions by several seconds (at 6:24 the positions slow from 10.5 to
 # 5 km/h within 6 s, the recorded speed takes 30 s); the coach is given those speeds, and
 # no rule of the coach's can judge better than the speeds it is given.
-# It prints, per profile and degradation, the pace cues and how many contradict.
+# It prints, per profile and degradation, the pace cues and how many contradict, and each
+# run's distance against the watch's odometer.
 #
 # Usage: scripts/pace-figures.sh [PACER] [TRACK]
 #   PACER defaults to .build/debug/pacer, TRACK to ../shared/tracks/fenix2-trail-run.nmea.
@@ -159,6 +160,20 @@ for truth, title in ((by_speeds, "the watch's speeds"), (by_positions, "the watc
         print(row)
     print()
 print("(contradicting pace cues of all pace cues, both workouts; bands around the median %.1f km/h)" % median)
+# The same runs' distance against the watch's odometer (6930.1 m at 3000 s): one phase
+# (workout 1) and five (workout 2), whose ends fall inside the sparse profiles' legs.
+print("\nDistance against the watch's odometer (workout 1, one phase / workout 2, five phases):\n")
+print("| recording | low | medium | high |\n|---|---|---|---|")
+for kind in ("as-is", "rounded", "jitter", "spikes", "5s"):
+    row = "| %s |" % kind
+    for p in ("low", "medium", "high"):
+        cells = []
+        for workout in (1, 2):
+            s = json.load(open(f"{tmp}/{kind}-{workout}/out/{p}/summary.json"))
+            d = sum(a["distance_m"] for a in s["activities"])
+            cells.append("%+.2f %%" % ((d - 6930.1) / 6930.1 * 100))
+        row += " %s |" % " / ".join(cells)
+    print(row)
 if verbose:
     for l in listed: print(l)
 PY

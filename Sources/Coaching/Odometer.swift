@@ -18,7 +18,9 @@ import PacerCore
 ///   (`stoppingSpeed`), the runner may have stood for most of the gap: at most `detour` times
 ///   the straight line (a 74 s silence at a stop, 9.5 m between its ends: 14 m, not the
 ///   mean speed's 138 m). Across a phase's end, where the runner
-///   was told to change pace, the speed is one end's before it and the other's after.
+///   was told to change pace, the speed is one end's before it and the other's after, with
+///   the same bound (the straight line less the noise): a run measures the same whatever
+///   its plan.
 ///   Without speeds, the straight line.
 ///
 /// Between fixes a `reading` extrapolates with the last fix's speed (for at most
@@ -231,7 +233,7 @@ public struct Odometer: Sendable {
             } else if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
                 if let change, change >= last.at, change <= t {
                     let before = (change - last.at).inSeconds
-                    length = max(chord, a * before + b * (seconds - before))
+                    length = max(chord - parameters.chordNoise, a * before + b * (seconds - before))
                 } else {
                     length = sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler)
                 }

@@ -88,6 +88,27 @@ struct OdometerTests {
         #expect(abs(o.distance - 200) < 1e-6)
     }
 
+    /// A leg across a phase's end is run at one end's speed before the end and the other's
+    /// after, and bounded by the straight line exactly as any sparse leg is (less two
+    /// positions' noise): the same run measures the same whether or not a phase ended in it.
+    /// On synthesized runs (against their recipe's path) and the real trail at 1 Hz (against
+    /// its watch's odometer) the full straight line at a phase's end read long (docs/figures.md).
+    @Test func aLegAcrossAPhasesEndIsBoundedLikeAnyOther() {
+        func leg(change: Instant?) -> Double {
+            var o = Odometer()
+            o.add(Self.east(0), speed: 3, at: Self.t(0))
+            // 3 m/s for 10 s, then 2.5 m/s for 20 s: 80 m by the speeds; the positions 86 m apart.
+            return o.add(Self.east(86), speed: 2.5, at: Self.t(30), paceChangeAt: change)?.length ?? 0
+        }
+        #expect(abs(leg(change: Self.t(10)) - 80) < 1e-6, "\(leg(change: Self.t(10)))")
+        #expect(abs(leg(change: nil) - 82.5) < 1e-6, "without a phase's end, the mean speed")
+        // A straight line longer than the speeds allow by more than the noise still bounds it.
+        var o = Odometer()
+        o.add(Self.east(0), speed: 3, at: Self.t(0))
+        let long = o.add(Self.east(100), speed: 2.5, at: Self.t(30), paceChangeAt: Self.t(10))
+        #expect(abs((long?.length ?? 0) - 90) < 1e-6)
+    }
+
     /// A gap while the runner stood: 74 s of silence while the runner stood, the two fixes
     /// 9.5 m apart at 3.05 and 0.67 m/s. The mean speed over the gap would be 137.6 m; the
     /// watch counted 0.2 m. With an end nearly standing, the positions bound the leg.
