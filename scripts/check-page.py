@@ -19,7 +19,10 @@ standard library only, and watches everything the page does:
     Content-Security-Policy violation, …);
   - failed requests (Network.loadingFailed) and HTTP errors (a status of 400 or more);
   - a dialog (alert, confirm: Page.javascriptDialogOpening), which a report never opens;
-  - with --self-contained, any request at all other than the page itself and data: URLs.
+  - with --self-contained, any request at all other than the page itself and data: URLs;
+  - the layout at the window's width (--width): a word of up to 30 characters broken across
+    two lines (only longer ones, a long name or a URL, may break), and a page wider than the
+    window (what does not fit must wrap, or scroll within its own box).
 
 Before the browser, the markup itself: every element closed in order, nothing closed that was
 not open (Python's html.parser, with HTML's void elements), one <html>, <head>, <title> and
@@ -136,6 +139,10 @@ def check_page(browser, page, screenshot, width, self_contained, timeout):
     found, more = devtools.problems(browser, session, url, self_contained)
     problems += found
     notes += more
+    if not any(p.startswith("the page did not") for p in problems):
+        problems += devtools.layout_problems(
+            lambda js: browser.call("Runtime.evaluate", {"expression": js, "returnByValue": True},
+                                    session=session).get("result", {}).get("value"), width)
     if screenshot and not any(p.startswith("the page did not") for p in problems):
         metrics = browser.call("Page.getLayoutMetrics", session=session)
         height = int(metrics.get("cssContentSize", metrics.get("contentSize", {})).get("height", 800) + 0.5)

@@ -91,7 +91,7 @@ public enum ActivityReportPage {
                 input.waypoints.enumerated().map { i, w in
                     ["W\(i + 1)", clip(w.name, maximumNameLength), ActivityFormat.dateTime(w.time, seconds: true, zone: input.zone), coordinates(w.position),
                      w.altitude.map(metres) ?? "-", w.atLastKnownPosition ? "no fix: at the last known position" : ""]
-                }, numeric: [3, 4]))
+                }, numeric: [3, 4], names: [1], prose: [5]))
         }
         if !input.cues.isEmpty {
             var counts: [(String, Int)] = []
@@ -103,7 +103,7 @@ public enum ActivityReportPage {
                 counts.map { name, n in
                     let first = input.cues.first { $0.cue == name }.map { clock($0.elapsed.inSeconds) } ?? "-"
                     return [name, "\(n)", first, Cue(rawValue: name)?.meaning ?? ""]
-                }, numeric: [1, 2]))
+                }, numeric: [1, 2], prose: [3]))
         }
         body += "<footer>Made by pacer activities report \(input.id) from the stored activity. "
             + "Times are \(input.zone.isUTC ? "UTC" : "local (the board's time zone)"); speeds km/h; distances km; "
@@ -168,7 +168,7 @@ public enum ActivityReportPage {
                         ActivityFormat.clock(p.duration), ActivityFormat.clock(p.timeInBand),
                         ActivityFormat.fixed(share, places: 0) + " %", ActivityFormat.kilometresPerHour(p.averageSpeed),
                         ActivityFormat.kilometres(p.distance)]
-            }, numeric: [0, 2, 3, 4, 5, 6, 7])
+            }, numeric: [0, 2, 3, 4, 5, 6, 7], names: [1])
     }
 
     /// An import's laps (its file's): no band to be in, and no slowest speed.
@@ -178,7 +178,7 @@ public enum ActivityReportPage {
             laps.map { p in
                 ["\(p.index + 1)", p.name, ActivityFormat.clock(p.duration), ActivityFormat.kilometresPerHour(p.averageSpeed),
                  ActivityFormat.kilometresPerHour(p.maximumSpeed), ActivityFormat.kilometres(p.distance)]
-            }, numeric: [0, 2, 3, 4, 5])
+            }, numeric: [0, 2, 3, 4, 5], names: [1])
     }
 
     static func metres(_ value: Double) -> String { "\(ActivityFormat.fixed(value, places: 0)) m" }

@@ -41,16 +41,25 @@ public enum HTMLPage {
         figure { margin: 0; }
         figure svg { display: block; max-width: 100%; height: auto; }
         figcaption, p.note { font-size: 13px; color: #495057; margin-top: 4px; }
+        div.table { max-width: 100%; overflow-x: auto; }
         table { border-collapse: collapse; font-size: 14px; }
-        th, td { padding: 3px 10px; border-bottom: 1px solid #e9ecef; text-align: left; overflow-wrap: anywhere; }
+        th, td { padding: 3px 10px; border-bottom: 1px solid #e9ecef; text-align: left; }
+        td { white-space: nowrap; }
+        td.t { white-space: normal; overflow-wrap: anywhere; min-width: 9em; }
+        td.p { white-space: normal; min-width: 12em; }
         th { background: #f8f9fa; font-size: 13px; }
         td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
         footer { margin-top: 28px; font-size: 12px; color: #868e96; }
         """
 
-    /// A header row and the rows; `numeric` columns are right-aligned.
-    public static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = []) -> String {
-        var s = "<table>\n<thead><tr>"
+    /// A header row and the rows; `numeric` columns are right-aligned. A figure, a time or a
+    /// date stays on one line; `prose` columns (a sentence) wrap between words; `names` are
+    /// the columns of free text from data (a waypoint's name): only there may an unbroken
+    /// string break anywhere, so a long one takes the room left and no other word is broken.
+    /// A table wider than the page (on a phone) scrolls within its own box.
+    public static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [],
+                             names: Set<Int> = [], prose: Set<Int> = []) -> String {
+        var s = "<div class=\"table\"><table>\n<thead><tr>"
         for (i, h) in header.enumerated() {
             s += numeric.contains(i) ? "<th class=\"n\">" : "<th>"
             s += Markup.escape(h) + "</th>"
@@ -59,11 +68,13 @@ public enum HTMLPage {
         for row in rows {
             s += "<tr>"
             for (i, cell) in row.enumerated() {
-                s += (numeric.contains(i) ? "<td class=\"n\">" : "<td>") + Markup.escape(cell) + "</td>"
+                s += (numeric.contains(i) ? "<td class=\"n\">" : names.contains(i) ? "<td class=\"t\">"
+                      : prose.contains(i) ? "<td class=\"p\">" : "<td>")
+                    + Markup.escape(cell) + "</td>"
             }
             s += "</tr>\n"
         }
-        return s + "</tbody>\n</table>\n"
+        return s + "</tbody>\n</table></div>\n"
     }
 
     /// The headline figures, each a name, a value and an optional note.

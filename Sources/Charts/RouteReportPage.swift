@@ -54,7 +54,7 @@ public enum RouteReportPage {
                     ["W\(i + 1)", w.name.map { ActivityReportPage.clip($0, ActivityReportPage.maximumNameLength) } ?? "(unnamed)",
                      ActivityReportPage.coordinates(w.position),
                      w.altitude.map(ActivityReportPage.metres) ?? "-", w.description ?? ""]
-                }, numeric: [2, 3]))
+                }, numeric: [2, 3], names: [1, 4]))
         }
         body += "<footer>Made by pacer routes report \(input.id) from the imported route. "
             + "Distances km; altitudes metres above sea level.</footer>\n"

@@ -180,6 +180,39 @@ struct ReportEndToEndTests {
 
     /// Names from a GPX file reach the page as text, never as markup; an imported activity
     /// (no phases) is drawn without bands; a route's waypoints are named on its map.
+    /// A 3,000-character name (the activity's, a waypoint's) breaks where it must and nothing
+    /// else does: at a desktop's width and a phone's, no other word is broken across lines and
+    /// the page is no wider than the window (its tables scroll within themselves); the layout
+    /// check is scripts/check-page.py's (issue 39, item 8).
+    @Test(arguments: [1000, 420])
+    func aLongNameBreaksNoOtherWord(width: Int) async throws {
+        try Self.requireChromium()
+        let dir = try makeTemporaryDirectory()
+        var points = ""
+        for i in 0..<40 {
+            let time = String(format: "2026-05-02T07:%02d:%02dZ", i * 10 / 60, i * 10 % 60)
+            points += "<trkpt lat=\"\(52.0 + Double(i) * 0.0003)\" lon=\"4.36\"><ele>5</ele><time>\(time)</time></trkpt>\n"
+        }
+        let long = String(repeating: "W", count: 3000)
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+            <metadata><name>\(String(repeating: "N", count: 3000))</name></metadata>
+            <wpt lat="52.003" lon="4.36"><name>\(long)</name><time>2026-05-02T07:01:00Z</time></wpt>
+            <trk><name>\(long)</name><trkseg>\n\(points)</trkseg></trk>
+            </gpx>
+            """
+        try gpx.write(toFile: "\(dir)/long.gpx", atomically: true, encoding: .utf8)
+        let imported = try await Pacer.runOffThePool(["activities", "import", "\(dir)/long.gpx", "--as", "activity",
+                                                      "--data-dir", "\(dir)/data"])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let page = "\(dir)/report.html"
+        let made = try await Pacer.runOffThePool(["activities", "report", "1", "--data-dir", "\(dir)/data", "--out", page])
+        try #require(made.status == 0, "\(made.stderr)")
+        let check = try await Self.check([page], ["--width", "\(width)"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
     @Test func namesFromDataAreEscapedAndImportsHaveReportsToo() async throws {
         try Self.requireChromium()
         let dir = try makeTemporaryDirectory()

@@ -200,3 +200,52 @@ def problems(browser, session, url=None, self_contained=False, allowed_statuses=
             problems.append("the page opened a%s %s dialog: %s" % (
                 "n" if params.get("type", "")[:1] in "aeiou" else "", params.get("type"), params.get("message")))
     return problems, notes
+
+
+# What a reader sees laid out at the window's width: a word of up to 30 characters broken
+# across two lines (a long name, a URL, may break: nothing else), a page wider than the window,
+# and (for a phone's page) table cells beyond the window's right edge: cut off, reached only by
+# scrolling the table sideways.
+LAYOUT = r"""
+(() => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest("svg, script, style, pre, code")
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (const m of n.textContent.matchAll(/\S+/g)) {
+      if (m[0].length > 30) continue;
+      const r = document.createRange();
+      r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].filter(c => c.width > 0).map(c => Math.round(c.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  const cut = [...document.querySelectorAll("td, th")]
+    .filter(c => getComputedStyle(c).display !== "none" && c.getClientRects().length
+                 && c.getBoundingClientRect().right > window.innerWidth + 1)
+    .map(c => (c.closest("table").id || "table") + ": " + (c.dataset.label || c.textContent.trim().slice(0, 20)));
+  const page = document.documentElement;
+  return {broken: broken, cut: cut, scrollWidth: page.scrollWidth, clientWidth: page.clientWidth};
+})()
+"""
+
+
+def layout_problems(evaluate, width, cells=False):
+    """Problems of the layout at `width`: `evaluate(js)` runs LAYOUT in the page and returns its
+    value. With `cells`, table cells beyond the window's edge are problems too."""
+    value = evaluate(LAYOUT) or {}
+    problems = []
+    broken = value.get("broken", [])
+    if broken:
+        problems.append("layout at %d px: %d word(s) broken across lines: %s"
+                        % (width, len(broken), ", ".join(repr(w) for w in broken[:5])))
+    if value.get("scrollWidth", 0) > value.get("clientWidth", width) + 1:
+        problems.append("layout at %d px: the page is %d px wide, wider than the window (%d px): "
+                        "something in it neither wraps nor scrolls within itself"
+                        % (width, value["scrollWidth"], value["clientWidth"]))
+    cut = value.get("cut", [])
+    if cells and cut:
+        problems.append("layout at %d px: %d table cell(s) cut off at the window's edge: %s"
+                        % (width, len(cut), ", ".join(cut[:6])))
+    return problems
