@@ -253,9 +253,21 @@ def run(args):
         page.wait_text("#state", lambda s: s.strip() == "ready", "the live state after Stop", 20)
         steps.append("workout started by a press, watched (%s then %s), stopped from the page" % (first.strip(), later.strip()))
 
-        # 5. The activity's FIT, downloaded from its page, read by Garmin's SDK.
+        # 5. The activity's FIT, downloaded from its page, read by Garmin's SDK. First, on the
+        # phone's width, the list and the activity's phases: every column in view (no cell cut
+        # off at the edge), no word broken, the page no wider than the window.
         page.go("/activities")
         page.shot("activities")
+        for path in ("/activities", "/activities/1"):
+            if path != "/activities":
+                page.go(path)
+            cut = devtools.layout_problems(page.evaluate, 420, cells=True)
+            if cut:
+                raise Failed("%s on a phone: %s" % (path, "; ".join(cut)))
+            if path == "/activities/1" and page.text("#phases") is None:
+                raise Failed("/activities/1 shows no phases table")
+        steps.append("the activities and their phases read whole at 420 px (no cell cut off, no word broken)")
+        page.go("/activities")
         link = page.evaluate("(() => { const a = document.querySelector('a.download-fit'); return a ? a.getAttribute('href') : null })()")
         if not link:
             raise Failed("no FIT download on /activities")

@@ -27,6 +27,14 @@ enum CompanionAssets {
         dd { margin: 0; }
         pre { white-space: pre-wrap; word-break: break-all; }
         table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse; }
+        th, td { text-align: left; padding: .15em .5em .15em 0; }
+        @media (max-width: 40em) {
+          table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+          table.stack thead { display: none; }
+          table.stack tr { border-top: 1px solid #cfd4da; padding: .3em 0; }
+          table.stack td { padding: .05em 0; overflow-wrap: anywhere; }
+          table.stack td[data-label]::before { content: attr(data-label) ": "; font-weight: bold; }
+        }
         .controls form { display: none; margin: .2em; }
         .controls[data-state="searching"] #command-start, .controls[data-state="ready"] #command-start,
         .controls[data-state="running"] #command-pause, .controls[data-state="running"] #command-stop,

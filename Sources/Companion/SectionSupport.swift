@@ -39,14 +39,19 @@ enum SectionSupport {
 
     static func esc(_ text: String) -> String { CompanionHTML.escape(text) }
 
-    /// A table with `id`, its header cells and rows of already escaped cells.
+    /// A table with `id`, its header cells and rows of already escaped cells. Each cell carries
+    /// its column's name (`data-label`): on a phone's width the rows are stacked, a cell a line
+    /// with its name before it, so no column is cut off (CompanionAssets.css).
     static func table(id: String, header: [String], rows: [[String]], rowClass: String? = nil) -> String {
-        var s = "<table id=\"\(esc(id))\"><thead><tr>"
+        var s = "<table id=\"\(esc(id))\" class=\"stack\"><thead><tr>"
         s += header.map { "<th>\(esc($0))</th>" }.joined()
         s += "</tr></thead><tbody>"
         for row in rows {
             s += rowClass.map { "<tr class=\"\(esc($0))\">" } ?? "<tr>"
-            s += row.map { "<td>\($0)</td>" }.joined()
+            s += row.enumerated().map { i, cell in
+                let label = i < header.count ? header[i] : ""
+                return label.isEmpty ? "<td>\(cell)</td>" : "<td data-label=\"\(esc(label))\">\(cell)</td>"
+            }.joined()
             s += "</tr>"
         }
         return s + "</tbody></table>"

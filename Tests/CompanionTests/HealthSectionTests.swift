@@ -63,7 +63,7 @@ import Testing
         let body = pageBody(try await call(section, .get, "/health-report/hw-check"))
         let cli = try Pacer.run(["hw", "check"] + options)
         #expect(cli.status == 0, "\(cli.output)")
-        #expect(body.contains("<table id=\"hw-parts\">"))
+        #expect(body.contains("<table id=\"hw-parts\" class=\"stack\">"))
         // The same report but for what changes from one run to the next (how long speech
         // took to render, the system time).
         func steady(_ text: String) -> [String] {

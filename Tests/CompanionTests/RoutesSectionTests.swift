@@ -33,7 +33,7 @@ import Testing
         #expect(try store.routes.route(id).summary.source == "park-loop.gpx")
 
         let list = pageBody(try await call(s, .get, "/routes"))
-        #expect(list.contains("<table id=\"routes\">") && list.contains("Park loop"))
+        #expect(list.contains("<table id=\"routes\" class=\"stack\">") && list.contains("Park loop"))
         #expect(list.contains("id=\"follow-\(id)\""))
 
         let follow = try await call(s, .post, "/routes/follow", form: ["route": "\(id)"])
