@@ -15,9 +15,14 @@ public protocol CompanionDevice: Sendable {
     /// so the companion writes under the device's own folder lock); throws with the reason
     /// when the data folder cannot be used.
     func store() throws -> PacerStore
+    /// The device's plan changed (the page activated one): the device reads it afresh, so
+    /// that the workout it offers is the new plan's at once.
+    func planChanged()
 }
 
 extension CompanionDevice {
+    public func planChanged() {}
+
     /// A workout runs: the page refuses every change but what the button could do.
     public var workoutRunning: Bool { snapshot().workoutRunning }
 }

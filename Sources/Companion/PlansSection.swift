@@ -238,6 +238,7 @@ public struct PlansSection: CompanionSection {
             path = file.path ?? ""
         }
         let (plan, key, activities) = try PlanActions.activate(path: path, in: { store }, at: now())
+        device.planChanged()
         let line = PlanActions.progressLine(plan, done: try activities.plans.workoutsDone(plan: key), today: now().date)
         return .redirect(to: "/plans", notice: "The device's plan is now '\(plan.name)' (\(path), \(key)). \(line)")
     }

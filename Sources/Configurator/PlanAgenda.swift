@@ -7,7 +7,8 @@ import Storage
 /// The device's plan and its progress, from the plans' store: the plan made the device's
 /// with `pacer plan activate`, and its first workout with no completed activity (progress is
 /// kept by the plan file's identity, not its name). Read afresh at every question, so that a
-/// plan activated while the device waits is the one offered after the next workout.
+/// plan activated while the device waits is the one offered at the next status asked for
+/// (`pacer ctl status`; the page asks when it activates one), or after the next workout.
 public struct PlanAgenda: WorkoutAgenda {
     public let plans: PlanStore
 

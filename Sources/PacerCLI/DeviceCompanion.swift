@@ -41,6 +41,9 @@ final class DeviceCompanion: CompanionDevice {
     }
 
     func store() throws -> PacerStore { try storage.store() }
+
+    /// A status asked for between workouts reads the plan afresh (on the device's loop).
+    func planChanged() { firmware.handle(.status) }
 }
 
 /// The first answer to a command, whichever comes first: the device's or the timeout's.

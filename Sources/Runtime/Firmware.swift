@@ -188,6 +188,9 @@ public final class Firmware: Sendable {
             case .start where phase != .running:
                 reply(startWorkout())
             case .status where phase != .running:
+                // Asked afresh: a plan activated since (the page, `pacer plan activate`) is
+                // the one offered now, not after the next workout.
+                if phase == .ready || phase == .searching { refreshToday() }
                 reply(waitingLine)
             default:
                 if let runtime, phase == .running {

@@ -22,6 +22,9 @@ final class SwitchableStoreDevice: CompanionDevice {
     }
     func send(_ command: ControlCommand) async -> String { "ok" }
     func store() throws -> PacerStore { activities }
+    /// How many times the page told the device its plan changed.
+    let plansChanged = Mutex(0)
+    func planChanged() { plansChanged.withLock { $0 += 1 } }
 }
 
 /// A data folder with a store, the repository's Hardware as hardware_dir (its bundled plans,

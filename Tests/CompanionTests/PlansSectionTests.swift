@@ -28,6 +28,7 @@ import TestSupport
         #expect(redirect.notice?.contains("0/1 workouts done; next: workout 1, 6 x 2 min") == true, "\(redirect)")
         let active = try #require(try f.device.activities.plans.activePlan())
         #expect(active.source == hardwareDirectory + "/plans/intervals.yaml")
+        #expect(f.device.plansChanged.withLock { $0 } == 1, "the device is told, so it offers the new plan at once")
         let page = try await callRoute(f.plans, .get, "/plans")
         #expect(page.body.contains("<p id=\"todays-workout\">Today's workout: 1, <strong>6 x 2 min</strong>"), "\(page.body)")
         #expect(page.body.contains("<p id=\"progress\">0/1 workouts done"))

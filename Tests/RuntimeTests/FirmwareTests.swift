@@ -15,7 +15,11 @@ struct StoreAgenda: WorkoutAgenda {
     let plan: TrainingPlan
     let key = PlanKey(contents: Array("test plan".utf8))
 
+    /// Another plan made the device's since power-on (`pacer plan activate`, the page).
+    let activated = Locked<TrainingPlan?>(nil)
+
     func today(on date: CivilDate) -> TodaysWorkout {
+        let plan = activated.value ?? plan
         let done = (try? store.plans.workoutsDone(plan: key)) ?? []
         switch plan.nextWorkout(done: done, on: date) {
         case .workout(let i): return .workout(plan: plan, key: key, index: i, again: false)
@@ -206,6 +210,29 @@ struct FirmwareTests {
     /// A start pressed during power-on waits for the checks, then starts: the workout is the
     /// one the device runs, answers for and stores, not one it forgets (a device that says
     /// ready and a stop that finds "no workout running").
+    /// A plan activated while the device waits (the page, `pacer plan activate`) is offered
+    /// at the next status asked for (the page asks when it activates one), not only after the
+    /// next workout: the page showed the old plan's workout until a press (issue 39, item 18).
+    @Test func aPlanActivatedWhileWaitingIsOfferedAtTheNextStatus() throws {
+        let rig = try DeviceRig(recording(seconds: 400) { s in s < 20 ? nil : 3.0 }, plan: twoWorkouts())
+        rig.run(until: 30)
+        #expect(rig.controller.offer?.plan == "two")
+        rig.agenda.activated.update { $0 = TrainingPlan(name: "other", workouts: [
+            Workout(name: "Long", phases: [Phase(name: "l", duration: .seconds(60), minimumSpeed: 2.5, maximumSpeed: 3.5)]),
+        ]) }
+        rig.run(until: 40)
+        #expect(rig.controller.offer?.plan == "two", "nothing asked yet")
+        rig.run(until: 60, commands: [(50, .status)])
+        #expect(rig.controller.offer?.plan == "other" && rig.controller.offer?.workout == "1/1 Long",
+                "\(String(describing: rig.controller.offer))")
+        #expect(rig.events.value.contains { if case .offered(plan: "other", workout: 1, of: 1, name: "Long", again: false) = $0 { true } else { false } })
+        // And the press starts the new plan's workout.
+        rig.run(until: 200, presses: [(70, .short)])
+        #expect(rig.cues(.started) == [70])
+        let activities = try rig.store.activities.activities()
+        #expect(activities.first?.workout == "Long")
+    }
+
     @Test(arguments: [true, false])
     func aStartDuringPowerOnStartsAfterTheChecks(byButton: Bool) throws {
         let rig = try DeviceRig(recording(seconds: 400) { _ in 3.0 }, plan: twoWorkouts())
