@@ -156,6 +156,9 @@ public enum ActivityEnd: String, Hashable, Sendable, CaseIterable {
     case stopped
     /// The device found it unfinished after a restart or power cut (R28).
     case recovered
+    /// The workout's time ran out without a single fix (no receiver, a recording that is not
+    /// one): nothing was measured, so it is not completed and the plan offers it again.
+    case noFix = "no-fix"
 }
 
 /// The storage port of the runtime: where a recording goes as it happens. The SQLite store

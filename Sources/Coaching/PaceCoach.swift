@@ -72,7 +72,9 @@ public struct PaceCoach: Sendable {
     private var gpsLost = false
     /// Whether a fix has come since the start: a workout started while the receiver searches
     /// is not told "lost" at once (below).
-    private var hadFix = false
+    /// Whether a fix came since the start: a workout that ran to its end without one measured
+    /// nothing, and is not completed (`ActivityEnd.noFix`).
+    public private(set) var hadFix = false
     /// Whether the runner was told of the current loss (a gps-back answers only a told loss).
     private var lossTold = false
     private var lastLostCue: Instant?

@@ -335,7 +335,9 @@ public final class DeviceRuntime: Sendable {
                 }
             case .workoutCompleted:
                 store(state.withValue { latestPoint(&$0) })
-                finish(.completed)
+                // Run to its end without a fix, it measured nothing: not completed, so the
+                // plan offers it again.
+                finish(state.withValue { $0.coach.hadFix } ? .completed : .noFix)
             }
         }
     }

@@ -335,7 +335,7 @@ public enum ScenarioLoader {
             let tolerance = try optionalDuration(&item, "within") ?? .seconds(1)
             check = .times(activity: try activity(), timer: timer, elapsed: elapsed, moving: moving, tolerance: tolerance)
         } else if let end = try item.optionalString("end") {
-            let states = ["completed", "stopped", "recovered"]
+            let states = ActivityEnd.allCases.map(\.rawValue)
             guard states.contains(end) else { throw item.error("end", "'\(end)' is not one of \(states.joined(separator: ", "))") }
             check = .end(activity: try activity(), state: end)
         } else if let n = try integer(&item, "activities") {

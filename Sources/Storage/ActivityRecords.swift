@@ -9,12 +9,15 @@ public enum ActivityState: String, Hashable, Sendable, CaseIterable {
     case stopped
     /// Found unfinished after a restart or a power cut (R28), closed at its last stored point.
     case recovered
+    /// Its time ran out without a single fix: nothing measured, not completed.
+    case noFix = "no-fix"
 
     public init(_ end: ActivityEnd) {
         switch end {
         case .completed: self = .completed
         case .stopped: self = .stopped
         case .recovered: self = .recovered
+        case .noFix: self = .noFix
         }
     }
 }

@@ -305,6 +305,34 @@ public final class PacerDatabase: Sendable {
                     VALUES ('share_secret', lower(hex(randomblob(16))), 0);
                 """)
         }
+        // A workout whose time ran out without a single fix ends 'no-fix' (not completed: the
+        // plan offers it again). SQLite cannot change a CHECK constraint in place: the table is
+        // made again from its own definition with the new state allowed, its rows (ids kept),
+        // indexes and AUTOINCREMENT counter carried over (foreign keys are off while GRDB
+        // migrates, and checked after).
+        migrator.registerMigration("v7") { db in
+            let allowed = "CHECK (state IN ('recording', 'completed', 'stopped', 'recovered'))"
+            guard let definition = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'activities'"),
+                definition.contains(allowed), let open = definition.firstIndex(of: "(") else {
+                throw StorageError.database("the activities table is not as version 6 made it: cannot allow the no-fix state")
+            }
+            let indexes = try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activities' AND sql IS NOT NULL")
+            let counter = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'activities'") ?? 0
+            // `CREATE TABLE activities (…`, or `"activities"` once a table was renamed to it.
+            let made = "CREATE TABLE activities_v7 " + definition[open...]
+                .replacingOccurrences(of: allowed,
+                                      with: "CHECK (state IN ('recording', 'completed', 'stopped', 'recovered', 'no-fix'))")
+            try db.execute(sql: made)
+            try db.execute(sql: """
+                INSERT INTO activities_v7 SELECT * FROM activities;
+                DROP TABLE activities;
+                ALTER TABLE activities_v7 RENAME TO activities;
+                """)
+            for index in indexes { try db.execute(sql: index) }
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'activities'", arguments: [counter])
+        }
         return migrator
     }
 

@@ -122,6 +122,39 @@ struct RunEndToEndTests {
         #expect(copy.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(copy.stdout)")
     }
 
+    /// A workout whose time runs out without a single fix (a receiver that never found the
+    /// sky) measured nothing: it ends `no-fix`, not completed, and the plan offers it again
+    /// (issue 39, item 12: a "completed" 0.00 km run counted as done).
+    @Test func aWorkoutThatNeverHadAFixIsNotCompleted() throws {
+        let dir = try makeTemporaryDirectory()
+        try """
+            name: Two short
+            workouts:
+              - name: First
+                phases:
+                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
+              - name: Second
+                phases:
+                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
+            """.write(toFile: "\(dir)/two.yaml", atomically: true, encoding: .utf8)
+        // Ninety seconds of a receiver searching: RMC with status V, no position.
+        var nmea = ""
+        for s in 0..<90 {
+            let body = String(format: "GPRMC,0700%02d.00,V,,,,,,,020526,,,N", s)
+            nmea += "$\(body)*\(String(format: "%02X", body.utf8.reduce(0) { $0 ^ $1 }))\r\n"
+        }
+        try nmea.write(toFile: "\(dir)/searching.nmea", atomically: true, encoding: .utf8)
+        let common = ["--data-dir", "\(dir)/data"]
+        #expect(try Pacer.run(["plan", "activate", "\(dir)/two.yaml"] + common).status == 0)
+        let run = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock", "--source", "file:\(dir)/searching.nmea"] + common)
+        #expect(run.stdout.contains("Workout:        Two short / First"), "\(run.stdout)")
+        let list = try Pacer.run(["activities", "list"] + common)
+        #expect(list.stdout.contains("no-fix"), "\(list.stdout)")
+        #expect(!list.stdout.contains("completed"), "\(list.stdout)")
+        let active = try Pacer.run(["plan", "active"] + common)
+        #expect(active.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(active.stdout)")
+    }
+
     /// Another user on the device's data folder hears that it is a permission problem, and
     /// the fix, not SQLite's "unable to open database file". (Switching users needs root, as
     /// CI and the development machines run.)

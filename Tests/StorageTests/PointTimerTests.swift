@@ -177,6 +177,50 @@ struct PointTimerTests {
     }
 }
 
+/// Migration v7: the activities table made again to allow the no-fix state, nothing lost.
+@Suite("The no-fix state (migration v7)")
+struct NoFixMigrationTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
+                   "needs the sqlite3 shell (apt-get install sqlite3)"))
+    func aDataFolderOfVersion6KeepsEveryActivityAndTakesNoFix() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let run = PointTimerTests.TwoPauses()
+        let first = try run.record(in: try PacerStore(directory: dir))
+        let second = try run.record(in: try PacerStore(directory: dir))
+        let db = "\(dir)/pacer.sqlite"
+        // Back to version 6: the table as it was made then, the third id used and deleted.
+        let original = try PacerTestShell.sqlite3(db, "SELECT sql FROM sqlite_master WHERE name = 'activities';")
+        let v6 = original.replacingOccurrences(of: ", 'no-fix'))", with: "))")
+        #expect(v6 != original)
+        _ = try PacerTestShell.sqlite3(db, """
+            PRAGMA foreign_keys = OFF;
+            BEGIN;
+            CREATE TABLE old \(v6[v6.firstIndex(of: "(")!...].trimmingCharacters(in: .whitespacesAndNewlines));
+            INSERT INTO old SELECT * FROM activities;
+            DROP TABLE activities;
+            ALTER TABLE old RENAME TO activities;
+            CREATE INDEX activities_by_state ON activities(state);
+            UPDATE sqlite_sequence SET seq = 3 WHERE name = 'activities';
+            DELETE FROM grdb_migrations WHERE identifier = 'v7';
+            COMMIT;
+            """)
+        #expect(try PacerTestShell.sqlite3(db, "SELECT sql LIKE '%no-fix%' FROM sqlite_master WHERE name = 'activities';") == "0\n")
+        let points = try PacerTestShell.sqlite3(db, "SELECT COUNT(*) FROM track_points;")
+
+        let store = try PacerStore(directory: dir)
+        #expect(Set(try store.activities.activities().map(\.id)) == [first, second])
+        #expect(try PacerTestShell.sqlite3(db, "SELECT COUNT(*) FROM track_points;") == points, "no point lost")
+        #expect(try PacerTestShell.sqlite3(db, "PRAGMA foreign_key_check;") == "", "every point still has its activity")
+        #expect(try PacerTestShell.sqlite3(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'activities_by_state';") == "1\n")
+        // A new activity takes the no-fix state, and an id never used before (4: 3 was).
+        let id = try store.activities.begin(ActivityStart(name: "searching", startedAt: nil, plan: nil, workout: nil, profile: "high"))
+        #expect(id == 4)
+        try store.activities.finish(id, end: .noFix, endedAt: nil, activeTime: .seconds(60))
+        #expect(try store.activities.activity(id).summary.state == .noFix)
+    }
+}
+
 enum PacerTestShell {
     /// Runs `script` through the sqlite3 shell on `path`; returns what it printed.
     static func sqlite3(_ path: String, _ script: String) throws -> String {
