@@ -121,6 +121,17 @@ public enum Configurator {
         if case .paced(let speed) = timing, !(speed > 0 && speed.isFinite) {
             throw ConfigurationError("a paced clock's speed must be a positive number, not \(speed)")
         }
+        // A recording replayed `speed` times faster than the wall (`file:RUN.nmea?speed=20`)
+        // on a device that keeps real time: the device's clock keeps pace with the replay (a
+        // virtual clock `speed` times faster than the wall), so the timer, the phases and the
+        // receiver's times agree, and the replay runs at the clock's own pace.
+        var timing = timing
+        var gpsURI = settings.gps
+        if case .realTime = timing, gpsURI.scheme == "file", let raw = gpsURI.query["speed"],
+           let speed = Double(raw), replaySpeedRange.contains(speed) {
+            if speed != 1 { timing = .paced(speed: speed) }
+            gpsURI.query["speed"] = nil
+        }
         let clock = makeClock(timing, board: hardware?.board)
         var buzzer = try makeBuzzer(settings.buzzer, clock: clock, logger: logger)
         if !alsoBuzzers.isEmpty {
@@ -151,7 +162,7 @@ public enum Configurator {
         let gps: (any GPSSource)?
         if settings.gps.scheme == "file" {
             let replay = try makeReplay(
-                settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, powerSavePeriod: profile.positionInterval)
+                gpsURI, clock: clock, hotStart: hardware?.gps.hotStart, powerSavePeriod: profile.positionInterval)
             simulated.replay = replay
             gps = replay
         } else {

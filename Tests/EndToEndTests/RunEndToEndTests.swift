@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PacerCore
 import TestSupport
 import Testing
 
@@ -120,6 +121,51 @@ struct RunEndToEndTests {
         try (text + "\n# a copy\n").write(toFile: "\(dir)/copy.yaml", atomically: true, encoding: .utf8)
         let copy = try Pacer.run(["plan", "activate", "\(dir)/copy.yaml"] + common)
         #expect(copy.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(copy.stdout)")
+    }
+
+    /// `?speed=20` on a replay with `pacer run` (no `--fast`): the device's clock keeps pace
+    /// with the replay, so a 3-minute workout takes 9 s of the wall, its timer reads 3:00, the
+    /// receiver's times never "jump", and a waypoint is answered where it is stored (issue 39,
+    /// item 13: the timer ran on the wall clock, +569 s jumps, a waypoint 120 m off).
+    @Test func aReplayTwentyTimesFasterRunsTheWorkoutTwentyTimesFaster() throws {
+        let dir = try makeTemporaryDirectory()
+        try """
+            name: Short
+            workouts:
+              - name: Three
+                phases:
+                  - {name: run, minutes: 3, speed_kmh: [9, 12]}
+            """.write(toFile: "\(dir)/short.yaml", atomically: true, encoding: .utf8)
+        let socket = "/tmp/pacer-speed-\(UUID().uuidString.prefix(8)).sock"
+        defer { unlink(socket) }
+        let began = ContinuousClock.now
+        let run = try Pacer.start(["run", "--plan", "\(dir)/short.yaml", "--source", "file:Scenarios/steady/run.nmea?speed=20",
+                                   "--buzzer", "null", "--socket", socket, "--data-dir", "\(dir)/data"])
+        defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
+        // A waypoint once the runner is under way (the recording's fix comes in its first seconds).
+        var answer = ""
+        for _ in 0..<100 where !answer.contains("stored at") {
+            usleep(100_000)
+            answer = (try? Pacer.run(["ctl", "waypoint", "Bench", "--socket", socket]))?.stdout ?? ""
+        }
+        let result = run.finish()
+        let wall = ContinuousClock.now - began
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(wall < .seconds(90), "180 s of workout at 20 times: \(wall) of the wall")
+        #expect(result.stdout.contains("Timer:          00:03:00"), "\(result.stdout)")
+        #expect(!result.stderr.contains("jumped"), "\(result.stderr)")
+        // The answer's position (5 decimals) and the stored one (refined at the fix after the
+        // press) are the same place, to a few metres.
+        let said = answer.split(separator: " ").suffix(2).map { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ",\n"))) ?? .nan }
+        let gpx = "\(dir)/w.gpx"
+        #expect(try Pacer.run(["activities", "export", "1", "--gpx", gpx, "--data-dir", "\(dir)/data"]).status == 0)
+        let text = try String(contentsOfFile: gpx, encoding: .utf8)
+        let wpt = try #require(text.range(of: #"<wpt lat="([0-9.]+)" lon="([0-9.]+)""#, options: .regularExpression).map { String(text[$0]) },
+                               "\(answer)")
+        let numbers = wpt.split(separator: "\"").compactMap { Double($0) }
+        try #require(said.count == 2 && numbers.count == 2, "\(answer) / \(wpt)")
+        let metres = Geodesy.distance(GeoPoint(latitude: said[0], longitude: said[1]), GeoPoint(latitude: numbers[0], longitude: numbers[1]))
+        #expect(metres < 10, "answered \(answer), stored \(wpt): \(metres) m apart")
     }
 
     /// A workout whose time runs out without a single fix (a receiver that never found the
