@@ -84,6 +84,22 @@ public enum GPSTimeCheck {
     /// constant stands for it; a later release may move it forward, never past its own date.
     public static let earliestPlausible = UTCTimestamp(date: CivilDate(year: 2026, month: 1, day: 1)!, millisecondOfDay: 0)
 
+    /// The date a plan's deadline is judged on: the later of the receiver's date (as the
+    /// device uses it) and the system clock's when that one is set (at or after
+    /// `earliestPlausible`; a board without a real-time clock reads 1970 until it is). A
+    /// deadline passed by either clock is passed: a replayed receiver 1024 weeks early, with
+    /// no system clock to correct its times, does not start a plan that ended (`pacer run`
+    /// judges on the system's date too).
+    public static func deadlineDate(gps: CivilDate?, system: UTCTimestamp) -> CivilDate {
+        let clock = system >= earliestPlausible ? system.date : nil
+        switch (gps, clock) {
+        case let (gps?, clock?): return max(gps, clock)
+        case let (gps?, nil): return gps
+        case let (nil, clock?): return clock
+        case (nil, nil): return system.date
+        }
+    }
+
     public enum Verdict: Hashable, Sendable {
         /// The receiver's time is right (`reason` says why it is trusted).
         case asIs(reason: String)

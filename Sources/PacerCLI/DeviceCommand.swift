@@ -43,7 +43,7 @@ struct DeviceCommand: ParsableCommand {
     @Option(name: .long, help: "Data folder (default: the settings' data_dir).")
     var dataDir: String?
 
-    @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: the GPS's date, else the system's).")
+    @Option(name: .long, help: "The date the plan's deadline is checked against (YYYY-MM-DD; default: the later of the GPS's date and the system's, when the system clock is set).")
     var today: String?
 
     @Option(name: .long, help: RouteChoice.help)
@@ -105,7 +105,7 @@ struct DeviceCommand: ParsableCommand {
             assembled = try Configurator.firmware(
                 settings: settings, storage: .device(storage), tolerant: true, route: followed, knownFaults: faults,
                 controls: ControlOptions(socketPath: socket),
-                today: { time in given ?? time?.date ?? WallClock.today }, logger: logger,
+                today: { time in given ?? GPSTimeCheck.deadlineDate(gps: time?.date, system: WallClock.now) }, logger: logger,
                 onEvent: { event in
                     DeviceCommand.log(event, logger)
                     if case .state(let state, _) = event { companion.withLock { $0 }?.deviceState(state) }

@@ -37,6 +37,39 @@ struct DeviceEndToEndTests {
         return (watch, output)
     }
 
+    /// A replayed receiver 1024 weeks early (2006-09-16; the rollover scenario's recipe), with
+    /// no system clock given and the board's own clock set: the plan that ended on 2026-01-01
+    /// is expired, as `pacer run` judges it, and `ctl start` starts nothing (issue 39, item 7:
+    /// it started, and recorded an activity dated 2006).
+    @Test func aReplayedReceiver1024WeeksEarlyDoesNotStartAnEndedPlan() throws {
+        let dir = try makeTemporaryDirectory()
+        let data = "\(dir)/data"
+        let socket = "/tmp/pacer-device-\(UUID().uuidString.prefix(8)).sock"
+        defer { unlink(socket) }
+        let synth = try Pacer.run(["nmea", "synth", "Scenarios/rollover/run.synth.yaml", "--out", "\(dir)/early.nmea"])
+        try #require(synth.status == 0, "\(synth.stderr)")
+        try """
+            name: Ended
+            deadline: 2026-01-01
+            workouts:
+              - name: One
+                phases:
+                  - {name: run, minutes: 2, speed_kmh: [9, 12]}
+            """.write(toFile: "\(dir)/ended.yaml", atomically: true, encoding: .utf8)
+        #expect(try Pacer.run(["plan", "activate", "\(dir)/ended.yaml", "--data-dir", data]).status == 0)
+        let device = try Pacer.start(["device", "--data-dir", data, "--socket", socket, "--buzzer", "null",
+                                      "--source", "file:\(dir)/early.nmea?speed=10"])
+        defer { if device.process.isRunning { kill(device.process.processIdentifier, SIGKILL) } }
+        let status = StorageFaultsEndToEndTests.waitForStatus("ready", socket, seconds: 10)
+        #expect(status.contains("plan 'Ended' expired on 2026-01-01"), "\(status)")
+        let start = try Pacer.run(["ctl", "start", "--socket", socket])
+        #expect(start.status == 1 && start.stderr.contains("ended on 2026-01-01"), "\(start.stdout) \(start.stderr)")
+        kill(device.process.processIdentifier, SIGTERM)
+        _ = device.finish()
+        let list = try Pacer.run(["activities", "list", "--data-dir", data])
+        #expect(list.stdout.contains("No activities yet."), "\(list.stdout)")
+    }
+
     @Test func waitsStartsOnCommandStreamsItsStatesAndSwitchesOffOnSIGTERM() throws {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"

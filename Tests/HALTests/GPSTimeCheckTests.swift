@@ -109,4 +109,19 @@ struct GPSTimeCheckTests {
         #expect(SystemTimeReading.quality(of: Self.today, synchronized: false) == .set)
         #expect(SystemTimeReading.quality(of: Self.today, synchronized: true) == .synchronized)
     }
+
+    /// The date a plan's deadline is judged on in device mode (issue 39, item 7): a replayed
+    /// receiver 1024 weeks early (2006-09-16) with no system clock to correct it, on a board
+    /// whose clock is set (2026-11-28), judges the deadline on 2026-11-28, so a plan that ended
+    /// on 2026-01-01 does not start; a board without a real-time clock (1970) judges on the
+    /// receiver's date; a receiver ahead of a lagging clock wins.
+    @Test func aDeadlineIsJudgedOnTheLaterOfTheReceiversAndASetClocksDate() {
+        let early = CivilDate(year: 2006, month: 9, day: 16)!
+        #expect(GPSTimeCheck.deadlineDate(gps: early, system: Self.at(2026, 11, 28)) == CivilDate(year: 2026, month: 11, day: 28)!)
+        #expect(GPSTimeCheck.deadlineDate(gps: CivilDate(year: 2026, month: 5, day: 2)!, system: Self.at(1970, 1, 1))
+            == CivilDate(year: 2026, month: 5, day: 2)!)
+        #expect(GPSTimeCheck.deadlineDate(gps: CivilDate(year: 2027, month: 3, day: 1)!, system: Self.at(2026, 11, 28))
+            == CivilDate(year: 2027, month: 3, day: 1)!)
+        #expect(GPSTimeCheck.deadlineDate(gps: nil, system: Self.at(2026, 11, 28)) == CivilDate(year: 2026, month: 11, day: 28)!)
+    }
 }
