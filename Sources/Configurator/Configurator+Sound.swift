@@ -22,7 +22,20 @@ extension Configurator {
                 return ALSABuzzer(device: uri.path.isEmpty ? "default" : uri.path, logger: logger)
             case "wav":
                 guard !uri.path.isEmpty else { throw ConfigurationError("'\(uri)' names no file (expected wav:PATH.wav)") }
-                return try WAVBuzzer(path: uri.path)
+                if let unknown = uri.query.keys.sorted().first(where: { $0 != "timed" }) {
+                    throw ConfigurationError("'\(uri)': unknown setting '\(unknown)' (known: timed)")
+                }
+                // `timed=yes`: each sound where it fell on the device's clock, silence between.
+                let timed: Bool
+                switch uri.query["timed"] ?? "no" {
+                case "yes": timed = true
+                case "no": timed = false
+                case let other: throw ConfigurationError("'\(uri)': timed=\(other) is not yes or no")
+                }
+                if timed && clock == nil {
+                    throw ConfigurationError("'\(uri)': a timed WAV file needs the device's clock")
+                }
+                return try WAVBuzzer(path: uri.path, timedBy: timed ? clock : nil)
             case "null":
                 return NullBuzzer()
             case "record":

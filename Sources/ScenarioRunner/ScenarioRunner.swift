@@ -241,7 +241,11 @@ public enum ScenarioRunner {
             // the others' goldens stay as they were.
             // With `--buzzer wav:FILE` the engine also says the words into that file, between
             // the cues, in the scenario's language.
-            let wav = options.wav.map { "?wav=\($0)&voice=\(scenario.speech?.language ?? "en")" } ?? ""
+            // The file's path alone: the engine writes through the cues' own WAV buzzer (timed
+            // or not, `wav:FILE?timed=yes`), found by its path.
+            let wav = options.wav.map { file in
+                "?wav=\(file.split(separator: "?", maxSplits: 1).first.map(String.init) ?? file)&voice=\(scenario.speech?.language ?? "en")"
+            } ?? ""
             settings.speaker = scenario.speech == nil ? nil : try DeviceURI(parsing: "record" + wav)
             settings.speech = scenario.speech ?? SpeechSettings()
             if let actions = scenario.buttonActions { settings.buttonActions = actions }

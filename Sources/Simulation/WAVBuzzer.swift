@@ -11,6 +11,12 @@ import Synchronization
 /// A buzzer that writes what the board would play into a WAV file (`wav:/tmp/cues.wav`): the
 /// same `ToneSynthesizer` samples, 16-bit mono PCM, every played cue appended in order.
 ///
+/// Timed (`wav:/tmp/run.wav?timed=yes`, given the device's clock): each sound is written
+/// where it fell on the clock since the file was made, silence between (a hole in the file,
+/// read as zeros: a 30-minute run costs its sounds' bytes on disk, not 30 minutes'), so a
+/// person listens along the timeline; a sound due while the one before still plays follows
+/// it, as on the board.
+///
 /// `play` renders and writes at once, on the caller's thread: in the simulator there is no
 /// device to wait for, writing a cue takes well under a millisecond, and the file's contents
 /// then follow the order of the calls exactly. The RIFF and data sizes in the header are
@@ -31,13 +37,19 @@ public final class WAVBuzzer: Buzzer {
     /// whole cues one after another.
     private let state: Mutex<State>
 
-    public var name: String { "wav:\(path)" }
+    /// The clock a timed file places its sounds on, and the instant its first sample stands for.
+    private let timeline: (clock: any PacerClock, start: Instant)?
 
-    /// Creates (or truncates) the file and writes the header of an empty WAV.
-    public init(path: String, synthesizer: ToneSynthesizer = ToneSynthesizer(), logger: Logger? = nil) throws(WAVBuzzerError) {
+    public var name: String { "wav:\(path)" + (timeline == nil ? "" : "?timed=yes") }
+
+    /// Creates (or truncates) the file and writes the header of an empty WAV; with `timedBy`,
+    /// each sound is placed where it falls on that clock from now on.
+    public init(path: String, synthesizer: ToneSynthesizer = ToneSynthesizer(), timedBy clock: (any PacerClock)? = nil,
+                logger: Logger? = nil) throws(WAVBuzzerError) {
         self.path = path
         self.synthesizer = synthesizer
         self.logger = logger
+        timeline = clock.map { ($0, $0.now) }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WAVBuzzerError(path: path, errno: errno) }
         let header = WAVBuzzer.header(sampleRate: synthesizer.sampleRate, dataBytes: 0)
@@ -71,6 +83,10 @@ public final class WAVBuzzer: Buzzer {
 
     private func append(_ samples: [Int16]) {
         guard !samples.isEmpty else { return }
+        // Where the sound falls on the timeline (timed), in samples from the file's start.
+        let due: UInt64? = timeline.map { t in
+            UInt64(max(0, (t.clock.now - t.start).inSeconds) * Double(synthesizer.sampleRate))
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(samples.count * 2)
         for sample in samples {  // WAV is little-endian
@@ -80,12 +96,14 @@ public final class WAVBuzzer: Buzzer {
         }
         let problem: WAVBuzzerError? = state.withLock { s in
             guard !s.failed else { return nil }
-            let offset = 44 + Int(s.dataBytes)
-            guard UInt64(s.dataBytes) + UInt64(bytes.count) <= UInt64(UInt32.max - 36) else {
+            // After what is written, or later where the timeline puts it (the gap a hole).
+            let start = max(UInt64(s.dataBytes), (due ?? 0) * 2)
+            let offset = 44 + Int(start)
+            guard start + UInt64(bytes.count) <= UInt64(UInt32.max - 36) else {
                 s.failed = true
                 return WAVBuzzerError(path: path, reason: "the file has reached the 4 GB limit of WAV")
             }
-            let newSize = s.dataBytes + UInt32(bytes.count)
+            let newSize = UInt32(start) + UInt32(bytes.count)
             guard WAVBuzzer.writeAll(s.fd, bytes, at: offset),
                 WAVBuzzer.writeAll(s.fd, WAVBuzzer.littleEndian(36 + newSize), at: 4),
                 WAVBuzzer.writeAll(s.fd, WAVBuzzer.littleEndian(newSize), at: 40)

@@ -28,6 +28,37 @@ struct ScenarioEndToEndTests {
         #expect(wav.count > 44 + 8000)
     }
 
+    /// `--buzzer wav:FILE?timed=yes`: each cue where it fell on the run's clock, silence
+    /// between, so a person listens along the timeline (issue 39, item 15: the plain file is a
+    /// 12-minute run's cues back to back, 4.6 s).
+    @Test func aTimedWAVHoldsEachCueWhereItFell() throws {
+        let out = try makeTemporaryDirectory()
+        let result = try Pacer.run(["scenario", "run", "Scenarios/steady", "--out", out, "--quiet",
+                                    "--buzzer", "wav:\(out)/run.wav?timed=yes"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let wav = try #require(contents("\(out)/run.wav"))
+        let rate = wav[24..<28].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        let samples: [Int16] = stride(from: 44, to: wav.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(wav[$0]) | UInt16(wav[$0 + 1]) << 8)
+        }
+        func loud(_ from: Double, _ to: Double) -> Bool {
+            let a = max(0, Int(from * Double(rate))), b = min(samples.count, Int(to * Double(rate)))
+            return a < b && samples[a..<b].contains { abs(Int($0)) > 100 }
+        }
+        let cues = try String(contentsOfFile: "\(out)/events.jsonl", encoding: .utf8).split(separator: "\n").compactMap { line -> Double? in
+            guard line.contains("\"event\":\"cue\""), let t = line.split(separator: ",").first?.split(separator: ":").last else { return nil }
+            return Double(t)
+        }
+        try #require(cues.count > 20)
+        for t in cues { #expect(loud(t, t + 0.3), "no sound at \(t) s") }
+        // Silence between: the second before each cue that follows a quiet stretch of 5 s.
+        for (before, t) in zip(cues, cues.dropFirst()) where t - before > 5 {
+            #expect(!loud(t - 1.5, t - 0.5), "sound before the cue at \(t) s")
+        }
+        // The file runs to the last cue (the completion at 12:00), not 4.6 s.
+        #expect(Double(samples.count) / Double(rate) > 720)
+    }
+
     /// `--buzzer wav:FILE` on a speaking scenario: espeak-ng says the words into the file
     /// between the cues, in the scenario's language, and the results stay the goldens (the
     /// recording speaker's estimates time the run, not the engine).
