@@ -133,12 +133,12 @@ struct ReliabilityEndToEndTests {
         let dir = try makeTemporaryDirectory()
         let data = "\(dir)/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let mount = try Program.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", data])
+        let mount = try Program.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", data])
         try #require(mount.status == 0, "\(mount.stderr)")
         defer { _ = try? Program.run("/usr/bin/umount", ["-l", data]) }
         let hardware = try Pacer.quickHardware(in: dir)
         let settings = try Pacer.settings(
-            in: dir, gps: "file:\(Pacer.trackLoop)?speed=5", profile: "quick", data: data, hardware: hardware)
+            in: dir, gps: "file:\(Pacer.trackLoop)", profile: "quick", data: data, hardware: hardware)
         let run = try Pacer.start(["run", "--plan", "short", "--config", settings, "--today", "2026-05-02",
                                    "--socket", "/tmp/pacer-storage-\(getpid())-full.sock"])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }

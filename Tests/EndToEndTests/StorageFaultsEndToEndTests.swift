@@ -141,7 +141,7 @@ struct StorageFaultsEndToEndTests {
         let data = "\(dir)/data"
         let hardware = try Pacer.quickHardware(in: dir)
         let settings = try Pacer.settings(
-            in: dir, gps: "file:\(Pacer.trackLoop)?speed=5", profile: "quick", data: data, hardware: hardware)
+            in: dir, gps: "file:\(Pacer.trackLoop)", profile: "quick", data: data, hardware: hardware)
         let run = try Pacer.start(["run", "--plan", "short", "--config", settings, "--today", "2026-05-02",
                                    "--socket", "/tmp/pacer-removed-\(getpid()).sock"])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) } }
