@@ -187,6 +187,15 @@ public struct Odometer: Sendable {
     /// When the next fix is due, told by the firmware when it puts the receiver to sleep
     /// (`receiverSleeps`): a gap longer than the cadence so far that is no loss.
     private var nextFixDue: Instant?
+    /// The receiver's Doppler speeds against its positions (`DopplerScale`): every speed
+    /// counted is the receiver's times its `factor` (1 until a bias is established).
+    public private(set) var dopplerScale = DopplerScale()
+    /// The metres of `distance` that the speeds decided (not a straight line), at the factor
+    /// in force: when the factor changes they are counted again at the new one.
+    private var bySpeeds = 0.0
+
+    /// What the receiver's speeds are multiplied by (`DopplerScale.factor`).
+    public var speedFactor: Double { dopplerScale.factor }
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -197,9 +206,22 @@ public struct Odometer: Sendable {
     /// (a phase's end): a sparse leg across it is run at one end's speed before it and the
     /// other's after.
     @discardableResult
-    public mutating func add(_ position: GeoPoint, speed rawSpeed: Double?, at t: Instant,
+    public mutating func add(_ position: GeoPoint, speed rawSpeed: Double?, course: Double? = nil, at t: Instant,
                              paceChangeAt change: Instant? = nil) -> Leg? {
-        let speed = rawSpeed.flatMap { $0.isFinite && $0 >= 0 && $0 <= parameters.plausibleSpeed ? $0 : nil }
+        let measured = rawSpeed.flatMap { $0.isFinite && $0 >= 0 && $0 <= parameters.plausibleSpeed ? $0 : nil }
+        let factor = dopplerScale.factor
+        let speed = measured.map { $0 * factor }
+        // The scale learns from this fix once its leg is counted at the factor in force; a
+        // factor newly established counts again what the speeds decided so far.
+        defer {
+            dopplerScale.add(position, speed: measured, course: course, at: t)
+            let now = dopplerScale.factor
+            if now != factor {
+                let extra = bySpeeds * (now / factor - 1)
+                distance += extra
+                bySpeeds += extra
+            }
+        }
         // What the live figure showed up to this fix stands, whatever the leg turns out to be.
         hold(at: t)
         defer {
@@ -209,7 +231,9 @@ public struct Odometer: Sendable {
         }
         guard let last, t > last.at else {
             defer { pathStart = nil }
-            return self.last == nil ? firstLeg(to: t, speed: speed) : nil
+            guard self.last == nil, let leg = firstLeg(to: t, speed: speed) else { return nil }
+            bySpeeds += leg.length
+            return leg
         }
         let gap = t - last.at
         recentGaps.removeAll { t - $0.end > parameters.maximumExtrapolation }
@@ -219,6 +243,8 @@ public struct Odometer: Sendable {
         let doppler: Double? = if let a = last.speed, let b = speed { (a + b) / 2 } else { nil }
         let moving: Bool
         var length: Double
+        // The length the speeds give, where they decide it.
+        var fromSpeeds: Double?
         if let doppler, doppler <= parameters.stationarySpeed {
             moving = false
             length = 0
@@ -230,11 +256,14 @@ public struct Odometer: Sendable {
                 // two positions collects their noise (2 to 5 m for a real receiver), the Doppler
                 // speed does not: at 1 Hz the sum of straight lines grows with the jitter.
                 length = doppler * seconds
+                fromSpeeds = length
             } else if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
                 if let change, change >= last.at, change <= t {
                     let before = (change - last.at).inSeconds
+                    fromSpeeds = a * before + b * (seconds - before)
                     length = max(chord - parameters.chordNoise, a * before + b * (seconds - before))
                 } else {
+                    fromSpeeds = doppler * seconds
                     length = sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler)
                 }
                 // An end (nearly) standing: the runner may have stood for any part of the gap,
@@ -250,6 +279,7 @@ public struct Odometer: Sendable {
             movingTime += gap - counted
             maximumSpeed = max(maximumSpeed, last.speed ?? 0, speed ?? 0)
         }
+        if let fromSpeeds, length == fromSpeeds { bySpeeds += length }
         // What was settled for this leg is not counted twice, nor taken back.
         distance += max(length, credited)
         credited = 0
@@ -277,6 +307,7 @@ public struct Odometer: Sendable {
     /// showed up to the loss is held.
     public mutating func fixLost(at t: Instant) {
         hold(at: t)
+        dopplerScale.breakStretch()
         lost = true
         pathStart = nil
     }
@@ -353,6 +384,7 @@ public struct Odometer: Sendable {
         credited = 0
         settledUntil = nil
         last = nil
+        dopplerScale.breakStretch()
     }
 
     private func extrapolation(to t: Instant) -> Double {

@@ -145,13 +145,17 @@ public struct PaceCoach: Sendable {
 
     /// A fix between position updates: counted and smoothed, never judged. `speed` is the
     /// receiver's speed over ground in m/s.
-    public mutating func track(_ position: GeoPoint, speed: Double?, quality: FixTrust = .unknown,
-                               at t: Instant) -> [CoachOutput] {
+    public mutating func track(_ position: GeoPoint, speed measured: Double?, course: Double? = nil,
+                               quality: FixTrust = .unknown, at t: Instant) -> [CoachOutput] {
         guard isRunning, positioning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
         // A phase that ended since the last fix is where the runner was told to change pace.
-        if let leg = odometer.add(position, speed: speed, at: t, paceChangeAt: open.last?.end) { out += close(leg) }
+        if let leg = odometer.add(position, speed: measured, course: course, at: t, paceChangeAt: open.last?.end) {
+            out += close(leg)
+        }
+        // The speed as the odometer counts it: the receiver's, times its established scale.
+        let speed = measured.map { $0 * odometer.speedFactor }
         out += split(at: t)
         hadFix = true
         if gpsLost {
@@ -215,9 +219,9 @@ public struct PaceCoach: Sendable {
 
     /// A position update (a fix sampled at the profile's interval): counted like every fix,
     /// then the pace is judged.
-    public mutating func fix(_ position: GeoPoint, speed: Double?, quality: FixTrust = .unknown,
+    public mutating func fix(_ position: GeoPoint, speed: Double?, course: Double? = nil, quality: FixTrust = .unknown,
                              at t: Instant) -> [CoachOutput] {
-        var out = track(position, speed: speed, quality: quality, at: t)
+        var out = track(position, speed: speed, course: course, quality: quality, at: t)
         guard isRunning, positioning else { return out }
         out += judge(at: t)
         return out

@@ -105,8 +105,8 @@ extension DeviceRuntime {
         // The fix's quality (HDOP, satellites, an estimated fix) goes with its speed: the coach
         // judges pace only on speeds it can trust.
         step.out = update && !standing
-            ? s.coach.fix(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
-            : s.coach.track(fix.position, speed: fix.speed, quality: FixTrust(fix), at: now)
+            ? s.coach.fix(fix.position, speed: fix.speed, course: fix.course, quality: FixTrust(fix), at: now)
+            : s.coach.track(fix.position, speed: fix.speed, course: fix.course, quality: FixTrust(fix), at: now)
         if case .pause(let since) = decision {
             step.pauseOut = s.coach.pause(at: now, stoppedAt: since)
             // The track ends where the runner stands, as at a press; the point's timer is the
