@@ -10,6 +10,18 @@ import Testing
 /// recording, get the cues, the stored activity, its statistics and a valid GPX.
 @Suite("pacer run, end to end", .serialized)
 struct RunEndToEndTests {
+    /// A plan of two one-minute workouts.
+    static let twoShort = """
+        name: Two short
+        workouts:
+          - name: First
+            phases:
+              - {name: run, minutes: 1, speed_kmh: [9, 12]}
+          - name: Second
+            phases:
+              - {name: run, minutes: 1, speed_kmh: [9, 12]}
+        """
+
     @Test func demoWorkoutToAStoredActivityAndAValidGPX() throws {
         let data = try makeTemporaryDirectory()
         let run = try Pacer.run([
@@ -87,16 +99,7 @@ struct RunEndToEndTests {
     @Test func theActivatedPlanIsFollowedWorkoutAfterWorkout() throws {
         let dir = try makeTemporaryDirectory()
         let plan = "\(dir)/two.yaml"
-        let text = """
-            name: Two short
-            workouts:
-              - name: First
-                phases:
-                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
-              - name: Second
-                phases:
-                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
-            """
+        let text = Self.twoShort
         try text.write(toFile: plan, atomically: true, encoding: .utf8)
         let common = ["--data-dir", "\(dir)/data"]
         let none = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock"] + common)
@@ -173,16 +176,7 @@ struct RunEndToEndTests {
     /// (issue 39, item 12: a "completed" 0.00 km run counted as done).
     @Test func aWorkoutThatNeverHadAFixIsNotCompleted() throws {
         let dir = try makeTemporaryDirectory()
-        try """
-            name: Two short
-            workouts:
-              - name: First
-                phases:
-                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
-              - name: Second
-                phases:
-                  - {name: run, minutes: 1, speed_kmh: [9, 12]}
-            """.write(toFile: "\(dir)/two.yaml", atomically: true, encoding: .utf8)
+        try Self.twoShort.write(toFile: "\(dir)/two.yaml", atomically: true, encoding: .utf8)
         // Ninety seconds of a receiver searching: RMC with status V, no position.
         var nmea = ""
         for s in 0..<90 {
