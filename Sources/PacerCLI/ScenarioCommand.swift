@@ -122,7 +122,10 @@ struct ScenarioCommand: ParsableCommand {
             print("\(scenario.name): \(outcome.activities.count) activit\(outcome.activities.count == 1 ? "y" : "ies"), "
                 + "\(outcome.events.count) events, \(scenario.expectations.count - failed.count)/\(scenario.expectations.count) expectations hold")
             print("results in \(out): \(ScenarioOutcome.resultFiles.joined(separator: ", "))"
-                + (buzzer.map { ", cues in \($0.dropFirst(4))" } ?? ""))
+                + (buzzer.map { uri in
+                    let file = uri.dropFirst(4).split(separator: "?", maxSplits: 1)
+                    return ", cues in \(file.first ?? "")" + (uri.contains("timed=yes") ? " (timed: each where it fell)" : "")
+                } ?? ""))
             if let dataDirectory { print("activities kept in \(dataDirectory) (pacer activities list --data-dir \(dataDirectory))") }
             if !failed.isEmpty { throw ExitCode(1) }
         }
