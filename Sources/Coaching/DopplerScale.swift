@@ -23,7 +23,7 @@ import PacerCore
 /// established: `minimumPairs` stretches, and `k` off 1 by at least `minimumEffect` and by
 /// `significance` standard errors; an unbiased receiver's `k` stays within its noise of 1,
 /// and its speeds are counted as they are. Never more than `limit` off 1.
-public struct DopplerScale: Sendable, Hashable {
+public struct DopplerScale: Sendable {
     public struct Parameters: Hashable, Sendable {
         /// A dense stretch is at least this long in time.
         public var span: Duration = .seconds(30)
@@ -60,16 +60,6 @@ public struct DopplerScale: Sendable, Hashable {
         self.parameters = parameters
     }
 
-    public static func == (a: DopplerScale, b: DopplerScale) -> Bool {
-        a.parameters == b.parameters && a.pairs == b.pairs && a.sab == b.sab && a.saa == b.saa && a.sbb == b.sbb
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(pairs)
-        hasher.combine(sab)
-        hasher.combine(saa)
-    }
-
     /// The stretches compared so far.
     public var count: Int { pairs }
 
@@ -98,9 +88,7 @@ public struct DopplerScale: Sendable, Hashable {
         }
         defer { previous = (t, position, speed, course) }
         guard let last = previous, t > last.at else {
-            anchor = (t, position)
-            east = 0
-            north = 0
+            restart(at: t, position)
             return
         }
         let gap = t - last.at
@@ -115,15 +103,11 @@ public struct DopplerScale: Sendable, Hashable {
                Self.angle(course, bearing) <= parameters.straightness {
                 record(speeds: byspeeds, positions: chord)
             }
-            anchor = (t, position)
-            east = 0
-            north = 0
+            restart(at: t, position)
             return
         }
         guard moving, let start = anchor else {
-            anchor = (t, position)
-            east = 0
-            north = 0
+            restart(at: t, position)
             return
         }
         // The two ends' velocities, averaged over the leg.
@@ -138,10 +122,15 @@ public struct DopplerScale: Sendable, Hashable {
             if byspeeds >= parameters.minimumLength {
                 record(speeds: byspeeds, positions: Geodesy.distance(start.position, position))
             }
-            anchor = (t, position)
-            east = 0
-            north = 0
+            restart(at: t, position)
         }
+    }
+
+    /// A new stretch begins at this fix.
+    private mutating func restart(at t: Instant, _ position: GeoPoint) {
+        anchor = (t, position)
+        east = 0
+        north = 0
     }
 
     /// A pause or a loss of fix: the stretch under way ends uncompared; what was compared stays.

@@ -260,8 +260,9 @@ public struct Odometer: Sendable {
             } else if gap > parameters.denseGap, let doppler, let a = last.speed, let b = speed {
                 if let change, change >= last.at, change <= t {
                     let before = (change - last.at).inSeconds
-                    fromSpeeds = a * before + b * (seconds - before)
-                    length = max(chord - parameters.chordNoise, a * before + b * (seconds - before))
+                    let run = a * before + b * (seconds - before)
+                    fromSpeeds = run
+                    length = max(chord - parameters.chordNoise, run)
                 } else {
                     fromSpeeds = doppler * seconds
                     length = sparseLength(chord: chord, seconds: seconds, speeds: (a, b), mean: doppler)

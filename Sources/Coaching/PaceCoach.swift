@@ -71,9 +71,8 @@ public struct PaceCoach: Sendable {
     private var lastPaceCue: Instant?
     private var gpsLost = false
     /// Whether a fix has come since the start: a workout started while the receiver searches
-    /// is not told "lost" at once (below).
-    /// Whether a fix came since the start: a workout that ran to its end without one measured
-    /// nothing, and is not completed (`ActivityEnd.noFix`).
+    /// is not told "lost" at once (below), and one that ran to its end without one measured
+    /// nothing and is not completed (`ActivityEnd.noFix`).
     public private(set) var hadFix = false
     /// Whether the runner was told of the current loss (a gps-back answers only a told loss).
     private var lossTold = false
@@ -438,9 +437,10 @@ public struct PaceCoach: Sendable {
     /// The speed the runner is told and shown: the mean of the speeds a judgement rests on,
     /// so that a cue's figure is the one it was judged on (a window holding one speed lends
     /// the one before it to both), never one fix's speed alone.
-    private var judgedSpeed: Double? {
-        let speeds = evidence
-        return speeds.isEmpty ? nil : speeds.reduce(0, +) / Double(speeds.count)
+    private var judgedSpeed: Double? { Self.mean(evidence) }
+
+    private static func mean(_ speeds: [Double]) -> Double? {
+        speeds.isEmpty ? nil : speeds.reduce(0, +) / Double(speeds.count)
     }
 
     /// Compares the smoothed speed with the phase's range at a position update; cues on a
@@ -459,15 +459,14 @@ public struct PaceCoach: Sendable {
         // The speeds the judgement rests on: never one alone, which could be the spike that
         // decides (a window as long as the interval between fixes lends the one before it).
         let evidence = self.evidence
-        guard evidence.count >= settings.minimumSamples, let latest = smoother.latest,
+        // Their mean: the window's, or with the speed before it when the window holds one.
+        guard evidence.count >= settings.minimumSamples, let speed = Self.mean(evidence), let latest = smoother.latest,
               t - latest <= settings.trust.freshness else {
             // Too few trusted speeds (none: the receiver reports none, or none was trusted),
             // or none recent (this update's own speed was not trusted).
             unsure = true
             return []
         }
-        // Their mean: the window's, or with the speed before it when the window holds one.
-        let speed = evidence.reduce(0, +) / Double(evidence.count)
         let next: PaceState
         switch pace {
         case .slow where speed < phase.minimumSpeed + h: next = .slow
