@@ -14,6 +14,7 @@ import Yams
 /// rate_hz: 1                      # epochs per second, 1/60 to 20 (default 1)
 /// seed: 42                        # any whole number 0 … 2^64−1 (default 1)
 /// noise_m: 2.5                    # position error, metres per axis (default 2.5; 0: none)
+/// speed_scale: 0.97               # the receiver's speeds read 3 % low (default 1: true)
 /// constellations: [GP, GL, GA]    # GP GPS, GL GLONASS, GA Galileo, GB BeiDou (default GP GL GA)
 /// sky_every_s: 1                  # GSA and GSV every so many seconds (default every epoch)
 /// acquire_s: 30                   # searching before the script starts (default 0)
@@ -34,7 +35,7 @@ import Yams
 /// reason.
 public enum SynthRecipeLoader {
     static let keys: Set<String> = [
-        "route", "start", "rate_hz", "seed", "noise_m", "constellations", "sky_every_s", "acquire_s",
+        "route", "start", "rate_hz", "seed", "noise_m", "speed_scale", "constellations", "sky_every_s", "acquire_s",
         "altitude_m", "sentences", "speeds", "outages",
     ]
 
@@ -200,6 +201,10 @@ public enum SynthRecipeLoader {
         if let m = try map.optionalNumber("noise_m") {
             try check(map, "noise_m", NMEASynthesisRecipe.problem(noiseMetres: m))
             recipe.noiseMetres = m
+        }
+        if let k = try map.optionalNumber("speed_scale") {
+            try check(map, "speed_scale", NMEASynthesisRecipe.problem(speedScale: k))
+            recipe.speedScale = k
         }
         if map.has("constellations") {
             recipe.constellations = try words("constellations", in: &map, example: "[GP, GL, GA]") { (name: String) in

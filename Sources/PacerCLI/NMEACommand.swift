@@ -109,6 +109,9 @@ extension NMEACommand {
         @Option(name: .long, help: "Position error, metres (standard deviation per axis; 0 for none).")
         var noise: Double?
 
+        @Option(name: .customLong("speed-scale"), help: "What the receiver's speeds read against the truth: 0.97 reads 3 % low (0.5 to 1.5).")
+        var speedScale: Double?
+
         @Option(name: .long, parsing: .singleValue,
                 help: "A stretch of the speed script (repeatable, replaces the recipe's): DURATION@KMH (10:00@9.5, 90@0), DISTkm@KMH (2.5km@12), DURATION@KMH-KMH (3:00@9-12).")
         var stretch: [String] = []
@@ -199,6 +202,11 @@ extension NMEACommand {
                 try Self.check("--noise", NMEASynthesisRecipe.problem(noiseMetres: noise))
                 r.noiseMetres = noise
                 overrides.append("--noise \(NMEASynthesisRecipe.show(noise))")
+            }
+            if let speedScale {
+                try Self.check("--speed-scale", NMEASynthesisRecipe.problem(speedScale: speedScale))
+                r.speedScale = speedScale
+                overrides.append("--speed-scale \(NMEASynthesisRecipe.show(speedScale))")
             }
             if !stretch.isEmpty {
                 r.stretches = []

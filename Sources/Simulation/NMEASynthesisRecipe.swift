@@ -24,6 +24,9 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
     /// Standard deviation of the position error along each horizontal axis, metres (0: the
     /// exact positions, rounded as NMEA writes them).
     public var noiseMetres: Double
+    /// What the receiver's Doppler speeds read against the truth: 0.97 is a receiver whose
+    /// speeds read 3 % low (positions and courses unaffected; 1: none).
+    public var speedScale: Double = 1
     /// The satellite systems the receiver tracks, in the order their sentences are written.
     public var constellations: [Constellation]
     /// GSA and GSV every this many seconds; nil for every epoch.
@@ -242,6 +245,11 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
         return nil
     }
 
+    public static func problem(speedScale k: Double) -> String? {
+        guard k.isFinite, k >= 0.5, k <= 1.5 else { return "must be from 0.5 to 1.5, got \(show(k))" }
+        return nil
+    }
+
     public static func problem(skyEverySeconds s: Double) -> String? {
         guard s.isFinite, s > 0, s <= maximumSkyEverySeconds else {
             return "must be above 0 and at most \(show(maximumSkyEverySeconds)) s, got \(show(s))"
@@ -321,6 +329,7 @@ public struct NMEASynthesisRecipe: Hashable, Sendable {
             try check("speeds[\(i)]", Self.problem(kmh: s.fromKmh) ?? Self.problem(kmh: s.toKmh) ?? Self.problem(stretch: s))
         }
         try check("noise_m", Self.problem(noiseMetres: noiseMetres))
+        try check("speed_scale", Self.problem(speedScale: speedScale))
         try check("constellations", Self.problem(constellations: constellations))
         if let s = skyEverySeconds { try check("sky_every_s", Self.problem(skyEverySeconds: s)) }
         try check("acquire_s", Self.problem(acquireSeconds: acquireSeconds))

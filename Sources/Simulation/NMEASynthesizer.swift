@@ -314,7 +314,7 @@ public struct NMEASynthesizer {
         let position = LocalPlane(origin: truth, leastCosine: 0.01).point(east: error.east, north: error.north)
         // A receiver standing still reports a few centimetres a second, never less than 0,
         // and holds its last course rather than spinning with the noise.
-        var reportedSpeed = speed + Self.speedNoise * speedError
+        var reportedSpeed = speed * recipe.speedScale + Self.speedNoise * speedError
         if speed == 0 { reportedSpeed = abs(Self.speedNoise / 2 * speedError) }
         reportedSpeed = max(0, reportedSpeed)
         if speed > 0 {
@@ -507,6 +507,7 @@ public struct NMEASynthesizer {
         line("Pacer NMEA synthesizer (pacer nmea synth): a simulated receiver, not a real recording")
         line("start \(UTCTimestamp(millisecondsSince1970: startCentiseconds * 10)), \(show(r.rateHz)) Hz, "
             + "seed \(r.seed), noise \(show(r.noiseMetres)) m, "
+            + (r.speedScale == 1 ? "" : "speeds × \(show(r.speedScale)), ")
             + "constellations \(r.constellations.map(\.rawValue).joined(separator: " "))")
         var sentences = ["GGA", "GSA", "GSV", "RMC"]
         sentences += NMEASynthesisRecipe.ExtraSentence.allCases.filter { r.extraSentences.contains($0) }.map(\.rawValue)
