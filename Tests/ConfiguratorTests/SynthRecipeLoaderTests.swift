@@ -129,6 +129,7 @@ struct SynthRecipeLoaderTests {
         ("seed: 18446744073709551615", "seed: -1", 4, "seed", "expected a whole number from 0 to 18446744073709551615, got '-1'"),
         ("seed: 18446744073709551615", "seed: 1.5", 4, "seed", "expected a whole number"),
         ("noise_m: 1.5", "noise_m: -2", 5, "noise_m", "must be from 0 to 100 m, got -2"),
+        ("noise_m: 1.5", "noise_m: 1.5\nspeed_scale: 2", 6, "speed_scale", "must be from 0.5 to 1.5, got 2"),
         ("[GP, GL, GA, GB]", "[GP, GX]", 6, "constellations", "unknown constellation 'GX' (constellations: GP, GL, GA, GB)"),
         ("[GP, GL, GA, GB]", "[]", 6, "constellations", "needs at least one constellation"),
         ("[GP, GL, GA, GB]", "[GP, GA, GP]", 6, "constellations", "names a constellation twice"),

@@ -134,6 +134,31 @@ struct NMEASynthesizerTests {
         }
     }
 
+    /// `speed_scale`: a receiver whose Doppler speeds read 3 % low. Its speeds are the true ones
+    /// times 0.97 (less than the speeds' noise of 0.05 m/s apart); its positions and courses
+    /// are the unbiased receiver's, byte for byte.
+    @Test func aSpeedScaleBiasesTheSpeedsAndNothingElse() throws {
+        var biased = Self.busy
+        biased.speedScale = 0.97
+        let (_, truth) = try F.synthesize(Self.busy)
+        let (_, scaled) = try F.synthesize(biased)
+        #expect(truth.count == scaled.count)
+        var compared = 0
+        var ratios = 0.0
+        for (a, b) in zip(truth, scaled) where a.status == .fix && a.trueSpeed > 1 {
+            #expect(a.position == b.position && a.course == b.course)
+            let speed = try #require(b.speed)
+            #expect(abs(speed - 0.97 * a.trueSpeed) < 0.25, "\(speed) against \(a.trueSpeed)")
+            ratios += speed / a.trueSpeed
+            compared += 1
+        }
+        #expect(compared > 500)
+        let mean = ratios / Double(compared)
+        #expect(abs(mean - 0.97) < 0.002, "\(mean)")
+        biased.speedScale = 2
+        #expect(throws: NMEASynthesisError.self) { try biased.validate() }
+    }
+
     @Test func elevationsComeFromTheRouteOrTheRecipe() throws {
         var recipe = Recipe(
             route: F.line(from: F.hague, bearing: 90, length: 1000, altitudes: { 5 + $0 / 100 }), start: F.start,
