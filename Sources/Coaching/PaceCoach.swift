@@ -345,7 +345,7 @@ public struct PaceCoach: Sendable {
 
     /// Active time at `t`.
     public func elapsed(at t: Instant) -> Duration {
-        accumulated + (runningSince.map { t - $0 } ?? .zero)
+        accumulated + (runningSince.map { max(.zero, t - $0) } ?? .zero)
     }
 
     /// From the last gps-lost cue to the next: the alert interval and `reminderGrace`; from a

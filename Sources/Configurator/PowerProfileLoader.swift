@@ -74,12 +74,16 @@ public enum PowerProfileLoader {
         let autoPause = try autoPause(&map)
         let split = try splitDistance(&map)
         let route = try routeGuidance(&map)
+        var calibration = Duration.zero
+        if let seconds = try map.optionalNumber("calibration_s", in: calibrationRange) {
+            calibration = calibrationRange.duration(seconds)
+        }
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
-            route: route, wifiOffDuringWorkout: wifiOff)
+            route: route, wifiOffDuringWorkout: wifiOff, calibration: calibration)
     }
 
     /// The words a yes-or-no key takes.
@@ -89,6 +93,9 @@ public enum PowerProfileLoader {
     /// receiver's epoch) to an hour (longer, and a run would go by without a position or a
     /// cue). The profiles' header comments state it.
     public static let intervalRange = AllowedRange(0.1...3600, unit: "s")
+
+    /// A calibration's length, seconds: up to an hour (0: none).
+    public static let calibrationRange = AllowedRange(0...3600, unit: "s")
 
     /// The words that turn an optional feature off (`auto_pause: off`).
     static let offWords: Set<String> = ["off", "false", "no"]

@@ -37,6 +37,11 @@ public struct PowerProfile: Hashable, Sendable {
     /// Following a route: when the runner is off it and back on it, and how early a
     /// waypoint is announced.
     public var route: RouteGuidance
+    /// For this long from a workout's start the receiver tracks (a fix a second, counted for
+    /// distance between the profile's positions) whatever `gpsMode` says: a second's fixes
+    /// let the positions calibrate the receiver's Doppler speeds (the odometer's
+    /// `DopplerScale`), which a fix every 30 s cannot do within a run. Zero: none.
+    public var calibration: Duration
 
     /// "At `percent` % switch to profile `to`".
     public struct StepDown: Hashable, Sendable {
@@ -86,8 +91,9 @@ public struct PowerProfile: Hashable, Sendable {
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
         trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
         stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil,
-        route: RouteGuidance = .standard, wifiOffDuringWorkout: Bool = false
+        route: RouteGuidance = .standard, wifiOffDuringWorkout: Bool = false, calibration: Duration = .zero
     ) {
+        self.calibration = calibration
         self.wifiOffDuringWorkout = wifiOffDuringWorkout
         self.route = route
         self.autoPause = autoPause
@@ -103,6 +109,16 @@ public struct PowerProfile: Hashable, Sendable {
         self.cueStyleOverrides = cueStyleOverrides
         self.smoothingWindow = smoothingWindow
         self.trackFlushInterval = trackFlushInterval
+    }
+
+    /// The profile a workout starts in: while it calibrates the receiver's speeds, the same
+    /// profile with the receiver tracking (and the board awake for its fixes); else itself.
+    public var starting: PowerProfile {
+        guard calibration > .zero, gpsMode != .tracking else { return self }
+        var p = self
+        p.gpsMode = .tracking
+        p.boardSuspend = false
+        return p
     }
 
     /// The style a cue sounds in under this profile.

@@ -17,7 +17,6 @@ extension DeviceRuntime {
     /// Switches to the profile's step-down profile once the battery is at its level: fewer
     /// positions, fewer alerts, a resting GPS, for the rest of the run.
     func stepDownIfDue(_ percent: Double) {
-        let now = parts.clock.now
         let switched = state.withValue { s -> (PowerProfile, PowerProfile)? in
             guard !s.finished, let step = s.profile.stepDown, percent <= step.percent,
                   let next = parts.profiles[step.to] else { return nil }
@@ -25,9 +24,43 @@ extension DeviceRuntime {
             s.profile = next
             s.coach.change(settings: next.coachSettings)
             s.autoPause.change(settings: next.autoPauseSettings)
+            // A step-down during the calibration ends it: the new profile's mode from now.
+            s.calibrationEnds = nil
             return (previous, next)
         }
         guard let (previous, next) = switched else { return }
+        follow(next, from: previous)
+        logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
+        announcer?.profile(next.name)
+        report(.profileChanged(from: previous.name, to: next.name, percent: percent))
+        rescheduleTick()
+    }
+
+    /// The calibration at the start is over (a position update at or after its end was just
+    /// handled): the receiver follows the profile's own mode, resting from this update, its
+    /// speeds counted at the scale the calibration found (or as they are).
+    func endCalibrationIfDue() {
+        let now = parts.clock.now
+        let ended = state.withValue { s -> (PowerProfile, Double, Int)? in
+            guard !s.finished, let end = s.calibrationEnds, now >= end else { return nil }
+            s.calibrationEnds = nil
+            s.profile = parts.profile
+            let scale = s.coach.odometer.dopplerScale
+            return (parts.profile.starting, scale.factor, scale.count)
+        }
+        guard let (previous, factor, stretches) = ended else { return }
+        follow(parts.profile, from: previous)
+        // A receiver that sleeps between positions sleeps from this one.
+        if parts.profile.gpsMode == .backup { sleepReceiver() }
+        logger.info("calibration over after \(stretches) stretches: the receiver's speeds counted × \(factor)")
+        report(.calibrated(factor: factor, stretches: stretches))
+        rescheduleTick()
+    }
+
+    /// The device switches from profile `previous` to `next` mid-workout: sampling, commits,
+    /// the board's suspend, the radio and the receiver's mode follow.
+    private func follow(_ next: PowerProfile, from previous: PowerProfile) {
+        let now = parts.clock.now
         receiver?.follow(next)
         state.withValue { s in
             s.tasks.every(.trackFlush, next.trackFlushInterval, on: parts.clock) { [self] in commit() }
@@ -45,10 +78,6 @@ extension DeviceRuntime {
         // shortly before the next position (left in power-save, its next update would come
         // after the silence a backup-mode receiver is allowed, a false "GPS lost").
         if next.gpsMode == .backup && power == .powerSave { sleepReceiver() }
-        logger.info("battery at \(Int(percent)) %: profile \(previous.name) steps down to \(next.name)")
-        announcer?.profile(next.name)
-        report(.profileChanged(from: previous.name, to: next.name, percent: percent))
-        rescheduleTick()
     }
 
     /// Switches the Wi-Fi radio off for the workout, or on again (only when the runtime

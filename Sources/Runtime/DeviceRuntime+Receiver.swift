@@ -50,6 +50,7 @@ extension DeviceRuntime {
             sound(.paused, phase: nil)
         }
         rescheduleTick()
+        if step.point != nil, case .fix = event { endCalibrationIfDue() }
         if step.sleepNow { sleepReceiver() }
     }
 
@@ -132,10 +133,12 @@ extension DeviceRuntime {
         // Compared at the fix's arrival: a fix kept since (the latest at a pause) is old.
         let arrival = s.lastFix == fix ? (s.lastFixArrival ?? parts.clock.now) : parts.clock.now
         guard let (time, segment) = s.track.place(fix, arrival: arrival) else { return nil }
-        let now = parts.clock.now
+        // The timer and the distance as they were when the fix came (a point stored at a pause
+        // or the end is its fix's, a second or so before).
+        let at = min(arrival, parts.clock.now)
         return (TrackPoint(segment: segment, time: time, position: fix.position,
                            altitude: fix.altitude, speed: fix.speed,
-                           timer: s.coach.elapsed(at: now), distance: s.coach.distance(at: now)), activity)
+                           timer: s.coach.elapsed(at: at), distance: s.coach.distance(at: at)), activity)
     }
 
     /// The receiver's latest fix as a track point, when it is live and newer than the last

@@ -43,8 +43,12 @@ public final class DeviceRuntime: Sendable {
         var tasks = TaskTable()
         var battery = BatteryWatch()
         var finished = false
-        /// The profile in force (a step-down replaces it).
+        /// The profile in force (a step-down replaces it; its `starting` variant while the
+        /// receiver's speeds are calibrated).
         var profile: PowerProfile
+        /// The calibration at the start ends at the first position update from then on (its
+        /// fix is the last the receiver tracks for: the profile's own mode rests from it).
+        var calibrationEnds: Instant?
         /// Follows the route the runner follows, when there is one.
         var follower: RouteFollower?
         /// The runtime switched the Wi-Fi radio off (and switches it on at the end).
@@ -104,7 +108,7 @@ public final class DeviceRuntime: Sendable {
             positioning: receiver != nil)
         var state = State(
             coach: coach, autoPause: AutoPause(settings: parts.profile.autoPauseSettings),
-            track: TrackClock(logger: logger), profile: parts.profile)
+            track: TrackClock(logger: logger), profile: parts.profile.starting)
         if let route, receiver != nil {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
@@ -138,12 +142,14 @@ public final class DeviceRuntime: Sendable {
             sound(.started, phase: nil)
             handle(out)
             if let receiver { receiver.workoutStarts() } else { parts.power?.gps(.off, at: now) }
-            parts.power?.boardMaySuspend(parts.profile.boardSuspend, at: now)
-            parts.clock.allowSuspend(parts.profile.boardSuspend)
+            let starting = parts.profile.starting
+            parts.power?.boardMaySuspend(starting.boardSuspend, at: now)
+            parts.clock.allowSuspend(starting.boardSuspend)
             if parts.profile.wifiOffDuringWorkout { switchRadio(off: true) }
             state.withValue { s in
                 s.tasks.every(.trackFlush, parts.profile.trackFlushInterval, on: parts.clock) { [self] in commit() }
                 s.tasks.every(.workoutBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
+                if starting != parts.profile { s.calibrationEnds = now + parts.profile.calibration }
             }
             rescheduleTick()
         }

@@ -90,6 +90,8 @@ extension RuntimeEvent {
             return [("end", .text(end.rawValue)), ("active_s", .number(status.coach.elapsed.inSeconds, places: 3))]
         case .storageFault(let reason):
             return [("reason", .text(reason))]
+        case .calibrated(let factor, let stretches):
+            return [("speed_factor", .number(factor, places: 4)), ("stretches", .int(stretches))]
         case .radio(let off, let failure):
             return [("state", .text(off ? "off" : "on"))] + (failure.map { [("error", .text($0))] } ?? [])
         case .route(let e):

@@ -260,7 +260,7 @@ extension Firmware {
                 s.told = nil
             }
             // Sampling as the profile says, from where the receiver stands.
-            let standing = receiver?.startWorkout(parts.profile) ?? []
+            let standing = receiver?.startWorkout(parts.profile.starting) ?? []
             report(.state(.running, detail: "\(plan.name): \(plan.workouts[index].name)"))
             do {
                 try runtime.start()

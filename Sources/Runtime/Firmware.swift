@@ -293,7 +293,7 @@ public final class Firmware: Sendable {
         }
         publish()
         // Nothing heard yet: nothing stands to be handed over.
-        _ = receiver?.startWorkout(parts.profile)
+        _ = receiver?.startWorkout(parts.profile.starting)
         try runtime.start()
         receiver?.open()
     }

@@ -30,6 +30,10 @@ public enum RuntimeEvent: Hashable, Sendable {
     case battery(percent: Double)
     /// The battery fell to a profile's step-down level: the device switched profile.
     case profileChanged(from: String, to: String, percent: Double)
+    /// The profile's calibration at the workout's start is over (`PowerProfile.calibration`):
+    /// the receiver follows the profile's own mode from here. `factor`: what the receiver's
+    /// speeds are counted at (1: as they are), from `stretches` stretches compared.
+    case calibrated(factor: Double, stretches: Int)
     /// The Wi-Fi radio switched off (`off`) for the workout or on again after it; `failure`
     /// says why it could not be (the radio then stays as it was).
     case radio(off: Bool, failure: String?)
@@ -66,6 +70,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .autoResumed: "auto-resumed"
         case .battery: "battery"
         case .profileChanged: "profile-changed"
+        case .calibrated: "calibrated"
         case .radio: "radio"
         case .finished: "finished"
         case .storageFault: "storage-fault"

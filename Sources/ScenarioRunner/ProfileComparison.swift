@@ -71,7 +71,8 @@ public enum ProfileComparison {
         speech: Bool = false, speaker: String? = nil, logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
         var rows: [Row] = []
-        let reference = try ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
+        let reference = try scenario.recipe.map(ReferenceTrack.init(recipe:))
+            ?? ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
         for profile in profiles {
             var variant = scenario
             variant.profile = profile
@@ -152,8 +153,8 @@ public enum ProfileComparison {
             for (state, time) in e.gpsTime where state != .backup && state != .off { powered += time.inSeconds }
         }
         let stored = o.activities.reduce(0) { $0 + $1.summary.distance }
-        // The truth: the recording's full-rate length over what the runner ran of each
-        // activity, start to end, pauses left out.
+        // The truth: what the runner ran of each activity, start to end, pauses left out (a
+        // synthesized run's path, else the recording's full-rate length).
         var pauses: [ClosedRange<Double>] = []
         var pausedAt: Double?
         for e in o.events {
@@ -237,12 +238,37 @@ public enum ProfileComparison {
     }
 }
 
-/// Every fix of a recording, at its own rate: the truth the stored track is compared with.
+/// The truth the stored track is compared with: a synthesized run's every epoch (where the
+/// runner really was, how fast, how far along), else every fix of a recording at its own
+/// rate (its positions' noise counted in: a recording's truth reads a little long).
 struct ReferenceTrack {
     var fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)] = []
+    /// Metres along the run at each fix, when known (a synthesized run).
+    var along: [Double]?
 
     init(fixes: [(offset: Double, time: UTCTimestamp, position: GeoPoint, speed: Double?)]) {
         self.fixes = fixes
+    }
+
+    /// The truth behind the recording `recipe` makes: each epoch's true position, speed and
+    /// distance along the route (the receiver's noise, bias and outages left out).
+    init(recipe: String) throws {
+        var synthesizer: NMEASynthesizer
+        do {
+            synthesizer = try NMEASynthesizer(SynthRecipeLoader.load(path: recipe))
+        } catch let error as DataFileError {
+            throw ScenarioError(error.description)
+        } catch {
+            throw ScenarioError("\(recipe): \(error)")
+        }
+        var bytes: [UInt8] = []
+        var along: [Double] = []
+        while let epoch = synthesizer.next(appendingTo: &bytes) {
+            bytes.removeAll(keepingCapacity: true)
+            fixes.append((epoch.elapsed, epoch.time, epoch.truePosition, epoch.trueSpeed))
+            along.append(epoch.distance)
+        }
+        self.along = along
     }
 
     init(path: String) throws {
@@ -264,12 +290,13 @@ struct ReferenceTrack {
     /// that touch an excluded span (offsets, seconds: the pauses).
     func distance(from: UTCTimestamp, to: UTCTimestamp, excluding: [ClosedRange<Double>] = []) -> Double {
         var total = 0.0
-        var last: (offset: Double, position: GeoPoint)?
-        for f in fixes where f.time >= from && f.time <= to {
+        var last: (offset: Double, position: GeoPoint, along: Double?)?
+        for (i, f) in fixes.enumerated() where f.time >= from && f.time <= to {
+            let here = along?[i]
             if let l = last, !excluding.contains(where: { $0.overlaps(l.offset...f.offset) }) {
-                total += Geodesy.distance(l.position, f.position)
+                if let a = l.along, let b = here { total += b - a } else { total += Geodesy.distance(l.position, f.position) }
             }
-            last = (f.offset, f.position)
+            last = (f.offset, f.position, here)
         }
         return total
     }

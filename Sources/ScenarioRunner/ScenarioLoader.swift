@@ -318,7 +318,7 @@ public enum ScenarioLoader {
         } else if let kind = try item.optionalString("event") {
             let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
                          "auto-paused", "auto-resumed",
-                         "battery", "battery-set", "profile-changed", "finished", "power-cut", "restart", "recovered",
+                         "battery", "battery-set", "profile-changed", "calibrated", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",
                          "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }

@@ -136,6 +136,11 @@ final class ScenarioRecorder: Sendable {
         case .storageFault(let reason):
             text = "STORAGE FAULT: \(reason)"
             fields = [("reason", .text(reason))]
+        case .calibrated(let factor, let stretches):
+            text = factor == 1
+                ? "CALIBRATED: the receiver's speeds counted as they are (\(stretches) stretches compared)"
+                : "CALIBRATED: the receiver's speeds counted × \(String(format: "%.4f", factor)) (\(stretches) stretches compared)"
+            fields = [("speed_factor", .number(factor, places: 4)), ("stretches", .int(stretches))]
         case .radio(let off, let failure):
             name = off ? "off" : "on"
             text = "RADIO \(off ? "off" : "on")" + (failure.map { " failed: \($0)" } ?? "")

@@ -114,6 +114,30 @@ struct PowerProfileTests {
         }
     }
 
+    /// Medium and low track for their first five minutes, so the positions can calibrate the
+    /// receiver's speeds (issue 39, item 4): a workout starts in the same profile with the
+    /// receiver tracking and the board awake. High tracks anyway, and a profile that does not
+    /// say calibrates nothing.
+    @Test func mediumAndLowStartTrackingToCalibrateTheSpeeds() throws {
+        let load = { (name: String) in try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory) }
+        for name in ["medium", "low"] {
+            let profile = try load(name)
+            #expect(profile.calibration == .seconds(300), "\(name)")
+            let starting = profile.starting
+            #expect(starting.gpsMode == .tracking && !starting.boardSuspend, "\(name)")
+            #expect(starting.positionInterval == profile.positionInterval && starting.alertInterval == profile.alertInterval)
+            #expect(starting.name == profile.name && starting != profile)
+        }
+        let high = try load("high")
+        #expect(high.calibration == .zero && high.starting == high)
+        let dir = try makeTemporaryDirectory()
+        let plain = try PowerProfileLoader.load(path: try write(Self.valid, to: "custom.yaml", in: dir))
+        #expect(plain.calibration == .zero && plain.starting == plain)
+        let saving = try write(Self.valid + "\ngps_mode: backup\ncalibration_s: 120\n", to: "custom.yaml", in: dir)
+        let calibrating = try PowerProfileLoader.load(path: saving)
+        #expect(calibrating.calibration == .seconds(120) && calibrating.starting.gpsMode == .tracking)
+    }
+
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
@@ -150,6 +174,8 @@ struct PowerProfileTests {
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 40, waypoint_ahead_m: 100}", "route.back_on_m", "below off_m (40 m)"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 20, waypoint_ahead_m: 1e20}", "route.waypoint_ahead_m", "must be 20 to 2000 m"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 20}", nil, "missing key 'route.waypoint_ahead_m'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ncalibration_s: -5", "calibration_s", "must be from 0 to 3600 s, got -5"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ncalibration_s: soon", "calibration_s", "expected a number, got 'soon'"),
     ] as [(String, String, String?, String)])
     func brokenProfilesAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
         let dir = try makeTemporaryDirectory()

@@ -122,8 +122,12 @@ struct TCXEndToEndTests {
                         "\(phase.name): \(d) m outside \(start)...\(start + phase.distance)")
                 last = d
             }
-            // A point falls on each phase change here (the phases change on the half-minute).
-            #expect(abs((points.first.flatMap { Self.number($0, "DistanceMeters") } ?? -1) - start) < 0.1, "\(phase.name)")
+            // A point falls on each phase change here (the phases change on the half-minute), at
+            // the lap's start: above it by at most a second of the speed carried on (while the
+            // medium profile calibrates, a fix a second: the live figure shown at the change is
+            // never taken back, the phase is measured to its end).
+            let first = points.first.flatMap { Self.number($0, "DistanceMeters") } ?? -1
+            #expect(first - start > -0.1 && first - start < 5, "\(phase.name): \(first) m at a lap from \(start) m")
             start += phase.distance
             trackpoints += points
         }

@@ -141,10 +141,11 @@ struct ScenarioRunnerTests {
               - {from: 400, to: 430, fault: invalid}
             """))
         let gps = outcome.events.filter { $0.kind == "gps" }.map { "\($0.name ?? "")@\(Int($0.time.inSeconds))" }
-        // Medium keeps the receiver in power-save, a fix every 30 s (0, 30, … 90): its silence
-        // is a loss when the update due at 120 s is 10 s late; an unplug is one at once; the
-        // no-fix report comes with the first update inside the invalid window (420 s).
-        #expect(gps.contains("fix-lost@130"), "\(gps)")
+        // Medium tracks for its first five minutes (the calibration): the silence from 100 s
+        // is a loss after 5 s without a sentence (the last at 99 s: 104 s). Then it keeps the
+        // receiver in power-save, a fix every 30 s: an unplug is a loss at once; the no-fix
+        // report comes with the first update inside the invalid window (420 s).
+        #expect(gps.contains("fix-lost@104"), "\(gps)")
         #expect(gps.contains("disconnected@300"))
         #expect(gps.contains("fix-lost@420"), "\(gps)")
         let cues = outcome.events.filter { $0.kind == "cue" }
