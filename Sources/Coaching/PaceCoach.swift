@@ -22,7 +22,10 @@ import PacerCore
 ///   half must each be on the side of the band the cue would tell (below the minimum for
 ///   speed-up, above the maximum for slow-down, within the band or its hysteresis for
 ///   on-pace); otherwise the coach is unsure (`PaceState.unsure`) and the cue is held back,
-///   not guessed. Still slow or fast by the hysteresis alone is unsure too.
+///   not guessed. Still slow or fast by the hysteresis alone is unsure too. Speeds that
+///   scatter more than the hysteresis from one fix to the next (`SpeedScatter`: speeds
+///   derived from positions, not a receiver's Doppler) must put the mean across the edge by
+///   `uncertainty` standard errors of that excess scatter as well.
 /// - Distance, per phase and in all, is the odometer's, attributed by time: a phase ending
 ///   between two fixes gets, at its end, the distance carried on from the last fix at that
 ///   fix's speed; the next fix closes the leg across the end and the phase's result is
@@ -61,6 +64,8 @@ public struct PaceCoach: Sendable {
     public private(set) var finished = false
 
     private var pace = PaceState.unknown
+    /// How much the receiver's trusted speeds scatter from one to the next.
+    private var scatter = SpeedScatter()
     /// The last judgement was held back (`PaceState.unsure`).
     private var unsure = false
     /// This path's recent fixes (the last `trust.referenceSpan` and the one before), to check
@@ -172,6 +177,7 @@ public struct PaceCoach: Sendable {
             confirmSuspects(at: position, speed: speed, t)
             if trusts(speed, at: position, t) {
                 smoother.add(speed, at: t)
+                scatter.add(speed, at: t)
             } else {
                 suspects.append((t, position, speed))
             }
@@ -489,7 +495,16 @@ public struct PaceCoach: Sendable {
         case .fast: { $0 > phase.maximumSpeed + $1 }
         default: { $0 >= phase.minimumSpeed - h + $1 && $0 <= phase.maximumSpeed + h - $1 }
         }
-        guard says(speed, 0), says(newer, m) else {
+        // And the mean beyond its own uncertainty: a mean of scattered speeds just across an
+        // edge says no more than the scatter (`SpeedScatter`). Only the scatter beyond the
+        // hysteresis counts (a receiver's Doppler speeds, a few hundredths of a m/s, are judged
+        // as before; speeds derived from positions 5 s apart scatter by tenths); on-pace by at
+        // most a quarter of the band, so that a narrow band (a goal pace within 0.4 km/h) can
+        // still be on pace.
+        let excess = max(0, scatter.sigma * scatter.sigma - settings.hysteresis * settings.hysteresis).squareRoot()
+        let uncertainty = settings.trust.uncertainty * excess / Double(evidence.count).squareRoot()
+        let uncertain = next == .onPace ? min(uncertainty, (phase.maximumSpeed - phase.minimumSpeed) / 4) : uncertainty
+        guard says(speed, uncertain), says(newer, m) else {
             unsure = true
             return []
         }

@@ -129,6 +129,12 @@ public struct SpeedTrust: Hashable, Sendable {
     /// The newer speeds must be across a band's edge (or inside the band's hysteresis, for
     /// on-pace) by this share of the hysteresis.
     public var edgeMargin: Double = 0.5
+    /// The mean must be across a band's edge (inside it, for on-pace, by at most a quarter of
+    /// the band) by this many of its standard errors, counting only the speeds' scatter
+    /// beyond the hysteresis (`SpeedScatter`): a receiver's Doppler speeds scatter by less
+    /// and are judged as before; speeds derived from positions 5 s apart scatter by a km/h
+    /// under trees, and their mean with them (docs/figures.md, "Pace cues against the runner").
+    public var uncertainty: Double = 3
 
     public init() {}
 
@@ -151,5 +157,38 @@ public struct SpeedTrust: Hashable, Sendable {
         if speed > high, previous.map({ speed > $0 * jump }) ?? true { return false }
         if speed < low, previous.map({ speed < $0 / jump }) ?? true { return false }
         return true
+    }
+}
+
+/// How much a receiver's speeds scatter from one to the next, over its last `capacity` pairs
+/// of trusted speeds at most `lag` apart: σ from the median of their absolute differences
+/// (for Gaussian noise the median of |x₂ − x₁| is 0.954 σ). A few seconds apart the runner's
+/// own pace barely moves, so the differences are the speeds' noise; the median leaves out a
+/// change of pace (one large difference among many), which the window's own spread would
+/// count as noise. Fixes further apart (a power-save receiver's, 30 s) tell nothing of it:
+/// a window of two speeds 30 s apart is judged by what the receiver's speeds did when they
+/// came closer (at the start, or never: then 0).
+public struct SpeedScatter: Sendable {
+    public static let capacity = 30
+    public static let lag: Duration = .milliseconds(5500)
+    private var differences: [Double] = []
+    private var last: (speed: Double, at: Instant)?
+
+    public init() {}
+
+    public mutating func add(_ speed: Double, at t: Instant) {
+        defer { last = (speed, t) }
+        guard let last, t > last.at, t - last.at <= Self.lag else { return }
+        if differences.count == Self.capacity { differences.removeFirst() }
+        differences.append(abs(speed - last.speed))
+    }
+
+    /// The speeds' noise, m/s: 0 until three differences are known.
+    public var sigma: Double {
+        guard differences.count >= 3 else { return 0 }
+        let sorted = differences.sorted()
+        let n = sorted.count
+        let median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        return median / 0.9539
     }
 }

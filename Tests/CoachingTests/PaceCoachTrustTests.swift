@@ -74,6 +74,44 @@ struct PaceCoachTrustTests {
         #expect(d.coach.status(at: .zero + .seconds(120)).pace == .onPace)
     }
 
+    /// Speeds that scatter from fix to fix (a 5 s export's, derived from its positions: issue
+    /// 39, item 5) must put their mean across the edge by three standard errors of the
+    /// scatter beyond the hysteresis. A fix every 5 s, the window 60 s, the band from 2.78
+    /// m/s: a mean of 2.70 is told with Doppler-grade speeds (±0.02) and held back with
+    /// speeds alternating ±0.5 (the mean's uncertainty is 0.9 m/s); at a mean of 1.6 those
+    /// are told too.
+    @Test(arguments: [(2.70, 0.02, true), (2.70, 0.5, false), (1.6, 0.5, true)])
+    func scatteredSpeedsMustClearTheEdgeByTheirUncertainty(mean: Double, swing: Double, told: Bool) {
+        var d = Sparse([Phase(name: "run", duration: .seconds(600), minimumSpeed: 2.78, maximumSpeed: 3.5)])
+        for (i, s) in stride(from: 0, through: 240, by: 5).enumerated() {
+            let v = mean + (i % 2 == 0 ? swing : -swing)
+            d.fix(at: s, ran: v, doppler: v)
+        }
+        #expect(d.cues(.speedUp).isEmpty == !told, "mean \(mean) ± \(swing): \(d.cues)")
+        #expect(d.cues(.onPace).isEmpty, "\(d.cues)")
+    }
+
+    /// How much the speeds scatter: from the median of successive differences a few seconds
+    /// apart, so that a runner's change of pace (one large step, or the drift between fixes
+    /// 30 s apart) is not taken for noise.
+    @Test func theScatterIsTheSpeedsNoiseNotTheRunnersChangeOfPace() {
+        let second = { (i: Int) in Instant.zero + .seconds(i) }
+        var steady = SpeedScatter()
+        for i in 0..<40 { steady.add(3 + (i % 2 == 0 ? 0.05 : -0.05), at: second(i)) }
+        #expect(abs(steady.sigma - 0.1 / 0.9539) < 1e-9)
+        var step = SpeedScatter()
+        for i in 0..<40 { step.add((i < 20 ? 3 : 2) + (i % 2 == 0 ? 0.05 : -0.05), at: second(i)) }
+        #expect(abs(step.sigma - steady.sigma) < 1e-9, "one step of 1 m/s among 30: \(step.sigma)")
+        var few = SpeedScatter()
+        few.add(3, at: second(0))
+        few.add(4, at: second(1))
+        #expect(few.sigma == 0, "not told by one difference")
+        // Speeds 30 s apart (a power-save receiver's) differ by the runner's pace: not counted.
+        var sparse = SpeedScatter()
+        for i in 0..<40 { sparse.add(i % 2 == 0 ? 2.5 : 3.5, at: second(30 * i)) }
+        #expect(sparse.sigma == 0)
+    }
+
     /// The runner was too slow and has come back into the band: the window's mean (2.5 m/s,
     /// the older speed and the newer) is still slow for the hysteresis, the newer speed is in
     /// the band. The old coach repeated speed-up; the coach is unsure and holds it back.
