@@ -44,9 +44,10 @@ extension DeviceRuntime {
         let ended = state.withValue { s -> (PowerProfile, Double, Int)? in
             guard !s.finished, let end = s.calibrationEnds, now >= end else { return nil }
             s.calibrationEnds = nil
+            let previous = s.profile
             s.profile = parts.profile
             let scale = s.coach.odometer.dopplerScale
-            return (parts.profile.starting, scale.factor, scale.count)
+            return (previous, scale.factor, scale.count)
         }
         guard let (previous, factor, stretches) = ended else { return }
         follow(parts.profile, from: previous)

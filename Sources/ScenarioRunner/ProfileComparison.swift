@@ -253,14 +253,7 @@ struct ReferenceTrack {
     /// The truth behind the recording `recipe` makes: each epoch's true position, speed and
     /// distance along the route (the receiver's noise, bias and outages left out).
     init(recipe: String) throws {
-        var synthesizer: NMEASynthesizer
-        do {
-            synthesizer = try NMEASynthesizer(SynthRecipeLoader.load(path: recipe))
-        } catch let error as DataFileError {
-            throw ScenarioError(error.description)
-        } catch {
-            throw ScenarioError("\(recipe): \(error)")
-        }
+        var synthesizer = try ScenarioRecordings.synthesizer(recipe: recipe)
         var bytes: [UInt8] = []
         var along: [Double] = []
         while let epoch = synthesizer.next(appendingTo: &bytes) {

@@ -19,18 +19,21 @@ enum ScenarioRecordings {
         return path
     }
 
-    /// Makes the recording `recipe` describes, as `pacer nmea synth RECIPE --out PATH` does.
-    static func synthesize(recipe: String, to path: String) throws {
-        let loaded: NMEASynthesisRecipe
-        var synthesizer: NMEASynthesizer
+    /// The synthesizer of the recipe file at `recipe`; a recipe that cannot be made is refused
+    /// with its file, line and reason.
+    static func synthesizer(recipe: String) throws -> NMEASynthesizer {
         do {
-            loaded = try SynthRecipeLoader.load(path: recipe)
-            synthesizer = try NMEASynthesizer(loaded)
+            return try NMEASynthesizer(SynthRecipeLoader.load(path: recipe))
         } catch let error as DataFileError {
             throw ScenarioError(error.description)
         } catch {
             throw ScenarioError("\(recipe): \(error)")
         }
+    }
+
+    /// Makes the recording `recipe` describes, as `pacer nmea synth RECIPE --out PATH` does.
+    static func synthesize(recipe: String, to path: String) throws {
+        var synthesizer = try synthesizer(recipe: recipe)
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path)
         else { throw ScenarioError("\(path): cannot be written") }
