@@ -45,6 +45,29 @@ public struct Waypoint: Hashable, Sendable {
     }
 }
 
+/// A lap press that ended no phase: the activity is split into laps there (a free run, a
+/// timed phase split by hand).
+public struct LapMark: Hashable, Sendable {
+    /// The runner's timer at the press (pauses excluded).
+    public var timer: Duration
+    /// The odometer's metres at the press.
+    public var distance: Double
+
+    public init(timer: Duration, distance: Double) {
+        self.timer = timer
+        self.distance = distance
+    }
+}
+
+/// What ended a phase: its time, its distance, a lap press, or the runner's stop (the last
+/// phase run, cut short or open-ended). FIT's lap trigger and TCX's trigger method say the same.
+public enum PhaseEnding: String, Hashable, Sendable, CaseIterable {
+    case time
+    case distance
+    case lap
+    case stop
+}
+
 /// How one phase went (R6).
 public struct PhaseResult: Hashable, Sendable {
     public var index: Int
@@ -56,9 +79,12 @@ public struct PhaseResult: Hashable, Sendable {
     public var distance: Double
     public var minimumSpeed: Double
     public var maximumSpeed: Double
+    /// What ended it.
+    public var ending: PhaseEnding
 
     public init(index: Int, name: String, duration: Duration, timeInBand: Duration, distance: Double,
-                minimumSpeed: Double, maximumSpeed: Double) {
+                minimumSpeed: Double, maximumSpeed: Double, ending: PhaseEnding = .time) {
+        self.ending = ending
         self.index = index
         self.name = name
         self.duration = duration
@@ -176,6 +202,8 @@ public protocol ActivityLog: AnyObject, Sendable {
     func revise(_ waypoint: Waypoint, number: Int, of activity: Int64) throws
     func add(_ cue: CueRecord, to activity: Int64) throws
     func add(_ result: PhaseResult, to activity: Int64) throws
+    /// A lap press that ended no phase; `number` counts the activity's from 0.
+    func add(_ lap: LapMark, number: Int, to activity: Int64) throws
     /// The running totals, made durable with the next commit (the latest replaces earlier ones).
     func update(_ totals: ActivityTotals, for activity: Int64) throws
     /// Makes everything added so far durable.

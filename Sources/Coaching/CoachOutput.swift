@@ -25,6 +25,9 @@ public enum CoachOutput: Hashable, Sendable {
     case phaseRevised(PhaseResult)
     /// The last phase is over.
     case workoutCompleted
+    /// A lap press that ended no phase: the activity is split into laps there, the coaching
+    /// unchanged. `elapsed`: active time; `distance`: the odometer's metres.
+    case lapMarked(elapsed: Duration, distance: Double)
 }
 
 /// What the runner can see (R1): where they are in the workout and what to do.
@@ -39,6 +42,8 @@ public struct CoachStatus: Hashable, Sendable {
     public var pace: PaceState
     /// Metres covered in this phase, from every fix (the odometer), current to `t`.
     public var phaseDistance: Double
+    /// Metres left in a phase that ends on distance; nil for the others.
+    public var phaseDistanceLeft: Double?
     /// Metres covered in the workout, from every fix (the odometer), current to `t`.
     public var distance: Double
     /// The steady speed (m/s) that covers what is left of the phase's implied distance (its

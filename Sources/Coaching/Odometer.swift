@@ -388,6 +388,32 @@ public struct Odometer: Sendable {
         dopplerScale.breakStretch()
     }
 
+    /// Where the runner is reckoned to be at `t` for a phase that ends on distance: the
+    /// reading, or the last fix's speed carried on for up to `maximumExtrapolation` (through
+    /// a late fix and a loss of fix, which the live figure does not guess across: the runner
+    /// is told the end where they cross it, not when the receiver next speaks).
+    public func projection(at t: Instant) -> Double {
+        max(reading(at: t), distance + deadReckoning(to: t))
+    }
+
+    /// The instant `projection` reaches `metres`, from the last fix; nil when it never does
+    /// (standing, no speed, no fix, or beyond `maximumExtrapolation`) or already has.
+    public func instant(projecting metres: Double) -> Instant? {
+        guard let last, let speed = last.speed, speed > parameters.stationarySpeed,
+              max(held, distance + credited) < metres else { return nil }
+        let seconds = (metres - distance) / speed
+        guard seconds <= parameters.maximumExtrapolation.inSeconds else { return nil }
+        return last.at + .milliseconds(Int64((max(0, seconds) * 1000).rounded(.up)))
+    }
+
+    /// When the last fix came, if one has since the path began.
+    public var lastFix: Instant? { last?.at }
+
+    private func deadReckoning(to t: Instant) -> Double {
+        guard let last, let speed = last.speed, speed > parameters.stationarySpeed, t > last.at else { return 0 }
+        return speed * min(t - last.at, parameters.maximumExtrapolation).inSeconds
+    }
+
     private func extrapolation(to t: Instant) -> Double {
         guard !lost, let last, let speed = last.speed, speed > parameters.stationarySpeed, t > last.at else { return 0 }
         return speed * min(t - last.at, carryLimit).inSeconds

@@ -161,6 +161,9 @@ public struct PaceCoach: Sendable {
         // The speed as the odometer counts it: the receiver's, times its established scale.
         let speed = measured.map { $0 * odometer.speedFactor }
         out += split(at: t)
+        // A distance end this fix's leg ran past (the runner went faster than carried on).
+        out += advance(to: t)
+        guard !finished else { return out }
         hadFix = true
         if gpsLost {
             gpsLost = false
@@ -339,7 +342,7 @@ public struct PaceCoach: Sendable {
             runningSince = nil
         }
         open.removeAll()
-        out.append(.phaseFinished(result(endingAt: accumulated)))
+        out.append(.phaseFinished(result(endingAt: accumulated, how: .stop)))
         finished = true
         return out
     }
@@ -363,7 +366,9 @@ public struct PaceCoach: Sendable {
     /// When the runtime should call `tick` next: the phase's end, the next gps-lost reminder.
     public var nextDeadline: Instant? {
         guard isRunning, let since = runningSince else { return nil }
-        var deadlines: [Instant] = [since + (phaseEnd(phaseIndex) - accumulated)]
+        var deadlines: [Instant] = []
+        if let end = timeEnd { deadlines.append(since + (end - accumulated)) }
+        if let goal = distanceGoal, let at = odometer.instant(projecting: goal) { deadlines.append(at) }
         if gpsLost, let last = lastLostCue { deadlines.append(last + lostCueWait) }
         if let pendingBack { deadlines.append(pendingBack) }
         return deadlines.min()
@@ -373,11 +378,13 @@ public struct PaceCoach: Sendable {
         let index = min(phaseIndex, workout.phases.count - 1)
         let phase = workout.phases[index]
         let e = elapsed(at: t)
-        let left = max(.zero, phaseEnd(index) - e)
+        let left = max(.zero, timeEnd.map { $0 - e } ?? .zero)
         let distance = distance(at: t)
         let phaseDistance = max(0, distance - phaseStartDistance)
+        let distanceLeft = phase.distanceLimit.map { max(0, $0 - phaseDistance) }
         var needed: Double?
-        if isRunning, positioning, !gpsLost, left >= CoachSettings.neededSpeedMinimumTimeLeft {
+        if isRunning, positioning, !gpsLost, phase.timeLimit != nil, phase.speedBand != nil,
+           left >= CoachSettings.neededSpeedMinimumTimeLeft {
             let speed = max(0, phase.impliedDistance - phaseDistance) / left.inSeconds
             if speed >= phase.minimumSpeed && speed <= phase.maximumSpeed { needed = speed }
         }
@@ -385,54 +392,106 @@ public struct PaceCoach: Sendable {
             phaseIndex: index, phaseCount: workout.phases.count, phaseName: phase.name, phase: phase,
             elapsed: e, phaseTimeLeft: left, smoothedSpeed: isRunning ? judgedSpeed : nil,
             pace: unsure ? .unsure : pace,
-            phaseDistance: phaseDistance, distance: distance, neededSpeed: needed,
+            phaseDistance: phaseDistance, phaseDistanceLeft: distanceLeft, distance: distance, neededSpeed: needed,
             gpsLost: gpsLost, paused: isPaused, finished: finished)
     }
 
     // MARK: Rules
 
-    /// The end of phase `i` in active time.
-    private func phaseEnd(_ i: Int) -> Duration {
-        workout.phases.prefix(i + 1).reduce(.zero) { $0 + $1.duration }
+    /// The current phase's end in active time, when it ends on time (a distance phase run
+    /// without positioning ends at its planned time).
+    private var timeEnd: Duration? {
+        let phase = workout.phases[min(phaseIndex, workout.phases.count - 1)]
+        if let limit = phase.timeLimit { return phaseStartElapsed + limit }
+        if phase.distanceLimit != nil && !positioning { return phaseStartElapsed + phase.duration }
+        return nil
+    }
+
+    /// The current phase's end on the odometer, when it ends on distance.
+    private var distanceGoal: Double? {
+        guard positioning, let metres = workout.phases[min(phaseIndex, workout.phases.count - 1)].distanceLimit else { return nil }
+        return phaseStartDistance + metres
+    }
+
+    /// Where the current phase ended by `t`, if it has: the instant, the active time and the
+    /// odometer's reading there.
+    private func boundary(upTo t: Instant, since: Instant) -> (at: Instant, elapsed: Duration, reading: Double, how: PhaseEnding)? {
+        if let end = timeEnd {
+            guard accumulated + (t - since) >= end else { return nil }
+            let at = since + (end - accumulated)
+            return (at, end, distance(at: at), .time)
+        }
+        guard let goal = distanceGoal else { return nil }
+        let from = max(since, phaseStartInstant ?? since)
+        if let at = odometer.instant(projecting: goal) {
+            // Predicted from the last fix's speed: the end sounds where the runner crosses it.
+            guard at <= t else { return nil }
+            let at = max(at, from)
+            return (at, accumulated + (at - since), goal, .distance)
+        }
+        // Reached at a fix whose leg ran past it (faster than carried on), or by a reading held.
+        guard odometer.projection(at: t) >= goal else { return nil }
+        return (t, accumulated + (t - since), max(goal, distance(at: t)), .distance)
     }
 
     /// Moves through every phase boundary up to `t`.
     private mutating func advance(to t: Instant) -> [CoachOutput] {
         var out: [CoachOutput] = []
-        guard let since = runningSince else { return out }
-        while !finished, accumulated + (t - since) >= phaseEnd(phaseIndex) {
-            let end = phaseEnd(phaseIndex)
-            let boundary = since + (end - accumulated)
-            // Provisional: carried on from the last fix; revised when the next fix closes the leg.
-            let reading = distance(at: boundary)
-            let provisional = result(endingAt: end, distance: reading, timeInBand: timeInBand + bandTail(to: boundary))
-            out.append(.phaseFinished(provisional))
-            if let start = phaseStartInstant {
-                open.append(OpenPhase(result: provisional, start: start, end: boundary,
-                                      startDistance: phaseStartDistance, bandBefore: timeInBand))
-            }
-            if phaseIndex + 1 < workout.phases.count {
-                phaseIndex += 1
-                phaseStartElapsed = end
-                phaseStartDistance = reading
-                phaseStartInstant = boundary
-                timeInBand = .zero
-                setPace(.unknown, at: boundary)
-                judgeFrom = boundary + settings.settleTime
-                smoother.reset()
-                suspects.removeAll()
-                out.append(.cue(.phaseChange, phase: phaseIndex))
-                out.append(.phaseStarted(phaseIndex))
-            } else {
-                // The end: no later fix will tell better, what ran on from the last one stands.
-                if !gpsLost { odometer.settle(at: boundary) }
-                open.removeAll()
-                finished = true
-                accumulated = end
-                runningSince = nil
-                out.append(.cue(.workoutComplete, phase: phaseIndex))
-                out.append(.workoutCompleted)
-            }
+        while !finished, let since = runningSince, let end = boundary(upTo: t, since: since) {
+            out += finishPhase(at: end.at, elapsed: end.elapsed, reading: end.reading, how: end.how)
+        }
+        return out
+    }
+
+    /// Ends the current phase at `boundary` (active time `end`, the odometer at `reading`)
+    /// and begins the next, or completes the workout.
+    private mutating func finishPhase(at boundary: Instant, elapsed end: Duration, reading: Double,
+                                      how: PhaseEnding) -> [CoachOutput] {
+        var out: [CoachOutput] = []
+        // Provisional: carried on from the last fix; revised when the next fix closes the leg.
+        let provisional = result(endingAt: end, distance: reading, timeInBand: timeInBand + bandTail(to: boundary),
+                                 how: how)
+        out.append(.phaseFinished(provisional))
+        if let start = phaseStartInstant {
+            open.append(OpenPhase(result: provisional, start: start, end: boundary,
+                                  startDistance: phaseStartDistance, bandBefore: timeInBand))
+        }
+        if phaseIndex + 1 < workout.phases.count {
+            phaseIndex += 1
+            phaseStartElapsed = end
+            phaseStartDistance = reading
+            phaseStartInstant = boundary
+            timeInBand = .zero
+            setPace(.unknown, at: boundary)
+            judgeFrom = boundary + settings.settleTime
+            smoother.reset()
+            suspects.removeAll()
+            out.append(.cue(.phaseChange, phase: phaseIndex))
+            out.append(.phaseStarted(phaseIndex))
+        } else {
+            // The end: no later fix will tell better, what ran on from the last one stands.
+            if !gpsLost { odometer.settle(at: boundary) }
+            open.removeAll()
+            finished = true
+            accumulated = end
+            runningSince = nil
+            out.append(.cue(.workoutComplete, phase: phaseIndex))
+            out.append(.workoutCompleted)
+        }
+        return out
+    }
+
+    /// The runner pressed lap at `t`: a phase that a lap press ends (an open phase, or one
+    /// marked so) ends now; any other phase goes on as it was, and the press splits the
+    /// activity into laps (`lapMarked`).
+    public mutating func lap(at t: Instant) -> [CoachOutput] {
+        guard isRunning else { return [] }
+        var out = advance(to: t)
+        guard !finished, let since = runningSince else { return out }
+        if workout.phases[phaseIndex].lapEndsEarly {
+            out += finishPhase(at: t, elapsed: accumulated + (t - since), reading: distance(at: t), how: .lap)
+        } else {
+            out.append(.lapMarked(elapsed: accumulated + (t - since), distance: distance(at: t)))
         }
         return out
     }
@@ -458,6 +517,8 @@ public struct PaceCoach: Sendable {
         }
         if let from = judgeFrom, t < from { return [] }
         let phase = workout.phases[phaseIndex]
+        // A phase without a pace target (a recovery, an open phase, a free run) is not judged.
+        guard phase.speedBand != nil else { return [] }
         // A narrow band (a goal pace within 0.4 km/h) limits the hysteresis to a quarter
         // of its width: otherwise the way back in would be narrower than the band itself,
         // or closed, and a runner right on the goal pace could never be on pace again.
@@ -555,7 +616,7 @@ public struct PaceCoach: Sendable {
                 index: p.result.index, name: p.result.name, duration: p.result.duration,
                 timeInBand: min(p.result.duration, p.bandBefore + inBand),
                 distance: max(0, atEnd - p.startDistance),
-                minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed)
+                minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed, ending: p.result.ending)
             if revised != p.result { out.append(.phaseRevised(revised)) }
             p.result = revised
             phaseStartDistance = atEnd
@@ -588,12 +649,13 @@ public struct PaceCoach: Sendable {
         return phase.minimumSpeed...phase.maximumSpeed
     }
 
-    private func result(endingAt end: Duration, distance: Double? = nil, timeInBand band: Duration? = nil) -> PhaseResult {
+    private func result(endingAt end: Duration, distance: Double? = nil, timeInBand band: Duration? = nil,
+                        how: PhaseEnding) -> PhaseResult {
         let phase = workout.phases[phaseIndex]
         return PhaseResult(
             index: phaseIndex, name: phase.name, duration: end - phaseStartElapsed,
             timeInBand: min(band ?? timeInBand, end - phaseStartElapsed),
             distance: max(0, (distance ?? odometer.settledReading) - phaseStartDistance),
-            minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed)
+            minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed, ending: how)
     }
 }

@@ -251,6 +251,15 @@ public struct YAMLMapping {
         range.duration(try number(key, in: range))
     }
 
+    /// `true` or `false` (`yes`/`no` too), nil when the key is absent.
+    public mutating func optionalBool(_ key: String) throws(DataFileError) -> Bool? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = ["true": true, "false": false, "yes": true, "no": false][text] else {
+            throw error(key, "expected true or false, got '\(text)'")
+        }
+        return value
+    }
+
     public mutating func mapping(_ key: String) throws(DataFileError) -> YAMLMapping {
         try YAMLMapping(file: file, node: requiredNode(key), path: qualified(key))
     }

@@ -116,6 +116,7 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     }
     public func add(_ cue: CueRecord, to activity: Int64) throws { try log.add(cue, to: activity) }
     public func add(_ result: PhaseResult, to activity: Int64) throws { try log.add(result, to: activity) }
+    public func add(_ lap: LapMark, number: Int, to activity: Int64) throws { try log.add(lap, number: number, to: activity) }
     public func update(_ totals: ActivityTotals, for activity: Int64) throws { try log.update(totals, for: activity) }
     public func commit() throws { try log.commit() }
     public func finish(_ activity: Int64, end: ActivityEnd, endedAt: UTCTimestamp?, activeTime: Duration) throws {

@@ -20,10 +20,23 @@ import Yams
 ///           - {name: fast, minutes: 2, speed_kmh: [12.5, 14]}
 ///           - {name: recovery, minutes: 2, speed_kmh: [6, 9]}
 ///       - {name: cool-down, minutes: 5.5, speed_kmh: [6, 9]}
+///   - name: 6 x 800 m
+///     date: 2026-10-03             # optional: the day it is planned for
+///     phases:
+///       - {name: warm-up, km: 2, pace_min_per_km: ["7:00", "6:00"]}
+///       - repeat: 6
+///         phases:
+///           - {name: fast, m: 800, pace_min_per_km: ["4:40", "4:25"]}
+///           - {name: jog, m: 400}          # no target: not judged
+///       - {name: easy, until: lap}         # ends at a lap press
 /// ```
 ///
-/// A phase gives its acceptable range either as `speed_kmh: [minimum, maximum]` or as
-/// `pace_min_per_km: [slower, faster]` (m:ss per kilometre, converted to speeds). A file that
+/// A phase ends on one of `minutes`, `m`, `km`, `mi` (on the odometer), `until: lap` (a lap
+/// press) or `until: stop` (a free run: a lap press splits it into laps); `lap_ends: true`
+/// lets a lap press end a timed or distance phase early. A phase gives its acceptable range
+/// either as `speed_kmh: [minimum, maximum]` or as `pace_min_per_km: [slower, faster]` (m:ss
+/// per kilometre, converted to speeds), or none (a recovery, an open phase: no pace cues).
+/// Repeats nest one level. A file that
 /// cannot be followed is refused with its file, line, key and reason:
 /// `plans/intervals.yaml:14: workouts[0].phases[1].phases[0].speed_kmh: minimum 14 km/h is
 /// above maximum 12.5 km/h`. List positions in keys count from 0, as in the cue book.
@@ -137,31 +150,44 @@ public enum PlanLoader {
 
     static func workout(_ node: Node, path: String, file: String) throws(DataFileError) -> Workout {
         var map = try YAMLMapping(file: file, node: node, path: path)
-        try map.refuseUnknownKeys(["name", "phases"])
+        try map.refuseUnknownKeys(["name", "date", "phases"])
         let name = try map.string("name")
-        let phases = try phaseList(&map)
+        var date: CivilDate?
+        if let text = try map.optionalString("date") { date = try Self.date(text, in: map, key: "date") }
+        var groups = 0
+        let phases = try phaseList(&map, groups: &groups, nested: false)
         try map.finish()
         guard phases.count <= maximumPhasesPerWorkout else {
             throw map.error("phases", "expands to \(phases.count) phases with its repeats; a workout may have at most \(maximumPhasesPerWorkout)")
         }
-        return Workout(name: name, phases: phases)
+        return Workout(name: name, date: date, phases: phases)
     }
 
-    /// The `phases` list of a workout or a repeat group, groups expanded.
-    static func phaseList(_ map: inout YAMLMapping) throws(DataFileError) -> [Phase] {
+    /// The `phases` list of a workout or a repeat group, groups expanded; each phase of a
+    /// group knows its pass (`Repetition`). `groups` numbers the workout's groups.
+    static func phaseList(_ map: inout YAMLMapping, groups: inout Int, nested: Bool) throws(DataFileError) -> [Phase] {
         var phases: [Phase] = []
         let example = "- {name: easy, minutes: 30, speed_kmh: [9, 10.5]}"
         for item in try map.list("phases", of: "phase", example: example) {
             var entry = try YAMLMapping(file: map.file, node: item.node, path: item.path)
             if entry.has("repeat") || entry.has("phases") {
                 try entry.refuseUnknownKeys(["repeat", "phases"])
+                guard !nested else {
+                    throw entry.error("repeat", "a repeat inside a repeat: one level of repeats is enough (write the inner group's phases out)")
+                }
                 let times = try repeatCount(&entry)
-                let group = try phaseList(&entry)
+                let group = try phaseList(&entry, groups: &groups, nested: true)
                 try entry.finish()
                 guard group.count * times <= maximumPhasesPerWorkout else {
                     throw entry.error("repeat", "expands to \(group.count * times) phases; a workout may have at most \(maximumPhasesPerWorkout)")
                 }
-                for _ in 0..<times { phases += group }
+                for n in 1...times {
+                    for var phase in group {
+                        phase.repetition = Repetition(group: groups, number: n, count: times)
+                        phases.append(phase)
+                    }
+                }
+                groups += 1
             } else {
                 phases.append(try phase(&entry))
             }
@@ -177,28 +203,68 @@ public enum PlanLoader {
         return Int(n)
     }
 
+    /// The keys that say how a phase ends: exactly one of them.
+    static let endKeys = ["minutes", "m", "km", "mi", "until"]
+    /// The shortest distance phase: a stride (the odometer's figure is good to metres).
+    public static let minimumMetres = 50.0
+    /// The longest distance phase: 100 miles, and some.
+    public static let maximumMetres = 200_000.0
+    /// Metres in a statute mile.
+    public static let metresPerMile = 1609.344
+
     static func phase(_ map: inout YAMLMapping) throws(DataFileError) -> Phase {
-        try map.refuseUnknownKeys(["name", "minutes", "speed_kmh", "pace_min_per_km"])
+        try map.refuseUnknownKeys(Set(["name", "speed_kmh", "pace_min_per_km", "lap_ends", "notes"] + endKeys))
         let name = try map.string("name")
-        let minutes = try map.number("minutes", in: AllowedRange(above: 0, atMost: maximumMinutes, unit: "minutes (a day)"))
-        let milliseconds = Int64((minutes * 60_000).rounded())
-        guard milliseconds >= 1000 else {
-            throw map.error("minutes", "must be at least a second (0.0167 minutes), got \(YAMLMapping.format(minutes))")
+        let given = endKeys.filter { map.has($0) }
+        guard given.count == 1 else {
+            if given.isEmpty {
+                throw map.error(nil, "missing how the phase ends: one of \(endKeys.map { "'\(map.path).\($0)'" }.joined(separator: ", ")) (a time, a distance, or until: lap)")
+            }
+            throw map.error(given[1], "give one of \(given.joined(separator: " and ")): a phase ends on one thing")
         }
-        let range: (minimum: Double, maximum: Double)
+        let end: PhaseEnd
+        switch given[0] {
+        case "minutes":
+            let minutes = try map.number("minutes", in: AllowedRange(above: 0, atMost: maximumMinutes, unit: "minutes (a day)"))
+            let milliseconds = Int64((minutes * 60_000).rounded())
+            guard milliseconds >= 1000 else {
+                throw map.error("minutes", "must be at least a second (0.0167 minutes), got \(YAMLMapping.format(minutes))")
+            }
+            end = .time(.milliseconds(milliseconds))
+        case "until":
+            let text = try map.string("until")
+            switch text {
+            case "lap": end = .lapPress
+            case "stop": end = .stop
+            default:
+                throw map.error("until", "expected lap (the phase ends at a lap press) or stop (it runs until the runner stops), got '\(text)'")
+            }
+        default:
+            let key = given[0]
+            let scale = key == "m" ? 1 : key == "km" ? 1000 : metresPerMile
+            let range = AllowedRange(minimumMetres / scale...maximumMetres / scale, unit: key == "m" ? "metres" : key)
+            let value = try map.number(key, in: range)
+            end = .distance((value * scale * 1000).rounded() / 1000)
+        }
+        let lapEnds = try map.optionalBool("lap_ends") ?? false
+        let notes = try map.optionalString("notes")?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var target = PhaseTarget.none
         switch (map.has("speed_kmh"), map.has("pace_min_per_km")) {
         case (true, true):
             throw map.error("pace_min_per_km", "give either speed_kmh or pace_min_per_km, not both")
         case (false, false):
-            throw map.error(nil, "missing key '\(map.path).speed_kmh' or '\(map.path).pace_min_per_km' (the acceptable speed range)")
+            // No target: a recovery jog, an open phase, a free run. Not judged.
+            break
         case (true, false):
-            range = try speedRange(&map)
+            let range = try speedRange(&map)
+            target = .speed(minimum: range.minimum, maximum: range.maximum)
         case (false, true):
-            range = try paceRange(&map)
+            let range = try paceRange(&map)
+            target = .speed(minimum: range.minimum, maximum: range.maximum)
         }
         try map.finish()
-        return Phase(
-            name: name, duration: .milliseconds(milliseconds), minimumSpeed: range.minimum, maximumSpeed: range.maximum)
+        return Phase(name: name, end: end, target: target, lapEndsEarly: lapEnds,
+                     notes: notes?.isEmpty == true ? nil : notes)
     }
 
     /// `speed_kmh: [minimum, maximum]`, in metres per second.

@@ -24,7 +24,7 @@ import PacerCore
 ///       - {name: "cool-down", minutes: 10, speed_kmh: [4.5, 9.3]}
 /// ```
 ///
-/// Consecutive repeats of a group of up to four phases become a `repeat` group. Speeds are
+/// A repeated group (the phases' `Repetition`) is written as a `repeat` group. Speeds are
 /// written in km/h with the fewest decimals that read back to the same metres per second; a
 /// speed that came from a pace (`pace_min_per_km: ["5:30", …]`) and has no short km/h form is
 /// written as that pace. Durations are written to the millisecond, which is what the loader
@@ -40,6 +40,7 @@ public enum PlanWriter {
         out += "workouts:\n"
         for workout in plan.workouts {
             out += "  - name: \(quoted(workout.name))\n"
+            if let date = workout.date { out += "    date: \(date)\n" }
             out += "    phases:\n"
             out += phaseList(workout.phases, indent: "      ")
         }
@@ -66,12 +67,15 @@ public enum PlanWriter {
         var out = ""
         var i = 0
         while i < phases.count {
-            let (period, count) = repetition(in: phases, at: i)
-            if count > 1 {
-                out += "\(indent)- repeat: \(count)\n"
+            if let r = phases[i].repetition {
+                // The group's passes: every phase of it in a row; its first pass is written.
+                var j = i
+                while j < phases.count, phases[j].repetition?.group == r.group { j += 1 }
+                let pass = phases[i..<j].filter { $0.repetition?.number == r.number }
+                out += "\(indent)- repeat: \(r.count)\n"
                 out += "\(indent)  phases:\n"
-                out += phaseList(Array(phases[i..<i + period]), indent: indent + "    ")
-                i += period * count
+                for phase in pass { out += "\(indent)    - \(line(phase))\n" }
+                i = j
             } else {
                 out += "\(indent)- \(line(phases[i]))\n"
                 i += 1
@@ -80,23 +84,19 @@ public enum PlanWriter {
         return out
     }
 
-    /// The group of `period` phases starting at `start` repeated most often in a row, as
-    /// (period, count); the group covering the most phases wins, the shorter on a tie.
-    static func repetition(in phases: [Phase], at start: Int) -> (period: Int, count: Int) {
-        var best = (period: 1, count: 1)
-        for period in 1...4 where start + 2 * period <= phases.count {
-            var count = 1
-            while start + (count + 1) * period <= phases.count,
-                  phases[start + count * period..<start + (count + 1) * period].elementsEqual(phases[start..<start + period]) {
-                count += 1
-            }
-            if count > 1 && period * count > best.period * best.count { best = (period, count) }
-        }
-        return best
-    }
-
     static func line(_ phase: Phase) -> String {
-        "{name: \(quoted(phase.name)), minutes: \(minutes(phase.duration)), \(speeds(phase))}"
+        var fields = ["name: \(quoted(phase.name))"]
+        switch phase.end {
+        case .time(let d): fields.append("minutes: \(minutes(d))")
+        case .distance(let m): fields.append(m >= 1000 && m.truncatingRemainder(dividingBy: 1000) == 0
+            ? "km: \(Int(m / 1000))" : "m: \(trimmed(PlanRendering.fixed(m, 3)))")
+        case .lapPress: fields.append("until: lap")
+        case .stop: fields.append("until: stop")
+        }
+        if phase.speedBand != nil { fields.append(speeds(phase)) }
+        if phase.lapEndsEarly && phase.end != .lapPress { fields.append("lap_ends: true") }
+        if let notes = phase.notes { fields.append("notes: \(quoted(notes))") }
+        return "{\(fields.joined(separator: ", "))}"
     }
 
     /// `speed_kmh: [9.3, 10.5]`, or `pace_min_per_km: ["6:00", "5:30"]` for a pace-born range.

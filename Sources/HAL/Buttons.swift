@@ -231,6 +231,8 @@ public enum ButtonAction: String, Hashable, Sendable, CaseIterable {
     /// Pause, or resume when paused.
     case pause
     case stop
+    /// A lap: ends an open phase (or one a lap press may end early), else splits the activity.
+    case lap
     /// Say where the runner stands (phase, time left, pace, distance) on a speaking device.
     case status
     /// Nothing.
@@ -276,6 +278,7 @@ public struct ButtonActions: Hashable, Sendable {
         case .waypoint: .waypoint(name())
         case .pause: isPaused ? .resume : .pause
         case .stop: .stop
+        case .lap: .lap
         case .status: .sayStatus
         case .none: nil
         }

@@ -10,6 +10,9 @@ public enum ControlCommand: Hashable, Sendable {
     case pause
     case resume
     case stop
+    /// A lap press: ends a phase that a lap press ends (an open phase, or one marked so);
+    /// otherwise splits the activity into laps there.
+    case lap
     /// Report the status line.
     case status
     /// Say where the runner stands: phase, time left in it, pace against the band,
@@ -51,7 +54,7 @@ extension ControlCommand {
     public static let maximumLineLength = 256
 
     /// What `error: unknown command` lists.
-    public static let commandSummary = "waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN"
+    public static let commandSummary = "waypoint NAME, pause, resume, lap, stop, status, say-status, start, press PATTERN"
 
     /// The press patterns `press` takes, for its messages: `short, double, long, very-long`.
     public static let pressSummary = PressPattern.allCases.map(\.rawValue).joined(separator: ", ")
@@ -96,6 +99,7 @@ extension ControlCommand {
         case "pause": self = .pause
         case "resume": self = .resume
         case "stop": self = .stop
+        case "lap": self = .lap
         case "status": self = .status
         case "say-status": self = .sayStatus
         case "start": self = .start
@@ -113,6 +117,7 @@ extension ControlCommand {
         case .pause: "pause"
         case .resume: "resume"
         case .stop: "stop"
+        case .lap: "lap"
         case .status: "status"
         case .sayStatus: "say-status"
         case .start: "start"

@@ -16,6 +16,7 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
     case resumed = "resumed"
     case stopped = "stopped"
     case split = "split"
+    case lap = "lap"
     case storageFault = "storage-fault"
     // The device between workouts (`pacer device`): what a runner with no screen hears.
     case powerOn = "power-on"
@@ -49,6 +50,7 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
         case .resumed: "the timer runs again"
         case .stopped: "the workout was stopped before its end and stored"
         case .split: "another kilometre done (the profile's split cue)"
+        case .lap: "a lap press marked a lap (the phase goes on; a press that ends a phase sounds the phase change)"
         case .storageFault: "the track cannot be stored (disk full, read-only or gone): coaching goes on, nothing is kept from now"
         case .powerOn: "the device is on and its parts answered"
         case .fault: "a part is missing or failed, or there is no plan (the journal says which)"

@@ -30,6 +30,9 @@ extension DeviceRuntime {
         case .resume:
             resume()
             parts.clock.onLoop { [self] in reply(status.line) }
+        case .lap:
+            lap()
+            parts.clock.onLoop { [self] in reply(status.line) }
         case .stop, .shutdown:
             // Answer first: once the activity ends the loop stops, and a later answer would be lost.
             reply("stopping: \(status.line)")

@@ -36,6 +36,8 @@ public final class DeviceRuntime: Sendable {
         var startedAt: Instant?
         var track: TrackClock
         var waypoints = 0
+        /// Lap presses that ended no phase, so far.
+        var laps = 0
         var lastWaypointAt: Instant?
         /// Waypoints stored at the press, placed between fixes at the next one.
         var placer = WaypointPlacer()
@@ -194,6 +196,15 @@ public final class DeviceRuntime: Sendable {
         }
     }
 
+    /// A lap press: the coach ends a phase that a lap press ends, or splits the activity.
+    public func lap() {
+        parts.clock.onLoop { [self] in
+            let now = parts.clock.now
+            handle(state.withValue { $0.coach.lap(at: now) })
+            rescheduleTick()
+        }
+    }
+
     public func resume() {
         parts.clock.onLoop { [self] in
             let now = parts.clock.now
@@ -339,6 +350,15 @@ public final class DeviceRuntime: Sendable {
                     || abs((result.timeInBand - told.timeInBand).inSeconds) >= 0.5 {
                     report(.phaseRevised(result))
                 }
+            case .lapMarked(let elapsed, let distance):
+                let (activity, number) = state.withValue { s in
+                    s.laps += 1
+                    return (s.activity, s.laps)
+                }
+                if let activity { writer.add(LapMark(timer: elapsed, distance: distance), number: number - 1, to: activity) }
+                logger.info("lap \(number) at \(RuntimeStatus.clock(elapsed))")
+                report(.lap(number: number, timer: elapsed, distance: distance))
+                sound(.lap, phase: state.withValue { $0.coach.status(at: parts.clock.now).phaseIndex })
             case .workoutCompleted:
                 store(state.withValue { latestPoint(&$0) })
                 // Run to its end without a fix, it measured nothing: not completed, so the

@@ -77,6 +77,9 @@ extension RuntimeEvent {
             }
         case .paused, .resumed:
             return []
+        case .lap(let number, let timer, let distance):
+            return [("lap", .int(number)), ("timer_s", .number(timer.inSeconds, places: 3)),
+                    ("lap_end_m", .number(distance, places: 1))]
         case .autoPaused(let standing):
             return [("standing_s", .number(standing.inSeconds, places: 3)),
                     ("timer_s", .number(status.coach.elapsed.inSeconds, places: 3))]

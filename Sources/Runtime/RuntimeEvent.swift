@@ -21,6 +21,9 @@ public enum RuntimeEvent: Hashable, Sendable {
     case waypoint(name: String, outcome: DeviceRuntime.WaypointOutcome)
     case paused
     case resumed
+    /// A lap press that ended no phase split the activity: lap `number` (from 1) ended at
+    /// `timer` (active time) and `distance` (the odometer's metres).
+    case lap(number: Int, timer: Duration, distance: Double)
     /// Auto-pause stopped the timer: the runner had stood still for `standing`, and the timer
     /// stopped at the start of it.
     case autoPaused(standing: Duration)
@@ -66,6 +69,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .waypoint: "waypoint"
         case .paused: "paused"
         case .resumed: "resumed"
+        case .lap: "lap"
         case .autoPaused: "auto-paused"
         case .autoResumed: "auto-resumed"
         case .battery: "battery"

@@ -59,6 +59,10 @@ final class StorageWriter: Sendable {
         attempt("a phase result") { try log.add(result, to: activity) }
     }
 
+    func add(_ lap: LapMark, number: Int, to activity: Int64) {
+        attempt("a lap") { try log.add(lap, number: number, to: activity) }
+    }
+
     func add(_ cue: CueRecord, to activity: Int64) {
         attempt("a cue") { try log.add(cue, to: activity) }
     }

@@ -39,6 +39,15 @@ public enum ComparisonReport {
                 "\(r.profile): Wi-Fi off for \(fixed(r.radioOffSeconds / 60, 1)) min of the run, "
                     + "\(fixed(r.radioSavedMilliampHours, 1)) mAh saved (included above)")
         }
+        // Distance phases: how close to the true crossing each end was heard (a synthesized run).
+        for r in rows {
+            guard let worst = r.maximumEndError else { continue }
+            let sorted = r.endErrors.map(abs).sorted()
+            out.append(
+                "\(r.profile): \(r.endErrors.count) distance ends heard within \(fixed(worst, 1)) m of the true crossing "
+                    + "(median \(fixed(sorted[sorted.count / 2], 1)) m; late \(r.endErrors.filter { $0 > 0 }.count), "
+                    + "early \(r.endErrors.filter { $0 <= 0 }.count))")
+        }
         for r in rows {
             guard let speaker = r.speaker else { continue }
             let whose = r.speakerInBuild ? "the build's" : "not in build \(r.hardware)"
@@ -62,6 +71,9 @@ public enum ComparisonReport {
                 ("latency_max_s", r.maximumLatency.map { .number($0, places: 1) } ?? .null),
                 ("departures_missed", .int(r.missed)),
             ]
+            if !r.endErrors.isEmpty {
+                fields.append(("distance_end_errors_m", .array(r.endErrors.map { .number($0, places: 1) })))
+            }
             if r.radioSavedMilliampHours > 0 {
                 fields.append(("radio_off_s", .number(r.radioOffSeconds, places: 1)))
                 fields.append(("radio_saved_mah", .number(r.radioSavedMilliampHours, places: 3)))

@@ -45,6 +45,11 @@ public enum ProfileComparison {
         /// charge that saved: already out of `energyMilliampHours`.
         public var radioOffSeconds = 0.0
         public var radioSavedMilliampHours = 0.0
+        /// Each distance phase's end as the runner heard it: metres run (the truth) from the
+        /// phase's start to the end's cue, less the phase's distance (+: heard late). Only for
+        /// a synthesized run, whose truth is known.
+        public var endErrors: [Double] = []
+        public var maximumEndError: Double? { endErrors.map(abs).max() }
 
         public var medianLatency: Double? {
             guard !latencies.isEmpty else { return nil }
@@ -175,9 +180,32 @@ public enum ProfileComparison {
             distanceErrorPercent: truth > 0 ? (stored - truth) / truth * 100 : 0,
             cues: o.events.filter { $0.kind == "cue" }.count, latencies: latencies, missed: missed,
             batteryCapacityMilliampHours: capacity)
+        row.endErrors = endErrors(o, reference: reference)
         row.radioOffSeconds = o.energy.reduce(0) { $0 + $1.radioOffTime.inSeconds }
         row.radioSavedMilliampHours = o.energy.reduce(0) { $0 + $1.radioSavedMilliampHours }
         return row
+    }
+
+    /// How far from the true crossing each distance phase's end was heard: for each phase
+    /// that ends on distance and did (the next phase started, or the workout completed, by
+    /// it), the truth's metres from its start to its end less its distance. Scenario time is
+    /// placed on the recording's by the activity's start.
+    static func endErrors(_ o: ScenarioOutcome, reference: ReferenceTrack) -> [Double] {
+        guard reference.along != nil, let activity = o.activities.first, let started = activity.summary.startedAt,
+              let start = o.events.first(where: { $0.kind == "started" })?.time else { return [] }
+        func along(_ t: Duration) -> Double? {
+            reference.along(at: UTCTimestamp(millisecondsSince1970: started.millisecondsSince1970
+                                                 + Int64(((t - start).inSeconds * 1000).rounded())))
+        }
+        var errors: [Double] = []
+        var open: (start: Duration, goal: Double)?
+        for e in o.events {
+            let ended = e.kind == "phase-started" || (e.kind == "cue" && e.name == Cue.workoutComplete.rawValue)
+            if ended, let p = open, let a = along(p.start), let b = along(e.time) { errors.append(b - a - p.goal) }
+            if ended || e.kind == "finished" { open = nil }
+            if e.kind == "phase-started", let goal = e.goal { open = (e.time, goal) }
+        }
+        return errors
     }
 
     /// Departures from the band (from the recording's own speeds, averaged over a few
@@ -292,6 +320,21 @@ struct ReferenceTrack {
             last = (f.offset, f.position, here)
         }
         return total
+    }
+
+    /// Metres along the run at `time`, between the epochs around it; nil without the truth or
+    /// outside the run.
+    func along(at time: UTCTimestamp) -> Double? {
+        guard let along, let first = fixes.first, let last = fixes.last, time >= first.time, time <= last.time else { return nil }
+        var lo = 0, hi = fixes.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if fixes[mid].time <= time { lo = mid } else { hi = mid }
+        }
+        let a = fixes[lo].time.millisecondsSince1970, b = fixes[hi].time.millisecondsSince1970
+        guard b > a else { return along[lo] }
+        let f = Double(time.millisecondsSince1970 - a) / Double(b - a)
+        return along[lo] + (along[hi] - along[lo]) * min(1, max(0, f))
     }
 
     /// (offset s, speed m/s averaged over the trailing `window` seconds), one per fix.

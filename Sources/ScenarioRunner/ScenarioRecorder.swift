@@ -17,6 +17,8 @@ public struct ScenarioEvent: Hashable, Sendable {
     public var activity: Int64?
     /// For `phase-started`: the phase's speed range, m/s.
     public var band: ClosedRange<Double>?
+    /// For `phase-started`: the metres it ends after, when it ends on distance.
+    public var goal: Double?
     /// The workout's distance (metres) right after it, for a device event of an activity:
     /// the figure the timeline and `distance_m` show.
     public var distance: Double?
@@ -115,6 +117,10 @@ final class ScenarioRecorder: Sendable {
             text = "PAUSED"
         case .resumed:
             text = "resumed"
+        case .lap(let number, let timer, let distance):
+            text = "lap \(number) ends at \(RuntimeStatus.clock(timer)), \(km(distance)) km"
+            fields = [("lap", .int(number)), ("timer_s", .number(timer.inSeconds, places: 3)),
+                      ("lap_end_m", .number(distance, places: 1))]
         case .autoPaused(let standing):
             text = "AUTO-PAUSED after \(RuntimeStatus.clock(standing)) standing still, the timer held at "
                 + RuntimeStatus.clock(status.coach.elapsed)
@@ -163,7 +169,10 @@ final class ScenarioRecorder: Sendable {
             fields = [("key", .text(key)), ("reason", .text(reason))]
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
-        if case .phaseStarted = event { recorded.band = status.coach.phase.minimumSpeed...status.coach.phase.maximumSpeed }
+        if case .phaseStarted = event {
+            recorded.band = status.coach.phase.speedBand
+            recorded.goal = status.coach.phase.distanceLimit
+        }
         recorded.distance = status.coach.distance
         record(recorded, text: text, fields: fields, status: status)
     }
@@ -312,6 +321,7 @@ final class ScenarioRecorder: Sendable {
         case .resumed: "RESUME"
         case .stopped: "STOPPED"
         case .split: "KM SPLIT"
+        case .lap: "LAP"
         case .storageFault: "STORAGE FAULT"
         case .powerOn: "POWER ON"
         case .fault: "FAULT"

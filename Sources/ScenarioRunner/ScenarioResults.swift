@@ -7,6 +7,8 @@ import Storage
 
 /// `track.gpx` and `summary.json`, from what the device stored.
 enum ScenarioResults {
+    /// Cues added after the summary's form was set: listed only when they sounded.
+    static let laterCues: Set<Cue> = [.lap]
     static func writeGPX(_ details: [ActivityDetail], scenario: Scenario, to path: String) throws {
         var bytes: [UInt8] = []
         try GPXExchange.writeGPX(details, name: scenario.name, time: details.first?.summary.startedAt) {
@@ -54,7 +56,12 @@ enum ScenarioResults {
                 return .object(JSONObject(fields))
             })),
             ("activities", .array(outcome.activities.map(activity))),
-            ("cues", .object(JSONObject(Cue.allCases.map { ($0.rawValue, .int(cueTotals[$0.rawValue] ?? 0)) }))),
+            // Every cue with its count; a cue added after the summary's form was set (`lap`)
+            // only when it sounded, so that summaries of runs without it compare as before.
+            ("cues", .object(JSONObject(Cue.allCases.compactMap { c in
+                let n = cueTotals[c.rawValue] ?? 0
+                return n == 0 && ScenarioResults.laterCues.contains(c) ? nil : (c.rawValue, .int(n))
+            }))),
         ] + (scenario.deviceMode ? [("device_cues", .object(JSONObject(deviceCues)))] : [])))
         var out: [UInt8] = []
         summary.writeIndented(to: &out)

@@ -288,7 +288,7 @@ extension GPXExchange {
         let results = try ActivityLogStore.fetchPhaseResults(id, db)
         let detail = ActivityDetail(
             summary: try ActivityLogStore.summary(row, db, statistics: statistics), points: points, waypoints: [],
-            cues: [], phaseResults: results, statistics: statistics)
+            cues: [], phaseResults: results, lapMarks: try ActivityLogStore.fetchLapMarks(id, db), statistics: statistics)
         let export = ActivityLaps.laps(of: detail, options: options)
         let mask = try privacyMask(activity: id, options: options, db)
         guard mask != nil || !options.distance else { return export }

@@ -42,7 +42,7 @@ extension ActivityLogStore {
         let results = try Self.fetchPhaseResults(id, db)
         return ActivityDetail(
             summary: try Self.summary(row, db, statistics: statistics), points: points, waypoints: waypoints,
-            cues: cues, phaseResults: results, statistics: statistics)
+            cues: cues, phaseResults: results, lapMarks: try Self.fetchLapMarks(id, db), statistics: statistics)
     }
 
     /// General statistics (R10) over every closed activity; one still recording is left out
@@ -104,13 +104,21 @@ extension ActivityLogStore {
     static func fetchPhaseResults(_ id: Int64, _ db: Database) throws -> [PhaseResult] {
         try Row.fetchAll(
             db, sql: """
-                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed
+                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending
                 FROM phase_results WHERE activity_id = ? ORDER BY phase_index
                 """, arguments: [id]
         ).map { row in
             PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
                         timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
-                        minimumSpeed: row[5], maximumSpeed: row[6])
+                        minimumSpeed: row[5], maximumSpeed: row[6],
+                        ending: (row[7] as String?).flatMap(PhaseEnding.init(rawValue:)) ?? .time)
         }
+    }
+
+    /// The activity's lap presses that ended no phase, in order.
+    static func fetchLapMarks(_ id: Int64, _ db: Database) throws -> [LapMark] {
+        try Row.fetchAll(
+            db, sql: "SELECT timer_ms, distance_m FROM laps WHERE activity_id = ? ORDER BY seq", arguments: [id]
+        ).map { row in LapMark(timer: .milliseconds(row[0] as Int64), distance: row[1]) }
     }
 }

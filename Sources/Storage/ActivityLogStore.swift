@@ -40,17 +40,18 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         var waypoints: [(activity: Int64, seq: Int, waypoint: Waypoint)] = []
         var cues: [(activity: Int64, seq: Int, cue: CueRecord)] = []
         var results: [(activity: Int64, result: PhaseResult)] = []
+        var laps: [(activity: Int64, seq: Int, lap: LapMark)] = []
         /// The latest running totals of each activity.
         var totals: [Int64: ActivityTotals] = [:]
         /// Points given up while commits kept failing (the bound).
         var dropped = 0
 
         var isEmpty: Bool {
-            points.isEmpty && waypoints.isEmpty && cues.isEmpty && results.isEmpty && totals.isEmpty
+            points.isEmpty && waypoints.isEmpty && cues.isEmpty && results.isEmpty && laps.isEmpty && totals.isEmpty
         }
 
         /// What is waiting, for messages.
-        var count: Int { points.count + waypoints.count + cues.count + results.count }
+        var count: Int { points.count + waypoints.count + cues.count + results.count + laps.count }
 
         /// Puts a batch that failed to commit back in front of what came since, within the
         /// bound: past `maximumPendingPoints` the oldest points go (counted in `dropped`).
@@ -154,6 +155,13 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
     public func add(_ result: PhaseResult, to activity: Int64) throws {
         try buffer(activity) { pending, _ in
             pending.results.append((activity, result))
+        }
+    }
+
+    /// Adds a lap press that ended no phase; `number` counts the activity's laps from 0.
+    public func add(_ lap: LapMark, number: Int, to activity: Int64) throws {
+        try buffer(activity) { pending, _ in
+            pending.laps.append((activity, number, lap))
         }
     }
 
@@ -335,14 +343,22 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         if !batch.results.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO phase_results
-                    (activity_id, phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    (activity_id, phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, r) in batch.results {
                 try statement.execute(arguments: [
                     activity, r.index, r.name, r.duration.milliseconds, r.timeInBand.milliseconds,
-                    r.distance, r.minimumSpeed, r.maximumSpeed,
+                    r.distance, r.minimumSpeed, r.maximumSpeed, r.ending.rawValue,
                 ])
+            }
+        }
+        if !batch.laps.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO laps (activity_id, seq, timer_ms, distance_m) VALUES (?, ?, ?, ?)
+                """)
+            for (activity, seq, lap) in batch.laps {
+                try statement.execute(arguments: [activity, seq, lap.timer.milliseconds, lap.distance])
             }
         }
     }

@@ -98,10 +98,13 @@ public struct ActivityDetail: Hashable, Sendable {
     public var cues: [CueRecord]
     /// By phase index.
     public var phaseResults: [PhaseResult]
+    /// The lap presses that ended no phase, in order.
+    public var lapMarks: [LapMark]
     public var statistics: ActivityStatistics
 
     public init(summary: ActivitySummary, points: [TrackPoint], waypoints: [Waypoint], cues: [CueRecord],
-                phaseResults: [PhaseResult], statistics: ActivityStatistics) {
+                phaseResults: [PhaseResult], lapMarks: [LapMark] = [], statistics: ActivityStatistics) {
+        self.lapMarks = lapMarks
         self.summary = summary
         self.points = points
         self.waypoints = waypoints

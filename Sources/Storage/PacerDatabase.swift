@@ -333,6 +333,22 @@ public final class PacerDatabase: Sendable {
             for index in indexes { try db.execute(sql: index) }
             try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'activities'", arguments: [counter])
         }
+        // Workouts that end on distance and at lap presses: how each phase ended (NULL: on its
+        // time, as every phase did before), and the lap presses that ended no phase (a free
+        // run split by hand), so that files and reports carry the runner's laps.
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: """
+                ALTER TABLE phase_results ADD COLUMN ending TEXT
+                    CHECK (ending IS NULL OR ending IN ('time', 'distance', 'lap', 'stop'));
+                CREATE TABLE laps (
+                    activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    timer_ms INTEGER NOT NULL,
+                    distance_m REAL NOT NULL,
+                    PRIMARY KEY (activity_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
@@ -340,7 +356,7 @@ public final class PacerDatabase: Sendable {
     public func rowCounts() throws -> [String: Int] {
         try read { db in
             var counts: [String: Int] = [:]
-            for table in ["activities", "track_points", "waypoints", "cues", "phase_results",
+            for table in ["activities", "track_points", "waypoints", "cues", "phase_results", "laps",
                           "routes", "route_points", "route_waypoints", "athlete_profile", "plans"] {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }

@@ -141,7 +141,7 @@ struct SettingsTests {
         ("button_timing: {long_ms: 4000}", "button_timing.very_long_ms", "must be longer than long_ms"),
         ("button_timing: {long_ms: 1e20}", "button_timing.long_ms", "is not within 300 to 10000 ms"),
         ("button_actions: {running: {triple: stop}}", "button_actions.running.triple", "not a press"),
-        ("button_actions: {running: {short: jump}}", "button_actions.running.short", "'jump' is not one of waypoint, pause, stop, status, none"),
+        ("button_actions: {running: {short: jump}}", "button_actions.running.short", "'jump' is not one of waypoint, pause, stop, lap, status, none"),
         ("button_actions: {waiting: {short: jump}}", "button_actions.waiting.short",
          "'jump' is not one of start, next-workout, previous-workout, announce, none"),
         ("button_actions: {idle: {short: start}}", "button_actions.idle", "unknown key"),

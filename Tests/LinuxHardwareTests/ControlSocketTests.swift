@@ -55,10 +55,10 @@ struct ControlParsingTests {
                 return error.description
             }
         }
-        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN)")
-        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN)")
+        #expect(message("jump") == "unknown command 'jump' (commands: waypoint NAME, pause, resume, lap, stop, status, say-status, start, press PATTERN)")
+        #expect(message("") == "empty command (commands: waypoint NAME, pause, resume, lap, stop, status, say-status, start, press PATTERN)")
         // Switching the device off is for signals (systemctl stop), not for the socket.
-        #expect(message("shutdown") == "unknown command 'shutdown' (commands: waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN)")
+        #expect(message("shutdown") == "unknown command 'shutdown' (commands: waypoint NAME, pause, resume, lap, stop, status, say-status, start, press PATTERN)")
         #expect(message("waypoint") == "waypoint needs a name: waypoint NAME")
         #expect(message("waypoint   ") == "waypoint needs a name: waypoint NAME")
         #expect(message("pause now") == "'pause' takes no argument")
@@ -185,7 +185,7 @@ struct ControlSocketTests {
     func unknownCommand() throws {
         let rig = try Rig()
         defer { rig.server.stop() }
-        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, stop, status, say-status, start, press PATTERN)")
+        #expect(try rig.send("jump") == "error: unknown command 'jump' (commands: waypoint NAME, pause, resume, lap, stop, status, say-status, start, press PATTERN)")
         #expect(try rig.send("pause please") == "error: 'pause' takes no argument")
         #expect(try rig.send("status") == "ok status")
         #expect(rig.recorder.commands == [.status])
