@@ -259,12 +259,37 @@ public enum FITReader {
         point: (FITActivityData.Point) throws -> Void
     ) throws {
         let file = input.file
+        // The next file of a chain starts a new segment: nothing says the two join.
+        var stopped = data.files > 1
+        try messages(segment, &input) { message in
+            if let taken = try take(message.global, message.values, at: message.offset, into: &data, stopped: &stopped,
+                                    file: file) {
+                try point(taken)
+            }
+        }
+    }
+
+    /// One data message as read: its global message number, the byte it starts at, its
+    /// integer fields' values by field number (a field holding its type's invalid value is
+    /// absent; a compressed header's time is field 253) and its string fields' bytes, up to
+    /// their first zero.
+    struct DataMessage {
+        var global: UInt16
+        var offset: Int
+        var values: [UInt8: Int64]
+        var strings: [UInt8: [UInt8]]
+    }
+
+    /// The data messages of one file of the chain, in order, each handed to `body`: the
+    /// definitions (either architecture, developer fields skipped by their sizes) and the
+    /// compressed timestamp headers resolved on the way. Holds only the 16 local definitions
+    /// and the message at hand, whatever the file's size.
+    static func messages(_ segment: Segment, _ input: inout FITBytes, _ body: (DataMessage) throws -> Void) throws {
+        let file = input.file
         func fail(_ offset: Int?, _ reason: String) -> FITError { FITError(file: file, offset: offset, reason: reason) }
         let end = segment.end
         var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: Int64?
-        // The next file of a chain starts a new segment: nothing says the two join.
-        var stopped = data.files > 1
         input.seek(to: segment.base + segment.headerSize)
         while input.offset < end {
             let start = input.offset
@@ -319,9 +344,13 @@ public enum FITReader {
             guard input.offset + definition.size <= end else { throw fail(start, "a data message cut short by the end of the records") }
             let message = try input.take(definition.size)
             var values: [UInt8: Int64] = [:]
+            var strings: [UInt8: [UInt8]] = [:]
             var at = 0
             for field in definition.fields {
-                if let value = integer(message, at: at, size: field.size, type: field.type, bigEndian: definition.bigEndian) {
+                if field.type & 0x1F == FITBaseType.string.rawValue {
+                    strings[field.number] = Array(message[at..<at + field.size].prefix { $0 != 0 })
+                } else if let value = integer(message, at: at, size: field.size, type: field.type,
+                                              bigEndian: definition.bigEndian) {
                     values[field.number] = value
                 }
                 at += field.size
@@ -338,9 +367,7 @@ public enum FITReader {
             } else if let time = values[253] {
                 lastTimestamp = time
             }
-            if let taken = try take(definition.global, values, at: start, into: &data, stopped: &stopped, file: file) {
-                try point(taken)
-            }
+            try body(DataMessage(global: definition.global, offset: start, values: values, strings: strings))
         }
     }
 
@@ -464,7 +491,9 @@ struct FITBytes {
         source = { offset, count in Array(bytes[offset..<offset + count]) }
     }
 
-    init(path: String, window: Int = 1 << 16) throws(FITError) {
+    /// The file at `path`, refused when larger than `maximumSize` bytes (`FITReader.maximumSize`).
+    init(path: String, window: Int = 1 << 16, maximumSize: Int = FITReader.maximumSize,
+         kind: String = "a run's FIT file") throws(FITError) {
         file = path
         self.window = max(1, window)
         var folder: ObjCBool = false
@@ -483,9 +512,9 @@ struct FITBytes {
             try? handle.close()
             throw FITError(file: path, offset: nil, reason: "cannot read the file: \(error.localizedDescription)")
         }
-        guard end <= UInt64(FITReader.maximumSize) else {
+        guard end <= UInt64(maximumSize) else {
             try? handle.close()
-            throw FITError(file: path, offset: nil, reason: "larger than \(FITReader.maximumSize >> 20) MB: not a run's FIT file")
+            throw FITError(file: path, offset: nil, reason: "larger than \(maximumSize >> 20) MB: not \(kind)")
         }
         size = Int(end)
         source = { offset, count throws(FITError) in

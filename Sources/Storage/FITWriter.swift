@@ -276,10 +276,10 @@ public enum FITWriter {
 
     // MARK: - Workout
 
-    /// A plan's workout as a FIT workout file: file_id (type workout), the workout (running,
-    /// its name, its steps' count) and a step per phase: its time, its speed range as a
-    /// custom speed target, its intensity (from the phase's name).
+    /// A plan's workout as a FIT workout file, in Garmin's structure: file_id (type workout),
+    /// the workout (running, its name, its steps' count) and its steps (`workoutSteps`).
     public static func workout(_ workout: Workout, name: String, createdAt: UTCTimestamp) -> [UInt8] {
+        let steps = workoutSteps(workout)
         var fit = FITEncoder()
         fit.append(FITMessage(FITProfile.fileID, [
             FITField(0, .enumeration, FITProfile.fileWorkout),
@@ -290,23 +290,97 @@ public enum FITWriter {
         ]))
         fit.append(FITMessage(FITProfile.workout, [
             FITField(4, .enumeration, FITProfile.sportRunning),
-            FITField(6, .uint16, Int64(workout.phases.count)),
+            FITField(6, .uint16, Int64(steps.count)),
             FITField(8, string: name, size: stringSize(name)),
         ]))
-        for (index, phase) in workout.phases.enumerated() {
-            fit.append(FITMessage(FITProfile.workoutStep, [
-                FITField(254, .uint16, Int64(index)),
-                FITField(0, string: phase.name, size: stringSize(phase.name)),
-                FITField(1, .enumeration, FITProfile.durationTime),
-                FITField(2, .uint32, ms(phase.duration)),
+        for step in steps { fit.append(step) }
+        return fit.finish()
+    }
+
+    /// The workout_step messages of a workout, numbered from 0 (message_index):
+    /// - a phase is a step: its name; its end as duration_type time (the milliseconds),
+    ///   distance (the centimetres) or open (a lap press ends it: `.lapPress`, and `.stop`,
+    ///   which FIT cannot say); its speed range as a custom speed target (target_value 0,
+    ///   custom_target_speed_low and _high in mm/s), else an open target; its intensity from
+    ///   its name (`FITProfile.intensity(phase:)`); its notes;
+    /// - a repeated group (phases marked with one `Repetition` group, every pass the same
+    ///   phases) is its steps once, then a repeat_until_steps_cmplt step whose
+    ///   duration_value is the message_index of the group's first step and whose
+    ///   target_value is the number of passes. A group whose passes differ is written out
+    ///   pass by pass.
+    /// A phase's `lapEndsEarly` has no field in FIT: a watch ends a step at a lap press as it will.
+    public static func workoutSteps(_ workout: Workout) -> [FITMessage] {
+        var steps: [FITMessage] = []
+        let phases = workout.phases
+        var i = 0
+        while i < phases.count {
+            guard let group = phases[i].repetition?.group else {
+                steps.append(workoutStep(phases[i], index: steps.count))
+                i += 1
+                continue
+            }
+            var j = i
+            while j < phases.count, phases[j].repetition?.group == group { j += 1 }
+            if let (pass, count) = repeatedPass(phases[i..<j]) {
+                let first = steps.count
+                for phase in pass { steps.append(workoutStep(phase, index: steps.count)) }
+                steps.append(FITMessage(FITProfile.workoutStep, [
+                    FITField(254, .uint16, Int64(steps.count)),
+                    FITField(1, .enumeration, FITProfile.durationRepeatUntilStepsComplete),
+                    FITField(2, .uint32, Int64(first)),
+                    FITField(3, .enumeration, FITProfile.targetOpen),
+                    FITField(4, .uint32, Int64(count)),
+                ]))
+            } else {
+                for phase in phases[i..<j] { steps.append(workoutStep(phase, index: steps.count)) }
+            }
+            i = j
+        }
+        return steps
+    }
+
+    /// The first pass of a repeated group and its number of passes, when the group is passes
+    /// 1 to count of the same phases, in order.
+    static func repeatedPass(_ run: ArraySlice<Phase>) -> (pass: [Phase], count: Int)? {
+        guard let count = run.first?.repetition?.count, count >= 1, run.count % count == 0 else { return nil }
+        let size = run.count / count
+        let pass = run.prefix(size).map(\.unrepeated)
+        for (k, phase) in run.enumerated() {
+            guard phase.repetition?.number == k / size + 1, phase.repetition?.count == count,
+                  phase.unrepeated == pass[k % size] else { return nil }
+        }
+        return (pass, count)
+    }
+
+    /// One phase as a workout_step.
+    static func workoutStep(_ phase: Phase, index: Int) -> FITMessage {
+        var fields = [
+            FITField(254, .uint16, Int64(index)),
+            FITField(0, string: phase.name, size: stringSize(phase.name)),
+        ]
+        switch phase.end {
+        case .time(let d):
+            fields += [FITField(1, .enumeration, FITProfile.durationTime), FITField(2, .uint32, ms(d))]
+        case .distance(let m):
+            fields += [FITField(1, .enumeration, FITProfile.durationDistance), FITField(2, .uint32, m, scale: 100)]
+        case .lapPress, .stop:
+            fields += [FITField(1, .enumeration, FITProfile.durationOpen)]
+        }
+        if let band = phase.speedBand {
+            fields += [
                 FITField(3, .enumeration, FITProfile.targetSpeed),
                 FITField(4, .uint32, 0),  // custom: the range below
-                FITField(5, .uint32, phase.minimumSpeed, scale: 1000),
-                FITField(6, .uint32, phase.maximumSpeed, scale: 1000),
-                FITField(7, .enumeration, FITProfile.intensity(phase: phase.name)),
-            ]))
+                FITField(5, .uint32, band.lowerBound, scale: 1000),
+                FITField(6, .uint32, band.upperBound, scale: 1000),
+            ]
+        } else {
+            fields += [FITField(3, .enumeration, FITProfile.targetOpen)]
         }
-        return fit.finish()
+        fields.append(FITField(7, .enumeration, FITProfile.intensity(phase: phase.name)))
+        if let notes = phase.notes, !notes.isEmpty {
+            fields.append(FITField(8, string: notes, size: min(notes.utf8.count + 1, 255)))
+        }
+        return FITMessage(FITProfile.workoutStep, fields)
     }
 
     /// A string field's size: the text and its zero, at most 64 bytes.
@@ -339,7 +413,11 @@ public enum FITProfile {
     static let lapTriggerTime: Int64 = 1
     static let lapTriggerSessionEnd: Int64 = 7
     static let durationTime: Int64 = 0
+    static let durationDistance: Int64 = 1
+    static let durationOpen: Int64 = 5
+    static let durationRepeatUntilStepsComplete: Int64 = 6
     static let targetSpeed: Int64 = 0
+    static let targetOpen: Int64 = 2
     static let intensityActive: Int64 = 0
     static let intensityRest: Int64 = 1
     static let intensityWarmup: Int64 = 2
