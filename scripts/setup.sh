@@ -28,13 +28,15 @@
 # And from PyPI, into the system's python3 (/usr/bin/python3, which the tests run):
 #   garmin-fit-sdk   Garmin's FIT SDK for Python: an independent reader of the FIT files Pacer
 #                    exports (activities and workouts), checked field by field in the tests
+#   fit-tool         an independent FIT encoder: the workout files `pacer plan import` is tested
+#                    on (scripts/fit-workout.py writes them)
 set -euo pipefail
 
 PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev libxml2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
     chromium fonts-dejavu-core python3-pip wrk)
 
 # PyPI package and the module it installs.
-PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk")
+PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk" "fit-tool:fit_tool")
 
 pacer_missing_packages() {
     local p missing=()

@@ -177,3 +177,91 @@ public enum PlanActions {
         return (chosen, FITWriter.workout(chosen, name: chosen.name, createdAt: time))
     }
 }
+
+// MARK: - FIT workouts in
+
+extension PlanActions {
+    /// A FIT workout read into a plan keeps the bounds of a plan file (`PlanLoader`'s): the
+    /// phases a workout may expand to, the repeats, each phase's time, distance and speed.
+    public static let fitWorkoutLimits = FITWorkoutReader.Limits(
+        maximumPhases: PlanLoader.maximumPhasesPerWorkout, maximumRepeat: PlanLoader.maximumRepeat,
+        time: .seconds(1) ... .milliseconds(Int64(PlanLoader.maximumMinutes * 60_000)),
+        distance: PlanLoader.minimumMetres...PlanLoader.maximumMetres,
+        maximumSpeed: Pace.metresPerSecond(kilometresPerHour: PlanLoader.maximumSpeedKmh))
+
+    /// `pacer plan import FILE.fit`: the FIT workout file at `path` (`FITWorkoutReader`) as a
+    /// plan of that one workout, named `name` (default: the workout's), its summary the
+    /// workout's description, and the plan file's header. The plan's text is loaded back by
+    /// the plan loader before anything is written, so what is written is a plan Pacer follows.
+    public static func importFITWorkout(
+        path: String, name: String? = nil
+    ) throws -> (plan: TrainingPlan, header: [String], read: FITWorkoutData) {
+        let read = try FITWorkoutReader.read(path: path, limits: fitWorkoutLimits)
+        let workout = read.workout
+        let given = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let plan = TrainingPlan(name: given.flatMap { $0.isEmpty ? nil : $0 } ?? workout.name,
+                                summary: read.description, workouts: [workout])
+        let file = (path as NSString).lastPathComponent
+        let repeats = Set(workout.phases.compactMap { $0.repetition?.group }).count
+        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let header = [
+            "Plan \"\(plan.name)\": imported from the FIT workout \(file) by `pacer plan import`.",
+            "Its \(count(read.steps, "step"))\(repeats > 0 ? " (\(count(repeats, "repeat")))" : "") make "
+                + "\(count(workout.phases.count, "phase")); `pacer plan show FILE` lists them.",
+        ]
+        let text = PlanWriter.text(plan, header: header)
+        let loaded: TrainingPlan
+        do {
+            loaded = try PlanLoader.load(file: file, text: text)
+        } catch {
+            throw FITWorkoutError(file: path, reason: "read, but not a plan Pacer can load: "
+                + "\(error.key.map { "\($0): " } ?? "")\(error.reason)")
+        }
+        guard loaded == plan else {
+            throw FITWorkoutError(file: path, reason: "read, but its plan file does not read back the same")
+        }
+        return (plan, header, read)
+    }
+
+    /// `fast-5-x-1-km`: a plan's name as a file name in the data folder's plans/ (lower-case
+    /// ASCII letters, digits and `-`; `workout` when nothing is left).
+    public static func importedFileName(_ name: String) -> String {
+        var out = ""
+        for c in name.lowercased() {
+            if c.isASCII && (c.isLetter || c.isNumber) {
+                out.append(c)
+            } else if !out.isEmpty && out.last != "-" {
+                out.append("-")
+            }
+            if out.count >= 60 { break }
+        }
+        while out.last == "-" { out.removeLast() }
+        return out.isEmpty ? "workout" : out
+    }
+
+    /// Writes an imported plan to `out`, else to the data folder's plans/ as
+    /// `importedFileName(name).yaml` (the uploaded plans' folder, which `pacer plan activate`
+    /// and the companion page take); refuses to replace a file unless `replace`. Its path.
+    public static func saveImported(
+        _ imported: (plan: TrainingPlan, header: [String]), dataFolder: String, out: String? = nil, replace: Bool = false
+    ) throws(PlanActionError) -> String {
+        let path: String
+        if let out {
+            path = out
+        } else {
+            let folder = "\(dataFolder)/plans"
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw PlanActionError(.cannotCreate, "\(folder): cannot be made (\(error.localizedDescription))")
+            }
+            path = "\(folder)/\(importedFileName(imported.plan.name)).yaml"
+        }
+        do {
+            try PlanWriter.write(imported.plan, header: imported.header, to: path, replace: replace)
+        } catch {
+            throw PlanActionError(.cannotCreate, error.description)
+        }
+        return path
+    }
+}

@@ -12,7 +12,7 @@ import Storage
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Show training plans, or generate one for a goal.",
-        subcommands: [Show.self, List.self, Goals.self, Create.self, Activate.self, Active.self, Export.self])
+        subcommands: [Show.self, List.self, Goals.self, Create.self, Activate.self, Active.self, Export.self, Import.self])
 
     /// Today's date for the deadline, from the system clock in UTC (the date the GPS gives the
     /// device). Only the command reads the clock; the rendering is given the date.
@@ -78,8 +78,11 @@ struct PlanCommand: ParsableCommand {
             commandName: "export",
             abstract: "Export a plan's workout as a FIT workout file, for a watch or Garmin Connect to follow.",
             discussion: """
-                A step per phase: its time, its speed range (a custom speed target) and its \
-                intensity (warm-up, cool-down, recovery or rest from the phase's name, else active).
+                A step per phase: its time, distance or lap press (an open step), its speed \
+                range (a custom speed target) or none, its intensity (warm-up, cool-down, recovery \
+                or rest from the phase's name, else active) and its notes; a repeated group is its \
+                steps once and a repeat step (repeat_until_steps_cmplt) with its count. `pacer \
+                plan import FILE.fit` reads a workout the other way.
                 """)
 
         @Argument(help: ArgumentHelp("A plan file, or the name of a plan in <hardware_dir>/plans (\(PlanLoader.namingRule)).", valueName: "plan"))
@@ -110,7 +113,9 @@ struct PlanCommand: ParsableCommand {
                 try PlanActions.fitWorkout(plan, path: path, number: workout, at: WallClock.now)
             }
             try OutputFile.write(fit) { write in try write(bytes) }
-            print("Workout \(workout) of \(plan.name), \(chosen.name) (\(chosen.phases.count) steps), written to \(fit) (FIT, \(bytes.count) bytes)")
+            let steps = FITWriter.workoutSteps(chosen).count
+            print("Workout \(workout) of \(plan.name), \(chosen.name) (\(chosen.phases.count) phases in \(steps) steps), "
+                + "written to \(fit) (FIT, \(bytes.count) bytes)")
         }
     }
 

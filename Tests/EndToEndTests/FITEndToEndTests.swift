@@ -238,8 +238,10 @@ struct FITEndToEndTests {
         #expect(route.status != 0 && route.stderr.contains("--gpx"), "\(route.stderr)")
     }
 
-    /// The intervals plan's workout as a FIT workout: a step per phase, each with its time in
-    /// milliseconds and its speed range (Scenarios/plans/intervals.yaml, in km/h) in m/s.
+    /// The intervals plan's workout as a FIT workout in Garmin's structure: the warm-up, the
+    /// repeated pair once and a repeat step back to it with its count, the cool-down; each
+    /// step's time in milliseconds and its speed range (Scenarios/plans/intervals.yaml, in
+    /// km/h) in m/s.
     @Test func aPlansWorkoutReadsBackInGarminsSDK() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -247,30 +249,38 @@ struct FITEndToEndTests {
         let export = try await Pacer.runOffThePool(["plan", "export", "Scenarios/plans/intervals.yaml", "--workout", "1",
                                                     "--fit", fit])
         try #require(export.status == 0, "\(export.stderr)")
-        #expect(export.stdout.hasPrefix("Workout 1 of Scenario intervals, 4 x 1 min (10 steps), written to \(fit) (FIT, "))
+        #expect(export.stdout.hasPrefix("Workout 1 of Scenario intervals, 4 x 1 min (10 phases in 5 steps), written to \(fit) (FIT, "))
         let dump = try await Self.dump(fit)
         #expect(dump.integrity && dump.errors.isEmpty, "\(dump.errors)")
         #expect(dump.of("file_id").first?["type"] as? String == "workout")
         let workout = try #require(dump.of("workout").first)
         #expect(workout["sport"] as? String == "running")
         #expect(workout["wkt_name"] as? String == "4 x 1 min")
-        #expect(Self.number(workout, "num_valid_steps") == 10)
+        #expect(Self.number(workout, "num_valid_steps") == 5)
 
         // name, seconds, km/h low and high, intensity
-        var plan: [(String, Double, Double, Double, String)] = [("warm-up", 180, 8, 10.5, "warmup")]
-        for _ in 0..<4 { plan += [("fast", 60, 13, 15, "active"), ("recovery", 60, 7, 9.5, "recovery")] }
-        plan.append(("cool-down", 120, 7, 10, "cooldown"))
+        let plan: [(String, Double, Double, Double, String)] = [
+            ("warm-up", 180, 8, 10.5, "warmup"), ("fast", 60, 13, 15, "active"), ("recovery", 60, 7, 9.5, "recovery"),
+            ("", 0, 0, 0, ""), ("cool-down", 120, 7, 10, "cooldown"),
+        ]
         let steps = dump.of("workout_step")
         try #require(steps.count == plan.count)
         for (index, (step, phase)) in zip(steps, plan).enumerated() {
             #expect(Self.number(step, "message_index") == Double(index))
+            guard index != 3 else { continue }
             #expect(step["wkt_step_name"] as? String == phase.0)
             #expect(step["duration_type"] as? String == "time" && step["target_type"] as? String == "speed")
             #expect(Self.number(step, "duration_time") == phase.1)
+            #expect(Self.number(step, "target_speed_zone") == 0, "custom: no zone")
             #expect(abs((Self.number(step, "custom_target_speed_low") ?? 0) - phase.2 / 3.6) <= 0.0005)
             #expect(abs((Self.number(step, "custom_target_speed_high") ?? 0) - phase.3 / 3.6) <= 0.0005)
             #expect(step["intensity"] as? String == phase.4)
         }
+        // The repeat: steps from message_index 1, four times.
+        #expect(steps[3]["duration_type"] as? String == "repeat_until_steps_cmplt")
+        #expect(Self.number(steps[3], "duration_step") == 1)
+        #expect(Self.number(steps[3], "repeat_steps") == 4)
+        #expect(steps[3]["wkt_step_name"] == nil && steps[3]["intensity"] == nil)
 
         let beyond = try await Pacer.runOffThePool(["plan", "export", "Scenarios/plans/intervals.yaml", "--workout", "2",
                                                     "--fit", "\(dir)/two.fit"])
