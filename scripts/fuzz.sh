@@ -5,9 +5,10 @@
 #
 # TARGET is nmea (the NMEA decoder on arbitrary bytes), yaml (every data file's loader on
 # arbitrary text), gpx (the GPX reader on arbitrary bytes), fit (the FIT reader on arbitrary
-# bytes, and on them with the CRCs made right), control (the control socket's command
-# parser) or http (the companion page's request handling: a raw request through
-# CompanionCore); all six when none is named. Each runs for N executions (--runs) or S
+# bytes, and on them with the CRCs made right), workout (the FIT workout reader the same way,
+# each workout read checked to make a plan file that loads back equal), control (the control
+# socket's command parser) or http (the companion page's request handling: a raw request
+# through CompanionCore); all seven when none is named. Each runs for N executions (--runs) or S
 # seconds (--seconds; default 60), one after the other, then a table gives each target's
 # executions, time, executions per second and crashes. Exits 1 when any target crashed.
 #
@@ -34,12 +35,12 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
         --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        nmea|yaml|gpx|fit|control|http) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit control http; --runs N, --seconds S)" >&2; exit 64 ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        nmea|yaml|gpx|fit|workout|control|http) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit workout control http; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit control http)
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit workout control http)
 if [[ -z "$runs" && -z "$seconds" ]]; then
     echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
 fi
@@ -56,6 +57,7 @@ product() {
         yaml) echo FuzzDataFiles ;;
         gpx) echo FuzzGPXReader ;;
         fit) echo FuzzFITReader ;;
+        workout) echo FuzzFITWorkoutReader ;;
         control) echo FuzzControlProtocol ;;
         http) echo FuzzCompanionHTTP ;;
     esac
@@ -68,6 +70,7 @@ max_len() {
         yaml) echo 8192 ;;
         gpx) echo 16384 ;;
         fit) echo 8192 ;;
+        workout) echo 8192 ;;
         control) echo 1024 ;;
         http) echo 16384 ;;
     esac
@@ -167,6 +170,34 @@ seeds() {
                 .build/debug/pacer plan export Scenarios/plans/intervals.yaml --workout 1 \
                     --fit "$dir/workout.fit" > /dev/null 2>&1 || true
                 rm -rf "$out"
+            fi ;;
+        workout)
+            # Every bundled plan's workouts exported as FIT workouts (repeats, distances, lap
+            # presses, paces), when .build/debug/pacer is built; and, with fit-tool, workouts
+            # of steps Pacer refuses (power, cadence, heart rate, a speed zone, a nested repeat).
+            if [[ -x .build/debug/pacer ]]; then
+                local plan n
+                for plan in Hardware/plans/*.yaml Scenarios/plans/*.yaml; do
+                    for n in 1 2 3; do
+                        .build/debug/pacer plan export "$plan" --workout "$n" \
+                            --fit "$dir/$(dirname "$plan" | tr / -)-$(basename "$plan" .yaml)-$n.fit" > /dev/null 2>&1 || break
+                    done
+                done
+            fi
+            if /usr/bin/python3 -c "import fit_tool" 2>/dev/null; then
+                local i=0 step
+                for step in \
+                    '{"duration": "time", "seconds": 60, "target": "power", "low_raw": 1250, "high_raw": 1300}' \
+                    '{"duration": "time", "seconds": 60, "target": "cadence", "low_raw": 170, "high_raw": 180}' \
+                    '{"duration": "hr_less_than", "value": 230, "target": "open"}' \
+                    '{"duration": "distance", "metres": 400, "target": "speed", "zone": 3}' \
+                    '{"name": "n", "duration": "open", "notes": "x"}, {"duration": "repeat_until_steps_cmplt", "from": 1, "count": 2}, {"duration": "repeat_until_steps_cmplt", "from": 0, "count": 2}'; do
+                    printf '{"name": "seed", "steps": [{"duration": "time", "seconds": 60, "target": "speed", "low": 3, "high": 3.5}, %s]}' \
+                        "$step" > "$dir/spec-$i.json"
+                    /usr/bin/python3 scripts/fit-workout.py "$dir/spec-$i.json" "$dir/refused-$i.fit" > /dev/null 2>&1 || true
+                    rm -f "$dir/spec-$i.json"
+                    i=$((i + 1))
+                done
             fi ;;
         control)
             local line n=0

@@ -243,11 +243,13 @@ public enum FITWorkoutReader {
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    /// A name on one line: control characters (a line break, a tab) as spaces.
-    static func oneLine(_ s: String) -> String {
-        String(String.UnicodeScalarView(s.unicodeScalars.map {
+    /// A name on one line: control characters (a line break, a tab) as spaces, trimmed; nil
+    /// when nothing is left.
+    static func oneLine(_ s: String) -> String? {
+        let line = String(String.UnicodeScalarView(s.unicodeScalars.map {
             $0.properties.generalCategory == .control ? " " : $0
-        }))
+        })).trimmingCharacters(in: .whitespacesAndNewlines)
+        return line.isEmpty ? nil : line
     }
 
     // MARK: - Steps into phases
@@ -317,8 +319,8 @@ public enum FITWorkoutReader {
             groups += 1
             firstFree = k + 1
         }
-        let name = c.name.map(oneLine) ?? fallbackName
-        return FITWorkoutData(workout: Workout(name: name.isEmpty ? "workout" : name, phases: phases),
+        let name = c.name.flatMap(oneLine) ?? oneLine(fallbackName) ?? "workout"
+        return FITWorkoutData(workout: Workout(name: name, phases: phases),
                               description: c.description, steps: c.steps.count)
     }
 
@@ -388,7 +390,7 @@ public enum FITWorkoutReader {
         }
 
         let number = s.number
-        let name = s.name.map(oneLine) ?? defaultName(intensity: s.intensity, number: number)
+        let name = s.name.flatMap(oneLine) ?? defaultName(intensity: s.intensity, number: number)
         return Phase(name: name, end: end, target: target, notes: s.notes)
     }
 
