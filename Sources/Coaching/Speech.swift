@@ -28,12 +28,24 @@ public struct PhraseBook: Hashable, Sendable {
         "waypoint-ahead": ["waypoint", "ahead"],
         "turn-around": [],
         "route-end": [],
+        // Added with workouts by distance (issue 40): a book written before them says nothing
+        // for them (`optionalTemplates`).
+        "phase-start-free": ["phase", "duration"],
+        "status-open": ["phase", "pace", "band", "distance"],
+        "repeat": ["repeat", "repeats"],
+        "lap": ["lap", "lap_time", "lap_pace"],
+        "to-go": ["left"],
     ]
+    /// Announcements a book may leave out: it was written before they existed, and the
+    /// device says nothing for them.
+    public static let optionalTemplates: Set<String> = ["phase-start-free", "status-open", "repeat", "lap", "to-go"]
+    /// Words a book may leave out (`optionalTemplates`' words): the key is said instead.
+    public static let optionalWords: Set<String> = ["until-lap"]
     /// The unit words a book must have.
     public static let words: [String] = [
         "hour", "hours", "minute", "minutes", "second", "seconds",
         "kilometre", "kilometres", "mile", "miles", "per-kilometre", "per-mile",
-        "kilometres-per-hour", "miles-per-hour", "metre", "metres", "yard", "yards",
+        "kilometres-per-hour", "miles-per-hour", "metre", "metres", "yard", "yards", "until-lap",
     ]
 
     /// The language's code (`en`, `de`), as the engine's voice is named.
@@ -279,12 +291,52 @@ public struct SpeechFormatter: Hashable, Sendable {
         ])
     }
 
-    /// A phase's start: its name, length and target pace.
+    /// A phase's start: its name, its length (a time, a distance, or until the lap press) and
+    /// its target pace; a phase without a target (a recovery jog, a free run) says its name
+    /// and length only (`phase-start-free`). Empty when the book has no words for it.
     public func phaseStart(_ phase: Phase) -> String {
-        book.render("phase-start", [
-            "phase": phase.name, "duration": duration(phase.duration),
+        let length: String = switch phase.end {
+        case .time(let d): duration(d)
+        case .distance(let m): phaseDistance(m)
+        case .lapPress: book.word("until-lap")
+        case .stop: ""
+        }
+        guard phase.speedBand != nil else {
+            return book.render("phase-start-free", ["phase": phase.name, "duration": length])
+        }
+        return book.render("phase-start", [
+            "phase": phase.name, "duration": length,
             "target": pace(phase.maximumSpeed > 0 && phase.minimumSpeed > 0 ? phase.targetSpeed : nil) ?? "",
         ])
+    }
+
+    /// A phase's distance as said: metres (or yards) under a kilometre (a mile), to the metre
+    /// as the plan has it ("800 metres", "400 metres"), then kilometres to a tenth.
+    public func phaseDistance(_ metres: Double) -> String {
+        let perUnit = units == .metric ? 1.0 : 0.9144
+        let n = Int((metres / perUnit).rounded())
+        guard metres < unitLength else { return distance(metres) }
+        let word = units == .metric ? (n == 1 ? "metre" : "metres") : (n == 1 ? "yard" : "yards")
+        return "\(n) \(book.word(word))"
+    }
+
+    /// "Repeat 3 of 6."
+    public func repetition(_ r: Repetition) -> String {
+        book.render("repeat", ["repeat": "\(r.number)", "repeats": "\(r.count)"])
+    }
+
+    /// A lap the runner marked: its number, time and pace.
+    public func lap(number: Int, time: Duration, length: Double) -> String {
+        book.render("lap", [
+            "lap": "\(number)", "lap_time": duration(time),
+            "lap_pace": pace(time > .zero ? length / time.inSeconds : nil) ?? "",
+        ])
+    }
+
+    /// What is left of a phase before its end: "200 metres to go", "30 seconds to go".
+    public func toGo(metres: Double? = nil, time: Duration? = nil) -> String {
+        let left = metres.map(phaseDistance) ?? time.map(duration) ?? ""
+        return book.render("to-go", ["left": left])
     }
 
     /// The end: time, distance, average pace.
@@ -305,8 +357,16 @@ public struct SpeechFormatter: Hashable, Sendable {
         default: "band-unknown"
         }
         let needed = s.neededSpeed.flatMap(pace).map { book.render("status-needed", ["needed": $0]) } ?? ""
+        if s.phase.timeLimit == nil && s.phase.distanceLimit == nil, book.templateTexts["status-open"] != nil {
+            // An open phase or a free run: nothing is left of it to tell.
+            return book.render("status-open", [
+                "phase": s.phaseName, "pace": pace(s.smoothedSpeed) ?? "", "band": book.render(band, [:]),
+                "distance": distance(s.distance),
+            ])
+        }
         return book.render("status", [
-            "phase": s.phaseName, "left": duration(s.phaseTimeLeft), "pace": pace(s.smoothedSpeed) ?? "",
+            "phase": s.phaseName,
+            "left": s.phaseDistanceLeft.map(phaseDistance) ?? duration(s.phaseTimeLeft), "pace": pace(s.smoothedSpeed) ?? "",
             "band": book.render(band, [:]), "distance": distance(s.distance), "needed": needed,
         ])
     }

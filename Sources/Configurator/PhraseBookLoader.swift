@@ -45,7 +45,7 @@ public enum PhraseBookLoader {
             guard !text.isEmpty else { throw words.error(key, "must not be empty") }
             wordTexts[key] = text
         }
-        if let missing = PhraseBook.words.first(where: { wordTexts[$0] == nil }) {
+        if let missing = PhraseBook.words.first(where: { wordTexts[$0] == nil && !PhraseBook.optionalWords.contains($0) }) {
             throw words.error(nil, "missing word '\(missing)'")
         }
         try words.finish()
@@ -69,7 +69,7 @@ public enum PhraseBookLoader {
             }
             texts[key] = text
         }
-        if let missing = known.first(where: { texts[$0] == nil }) {
+        if let missing = known.first(where: { texts[$0] == nil && !PhraseBook.optionalTemplates.contains($0) }) {
             throw templates.error(nil, "missing announcement '\(missing)'")
         }
         try templates.finish()

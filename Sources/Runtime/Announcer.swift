@@ -63,6 +63,9 @@ final class Announcer: Sendable {
         /// Alerts said whose reminders are beeps only, until what ends them (gps-back,
         /// on-route) is said.
         var alerted: Set<String> = []
+        /// Where the lap under way began (a phase's start, or the last lap press): timer and
+        /// odometer.
+        var lapStart: (timer: Duration, distance: Double) = (.zero, 0)
     }
 
     /// An alert whose repeats (the cue's reminders) are not said again, and what ends it.
@@ -223,10 +226,32 @@ final class Announcer: Sendable {
         if let last = said.last { enqueue(last) }
     }
 
-    func phaseStarted(_ phase: Phase, index: Int) {
+    /// A phase begins (`coach` right after): its start is said, led by its repeat's number
+    /// at the first phase of each pass through a repeated group ("Repeat 3 of 6.").
+    func phaseStarted(_ phase: Phase, index: Int, previous: Phase?, coach: CoachStatus) {
+        state.withValue { $0.lapStart = (coach.elapsed, coach.distance) }
         let choices = settings
         guard choices.enabled, choices.phases else { return }
-        enqueue(Utterance(text: formatter.phaseStart(phase), key: "phase-start", priority: .announcement))
+        var words = [formatter.phaseStart(phase)]
+        if let r = phase.repetition, r.count > 1,
+           previous?.repetition.map({ $0.group != r.group || $0.number != r.number }) ?? true {
+            words.insert(formatter.repetition(r), at: 0)
+        }
+        let text = words.filter { !$0.isEmpty }.joined(separator: " ")
+        guard !text.isEmpty else { return }
+        enqueue(Utterance(text: text, key: "phase-start", priority: .announcement))
+    }
+
+    /// The runner marked a lap (a press that ended no phase): its number, time and pace.
+    func lap(number: Int, timer: Duration, distance: Double) {
+        let start = state.withValue { s in
+            defer { s.lapStart = (timer, distance) }
+            return s.lapStart
+        }
+        guard settings.enabled else { return }
+        let text = formatter.lap(number: number, time: timer - start.timer, length: distance - start.distance)
+        guard !text.isEmpty else { return }
+        enqueue(Utterance(text: text, key: "lap", priority: .announcement))
     }
 
     /// Whether the runner asked for `u` (the status): never dropped, not counted in the share.

@@ -357,8 +357,9 @@ public final class DeviceRuntime: Sendable {
                 }
                 if let activity { writer.add(LapMark(timer: elapsed, distance: distance), number: number - 1, to: activity) }
                 logger.info("lap \(number) at \(RuntimeStatus.clock(elapsed))")
-                report(.lap(number: number, timer: elapsed, distance: distance))
+                // The beep first, then the lap's words (a cue cuts words being said).
                 sound(.lap, phase: state.withValue { $0.coach.status(at: parts.clock.now).phaseIndex })
+                report(.lap(number: number, timer: elapsed, distance: distance))
             case .workoutCompleted:
                 store(state.withValue { latestPoint(&$0) })
                 // Run to its end without a fix, it measured nothing: not completed, so the
@@ -397,7 +398,10 @@ public final class DeviceRuntime: Sendable {
         switch event {
         case .paused, .autoPaused: announcer.paused(true)
         case .resumed, .autoResumed: announcer.paused(false)
-        case .phaseStarted(let index): announcer.phaseStarted(workout.phases[index], index: index)
+        case .phaseStarted(let index):
+            announcer.phaseStarted(workout.phases[index], index: index, previous: index > 0 ? workout.phases[index - 1] : nil,
+                                   coach: status.coach)
+        case .lap(let number, let timer, let distance): announcer.lap(number: number, timer: timer, distance: distance)
         default: break
         }
     }

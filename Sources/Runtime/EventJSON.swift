@@ -52,10 +52,7 @@ extension RuntimeEvent {
             return [("activity", .int(Int(activity))), ("plan", .text(status.plan)), ("workout", .text(status.workout)),
                     ("profile", .text(status.profile))]
         case .phaseStarted(let index):
-            let phase = status.coach.phase
-            return [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
-                    ("band_kmh", .array([.number(phase.minimumSpeed * 3.6, places: 2),
-                                         .number(phase.maximumSpeed * 3.6, places: 2)]))]
+            return [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName))] + EventJSON.phaseFields(status.coach.phase)
         case .phaseFinished(let r), .phaseRevised(let r):
             return [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, places: 3)),
                     ("in_band_s", .number(r.timeInBand.inSeconds, places: 3)), ("phase_distance_m", .number(r.distance, places: 1))]
@@ -185,5 +182,24 @@ extension RouteFollower.Progress {
                 + (next.climb.map { [("climb_m", .number($0, places: 1))] } ?? [])))))
         }
         return .object(JSONObject(fields))
+    }
+}
+
+extension EventJSON {
+    /// A starting phase's fields: its band (when it has one), how it ends when not on time
+    /// (`m`, `until`), its place in a repeated group.
+    public static func phaseFields(_ phase: Phase) -> [(String, JSONValue)] {
+        var fields: [(String, JSONValue)] = []
+        if let band = phase.speedBand {
+            fields.append(("band_kmh", .array([.number(band.lowerBound * 3.6, places: 2), .number(band.upperBound * 3.6, places: 2)])))
+        }
+        switch phase.end {
+        case .time: break
+        case .distance(let m): fields.append(("phase_goal_m", .number(m, places: 1)))
+        case .lapPress: fields.append(("until", .text("lap")))
+        case .stop: fields.append(("until", .text("stop")))
+        }
+        if let r = phase.repetition { fields += [("repeat", .int(r.number)), ("repeats", .int(r.count))] }
+        return fields
     }
 }

@@ -22,14 +22,21 @@ public struct RuntimeStatus: Hashable, Sendable {
     public var line: String {
         var parts = [
             RuntimeStatus.clock(coach.elapsed),
-            "phase \(coach.phaseIndex + 1)/\(coach.phaseCount) \(coach.phaseName)",
-            "left \(RuntimeStatus.clock(coach.phaseTimeLeft))",
+            "phase \(coach.phaseIndex + 1)/\(coach.phaseCount) \(coach.phaseName)"
+                + (coach.phase.repetition.map { " (repeat \($0.number)/\($0.count))" } ?? ""),
         ]
+        if let metres = coach.phaseDistanceLeft {
+            parts.append("left \(Int(metres.rounded())) m")
+        } else if coach.phase.timeLimit != nil {
+            parts.append("left \(RuntimeStatus.clock(coach.phaseTimeLeft))")
+        }
         if positioning {
             let speed = coach.smoothedSpeed.map { RuntimeStatus.kmh($0) + " km/h" } ?? "-- km/h"
             parts.append(speed)
         }
-        parts.append("band \(RuntimeStatus.kmh(coach.phase.minimumSpeed))–\(RuntimeStatus.kmh(coach.phase.maximumSpeed))")
+        if let band = coach.phase.speedBand {
+            parts.append("band \(RuntimeStatus.kmh(band.lowerBound))–\(RuntimeStatus.kmh(band.upperBound))")
+        }
         if positioning, let needed = coach.neededSpeed {
             parts.append("need \(RuntimeStatus.kmh(needed))")
         }
@@ -46,6 +53,20 @@ public struct RuntimeStatus: Hashable, Sendable {
         if coach.paused { parts.append("PAUSED") }
         if coach.finished { parts.append("FINISHED") }
         return parts.joined(separator: "  ")
+    }
+
+    /// How a starting phase ends, when not on time, and its repeat: ` (800 m, repeat 3 of 6)`,
+    /// ` (until lap)`; empty for a timed phase outside a repeat.
+    public static func describeEnd(_ phase: Phase) -> String {
+        var parts: [String] = []
+        switch phase.end {
+        case .time: break
+        case .distance(let m): parts.append(m >= 1000 ? "\(format3(m / 1000)) km" : "\(Int(m.rounded())) m")
+        case .lapPress: parts.append("until lap")
+        case .stop: parts.append("until stop")
+        }
+        if let r = phase.repetition { parts.append("repeat \(r.number) of \(r.count)") }
+        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
     }
 
     /// `route 1.20/4.35 km  next Bridge 0.42 km +12 m  left 3.15 km`, `OFF ROUTE by 55 m`, `route

@@ -113,6 +113,8 @@ public struct ScriptedAction: Hashable, Sendable {
         case start
         /// `pacer ctl say-status`: the device says where the runner stands (when it speaks).
         case sayStatus
+        /// `pacer ctl lap`: ends a phase that a lap press ends, or marks a lap.
+        case lap
     }
 
     public var at: Duration

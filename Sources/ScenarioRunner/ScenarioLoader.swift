@@ -255,6 +255,7 @@ public enum ScenarioLoader {
         case "stop": action = .stop
         case "start": action = .start
         case "say-status": action = .sayStatus
+        case "lap": action = .lap
         case "battery":
             action = .battery(try item.number("level", in: AllowedRange(0...100, unit: "%")))
         case "power-cut":
@@ -264,7 +265,7 @@ public enum ScenarioLoader {
             let hold = try item.optionalNumber("hold", in: holdRange) ?? 0.2
             action = .press(hold: .milliseconds(Int64((hold * 1000).rounded())))
         default:
-            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, stop, start, say-status, press, battery, power-cut")
+            throw item.error("do", "'\(verb)' is not one of waypoint, pause, resume, lap, stop, start, say-status, press, battery, power-cut")
         }
         return ScriptedAction(at: at, action: action, line: item.line)
     }
@@ -316,7 +317,7 @@ public enum ScenarioLoader {
             guard n != nil || c != nil else { throw item.error("gps", "needs `at` (with `within`) or `count`/`min`/`max`") }
             check = .gps(status, near: n, count: c)
         } else if let kind = try item.optionalString("event") {
-            let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed",
+            let known = ["started", "phase-started", "phase-finished", "waypoint", "waypoint-refused", "paused", "resumed", "lap",
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "calibrated", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",

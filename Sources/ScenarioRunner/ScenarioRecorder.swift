@@ -75,10 +75,9 @@ final class ScenarioRecorder: Sendable {
             text = "START activity \(id): \(status.plan): \(status.workout) (profile \(status.profile))"
             fields = [("plan", .text(status.plan)), ("workout", .text(status.workout)), ("profile", .text(status.profile))]
         case .phaseStarted(let index):
-            text = "phase \(index + 1) starts"
-            fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName)),
-                      ("band_kmh", .array([.number(status.coach.phase.minimumSpeed * 3.6, places: 2),
-                                           .number(status.coach.phase.maximumSpeed * 3.6, places: 2)]))]
+            let phase = status.coach.phase
+            text = "phase \(index + 1) starts" + RuntimeStatus.describeEnd(phase)
+            fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName))] + EventJSON.phaseFields(phase)
         case .phaseFinished(let r), .phaseRevised(let r):
             let revised = { if case .phaseRevised = event { true } else { false } }()
             text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "

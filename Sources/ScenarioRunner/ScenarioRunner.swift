@@ -317,6 +317,7 @@ public enum ScenarioRunner {
                 case .resume: ctl(.resume)
                 case .stop: ctl(.stop)
                 case .sayStatus: ctl(.sayStatus)
+                case .lap: ctl(.lap)
                 case .start:
                     recorder.note("ctl", name: "start", text: "pacer ctl start", at: time())
                     ctl(.start)
@@ -420,7 +421,7 @@ public enum ScenarioRunner {
             cut.set()
             recorder.note("power-cut", text: "POWER CUT: the device goes off without warning", at: time)
             device.clock.stop()
-        case .waypoint, .pause, .resume, .stop, .start, .sayStatus:
+        case .waypoint, .pause, .resume, .stop, .start, .sayStatus, .lap:
             break
         }
     }
@@ -436,6 +437,7 @@ public enum ScenarioRunner {
         case .press(let hold): "press (\(hold.nanoseconds / 1_000_000) ms)"
         case .start: "start"
         case .sayStatus: "say-status"
+        case .lap: "lap"
         }
     }
 

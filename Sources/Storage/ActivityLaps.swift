@@ -81,7 +81,52 @@ public struct LapExport: Hashable, Sendable {
     }
 }
 
+/// One lap of a recorded activity on the runner's timer and odometer: a phase, or the part of
+/// one between lap presses that ended no phase.
+public struct LapSpan: Hashable, Sendable {
+    public var name: String
+    /// Milliseconds of active time in the lap.
+    public var timerMS: Int64
+    /// Metres.
+    public var distance: Double
+    /// What ended it: the phase's time or distance, or the runner (a lap press, the stop).
+    public var trigger: TCXWriter.Trigger
+}
+
 public enum ActivityLaps {
+    /// The laps of an activity's phases: a lap per phase, split where a lap press ended no
+    /// phase (`lapMarks`, on the same timer and odometer). A phase ended by its time is a
+    /// Time lap, by its distance a Distance lap; one ended by a press, or by the stop, and a
+    /// lap a press ended, are Manual.
+    public static func spans(phases: [PhaseResult], marks: [LapMark]) -> [LapSpan] {
+        var out: [LapSpan] = []
+        var timer: Int64 = 0, distance = 0.0
+        var pending = marks.sorted { $0.timer < $1.timer }[...]
+        for phase in phases.sorted(by: { $0.index < $1.index }) {
+            let end = timer + phase.duration.wholeMilliseconds
+            let endDistance = distance + phase.distance
+            // The presses within the phase (not at its very ends) split it.
+            while let mark = pending.first, mark.timer.wholeMilliseconds <= timer { pending.removeFirst(); _ = mark }
+            while let mark = pending.first, mark.timer.wholeMilliseconds < end {
+                pending.removeFirst()
+                let at = min(max(mark.distance, distance), endDistance)
+                out.append(LapSpan(name: phase.name, timerMS: mark.timer.wholeMilliseconds - timer,
+                                   distance: at - distance, trigger: .manual))
+                timer = mark.timer.wholeMilliseconds
+                distance = at
+            }
+            let trigger: TCXWriter.Trigger = switch phase.ending {
+            case .time: .time
+            case .distance: .distance
+            case .lap, .stop: .manual
+            }
+            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, trigger: trigger))
+            timer = end
+            distance = endDistance
+        }
+        return out
+    }
+
     /// Whether a phase's name says it is a rest: a recovery, a rest, a walk or a jog between
     /// repeats. TCX's lap `Intensity` is Resting for these, Active for the others.
     public static func isResting(_ name: String) -> Bool {
@@ -137,13 +182,12 @@ public enum ActivityLaps {
         }
         var bounds: [Bounds] = []
         var timer: Int64 = 0, distance = 0.0
-        for phase in detail.phaseResults {
-            let ms = phase.duration.wholeMilliseconds
+        for span in spans(phases: detail.phaseResults, marks: detail.lapMarks) {
             // A phase's speeds are its band's limits: a lap's fastest is its points' (below).
-            bounds.append(Bounds(name: phase.name, timer: (timer, timer + ms), distance: (distance, distance + phase.distance),
-                                 trigger: .time))
-            timer += ms
-            distance += phase.distance
+            bounds.append(Bounds(name: span.name, timer: (timer, timer + span.timerMS),
+                                 distance: (distance, distance + span.distance), trigger: span.trigger))
+            timer += span.timerMS
+            distance += span.distance
         }
         let lastTimer = points.last?.timer?.wholeMilliseconds ?? 0
         let endTimer = max(totalTime.wholeMilliseconds, lastTimer)

@@ -144,8 +144,7 @@ public enum FITWriter {
                 FITField(110, .uint32, lap.averageSpeed, scale: 1000),
                 FITField(111, .uint32, lap.maximumSpeed, scale: 1000),
                 FITField(23, .enumeration, lap.intensity),
-                FITField(24, .enumeration, index == laps.count - 1 ? FITProfile.lapTriggerSessionEnd
-                                                                    : FITProfile.lapTriggerTime),
+                FITField(24, .enumeration, index == laps.count - 1 ? FITProfile.lapTriggerSessionEnd : lap.trigger),
                 FITField(25, .enumeration, FITProfile.sportRunning),
             ]))
         }
@@ -238,10 +237,13 @@ public enum FITWriter {
         var averageSpeed: Double
         var maximumSpeed: Double?
         var intensity: Int64
+        /// lap_trigger (the last lap's is session_end whatever this says).
+        var trigger: Int64 = FITProfile.lapTriggerTime
     }
 
-    /// A lap per phase result, placed on the clock by the points' timer; one lap of the
-    /// whole activity when it has none.
+    /// A lap per phase result, split where a lap press ended no phase (`ActivityLaps.spans`),
+    /// placed on the clock by the points' timer; one lap of the whole activity when it has
+    /// none. A lap's fastest speed is its points'.
     static func laps(_ detail: ActivityDetail, startMS: Int64, endMS: Int64) -> [Lap] {
         let a = detail.summary
         let phases = detail.phaseResults.sorted { $0.index < $1.index }
@@ -262,14 +264,24 @@ public enum FITWriter {
         }
         var laps: [Lap] = []
         var timer: Int64 = 0
-        for (i, phase) in phases.enumerated() {
-            let duration = ms(phase.duration)
+        let spans = ActivityLaps.spans(phases: phases, marks: detail.lapMarks)
+        for (i, span) in spans.enumerated() {
             let lapStart = i == 0 ? startMS : clock(timer)
-            timer += duration
-            let lapEnd = i == phases.count - 1 ? endMS : clock(timer)
-            laps.append(Lap(startMS: lapStart, endMS: max(lapEnd, lapStart), timerMS: duration,
-                            distance: phase.distance, averageSpeed: phase.averageSpeed,
-                            maximumSpeed: phase.maximumSpeed, intensity: FITProfile.intensity(phase: phase.name)))
+            let fastest = detail.points.compactMap { p -> Double? in
+                guard let t = p.timer.map(ms), t >= timer, t <= timer + span.timerMS else { return nil }
+                return p.speed
+            }.max()
+            timer += span.timerMS
+            let lapEnd = i == spans.count - 1 ? endMS : clock(timer)
+            let trigger = switch span.trigger {
+            case .time: FITProfile.lapTriggerTime
+            case .distance: FITProfile.lapTriggerDistance
+            case .manual: FITProfile.lapTriggerManual
+            }
+            laps.append(Lap(startMS: lapStart, endMS: max(lapEnd, lapStart), timerMS: span.timerMS,
+                            distance: span.distance,
+                            averageSpeed: span.timerMS > 0 ? span.distance * 1000 / Double(span.timerMS) : 0,
+                            maximumSpeed: fastest, intensity: FITProfile.intensity(phase: span.name), trigger: trigger))
         }
         return laps
     }
@@ -410,7 +422,9 @@ public enum FITProfile {
     static let eventTypeStart: Int64 = 0
     static let eventTypeStop: Int64 = 1
     static let eventTypeStopAll: Int64 = 4
+    static let lapTriggerManual: Int64 = 0
     static let lapTriggerTime: Int64 = 1
+    static let lapTriggerDistance: Int64 = 2
     static let lapTriggerSessionEnd: Int64 = 7
     static let durationTime: Int64 = 0
     static let durationDistance: Int64 = 1

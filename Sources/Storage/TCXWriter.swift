@@ -22,6 +22,8 @@ public struct TCXWriter {
         case manual = "Manual"
         /// The workout's clock: a phase of so many minutes ran out.
         case time = "Time"
+        /// The odometer: a phase of so many metres was run.
+        case distance = "Distance"
     }
 
     public private(set) var bytes: [UInt8] = []

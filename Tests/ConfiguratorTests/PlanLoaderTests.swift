@@ -271,3 +271,72 @@ struct PlanLoaderTests {
         #expect(PlanLoader.resolve("elsewhere/intervals", plansDir: dir) == nil)
     }
 }
+
+/// Distance, open and free-run phases, repeats that know their pass, dates and notes (issue 40).
+@Suite("Plan loader: how phases end")
+struct PlanLoaderEndsTests {
+    static let text = """
+        name: Track night
+        workouts:
+          - name: 6 x 800 m
+            date: 2026-12-03
+            phases:
+              - {name: warm-up, km: 2, pace_min_per_km: ["7:00", "6:00"]}
+              - repeat: 6
+                phases:
+                  - {name: fast, m: 800, pace_min_per_km: ["4:40", "4:25"], notes: "relaxed shoulders"}
+                  - {name: jog, m: 400}
+              - {name: easy, until: lap, speed_kmh: [8, 10]}
+              - {name: strides, minutes: 2, lap_ends: true}
+              - {name: home, mi: 1}
+          - name: Free run
+            phases:
+              - {name: run, until: stop}
+        """
+
+    @Test func everyEndLoads() throws {
+        let plan = try PlanLoader.load(file: "track.yaml", text: Self.text)
+        let w = plan.workouts[0]
+        #expect(w.date == CivilDate(year: 2026, month: 12, day: 3))
+        #expect(w.phases.count == 1 + 12 + 3)
+        #expect(w.phases[0].end == .distance(2000) && w.phases[0].speedBand == 1000.0 / 420...1000.0 / 360)
+        #expect(w.phases[1].end == .distance(800) && w.phases[1].notes == "relaxed shoulders")
+        #expect(w.phases[2].end == .distance(400) && w.phases[2].target == .none)
+        #expect(w.phases[1...12].map { $0.repetition?.number } == (1...6).flatMap { [$0, $0] })
+        #expect(w.phases[1...12].allSatisfy { $0.repetition?.count == 6 && $0.repetition?.group == 0 })
+        #expect(w.phases[13].end == .lapPress && w.phases[13].lapEndsEarly)
+        #expect(w.phases[14].end == .time(.seconds(120)) && w.phases[14].lapEndsEarly && w.phases[14].target == .none)
+        #expect(w.phases[15].end == .distance(1609.344) && !w.phases[15].lapEndsEarly)
+        #expect(plan.workouts[1].phases == [Phase(name: "run", end: .stop, target: .none)])
+    }
+
+    @Test func itReadsBackAsWritten() throws {
+        let plan = try PlanLoader.load(file: "track.yaml", text: Self.text)
+        let text = PlanWriter.text(plan)
+        #expect(try PlanLoader.load(file: "written.yaml", text: text) == plan)
+        #expect(text.contains("- repeat: 6\n") && text.contains("{name: \"fast\", m: 800, pace_min_per_km: [\"4:40\", \"4:25\"], notes: \"relaxed shoulders\"}"))
+        #expect(text.contains("{name: \"warm-up\", km: 2,") && text.contains("until: lap") && text.contains("lap_ends: true"))
+        #expect(text.contains("    date: 2026-12-03\n"))
+    }
+
+    @Test(arguments: [
+        ("m: 800, pace", "m: 800, km: 1, pace", "workouts[0].phases[1].phases[0].km", "give one of m and km: a phase ends on one thing"),
+        ("{name: jog, m: 400}", "{name: jog}", nil, "missing how the phase ends: one of 'workouts[0].phases[1].phases[1].minutes'"),
+        ("until: lap", "until: later", "workouts[0].phases[2].until", "expected lap (the phase ends at a lap press) or stop"),
+        ("m: 400}", "m: 20}", "workouts[0].phases[1].phases[1].m", "must be from 50 to 200000 metres, got 20"),
+        ("mi: 1}", "mi: 200}", "workouts[0].phases[4].mi", "must be from"),
+        ("lap_ends: true", "lap_ends: sometimes", "workouts[0].phases[3].lap_ends", "expected true or false, got 'sometimes'"),
+        ("date: 2026-12-03", "date: 2026-13-03", "workouts[0].date", "2026-13-03 is not a day of the calendar"),
+        ("          - {name: jog, m: 400}", "          - repeat: 2\n            phases: [{name: jog, m: 400}]",
+         "workouts[0].phases[1].phases[1].repeat", "a repeat inside a repeat: one level of repeats is enough"),
+    ] as [(String, String, String?, String)])
+    func brokenEndsAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
+        #expect(Self.text.contains(replace))
+        let error = #expect(throws: DataFileError.self) {
+            try PlanLoader.load(file: "track.yaml", text: Self.text.replacingOccurrences(of: replace, with: replacement))
+        }
+        #expect(error?.file == "track.yaml" && error?.line != nil)
+        #expect(error?.key == key, "\(String(describing: error))")
+        #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+}
