@@ -13,7 +13,7 @@ struct Builder {
     }
 
     enum Session: Hashable {
-        case easy, long, goalPace, intervals, tempo
+        case easy, long, goalPace, intervals, tempo, repetitions
     }
 
     static let walkOrJogNames: Set<String> = ["warm-up", "cool-down", "recovery"]
@@ -32,6 +32,8 @@ struct Builder {
     let goalVDOT: Double?
     let reachVDOT: Double
     let ceilingKmh: Double
+    /// The fastest a repetition may be, km/h (`SafetyBounds.repetitionCeilingKmh`).
+    let repetitionCeilingKmh: Double
 
     init(goal: Goal, fitness: RunningFitness, frequency: Int, weeks: Int) {
         self.goal = goal
@@ -75,14 +77,16 @@ struct Builder {
             w >= build ? reach : v0 + (reach - v0) * Double(w - 1) / Double(build - 1)
         }
         ceilingKmh = SafetyBounds.ceilingKmh(for: fitness)
+        repetitionCeilingKmh = SafetyBounds.repetitionCeilingKmh(for: fitness)
     }
 
     var goalReached: Bool { goalVDOT.map { $0 <= reachVDOT + 1e-9 } ?? true }
 
     // MARK: Week structure
 
-    /// The sessions of a week, day 1 first: at most two hard ones, never back to back.
-    var layout: [Session] {
+    /// The sessions of week `w`, the week's first training day first: at most two hard ones,
+    /// never on consecutive training days.
+    func layout(week w: Int) -> [Session] {
         let n = frequency
         let easy = { (count: Int) in [Session](repeating: .easy, count: max(0, count)) }
         switch kind {
@@ -95,10 +99,27 @@ struct Builder {
             return easy(n - 1) + [.long]
         case .timed(let distance, _):
             if n == 1 { return [.goalPace] }
-            let second: Session = fitness.level > .novice ? (distance < 10_000 ? .intervals : .tempo) : .easy
+            let second: Session = fitness.level > .novice ? quality(week: w, distance: distance) : .easy
             if n == 2 { return [.goalPace, .easy] }
             if n == 3 { return [.goalPace, .easy, second] }
             return [.goalPace, .easy, second] + easy(n - 4) + [.long]
+        }
+    }
+
+    /// A timed goal's second hard session in week `w`, after Daniels' season (DRF ch. 5 and his
+    /// 5K–10K programs): the build weeks in thirds, the last third nearest the race: first
+    /// repetitions (R: speed and economy), then intervals (I: the hardest, VO2max), then the
+    /// race's own emphasis: intervals again under 10 km, threshold (T) from 10 km. From 15 km
+    /// (the half marathon) threshold throughout, Daniels' emphasis for the longer races. A
+    /// plan too short for three thirds keeps the later ones; the taper keeps the last.
+    func quality(week w: Int, distance: Double) -> Session {
+        if distance >= 15_000 { return .tempo }
+        let build = weeks - taperWeeks
+        let fromEnd = build - min(w, build)  // 0 in the last build week and the taper
+        switch 2 - min(2, fromEnd * 3 / build) {
+        case 0: return .repetitions
+        case 1: return .intervals
+        default: return distance < 10_000 ? .intervals : .tempo
         }
     }
 
@@ -111,6 +132,7 @@ struct Builder {
         case .goalPace: return "goal-pace repeats"
         case .intervals: return "intervals"
         case .tempo: return "tempo"
+        case .repetitions: return "repetitions"
         }
     }
 
@@ -121,7 +143,7 @@ struct Builder {
         switch session {
         case .easy: return [20, 30, 40][i]
         case .long: return [30, 50, 70][i]
-        case .goalPace, .intervals, .tempo: return [35, 45, 55][i]
+        case .goalPace, .intervals, .tempo, .repetitions: return [35, 45, 55][i]
         }
     }
 
@@ -143,7 +165,7 @@ struct Builder {
             default:
                 return 90
             }
-        case .goalPace, .intervals, .tempo:
+        case .goalPace, .intervals, .tempo, .repetitions:
             return 75
         }
     }

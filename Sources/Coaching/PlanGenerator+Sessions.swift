@@ -3,20 +3,22 @@ import PacerCore
 /// The plan itself: every week's sessions, their phases and durations.
 extension Builder {
     func build() -> [Workout] {
-        let days = layout
         var workouts: [Workout] = []
-        var largest: [Session: Double] = [:], previous: [Session: Double] = [:]
+        // Minutes per training day of the week (the day's session may change with the weeks:
+        // a timed goal's second hard session goes from repetitions to intervals to tempo).
+        var largest: [Int: Double] = [:], previous: [Int: Double] = [:]
         for w in 1...weeks {
+            let days = layout(week: w)
             let speeds = self.speeds(vdots[w - 1])
             let taper = w > weeks - taperWeeks
             // Minutes per session: the start for the level and BMI in week 1; then 10 % over
-            // the session's largest so far, within its cap; 20 % under last week's every 4th
+            // the day's largest so far, within its cap; 20 % under last week's every 4th
             // week; a share of the largest in the taper (45 % less; 40 then 55 % less over two).
             var minutes: [Double] = []
-            for session in days {
+            for (d, session) in days.enumerated() {
                 let cap = capMinutes(session, speeds: speeds)
                 var m: Double
-                if let before = largest[session], let last = previous[session] {
+                if let before = largest[d], let last = previous[d] {
                     if taper {
                         let share = taperWeeks == 1 ? 0.55 : (w == weeks ? 0.45 : 0.60)
                         m = before * share
@@ -30,16 +32,25 @@ extension Builder {
                 }
                 minutes.append(max(1, Builder.halves(m)))
             }
-            for (session, m) in zip(days, minutes) {
-                previous[session] = m
-                if !taper { largest[session] = max(largest[session] ?? 0, m) }
+            for (d, m) in minutes.enumerated() {
+                previous[d] = m
+                if !taper { largest[d] = max(largest[d] ?? 0, m) }
             }
             let weekMinutes = zip(days, minutes).reduce(0) { $0 + (($1.0 == .easy || $1.0 == .long) ? $1.1 + 10 : $1.1) }
             let progress = weeks - taperWeeks <= 1 ? 1 : min(1, Double(w - 1) / Double(weeks - taperWeeks - 1))
-            for (d, (session, m)) in zip(days, minutes).enumerated() {
-                let phases = self.phases(session, minutes: m, weekMinutes: weekMinutes, speeds: speeds, progress: progress)
+            // Daniels' quality sessions take their volume as a share of the week's distance:
+            // the week's other sessions are built first.
+            var phases = [[Phase]](repeating: [], count: days.count)
+            for (d, session) in days.enumerated() where !Builder.danielsSessions.contains(session) {
+                phases[d] = self.phases(session, minutes: minutes[d], weekMinutes: weekMinutes, speeds: speeds, progress: progress)
+            }
+            let others = phases.joined().reduce(0) { $0 + $1.impliedDistance }
+            for (d, session) in days.enumerated() where Builder.danielsSessions.contains(session) {
+                phases[d] = daniels(session, budget: minutes[d], otherMetres: others, speeds: speeds)
+            }
+            for (d, session) in days.enumerated() {
                 workouts.append(Workout(
-                    name: "Week \(w) · day \(d + 1): \(title(session))\(taper ? " (taper)" : "")", phases: phases))
+                    name: "Week \(w) · day \(d + 1): \(title(session))\(taper ? " (taper)" : "")", phases: phases[d]).groupingRepeats())
             }
         }
         return workouts
@@ -70,19 +81,9 @@ extension Builder {
             let share = distance < 10_000 ? 0.08 : 0.10
             return repeats("goal pace", rep: rep, recovery: max(1, Builder.halves(rep / 2)), range: speeds.goalPace,
                            fastMinutes: min(30, share * weekMinutes), budget: m, speeds: speeds)
-        case .intervals:
-            let rep = [2.0, 3, 4][fitness.level.rawValue]
-            return repeats("interval", rep: rep, recovery: rep, range: speeds.interval,
-                           fastMinutes: min(24, 0.08 * weekMinutes), budget: m, speeds: speeds)
-        case .tempo:
-            let t = max(1, Builder.halves(min(40, 0.10 * weekMinutes)))
-            if t <= 20 {
-                return [phase("warm-up", 10, jog), phase("tempo", t, speeds.threshold)]
-                    + finish(budget: m, used: 10 + t, speeds: speeds)
-            }
-            // Daniels' cruise intervals: threshold repeats with a short jog, for more than 20 minutes.
-            return repeats("tempo", rep: 10, recovery: 2, range: speeds.threshold,
-                           fastMinutes: t, budget: m, speeds: speeds)
+        case .intervals, .tempo, .repetitions:
+            // Built by `daniels`, which needs the rest of the week.
+            return daniels(session, budget: m, otherMetres: 0, speeds: speeds)
         }
     }
 
@@ -98,9 +99,9 @@ extension Builder {
     }
 
     /// The end of a quality session: easy running for what the budget leaves beyond a
-    /// 5-minute cool-down (when a minute or more), then the cool-down.
+    /// 5-minute cool-down (when a minute or more, in half minutes), then the cool-down.
     func finish(budget: Double, used: Double, speeds: Speeds) -> [Phase] {
-        let easy = budget - used - 5
+        let easy = Builder.halves(budget - used - 5)
         return (easy >= 1 ? [phase("easy", easy, speeds.easy)] : []) + [phase("cool-down", 5, speeds.jog)]
     }
 }

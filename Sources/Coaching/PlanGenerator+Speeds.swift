@@ -15,8 +15,15 @@ extension Builder {
         var steady: Range
         /// ±1.5 % around marathon race pace (the goal's, once reached).
         var marathonPace: Range
-        var threshold: Range
         var interval: Range
+        /// Daniels' T, I and R paces at the week's VDOT (`DanielsPace`), m/s.
+        var thresholdPace: Double
+        var intervalPace: Double
+        var repetitionPace: Double
+        /// Tempo phases: ±1.5 % around T pace.
+        var tempo: Range
+        /// Repetitions: ±2.5 % around R pace, within the repetition ceiling.
+        var repetition: Range
         /// The race pace for the goal's distance (the goal's own pace once reached), and ±1.5 %.
         var goalPaceSpeed: Double
         var goalPace: Range
@@ -36,8 +43,12 @@ extension Builder {
             easy: zone(.easy, vdot),
             steady: bounded(kmh(TrainingZone.easy.speeds(at: vdot).upperBound), kmh(marathonRace)),
             marathonPace: around(marathonSpeed),
-            threshold: zone(.threshold, vdot),
             interval: zone(.interval, vdot),
+            thresholdPace: DanielsPace.threshold.speed(at: vdot),
+            intervalPace: DanielsPace.interval.speed(at: vdot),
+            repetitionPace: DanielsPace.repetition.speed(at: vdot),
+            tempo: around(DanielsPace.threshold.speed(at: vdot)),
+            repetition: around(DanielsPace.repetition.speed(at: vdot), by: 0.025, top: repetitionCeilingKmh),
             goalPaceSpeed: goalSpeed,
             goalPace: around(goalSpeed))
     }
@@ -50,15 +61,15 @@ extension Builder {
         return bounded(kmh(s.lowerBound), kmh(s.upperBound))
     }
 
-    /// ±1.5 % around a pace.
-    func around(_ metresPerSecond: Double) -> Range {
-        bounded(kmh(metresPerSecond * 0.985), kmh(metresPerSecond * 1.015))
+    /// ±1.5 % (or `by`) around a pace, within `top` km/h (the runner's ceiling by default).
+    func around(_ metresPerSecond: Double, by fraction: Double = 0.015, top: Double? = nil) -> Range {
+        bounded(kmh(metresPerSecond * (1 - fraction)), kmh(metresPerSecond * (1 + fraction)), top: top)
     }
 
-    /// Rounded to 0.1 km/h, at least 4 km/h, at most 25 km/h and the runner's ceiling, and
-    /// at least 0.1 km/h wide.
-    func bounded(_ lo: Double, _ hi: Double) -> Range {
-        let top = min(SafetyBounds.maximumKmh, ceilingKmh)
+    /// Rounded to 0.1 km/h, at least 4 km/h, at most 25 km/h and the runner's ceiling (or
+    /// `top`), and at least 0.1 km/h wide.
+    func bounded(_ lo: Double, _ hi: Double, top: Double? = nil) -> Range {
+        let top = min(SafetyBounds.maximumKmh, top ?? ceilingKmh)
         var l = max(SafetyBounds.minimumKmh, min(top - 0.1, (lo * 10).rounded() / 10))
         var h = min(top, (hi * 10).rounded() / 10)
         if h <= l {
@@ -71,6 +82,25 @@ extension Builder {
         Phase(name: name, duration: .milliseconds(Int64((minutes * 60_000).rounded())),
               minimumSpeed: Pace.metresPerSecond(kilometresPerHour: r.lo),
               maximumSpeed: Pace.metresPerSecond(kilometresPerHour: r.hi))
+    }
+
+    /// A phase that ends on the odometer after `metres`, with a speed range and the pace it is
+    /// built around in its notes.
+    func phase(_ name: String, metres: Double, _ r: Range, notes: String? = nil) -> Phase {
+        Phase(name: name, end: .distance(metres),
+              target: .speed(minimum: Pace.metresPerSecond(kilometresPerHour: r.lo),
+                             maximum: Pace.metresPerSecond(kilometresPerHour: r.hi)),
+              notes: notes)
+    }
+
+    /// A recovery jog without a target (Daniels gives its length, not its pace): not judged.
+    func jog(minutes: Double) -> Phase {
+        Phase(name: "recovery", end: .time(.milliseconds(Int64((minutes * 60_000).rounded()))), target: .none)
+    }
+
+    /// A recovery jog without a target over `metres`.
+    func jog(metres: Double) -> Phase {
+        Phase(name: "recovery", end: .distance(metres), target: .none)
     }
 
     static func halves(_ minutes: Double) -> Double { (minutes * 2).rounded(.down) / 2 }

@@ -5,7 +5,7 @@ extension Builder {
     /// A novice over BMI 30: the first week holds under 3 km of running.
     var heavyNovice: Bool { fitness.level == .novice && fitness.bodyMassIndex > 30 }
 
-    func summary(start: CivilDate, deadline: CivilDate) -> String {
+    func summary(start: CivilDate, deadline: CivilDate, days: [Weekday]) -> String {
         let f = PlanGenerator.tenths
         func range(_ r: Range) -> String { "\(f(r.lo))–\(f(r.hi)) km/h" }
         var s: [String] = []
@@ -26,7 +26,10 @@ extension Builder {
         }
         s.append("Speeds follow Daniels' zones: easy \(range(zone(.easy, v0))), threshold \(range(zone(.threshold, v0))), "
             + "interval \(range(zone(.interval, v0))); no phase is faster than \(f(ceilingKmh)) km/h, "
-            + "5 % above today's VO2max speed.")
+            + "5 % above today's VO2max speed\(hasRepetitions ? " (repetitions: \(f(repetitionCeilingKmh)) km/h, R pace at the VDOT that speed gives)" : "").")
+        let sorted = days.sorted().map(\.description)
+        let listed = sorted.count == 1 ? sorted[0] : sorted.dropLast().joined(separator: ", ") + " and " + sorted.last!
+        s.append("Every workout is dated: \(listed) each week, from the first on or after \(start).")
         let build = weeks - taperWeeks
         switch kind {
         case .recreational:
@@ -66,6 +69,7 @@ extension Builder {
                     + "A later deadline, or a new race time once fitter, brings it closer.")
             }
         }
+        if let quality = qualitySummary() { s.append(quality) }
         s.append("Volume grows at most 10 % a week, and every 4th week eases off by 20 %.")
         if taperWeeks > 0 {
             s.append(taperWeeks == 1
@@ -77,6 +81,49 @@ extension Builder {
                 + (heavyNovice ? ", and the first week holds under 3 km of running (Nielsen et al. 2014)." : "."))
         }
         return s.joined(separator: " ")
+    }
+
+    /// Whether any week holds repetitions.
+    var hasRepetitions: Bool { (1...weeks).contains { layout(week: $0).contains(.repetitions) } }
+
+    /// Which method prescribes the plan's quality sessions, with the citation, and how they
+    /// are run: nil for a plan without them.
+    func qualitySummary() -> String? {
+        let workouts = build()
+        var parts: [String] = []
+        let v0 = speeds(vdots[0])
+        for session in [Session.repetitions, .intervals, .tempo] {
+            let weeksWith = (1...weeks).filter { layout(week: $0).contains(session) }
+            guard let first = weeksWith.first, let last = weeksWith.last else { continue }
+            let when = weeksWith.count == weeks ? "every week"
+                : first == last ? "in week \(first)" : "in weeks \(first)–\(last)"
+            let fast = workouts.filter { SafetyBounds.title(of: $0) == title(session) }.flatMap(\.phases)
+            let metres = Set(fast.filter { ["repetition", "interval", "tempo"].contains($0.name) }.compactMap(\.distanceLimit)).sorted()
+            switch session {
+            case .repetitions:
+                parts.append("repetitions \(when): 400 m at R pace (mile race pace, \(GoalCatalog.format(.seconds(Int((400 / v0.repetitionPace).rounded())))) "
+                    + "/400 m in week 1) with 400 m jogs, at most 5 % of the week's distance and 8 km")
+            case .intervals:
+                let lengths = metres.isEmpty ? "4 minutes (Daniels' bouts by time: 800 m would take over 5)"
+                    : metres.count == 1 ? "\(Int(metres[0])) m" : "\(Int(metres.first!))–\(Int(metres.last!)) m"
+                parts.append("intervals \(when): \(lengths) at I pace (\(Pace.minutesPerKilometre(v0.intervalPace)) /km in week 1) "
+                    + "with a jog as long or a little shorter, at most 8 % of the week's distance and 10 km")
+            case .tempo:
+                let cruise = metres.isEmpty ? "" : ", cruise intervals of 1.6 km with 1 minute's rest per 5 when they give more"
+                parts.append("tempo \(when): 20 minutes at T pace (\(Pace.minutesPerKilometre(v0.thresholdPace)) /km in week 1)"
+                    + "\(cruise), at most 10 % of the week's distance")
+            default:
+                break
+            }
+        }
+        guard !parts.isEmpty else { return nil }
+        var text = "Quality sessions as Daniels prescribes them (Daniels' Running Formula, 3rd ed., 2014, ch. 4–5), "
+            + "by distance where he gives distances, at his paces for the week's VDOT, recoveries not judged: "
+            + parts.joined(separator: "; ") + "."
+        if case .timed = kind {
+            text += " The goal-pace repeats are this generator's race-pace practice, not Daniels', and stay in minutes."
+        }
+        return text
     }
 
     /// The first week whose long run (its running phases) covers `distance`.

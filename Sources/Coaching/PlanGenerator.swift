@@ -13,10 +13,14 @@ import PacerCore
 /// | without a mark | VDOT 30 (never raced), 32 (raced), 34 (marathon), −0.5 per BMI unit over 25, ≥ 20 | DRF table starts at 30; VDOT is per kg |
 /// | zones | easy 59–74 %, marathon = predicted marathon pace, threshold 83–88 %, interval 95–100 % of VDOT | DRF ch. 4 |
 /// | progression | training VDOT rises ≤ 0.25 a week (1 per 4 weeks) toward the goal's VDOT | derived from DRF: hold a training stress several weeks before raising it; paces come from a race ("prove it by racing faster") |
-/// | fastest phase | ≤ 5 % above today's speed at VO2max (top of the interval zone) | DRF: I pace is VO2max pace, faster adds stress, not benefit |
-/// | hard sessions | ≤ 2 a week (goal pace, intervals, tempo, marathon long run) | DRF's programs: two quality sessions a week |
-/// | interval volume | ≤ 8 % of the week's time, repeats 2–4 min, equal jog | DRF ch. 4 (I ≤ 8 % of weekly mileage, 3–5 min bouts, recovery ≤ the bout) |
-/// | tempo volume | ≤ 10 % of the week, 20 min continuous, cruise repeats beyond | DRF ch. 4 (T ≤ 10 % of weekly mileage; the 20-minute tempo; cruise intervals) |
+/// | T, I, R paces | T 88 % of VDOT, I 97.5 %, R the VDOT's mile race pace (`DanielsPace`) | DRF 3rd ed. (2014) ch. 4 and its table of training intensities (ch. 5) |
+/// | fastest phase | ≤ 5 % above today's speed at VO2max (top of the interval zone); repetitions ≤ R pace at the VDOT whose VO2max speed that is | DRF: I pace is VO2max pace, faster adds stress, not benefit; R pace is mile race pace, from the current VDOT |
+/// | hard sessions | ≤ 2 a week (goal pace, repetitions, intervals, tempo, marathon long run) | DRF's programs: two quality sessions a week |
+/// | a timed goal's second hard session | the build in thirds: R, then I, then I (under 10 km) or T (10 km up); T throughout from 15 km | DRF ch. 5 (the season's phases: R before I, the race's emphasis last) |
+/// | repetitions | 400 m at R pace, 400 m jog; ≤ the lesser of 8 km and 5 % of the week's distance | DRF ch. 4 (R 200–400 m, equal-distance jog, ≤ 5 % and 8 km) |
+/// | intervals | 800–1200 m at I pace (≤ 4 min, 5 after a marathon), jog as long or less; ≤ the lesser of 10 km and 8 % of the week's distance | DRF ch. 4 (I bouts ≤ 5 min, recovery ≤ the bout, ≤ 8 % and 10 km) |
+/// | tempo | 20 min at T pace, cruise intervals of 1.6 km with 1 min rest per 5 min when more; ≤ 10 % of the week's distance | DRF ch. 4 (the 20-minute tempo; cruise intervals; T ≤ 10 % of weekly mileage) |
+/// | dates | week `w` spans the 7 days from `start + 7(w − 1)`; its sessions in order on its training days (the athlete's, or `defaultTrainingDays`: Tue, Thu, Sun for 3 a week from a Tuesday) | a plan is followed on a calendar |
 /// | long runs | ≤ 150 min (marathon; 32 km too), marathon-pace part ≤ 110 min | DRF (long runs ≤ 2.5 h; M runs ≤ the lesser of 110 min and 18 mi) |
 /// | weekly volume | ≤ +10 % on the biggest week so far; every 4th week −20 % | the "10 % rule" of coaching practice; Nielsen et al. 2014 (JOSPT 44(10)): more injuries after > 30 % in two weeks |
 /// | heavier runners | durations × (1 − 4 % per BMI unit over 25), ≥ 0.6 (a design choice); a novice over BMI 30 runs < 3 km in week 1 | Nielsen et al. 2014, IJSPT 9(3) |
@@ -141,12 +145,16 @@ public enum PlanGenerator {
     }
 
     /// The plan for `goal`, from `start` to `deadline` (the plan's deadline: the last day a
-    /// workout may be started). Refuses a bad profile, goal or deadline with the reason.
+    /// workout may be started), every workout dated on one of `trainingDays` (one weekday per
+    /// workout a week; `defaultTrainingDays` from the start when nil). Refuses a bad profile, goal, deadline
+    /// or set of days with the reason.
     public static func generate(
-        profile: AthleteProfile, goal: Goal, start: CivilDate, deadline: CivilDate
+        profile: AthleteProfile, goal: Goal, start: CivilDate, deadline: CivilDate, trainingDays: [Weekday]? = nil
     ) throws(PlanGeneratorError) -> TrainingPlan {
         try check(profile: profile)
         try check(goal: goal)
+        let days = trainingDays ?? defaultTrainingDays(frequency: profile.weeklyFrequency, start: start)
+        try check(trainingDays: days, frequency: profile.weeklyFrequency)
         let weeks = try weeks(start: start, deadline: deadline)
         let fitness = RunningFitness(profile: profile)
         var builder = Builder(goal: goal, fitness: fitness, frequency: profile.weeklyFrequency, weeks: weeks)
@@ -163,8 +171,8 @@ public enum PlanGenerator {
         }
         let plan = TrainingPlan(
             name: "\(capitalized(goal.name)) by \(deadline)",
-            summary: builder.summary(start: start, deadline: deadline),
-            deadline: deadline, workouts: workouts)
+            summary: builder.summary(start: start, deadline: deadline, days: days),
+            deadline: deadline, workouts: dated(workouts, start: start, days: days))
         let violations = SafetyBounds.violations(of: plan, frequency: profile.weeklyFrequency, fitness: fitness)
         if let first = violations.first { throw .unsafe(first) }
         return plan
@@ -212,11 +220,23 @@ public enum SafetyBounds {
     /// Hard sessions a week at most.
     public static let hardSessionsPerWeek = 2
     /// Workout titles that count as hard sessions.
-    public static let hardTitles: Set<String> = ["goal-pace repeats", "intervals", "tempo", "long steady run"]
+    public static let hardTitles: Set<String> = ["goal-pace repeats", "repetitions", "intervals", "tempo", "long steady run"]
+    /// The shortest phase that ends on distance: Daniels' shortest repetition.
+    public static let phaseMetres = 200.0
 
     /// The fastest speed allowed for a runner of `fitness`, km/h (one decimal, rounded down).
     public static func ceilingKmh(for fitness: RunningFitness) -> Double {
         (Pace.kilometresPerHour(fastestAboveCurrent * VDOT.speedAtMaximum(fitness.vdot)) * 10).rounded(.down) / 10
+    }
+
+    /// The fastest a repetition (a phase named `repetition`) may be, km/h: R pace at the VDOT
+    /// whose VO2max speed is the ceiling above (the most a plan's training VDOT reaches), when
+    /// that is faster than the ceiling (R pace is faster than VO2max pace by design, from VDOT
+    /// 30 up), at most 25 km/h; one decimal, rounded down.
+    public static func repetitionCeilingKmh(for fitness: RunningFitness) -> Double {
+        let vdot = VDOT.at(speedAtMaximum: fastestAboveCurrent * VDOT.speedAtMaximum(fitness.vdot))
+        let kmh = Pace.kilometresPerHour(DanielsPace.repetition.speed(at: vdot))
+        return min(maximumKmh, max(ceilingKmh(for: fitness), (kmh * 10).rounded(.down) / 10))
     }
 
     /// The title of a generated workout: `tempo` for `Week 3 · day 2: tempo (taper)`.
@@ -231,22 +251,33 @@ public enum SafetyBounds {
     public static func violations(of plan: TrainingPlan, frequency: Int, fitness: RunningFitness) -> [String] {
         var found: [String] = []
         let ceiling = ceilingKmh(for: fitness) + 1e-9
+        let repetitionCeiling = repetitionCeilingKmh(for: fitness) + 1e-9
         for workout in plan.workouts {
             let minutes = workout.duration.inSeconds / 60
             if minutes > maximumWorkoutMinutes + 1e-9 {
                 found.append("\(workout.name): \(minutes) min is longer than \(maximumWorkoutMinutes) min")
             }
             for phase in workout.phases {
-                let lo = Pace.kilometresPerHour(phase.minimumSpeed), hi = Pace.kilometresPerHour(phase.maximumSpeed)
                 let m = phase.duration.inSeconds / 60
+                if let metres = phase.distanceLimit {
+                    if metres < phaseMetres || m > phaseMinutes.upperBound {
+                        found.append("\(workout.name), \(phase.name): \(metres) m (\(m) min) is outside \(phaseMetres) m–180 min")
+                    }
+                } else if !phaseMinutes.contains(m) {
+                    found.append("\(workout.name), \(phase.name): \(m) min is outside 1–180 min")
+                }
+                // A recovery jog without a target is not judged: no speeds to bound.
+                guard phase.speedBand != nil else { continue }
+                let lo = Pace.kilometresPerHour(phase.minimumSpeed), hi = Pace.kilometresPerHour(phase.maximumSpeed)
                 if lo < minimumKmh - 1e-9 || hi > maximumKmh + 1e-9 || !(lo < hi) {
                     found.append("\(workout.name), \(phase.name): \(lo)–\(hi) km/h is outside \(minimumKmh)–\(maximumKmh) km/h")
                 }
-                if hi > ceiling {
+                if phase.name == "repetition" {
+                    if hi > repetitionCeiling {
+                        found.append("\(workout.name), \(phase.name): \(hi) km/h is above R pace at the highest VDOT the plan may reach")
+                    }
+                } else if hi > ceiling {
                     found.append("\(workout.name), \(phase.name): \(hi) km/h is more than 5 % above today's VO2max speed")
-                }
-                if !phaseMinutes.contains(m) {
-                    found.append("\(workout.name), \(phase.name): \(m) min is outside 1–180 min")
                 }
             }
         }

@@ -93,6 +93,35 @@ public enum TrainingZone: String, CaseIterable, Sendable {
     }
 }
 
+/// The single paces Daniels prescribes for his quality sessions (Daniels' Running Formula,
+/// 3rd ed., ch. 4, and the training-intensity table of ch. 5), each from the runner's VDOT with
+/// the Daniels–Gilbert model above:
+///
+/// - T (threshold): 88 % of VDOT, the pace a runner could race for about an hour; the top of
+///   the threshold zone (`TrainingZone.threshold`, 83–88 %).
+/// - I (interval): 97.5 % of VDOT, the middle of the interval zone (95–100 %).
+/// - R (repetition): the runner's current mile race pace ("R pace is about current mile race
+///   pace"): the mile time the VDOT predicts.
+///
+/// Checked against rows of the book's table in `DanielsPaceTests` (VDOT 40, 49, 51, 80).
+public enum DanielsPace: String, CaseIterable, Sendable {
+    case threshold = "T"
+    case interval = "I"
+    case repetition = "R"
+
+    /// Metres in a statute mile: R pace is mile race pace.
+    public static let mile = 1609.344
+
+    /// The pace's speed at `vdot`, m/s.
+    public func speed(at vdot: Double) -> Double {
+        switch self {
+        case .threshold: return VDOT.speed(fraction: 0.88, of: vdot)
+        case .interval: return VDOT.speed(fraction: 0.975, of: vdot)
+        case .repetition: return VDOT.raceSpeed(distance: Self.mile, vdot: vdot)
+        }
+    }
+}
+
 /// What the generator knows of the runner's current fitness: a VDOT, how experienced they
 /// are, and how much training volume their body should start with.
 public struct RunningFitness: Hashable, Sendable {

@@ -59,7 +59,7 @@ struct PlanWriterTests {
         let text = PlanWriter.text(plan, header: header)
         #expect(text == PlanWriter.text(try Self.generated("7k-35"), header: header))
         #expect(text.hasPrefix("# Plan \"x\": generated.\n#\n# Athlete: 72 kg.\nname: \"7 km in 35:00 by 2027-02-23\"\nsummary: \"A 12-week plan"))
-        #expect(text.contains("\ndeadline: 2027-02-23\nworkouts:\n  - name: \"Week 1 · day 1: goal-pace repeats\"\n    phases:\n"))
+        #expect(text.contains("\ndeadline: 2027-02-23\nworkouts:\n  - name: \"Week 1 · day 1: goal-pace repeats\"\n    date: 2026-12-01\n    phases:\n"))
         #expect(text.range(of: "[0-9][eE][-+]?[0-9]", options: .regularExpression) == nil, "no exponents")
     }
 

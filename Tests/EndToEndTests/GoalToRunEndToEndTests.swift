@@ -13,16 +13,22 @@ struct GoalToRunEndToEndTests {
                                  "--now", "2026-04-30T18:00:00Z"])
         #expect(set.status == 0, "\(set.stderr)")
 
-        // The stored profile makes the plan: the same file as the bundled scenario's, which
-        // was made from options with the same values.
+        // The stored profile makes the plan. The bundled scenario's plan was made from options
+        // with the same values before the generator dated its workouts and prescribed Daniels'
+        // sessions by distance (issue 40), and is kept as it was so that the scenario's goldens
+        // stay: the workout the scenario runs, the first, is still what the generator makes,
+        // but for its date.
         let plan = "\(data)/plan.yaml"
         let create = try Pacer.run(["plan", "create", "--goal", "7k-35", "--start", "2026-05-01",
                                     "--deadline", "2026-07-24", "--save", "--out", plan, "--data-dir", data])
         #expect(create.status == 0, "\(create.stderr)")
         #expect(create.stdout.contains("stored as plan 1"))
         let bundled = repositoryRoot + "/Scenarios/generated-plan/plan.yaml"
-        #expect(FileManager.default.contents(atPath: plan) == FileManager.default.contents(atPath: bundled),
-                "Scenarios/generated-plan/plan.yaml is no longer what the generator makes")
+        let made = try String(contentsOfFile: plan, encoding: .utf8)
+        #expect(made.contains("\n    date: 2026-05-01\n"), "the first workout on the start")
+        #expect(Self.firstWorkout(made) == Self.firstWorkout(try String(contentsOfFile: bundled, encoding: .utf8)),
+                "Scenarios/generated-plan/plan.yaml's first workout is no longer what the generator makes")
+        #expect(Self.firstWorkout(made).contains("- repeat: 2\n"))
 
         let show = try Pacer.run(["plan", "show", plan])
         #expect(show.status == 0)
@@ -48,5 +54,13 @@ struct GoalToRunEndToEndTests {
                                   "--data-dir", data])
         #expect(late.status != 0)
         #expect(late.stderr.contains("2026-07-24"), "\(late.stderr)")
+    }
+
+    /// A plan file's first workout, from its `- name:` to the next, without its date.
+    static func firstWorkout(_ text: String) -> String {
+        let blocks = text.components(separatedBy: "\n  - name: ")
+        guard blocks.count > 1 else { return "" }
+        return blocks[1].split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("    date: ") }.joined(separator: "\n")
     }
 }
