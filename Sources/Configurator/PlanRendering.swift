@@ -5,8 +5,10 @@ import PacerCore
 /// `pacer plan show` and `pacer plan list` print. Pure functions of the plan and of `today`
 /// (the caller's date), so the text can be checked in tests.
 public enum PlanRendering {
-    /// The plan: name, summary, deadline, and per workout a table of its phases with their
-    /// minutes, speed range (km/h), pace range (min/km) and implied distance.
+    /// The plan: name, summary, deadline, and per workout (with its date, when it has one) a
+    /// table of its phases with their minutes, speed range (km/h), pace range (min/km) and
+    /// implied distance. A phase that ends on distance shows its distance, and its minutes
+    /// marked `~` (planned at its target speed); a phase without a target shows "not judged".
     ///
     /// ```
     /// Plan: Easy run
@@ -26,19 +28,49 @@ public enum PlanRendering {
             for line in wrap(summary, width: 80) { out += "\(line)\n" }
         }
         out += "Deadline: \(deadline(plan, today: today))\n"
+        if plan.workouts.contains(where: { $0.phases.contains { $0.distanceLimit != nil } }) {
+            let note = "Minutes marked ~ are estimates: the phase ends on its distance, timed here at its target "
+                + "speed (\(fixed(Pace.kilometresPerHour(Phase.plannedJogSpeed), 0)) km/h for a jog without one)."
+            for line in wrap(note, width: 80) { out += "\(line)\n" }
+        }
         for (index, workout) in plan.workouts.enumerated() {
             let distance = workout.phases.reduce(0) { $0 + $1.impliedDistance }
-            out += "\nWorkout \(index + 1): \(workout.name) (\(minutes(workout.duration)) min, \(kilometres(distance)))\n"
+            let date = workout.date.map { ", \(Weekday(of: $0)) \($0)" } ?? ""
+            let total = workout.endsOnTime ? minutes(workout.duration) : "~" + estimate(workout.duration)
+            out += "\nWorkout \(index + 1): \(workout.name) (\(total) min, \(kilometres(distance)))\(date)\n"
             var rows = [["#", "Phase", "Minutes", "Speed", "Pace", "Distance"]]
             for (n, phase) in workout.phases.enumerated() {
+                let judged = phase.speedBand != nil
                 rows.append([
-                    "\(n + 1)", phase.name, minutes(phase.duration), speedRange(phase), paceRange(phase),
-                    kilometres(phase.impliedDistance),
+                    "\(n + 1)", phase.name, phaseMinutes(phase), judged ? speedRange(phase) : "not judged",
+                    judged ? paceRange(phase) : "", phaseDistance(phase),
                 ])
             }
             out += table(rows, rightAligned: [true, false, true, true, true, true], indent: "  ")
         }
         return out
+    }
+
+    /// `30` for a phase on time; `~4.2` for one on distance (planned at its target speed);
+    /// `until lap`, `until stop` for an open phase.
+    static func phaseMinutes(_ phase: Phase) -> String {
+        switch phase.end {
+        case .time(let d): return minutes(d)
+        case .distance: return "~" + estimate(phase.duration)
+        case .lapPress: return "until lap"
+        case .stop: return "until stop"
+        }
+    }
+
+    /// `800 m`, `1.60 km` for a phase on distance (the distance it ends on); for one on time
+    /// the distance its target speed implies (`4.64 km`); nothing for a jog on time without a
+    /// target or an open phase.
+    static func phaseDistance(_ phase: Phase) -> String {
+        if let metres = phase.distanceLimit {
+            return metres < 1000 && metres == metres.rounded() ? "\(Int(metres)) m" : kilometres(metres)
+        }
+        guard phase.timeLimit != nil, phase.speedBand != nil else { return "" }
+        return kilometres(phase.impliedDistance)
     }
 
     /// One line per plan file: the file, the plan's name, its workouts and its deadline; a
@@ -90,6 +122,13 @@ public enum PlanRendering {
         var s = fixed(duration.inSeconds / 60, 2)
         while s.hasSuffix("0") { s.removeLast() }
         if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+
+    /// Minutes with at most one decimal: an estimate (`4`, `1.5`, `44.9`).
+    static func estimate(_ duration: Duration) -> String {
+        var s = fixed(duration.inSeconds / 60, 1)
+        if s.hasSuffix(".0") { s.removeLast(2) }
         return s
     }
 

@@ -31,6 +31,44 @@ struct PlanRenderingTests {
             """)
     }
 
+    /// A dated workout shows its day; a phase that ends on distance shows the distance and its
+    /// minutes as an estimate; a jog without a target is "not judged". The undated, time-only
+    /// workout after it renders as it always has.
+    @Test func datesDistancesAndJogsWithoutATarget() {
+        let kmh = { (v: Double) in v / 3.6 }
+        let plan = TrainingPlan(name: "Dated", workouts: [
+            Workout(name: "Reps", date: CivilDate(year: 2026, month: 12, day: 3)!, phases: [
+                Phase(name: "warm-up", duration: .seconds(600), minimumSpeed: kmh(5), maximumSpeed: kmh(9)),
+                Phase(name: "repetition", end: .distance(400), target: .speed(minimum: kmh(16), maximum: kmh(17))),
+                Phase(name: "recovery", end: .distance(400), target: .none),
+                Phase(name: "tempo", end: .distance(1600), target: .speed(minimum: kmh(13.6), maximum: kmh(14))),
+                Phase(name: "recovery", end: .time(.seconds(90)), target: .none),
+                Phase(name: "easy", end: .lapPress, target: .speed(minimum: kmh(9), maximum: kmh(10))),
+            ]),
+            Workout(name: "Steady", phases: [Phase(name: "steady", duration: .seconds(1200), minimumSpeed: kmh(9), maximumSpeed: kmh(10.5))]),
+        ])
+        #expect(PlanRendering.render(plan, today: Self.today) == """
+            Plan: Dated
+            Deadline: none (the plan does not expire)
+            Minutes marked ~ are estimates: the phase ends on its distance, timed here at
+            its target speed (8 km/h for a jog without one).
+
+            Workout 1: Reps (~22.9 min, 3.57 km), Thu 2026-12-03
+              #  Phase         Minutes           Speed            Pace  Distance
+              1  warm-up            10    5.0–9.0 km/h  12:00–6:40 /km   1.17 km
+              2  repetition       ~1.5  16.0–17.0 km/h   3:45–3:32 /km     400 m
+              3  recovery           ~3      not judged                     400 m
+              4  tempo              ~7  13.6–14.0 km/h   4:25–4:17 /km   1.60 km
+              5  recovery          1.5      not judged
+              6  easy        until lap   9.0–10.0 km/h   6:40–6:00 /km
+
+            Workout 2: Steady (20 min, 3.25 km)
+              #  Phase   Minutes          Speed           Pace  Distance
+              1  steady       20  9.0–10.5 km/h  6:40–5:43 /km   3.25 km
+
+            """)
+    }
+
     @Test func theDeadlineSaysHowLongIsLeftOrThatThePlanExpired() {
         let plan = TrainingPlan(name: "P", deadline: CivilDate(year: 2026, month: 6, day: 30), workouts: [])
         #expect(PlanRendering.deadline(plan, today: Self.today.adding(days: 11))
