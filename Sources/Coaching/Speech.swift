@@ -302,6 +302,8 @@ public struct SpeechFormatter: Hashable, Sendable {
         case .stop: ""
         }
         guard phase.speedBand != nil else {
+            // A free run has no length to tell: its start is the started cue's.
+            guard !length.isEmpty else { return "" }
             return book.render("phase-start-free", ["phase": phase.name, "duration": length])
         }
         return book.render("phase-start", [

@@ -228,8 +228,8 @@ final class Announcer: Sendable {
 
     /// A phase begins (`coach` right after): its start is said, led by its repeat's number
     /// at the first phase of each pass through a repeated group ("Repeat 3 of 6.").
-    func phaseStarted(_ phase: Phase, index: Int, previous: Phase?, coach: CoachStatus) {
-        state.withValue { $0.lapStart = (coach.elapsed, coach.distance) }
+    func phaseStarted(_ phase: Phase, index: Int, previous: Phase? = nil, coach: CoachStatus? = nil) {
+        if let coach { state.withValue { $0.lapStart = (coach.elapsed, coach.distance) } }
         let choices = settings
         guard choices.enabled, choices.phases else { return }
         var words = [formatter.phaseStart(phase)]

@@ -61,12 +61,21 @@ public struct RuntimeStatus: Hashable, Sendable {
         var parts: [String] = []
         switch phase.end {
         case .time: break
-        case .distance(let m): parts.append(m >= 1000 ? "\(format3(m / 1000)) km" : "\(Int(m.rounded())) m")
+        case .distance(let m): parts.append(metres(m))
         case .lapPress: parts.append("until lap")
         case .stop: parts.append("until stop")
         }
         if let r = phase.repetition { parts.append("repeat \(r.number) of \(r.count)") }
         return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
+    }
+
+    /// A phase's distance: `400 m`, `1 km`, `1.609 km`.
+    public static func metres(_ m: Double) -> String {
+        guard m >= 1000 else { return "\(Int(m.rounded())) m" }
+        var text = format3(m / 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return "\(text) km"
     }
 
     /// `route 1.20/4.35 km  next Bridge 0.42 km +12 m  left 3.15 km`, `OFF ROUTE by 55 m`, `route

@@ -81,7 +81,7 @@ final class ScenarioRecorder: Sendable {
         case .phaseFinished(let r), .phaseRevised(let r):
             let revised = { if case .phaseRevised = event { true } else { false } }()
             text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "
-                + "\(km(r.distance)) km, \(RuntimeStatus.clock(r.timeInBand)) in band"
+                + "\(km(r.distance)) km" + (r.maximumSpeed > 0 ? ", \(RuntimeStatus.clock(r.timeInBand)) in band" : "")
             fields = [("phase", .int(r.index + 1)), ("name", .text(r.name)), ("duration_s", .number(r.duration.inSeconds, places: 3)),
                       ("in_band_s", .number(r.timeInBand.inSeconds, places: 3)), ("phase_distance_m", .number(r.distance, places: 1))]
         case .cue(let cue, let phase):
@@ -267,7 +267,7 @@ final class ScenarioRecorder: Sendable {
                 let c = status.coach
                 var line = "  phase \(c.phaseIndex + 1)/\(c.phaseCount) \(c.phaseName)"
                 if status.positioning { line += "  " + (c.smoothedSpeed.map { kmh($0) } ?? "--") + " km/h" }
-                line += "  band \(kmh(c.phase.minimumSpeed))–\(kmh(c.phase.maximumSpeed))"
+                line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? "  no target"
                 line += "  \(text)  \(km(c.distance)) km"
                 s.timeline.append(contentsOf: line.utf8)
             } else {

@@ -89,8 +89,17 @@ public struct LapSpan: Hashable, Sendable {
     public var timerMS: Int64
     /// Metres.
     public var distance: Double
-    /// What ended it: the phase's time or distance, or the runner (a lap press, the stop).
-    public var trigger: TCXWriter.Trigger
+    /// What ended it: the phase's time or distance, a lap press, the runner's stop.
+    public var ending: PhaseEnding
+
+    /// As FIT and TCX say it: Time, Distance, or Manual (the runner: a press, the stop).
+    public var trigger: TCXWriter.Trigger {
+        switch ending {
+        case .time: .time
+        case .distance: .distance
+        case .lap, .stop: .manual
+        }
+    }
 }
 
 public enum ActivityLaps {
@@ -111,16 +120,11 @@ public enum ActivityLaps {
                 pending.removeFirst()
                 let at = min(max(mark.distance, distance), endDistance)
                 out.append(LapSpan(name: phase.name, timerMS: mark.timer.wholeMilliseconds - timer,
-                                   distance: at - distance, trigger: .manual))
+                                   distance: at - distance, ending: .lap))
                 timer = mark.timer.wholeMilliseconds
                 distance = at
             }
-            let trigger: TCXWriter.Trigger = switch phase.ending {
-            case .time: .time
-            case .distance: .distance
-            case .lap, .stop: .manual
-            }
-            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, trigger: trigger))
+            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, ending: phase.ending))
             timer = end
             distance = endDistance
         }

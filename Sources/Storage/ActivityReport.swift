@@ -66,14 +66,32 @@ public enum ActivityReport {
                                      ("AVG KM/H", -8), ("RANGE KM/H", -11), ("KM", -6)]))
             for p in d.phaseResults {
                 let share = p.duration > .zero ? p.timeInBand.inSeconds / p.duration.inSeconds * 100 : 0
+                // A phase without a target (a recovery jog, a free run) had no band to be in.
+                let banded = !laps && p.maximumSpeed > 0
                 lines.append("  " + row([
                     ("\(p.index + 1)", -2), (clip(p.name, 20), 20), (ActivityFormat.clock(p.duration), -8),
-                    (laps ? "-" : ActivityFormat.clock(p.timeInBand), -8),
-                    (laps ? "-" : ActivityFormat.fixed(share, places: 0) + " %", -9),
+                    (banded ? ActivityFormat.clock(p.timeInBand) : "-", -8),
+                    (banded ? ActivityFormat.fixed(share, places: 0) + " %" : "-", -9),
                     (ActivityFormat.kilometresPerHour(p.averageSpeed), -8),
                     (laps ? "max " + ActivityFormat.kilometresPerHour(p.maximumSpeed)
-                          : ActivityFormat.kilometresPerHour(p.minimumSpeed) + "-" + ActivityFormat.kilometresPerHour(p.maximumSpeed), -11),
+                          : banded ? ActivityFormat.kilometresPerHour(p.minimumSpeed) + "-" + ActivityFormat.kilometresPerHour(p.maximumSpeed)
+                          : "no target", -11),
                     (ActivityFormat.kilometres(p.distance), -6),
+                ]))
+            }
+        }
+        if !d.lapMarks.isEmpty {
+            // The runner's laps: the phases split where a lap press ended none (as FIT and TCX
+            // carry them).
+            lines.append("")
+            lines.append("Laps")
+            lines.append("  " + row([("#", -2), ("PHASE", 20), ("TIME", -8), ("AVG KM/H", -8), ("KM", -6), ("ENDED BY", 9)]))
+            for (i, lap) in ActivityLaps.spans(phases: d.phaseResults, marks: d.lapMarks).enumerated() {
+                let speed = lap.timerMS > 0 ? lap.distance * 1000 / Double(lap.timerMS) : 0
+                lines.append("  " + row([
+                    ("\(i + 1)", -2), (clip(lap.name, 20), 20), (ActivityFormat.clock(.milliseconds(lap.timerMS)), -8),
+                    (ActivityFormat.kilometresPerHour(speed), -8), (ActivityFormat.kilometres(lap.distance), -6),
+                    (lap.ending == .lap ? "lap press" : lap.ending.rawValue, 9),
                 ]))
             }
         }

@@ -113,3 +113,41 @@ struct BatteryCompareEndToEndTests {
         #expect(noPlan.stderr.contains("scenario.yaml") && noPlan.stderr.contains("missing key 'plan'"), "\(noPlan.stderr)")
     }
 }
+
+/// Issue 40's done-when: on a synthesized run with known truth (`Scenarios/distance-ends`:
+/// 20 phases of 400 m to 2 km, the speed changing inside them, 25 s without a fix across the
+/// end of phase 10) each distance end is heard within 10 m (high), 25 m (medium) and 60 m
+/// (low) of the true crossing: the metres the recipe's runner ran from the phase's start to
+/// the end's cue, less the phase's distance.
+@Suite("Distance ends against the truth", .serialized)
+struct DistanceEndsEndToEndTests {
+    @Test func everyEndIsHeardWithinEachProfilesTolerance() throws {
+        let result = try Pacer.run(["battery", "compare", "Scenarios/distance-ends", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let tolerance = ["high": 10.0, "medium": 25.0, "low": 60.0]
+        #expect(rows.count == 3)
+        for row in rows {
+            let profile = try #require(row["profile"] as? String)
+            let errors = try #require(row["distance_end_errors_m"] as? [Double], "\(profile)")
+            #expect(errors.count == 20, "\(profile): \(errors)")
+            let limit = try #require(tolerance[profile])
+            for (n, e) in errors.enumerated() {
+                #expect(abs(e) <= limit, "\(profile), phase \(n + 1): heard \(e) m from the true crossing")
+            }
+        }
+    }
+
+    /// The same on the 6 x 800 m session, every phase (jogs included) on distance.
+    @Test func theTrackSessionsEndsAreHeardWhereTheRunnerCrossesThem() throws {
+        let result = try Pacer.run(["battery", "compare", "Scenarios/repeats-800", "--hardware", "imx6ull-m8n", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        for row in rows {
+            let profile = try #require(row["profile"] as? String)
+            let errors = try #require(row["distance_end_errors_m"] as? [Double])
+            #expect(errors.count == 14)
+            #expect(errors.allSatisfy { abs($0) <= ["high": 10.0, "medium": 25.0, "low": 60.0][profile]! }, "\(profile): \(errors)")
+        }
+    }
+}

@@ -56,7 +56,7 @@ struct AnnouncerTests {
     @Test func anAnnouncementWaitsForTheTonesOfACueSoundedInTheSameTurn() {
         let rig = Rig()
         let start = rig.clock.now
-        rig.announcer.phaseStarted(Self.phase, index: 0)
+        rig.announcer.phaseStarted(Self.phase, index: 0, previous: nil, coach: Self.coach())
         rig.announcer.cue(.phaseChange, length: .milliseconds(700), coach: Self.coach())
         rig.clock.runUntilIdle()
         let said = rig.events.said
@@ -84,7 +84,7 @@ struct AnnouncerTests {
 
     @Test func announcementsQueueOneAfterAnotherNeverOverlapping() {
         let rig = Rig()
-        rig.announcer.phaseStarted(Self.phase, index: 0)
+        rig.announcer.phaseStarted(Self.phase, index: 0, previous: nil, coach: Self.coach())
         rig.announcer.status(Self.coach())
         rig.clock.runUntilIdle()
         let said = rig.speaker.said
