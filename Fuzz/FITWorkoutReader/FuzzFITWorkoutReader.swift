@@ -42,15 +42,17 @@ public func fuzzFITWorkoutReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
 /// and Pacer's own export of it reading back the same.
 func check(_ read: FITWorkoutData) {
     let workout = read.workout
-    precondition(!workout.phases.isEmpty && workout.phases.count <= PlanActions.fitWorkoutLimits.maximumPhases,
-                 "\(workout.phases.count) phases")
+    // fatalError, not precondition: a release build keeps its message, which says what differed.
+    if workout.phases.isEmpty || workout.phases.count > PlanActions.fitWorkoutLimits.maximumPhases {
+        fatalError("\(workout.phases.count) phases")
+    }
     let plan = TrainingPlan(name: workout.name, summary: read.description, workouts: [workout])
     let text = PlanWriter.text(plan)
     do {
         let loaded = try PlanLoader.load(file: "fuzz.yaml", text: text)
-        precondition(loaded == plan, "the plan file reads back different:\n\(text)")
+        if loaded != plan { fatalError("the plan file reads back different:\n\(text)\n\(loaded)\n\(plan)") }
     } catch {
-        preconditionFailure("the plan file does not load: \(error)\n\(text)")
+        fatalError("the plan file does not load: \(error)\n\(text)")
     }
     let fits = workout.name.utf8.count < 64
         && workout.phases.allSatisfy { $0.name.utf8.count < 64 && ($0.notes?.utf8.count ?? 0) < 255 }
@@ -58,8 +60,8 @@ func check(_ read: FITWorkoutData) {
     let again = FITWriter.workout(workout, name: workout.name, createdAt: UTCTimestamp(millisecondsSince1970: 0))
     do {
         let back = try FITWorkoutReader.parse(again, file: "again.fit", limits: PlanActions.fitWorkoutLimits)
-        precondition(back.workout == workout, "the export reads back different: \(back.workout) != \(workout)")
+        if back.workout != workout { fatalError("the export reads back different: \(back.workout) != \(workout)") }
     } catch {
-        preconditionFailure("the export does not read back: \(error)")
+        fatalError("the export does not read back: \(error)")
     }
 }

@@ -63,9 +63,10 @@ public struct FITWorkoutData: Hashable, Sendable {
 /// the repeat counts, each time, distance and speed. A workout file is at most 1 MB
 /// (`maximumSize`); however large, it is read in pieces of 64 kB, as an activity's is.
 ///
-/// Speeds are millimetres per second in FIT: a value within half of one of a speed a person
-/// writes (whole or tenths of km/h, whole seconds per km or per mile) is read as that speed,
-/// so a plan exported by Pacer reads back to the same speeds.
+/// Speeds are millimetres per second in FIT: a range whose ends are the rounding of speeds a
+/// person writes (whole or tenths of km/h, whole seconds per km) is read as those speeds, so
+/// a plan exported by Pacer reads back to the same speeds; any other as the km/h it makes. Names
+/// are one line; notes keep their lines (any line break a line feed).
 public enum FITWorkoutReader {
     /// The bounds a workout must keep: those of a plan file (`PlanActions.fitWorkoutLimits`
     /// gives the plan loader's).
@@ -200,7 +201,7 @@ public enum FITWorkoutReader {
                 throw FITWorkoutError(file: file, offset: m.offset, reason: "a second workout message: one workout a file")
             }
             c.name = try text(m.strings[8], file: file, what: "the workout's name (wkt_name)", step: nil)
-            c.description = try text(m.strings[17], file: file, what: "the workout's description", step: nil)
+            c.description = try text(m.strings[17], file: file, what: "the workout's description", step: nil).flatMap(lines)
             c.sport = v[4]
             c.declaredSteps = v[6]
             if let sport = v[4], !FITActivityData.onFootSports.contains(Int(sport)) {
@@ -215,7 +216,7 @@ public enum FITWorkoutReader {
             var s = Step(position: c.steps.count)
             s.index = v[254]
             s.name = try text(m.strings[0], file: file, what: "its name (wkt_step_name)", step: s.number)
-            s.notes = try text(m.strings[8], file: file, what: "its notes", step: s.number)
+            s.notes = try text(m.strings[8], file: file, what: "its notes", step: s.number).flatMap(lines)
             s.durationType = v[1]
             s.durationValue = v[2]
             s.targetType = v[3]
@@ -232,24 +233,41 @@ public enum FITWorkoutReader {
         }
     }
 
-    /// A string field's text: UTF-8, trimmed; nil when empty or absent.
+    /// A string field's text, which must be UTF-8; nil when empty or absent.
     static func text(_ bytes: [UInt8]?, file: String, what: String, step: Int?) throws(FITWorkoutError) -> String? {
         guard let bytes, !bytes.isEmpty else { return nil }
         let s = String(decoding: bytes, as: UTF8.self)
         guard Array(s.utf8) == bytes else {
             throw FITWorkoutError(file: file, step: step, reason: "\(what) is not UTF-8 text")
         }
-        let trimmed = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
+        return s
     }
 
-    /// A name on one line: control characters (a line break, a tab) as spaces, trimmed; nil
-    /// when nothing is left.
+    /// A name on one line: control characters and line breaks (a tab, U+2028) as spaces,
+    /// trimmed; nil when nothing is left.
     static func oneLine(_ s: String) -> String? {
-        let line = String(String.UnicodeScalarView(s.unicodeScalars.map {
-            $0.properties.generalCategory == .control ? " " : $0
-        })).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = String(String.UnicodeScalarView(s.unicodeScalars.map { isBreakOrControl($0) ? " " : $0 }))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         return line.isEmpty ? nil : line
+    }
+
+    /// Notes on their lines: a line break of any kind (U+0085, U+2028, U+2029) as a line feed,
+    /// other control characters but the tab and the carriage return as spaces, trimmed; nil
+    /// when nothing is left.
+    static func lines(_ s: String) -> String? {
+        let text = String(String.UnicodeScalarView(s.unicodeScalars.map { c -> Unicode.Scalar in
+            if c == "\n" || c == "\t" || c == "\r" { return c }
+            if c == "\u{85}" || c == "\u{2028}" || c == "\u{2029}" { return "\n" }
+            return isBreakOrControl(c) ? " " : c
+        })).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    static func isBreakOrControl(_ c: Unicode.Scalar) -> Bool {
+        switch c.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
     }
 
     // MARK: - Steps into phases
@@ -376,7 +394,7 @@ public enum FITWorkoutReader {
             guard let low = s.low, let high = s.high else {
                 throw refuse("a speed target without its range (custom_target_speed_low and _high)")
             }
-            let a = speed(millimetres: min(low, high)), b = speed(millimetres: max(low, high))
+            let (a, b) = speeds(millimetres: min(low, high), max(low, high))
             guard a > 0 else { throw refuse("a speed range from 0 m/s: give its slowest speed") }
             guard a < b else {
                 throw refuse("a speed range of one speed, \(kmh(a)): the range needs some width, no runner holds one exact speed")
@@ -406,21 +424,27 @@ public enum FITWorkoutReader {
         }
     }
 
-    /// m/s from FIT's mm/s: a speed a person writes when the value is its rounding.
-    static func speed(millimetres: Int64) -> Double {
-        let v = Double(millimetres) / 1000
-        guard v > 0 else { return v }
-        var candidates: [Double] = []
-        for decimals in [0.0, 1.0] {
-            let scale = pow(10, decimals)
-            candidates.append((v * 3.6 * scale).rounded() / scale / 3.6)
+    /// A speed range in m/s from FIT's mm/s, as a plan file says it exactly (so that the plan
+    /// written reads back equal): both ends in whole or tenths of km/h when both are the
+    /// rounding of such a speed, else both as whole seconds per km (0:01 to 99:59) when both
+    /// are, else both as the km/h the millimetres make (four decimals at most).
+    static func speeds(millimetres low: Int64, _ high: Int64) -> (Double, Double) {
+        func rounds(_ mm: Int64) -> (Double) -> Bool { { ($0 * 1000).rounded() == Double(mm) } }
+        func shortKmh(_ mm: Int64) -> Double? {
+            let kmh = Double(mm) / 1000 * 3.6
+            return [kmh.rounded() / 3.6, (kmh * 10).rounded() / 10 / 3.6].first(where: rounds(mm))
         }
-        candidates.append(1000 / (1000 / v).rounded())
-        candidates.append(metresPerMile / (metresPerMile / v).rounded())
-        return candidates.first { $0 > 0 && ($0 * 1000).rounded() == Double(millimetres) } ?? v
+        func pace(_ mm: Int64) -> Double? {
+            guard mm > 0 else { return nil }
+            let seconds = (1_000_000 / Double(mm)).rounded()
+            guard seconds >= 1, seconds < 6000, rounds(mm)(1000 / seconds) else { return nil }
+            return 1000 / seconds
+        }
+        func kmh(_ mm: Int64) -> Double { shortKmh(mm) ?? Double(mm * 36) / 10_000 / 3.6 }
+        if let a = shortKmh(low), let b = shortKmh(high) { return (a, b) }
+        if let a = pace(low), let b = pace(high) { return (a, b) }
+        return (kmh(low), kmh(high))
     }
-
-    static let metresPerMile = 1609.344
 
     /// Seconds for messages: `90 s`, `2 h`.
     static func seconds(_ ms: Int64) -> String {

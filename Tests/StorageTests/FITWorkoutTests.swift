@@ -132,7 +132,7 @@ struct FITWorkoutTests {
     }
 
     /// Millimetres per second are read as the speed a person wrote when they are its
-    /// rounding; otherwise as they are.
+    /// rounding; otherwise as the km/h they make, which a plan file says exactly.
     @Test func speedsAreReadAsPeopleWriteThem() throws {
         func read(_ low: Int64, _ high: Int64) throws -> PhaseTarget {
             let bytes = Self.file([Self.step(duration: (0, 60_000), target: (0, 0, low, high))])
@@ -141,8 +141,14 @@ struct FITWorkoutTests {
         #expect(try read(3611, 4167) == .speed(minimum: 13 / 3.6, maximum: 15 / 3.6))  // km/h
         #expect(try read(2639, 2528) == .speed(minimum: 9.1 / 3.6, maximum: 9.5 / 3.6))  // tenths, either order
         #expect(try read(3030, 3448) == .speed(minimum: 1000 / 330.0, maximum: 1000 / 290.0))  // 5:30 to 4:50 /km
-        #expect(try read(2682, 2750) == .speed(minimum: 1609.344 / 600, maximum: 2.75))  // 10:00 /mi, and 2.75 m/s
-        #expect(try read(3123, 3457) == .speed(minimum: 3.123, maximum: 3.457))
+        #expect(try read(2682, 2750) == .speed(minimum: 9.6552 / 3.6, maximum: 9.9 / 3.6))  // 10:00 /mi is no plan's
+        #expect(try read(3123, 3457) == .speed(minimum: 11.2428 / 3.6, maximum: 12.4452 / 3.6))
+        // 3 mm/s is 5:33:20 per km, no pace a plan file writes (the fuzzer's second find);
+        // a range is one kind or the other, as a plan file writes it (its third).
+        #expect(try read(3, 2000) == .speed(minimum: 0.0108 / 3.6, maximum: 7.2 / 3.6))
+        #expect(try read(2250, 3831) == .speed(minimum: 8.1 / 3.6, maximum: 13.7916 / 3.6))  // 8.1 km/h, 4:21 /km
+        #expect(try read(2639, 3831) == .speed(minimum: 1000 / 379.0, maximum: 1000 / 261.0))  // 6:19 to 4:21 /km
+        #expect(try read(3333, 3030) == .speed(minimum: 1000 / 330.0, maximum: 1000 / 300.0))
     }
 
     /// A step without a name is named by its intensity, else by its number.
@@ -161,10 +167,13 @@ struct FITWorkoutTests {
         #expect(read.workout.name == "Hill Reps")
         #expect(read.workout.phases == [Phase(name: "up the hill", end: .lapPress, target: .none, notes: "push\nhard")])
         // A control character at an end is trimmed with the spaces (the fuzzer's first find:
-        // a name that changed when written and read again).
-        let named = Self.file([Self.step(duration: (5, nil), name: "\u{1}")], name: "Hills\u{1}")
+        // a name that changed when written and read again); any line break in notes is a line
+        // feed, other control characters spaces.
+        let named = Self.file([Self.step(duration: (5, nil), name: "\u{1}", notes: "a\u{2028}b\u{85}c\u{9F}d\u{1}")],
+                              name: "Hills\u{1}\u{2029}")
         let again = try FITWorkoutReader.parse(named, file: "h.fit", limits: Self.limits).workout
         #expect(again.name == "Hills" && again.phases.map(\.name) == ["step 1"])
+        #expect(again.phases[0].notes == "a\nb\nc d")
     }
 
     // MARK: - Refusals
