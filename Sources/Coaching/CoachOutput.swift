@@ -28,6 +28,9 @@ public enum CoachOutput: Hashable, Sendable {
     /// A lap press that ended no phase: the activity is split into laps there, the coaching
     /// unchanged. `elapsed`: active time; `distance`: the odometer's metres.
     case lapMarked(elapsed: Duration, distance: Double)
+    /// The phase ends soon (the to-go cue sounds with it): `metres` left of a distance phase,
+    /// or `time` left of a timed one.
+    case toGo(metres: Double?, time: Duration?)
 }
 
 /// What the runner can see (R1): where they are in the workout and what to do.

@@ -22,6 +22,12 @@ public struct CoachSettings: Hashable, Sendable {
     public var minimumSamples: Int
     /// Which speeds are trusted (the quality floor, the positions' support).
     public var trust: SpeedTrust
+    /// "To go" before a distance phase's end, this many metres before it; nil: none.
+    public var toGoMetres: Double?
+    /// "To go" before a timed phase's end, this long before it; nil: none.
+    public var toGoTime: Duration?
+    /// A countdown beep at each of a phase's last this many seconds (0: none).
+    public var countdown = 0
     /// The needed speed is shown only while at least this much of the phase is left: in the
     /// last seconds it would swing wildly.
     public static let neededSpeedMinimumTimeLeft = Duration.seconds(30)

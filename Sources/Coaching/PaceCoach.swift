@@ -88,6 +88,10 @@ public struct PaceCoach: Sendable {
     private var judgeFrom: Instant?
     /// The multiple of the split distance the last split cue announced, in metres.
     private var lastSplit = 0.0
+    /// The current phase's to-go cue has sounded (or will not: the phase is too short).
+    private var toGoDone = false
+    /// The next countdown beep of the current phase, in seconds before its end (0: none left).
+    private var countdownNext = 0
 
     /// The distance from every fix.
     public private(set) var odometer = Odometer()
@@ -130,6 +134,8 @@ public struct PaceCoach: Sendable {
     /// follow the new alert interval from the next one; speed is averaged over the new
     /// window from the next sample (the samples so far are kept).
     public mutating func change(settings new: CoachSettings) {
+        // The countdown under way goes on under the new profile's length (none: none).
+        countdownNext = new.countdown == 0 ? 0 : settings.countdown == 0 ? new.countdown : min(countdownNext, new.countdown)
         settings = new
         smoother.window = new.smoothingWindow
     }
@@ -144,6 +150,7 @@ public struct PaceCoach: Sendable {
         judgeFrom = t + settings.settleTime
         phaseStartInstant = t
         odometer.startPath(at: t)
+        resetAnticipation()
         return [.phaseStarted(0)]
     }
 
@@ -164,6 +171,7 @@ public struct PaceCoach: Sendable {
         // A distance end this fix's leg ran past (the runner went faster than carried on).
         out += advance(to: t)
         guard !finished else { return out }
+        out += anticipate(at: t)
         hadFix = true
         if gpsLost {
             gpsLost = false
@@ -281,6 +289,7 @@ public struct PaceCoach: Sendable {
         guard isRunning else { return [] }
         var out = advance(to: t)
         guard !finished else { return out }
+        out += anticipate(at: t)
         if gpsLost, let last = lastLostCue, t - last >= lostCueWait {
             lastLostCue = t
             lossTold = true
@@ -369,6 +378,7 @@ public struct PaceCoach: Sendable {
         var deadlines: [Instant] = []
         if let end = timeEnd { deadlines.append(since + (end - accumulated)) }
         if let goal = distanceGoal, let at = odometer.instant(projecting: goal) { deadlines.append(at) }
+        if let at = anticipations(since: since).map(\.at).min() { deadlines.append(at) }
         if gpsLost, let last = lastLostCue { deadlines.append(last + lostCueWait) }
         if let pendingBack { deadlines.append(pendingBack) }
         return deadlines.min()
@@ -466,6 +476,7 @@ public struct PaceCoach: Sendable {
             judgeFrom = boundary + settings.settleTime
             smoother.reset()
             suspects.removeAll()
+            resetAnticipation()
             out.append(.cue(.phaseChange, phase: phaseIndex))
             out.append(.phaseStarted(phaseIndex))
         } else {
@@ -477,6 +488,76 @@ public struct PaceCoach: Sendable {
             runningSince = nil
             out.append(.cue(.workoutComplete, phase: phaseIndex))
             out.append(.workoutCompleted)
+        }
+        return out
+    }
+
+    // MARK: Anticipation
+
+    private enum Anticipation: Equatable {
+        case toGo(metres: Double?, time: Duration?)
+        case countdown(Int)
+    }
+
+    private mutating func resetAnticipation() {
+        toGoDone = false
+        countdownNext = settings.countdown
+    }
+
+    /// The current phase's to-go cue and countdown beeps still due, with when: before a
+    /// timed end on the clock; before a distance end when the odometer's projection reaches
+    /// it (the countdown from the end as predicted from the speed, so it moves with the fixes).
+    /// None for a phase too short for them, an open phase, or without positioning on distance.
+    private func anticipations(since: Instant) -> [(at: Instant, what: Anticipation)] {
+        guard !finished else { return [] }
+        let phase = workout.phases[phaseIndex]
+        var out: [(at: Instant, what: Anticipation)] = []
+        var end: Instant?
+        if let e = timeEnd {
+            let endAt = since + (e - accumulated)
+            end = endAt
+            let length = e - phaseStartElapsed
+            if !toGoDone, let s = settings.toGoTime, phase.timeLimit != nil, length > s {
+                out.append((endAt - s, .toGo(metres: nil, time: s)))
+            }
+        } else if let goal = distanceGoal, let limit = phase.distanceLimit {
+            end = odometer.instant(projecting: goal)
+            if !toGoDone, let m = settings.toGoMetres, limit > m {
+                if let at = odometer.instant(projecting: goal - m) {
+                    out.append((at, .toGo(metres: m, time: nil)))
+                } else if odometer.projection(at: odometer.lastFix ?? since) >= goal - m {
+                    // Reached at a fix whose leg ran past it: now.
+                    out.append((odometer.lastFix ?? since, .toGo(metres: m, time: nil)))
+                }
+            }
+        }
+        if let end, countdownNext > 0 {
+            let from = phaseStartInstant ?? since
+            for k in stride(from: countdownNext, through: 1, by: -1) {
+                let at = end - .seconds(k)
+                if at > from { out.append((at, .countdown(k))) }
+            }
+        }
+        return out
+    }
+
+    /// Sounds what of the anticipation is due by `t`: the to-go cue once, and of the countdown
+    /// beeps due only the latest (a late fix does not make a burst of them).
+    private mutating func anticipate(at t: Instant) -> [CoachOutput] {
+        guard isRunning, let since = runningSince else { return [] }
+        var out: [CoachOutput] = []
+        let due = anticipations(since: since).filter { $0.at <= t }
+        for item in due {
+            if case .toGo(let metres, let time) = item.what {
+                toGoDone = true
+                out.append(.cue(.toGo, phase: phaseIndex))
+                out.append(.toGo(metres: metres, time: time))
+            }
+        }
+        let beeps = due.compactMap { if case .countdown(let k) = $0.what { k } else { nil } }
+        if let k = beeps.min() {
+            countdownNext = k - 1
+            out.append(.cue(.countdown, phase: phaseIndex))
         }
         return out
     }

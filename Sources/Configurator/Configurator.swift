@@ -103,13 +103,17 @@ public enum Configurator {
         settings: Settings, timing: Timing = .realTime, alsoBuzzers: [DeviceURI] = [],
         tolerant: Bool = false, logger: Logger = Logger(label: "pacer")
     ) throws(ConfigurationError) -> Device {
-        let profile: PowerProfile
+        var profile: PowerProfile
         let cues: CueBook
-        let profiles: [String: PowerProfile]
+        var profiles: [String: PowerProfile]
         var hardware: HardwareModel?
         do {
             profile = try PowerProfileLoader.load(name: settings.profile, hardwareDir: settings.hardwareDirectory)
             profiles = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: settings.hardwareDirectory)
+            if let anticipation = settings.anticipation {
+                profile.anticipation = anticipation
+                for name in profiles.keys { profiles[name]?.anticipation = anticipation }
+            }
             cues = try loadCues(hardwareDir: settings.hardwareDirectory)
             if let build = settings.hardware {
                 hardware = try HardwareModelLoader.load(build: build, hardwareDir: settings.hardwareDirectory)

@@ -86,8 +86,12 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
         do {
             let chosen = try DeviceOverlay.load(dataDirectory: settings.dataDirectory)
                 .applied(to: settings, file: path, keepProfile: settings.profileFromCommandLine)
-            let profile = try PowerProfileLoader.load(name: chosen.profile, hardwareDir: chosen.hardwareDirectory)
-            let chain = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: chosen.hardwareDirectory)
+            var profile = try PowerProfileLoader.load(name: chosen.profile, hardwareDir: chosen.hardwareDirectory)
+            var chain = try PowerProfileLoader.stepDownChain(from: profile, hardwareDir: chosen.hardwareDirectory)
+            if let anticipation = settings.anticipation {
+                profile.anticipation = anticipation
+                for name in chain.keys { chain[name]?.anticipation = anticipation }
+            }
             return WorkoutSettings(profile: profile, profiles: chain, speech: chosen.speech)
         } catch {
             logger.error("\(path): \(error): the workout starts with the settings it had")

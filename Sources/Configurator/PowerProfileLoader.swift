@@ -78,13 +78,41 @@ public enum PowerProfileLoader {
         if let seconds = try map.optionalNumber("calibration_s", in: calibrationRange) {
             calibration = calibrationRange.duration(seconds)
         }
+        let anticipation = try anticipation(&map)
         try map.finish()
         return PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
-            route: route, wifiOffDuringWorkout: wifiOff, calibration: calibration)
+            route: route, wifiOffDuringWorkout: wifiOff, calibration: calibration, anticipation: anticipation)
     }
+
+    /// `to_go: {m: 200, s: 30, countdown_s: 3}`, each optional, or `off` (the default).
+    public static func anticipation(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.Anticipation {
+        if let node = map.optionalNode("to_go"), let text = node.scalar?.string {
+            guard offWords.contains(text) else {
+                throw map.error("to_go", "expected {m: METRES, s: SECONDS, countdown_s: N} or off, got '\(text)'")
+            }
+            return .none
+        }
+        guard var t = try map.optionalMapping("to_go") else { return .none }
+        let metres = try t.optionalNumber("m", in: toGoMetresRange)
+        let seconds = try t.optionalNumber("s", in: toGoSecondsRange)
+        let countdown = try t.optionalNumber("countdown_s", in: countdownRange)
+        if let countdown, countdown != countdown.rounded() {
+            throw t.error("countdown_s", "must be a whole number of seconds, got \(YAMLMapping.format(countdown))")
+        }
+        try t.finish()
+        return PowerProfile.Anticipation(metres: metres, time: seconds.map { toGoSecondsRange.duration($0) },
+                                         countdown: Int(countdown ?? 0))
+    }
+
+    /// Metres before a distance phase's end that "to go" sounds: 50 m to 2 km.
+    public static let toGoMetresRange = AllowedRange(50...2000, unit: "m")
+    /// Seconds before a timed phase's end: 5 s to 10 minutes.
+    public static let toGoSecondsRange = AllowedRange(5...600, unit: "s")
+    /// Countdown beeps: at most the last 10 seconds.
+    public static let countdownRange = AllowedRange(0...10, unit: "s")
 
     /// The words a yes-or-no key takes.
     static let yesNo = ["true": true, "false": false, "yes": true, "no": false]

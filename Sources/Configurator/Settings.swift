@@ -50,6 +50,9 @@ public struct Settings: Hashable, Sendable {
     /// file: `pacer battery compare --speech --speaker NAME` sets it). A build's own
     /// `speaker:` wins.
     public var assumedSpeaker: HardwareModel.SpeakerPart?
+    /// What sounds before a phase ends, over every profile's own `to_go` (not in the settings
+    /// file: a scenario's `to_go:` and `pacer battery compare --to-go` set it).
+    public var anticipation: PowerProfile.Anticipation?
     /// The companion page (`companion:`): where it listens, and whether it stays on during a
     /// workout. No `listen`: no page.
     public var companion = CompanionSettings()

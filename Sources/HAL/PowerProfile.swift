@@ -42,6 +42,31 @@ public struct PowerProfile: Hashable, Sendable {
     /// let the positions calibrate the receiver's Doppler speeds (the odometer's
     /// `DopplerScale`), which a fix every 30 s cannot do within a run. Zero: none.
     public var calibration: Duration
+    /// Before a phase's end: "200 metres to go" / "30 seconds to go" (the to-go cue, and its
+    /// words on a speaking device), and a countdown beep in each of its last seconds.
+    public var anticipation: Anticipation
+
+    /// What sounds before a phase ends (`to_go` in the profile); all nil or zero: nothing.
+    public struct Anticipation: Hashable, Sendable {
+        /// Before a phase that ends on distance: this many metres before its end.
+        public var metres: Double?
+        /// Before a phase that ends on time: this long before its end.
+        public var time: Duration?
+        /// A countdown beep at each of the last this many seconds before a phase's end (on
+        /// distance, its end as predicted from the speed).
+        public var countdown: Int
+
+        public init(metres: Double? = nil, time: Duration? = nil, countdown: Int = 0) {
+            self.metres = metres
+            self.time = time
+            self.countdown = countdown
+        }
+
+        public static let none = Anticipation()
+        /// What `battery compare --to-go` tries on a profile that has none.
+        public static let standard = Anticipation(metres: 200, time: .seconds(30), countdown: 3)
+        public var isNone: Bool { metres == nil && time == nil && countdown == 0 }
+    }
 
     /// "At `percent` % switch to profile `to`".
     public struct StepDown: Hashable, Sendable {
@@ -91,8 +116,10 @@ public struct PowerProfile: Hashable, Sendable {
         cueStyle: CueStyle, cueStyleOverrides: [Cue: CueStyle] = [:], smoothingWindow: Duration,
         trackFlushInterval: Duration, gpsMode: GPSPowerMode = .tracking, boardSuspend: Bool = false,
         stepDown: StepDown? = nil, autoPause: AutoPause? = nil, splitDistance: Double? = nil,
-        route: RouteGuidance = .standard, wifiOffDuringWorkout: Bool = false, calibration: Duration = .zero
+        route: RouteGuidance = .standard, wifiOffDuringWorkout: Bool = false, calibration: Duration = .zero,
+        anticipation: Anticipation = .none
     ) {
+        self.anticipation = anticipation
         self.calibration = calibration
         self.wifiOffDuringWorkout = wifiOffDuringWorkout
         self.route = route

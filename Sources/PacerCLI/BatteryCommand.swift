@@ -42,6 +42,9 @@ struct BatteryCommand: ParsableCommand {
             valueName: "NAME"))
         var speaker: String?
 
+        @Flag(name: .customLong("to-go"), help: "Also run each profile with its anticipation (the profile's to_go, else 200 m / 30 s to go and a 3 s countdown) on (PROFILE+to-go), and say what it costs.")
+        var toGo = false
+
         @Flag(name: .long, help: "JSON instead of the table.")
         var json = false
 
@@ -73,7 +76,7 @@ struct BatteryCommand: ParsableCommand {
             do {
                 rows = try ProfileComparison.run(
                     loaded, profiles: names, hardware: hardware, options: options, out: root, speech: speech,
-                    speaker: speaker, logger: ScenarioCommand.logger)
+                    speaker: speaker, toGo: toGo, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
                 throw CommandFailure(error)
             }

@@ -17,6 +17,8 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
     case stopped = "stopped"
     case split = "split"
     case lap = "lap"
+    case toGo = "to-go"
+    case countdown = "countdown"
     case storageFault = "storage-fault"
     // The device between workouts (`pacer device`): what a runner with no screen hears.
     case powerOn = "power-on"
@@ -50,6 +52,8 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
         case .resumed: "the timer runs again"
         case .stopped: "the workout was stopped before its end and stored"
         case .split: "another kilometre done (the profile's split cue)"
+        case .toGo: "the phase ends soon: the profile's metres or seconds to go (to_go)"
+        case .countdown: "one of a phase's last seconds (the profile's countdown_s)"
         case .lap: "a lap press marked a lap (the phase goes on; a press that ends a phase sounds the phase change)"
         case .storageFault: "the track cannot be stored (disk full, read-only or gone): coaching goes on, nothing is kept from now"
         case .powerOn: "the device is on and its parts answered"

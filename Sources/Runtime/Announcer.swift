@@ -242,6 +242,15 @@ final class Announcer: Sendable {
         enqueue(Utterance(text: text, key: "phase-start", priority: .announcement))
     }
 
+    /// The phase ends soon: "200 metres to go", "30 seconds to go" (with the phases' words).
+    func toGo(metres: Double?, time: Duration?) {
+        let choices = settings
+        guard choices.enabled, choices.phases else { return }
+        let text = formatter.toGo(metres: metres, time: time)
+        guard !text.isEmpty else { return }
+        enqueue(Utterance(text: text, key: "to-go", priority: .announcement))
+    }
+
     /// The runner marked a lap (a press that ended no phase): its number, time and pace.
     func lap(number: Int, timer: Duration, distance: Double) {
         let start = state.withValue { s in

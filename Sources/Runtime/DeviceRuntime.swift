@@ -360,6 +360,9 @@ public final class DeviceRuntime: Sendable {
                 // The beep first, then the lap's words (a cue cuts words being said).
                 sound(.lap, phase: state.withValue { $0.coach.status(at: parts.clock.now).phaseIndex })
                 report(.lap(number: number, timer: elapsed, distance: distance))
+            case .toGo(let metres, let time):
+                // The to-go cue sounded just before (its own output): its words follow.
+                announcer?.toGo(metres: metres, time: time)
             case .workoutCompleted:
                 store(state.withValue { latestPoint(&$0) })
                 // Run to its end without a fix, it measured nothing: not completed, so the

@@ -6,7 +6,11 @@ import HAL
 extension PowerProfile {
     /// The coach's settings under this profile.
     var coachSettings: CoachSettings {
-        CoachSettings(alertInterval: alertInterval, smoothingWindow: smoothingWindow, splitDistance: splitDistance)
+        var settings = CoachSettings(alertInterval: alertInterval, smoothingWindow: smoothingWindow, splitDistance: splitDistance)
+        settings.toGoMetres = anticipation.metres
+        settings.toGoTime = anticipation.time
+        settings.countdown = anticipation.countdown
+        return settings
     }
 
     /// Auto-pause's thresholds under this profile; nil when it has none.

@@ -39,6 +39,13 @@ public enum ComparisonReport {
                 "\(r.profile): Wi-Fi off for \(fixed(r.radioOffSeconds / 60, 1)) min of the run, "
                     + "\(fixed(r.radioSavedMilliampHours, 1)) mAh saved (included above)")
         }
+        // The anticipation (`--to-go`): its cues and what they cost over the same profile.
+        for r in rows {
+            guard let extra = r.toGoExtraMilliampHours else { continue }
+            out.append(
+                "\(r.profile): \(r.toGoCues) to-go cues and \(r.countdownCues) countdown ticks, "
+                    + "\(extra >= 0 ? "+" : "")\(fixed(extra, 3)) mAh over the profile without them")
+        }
         // Distance phases: how close to the true crossing each end was heard (a synthesized run).
         for r in rows {
             guard let worst = r.maximumEndError else { continue }
@@ -71,6 +78,11 @@ public enum ComparisonReport {
                 ("latency_max_s", r.maximumLatency.map { .number($0, places: 1) } ?? .null),
                 ("departures_missed", .int(r.missed)),
             ]
+            if let extra = r.toGoExtraMilliampHours {
+                fields.append(("to_go_cues", .int(r.toGoCues)))
+                fields.append(("countdown_cues", .int(r.countdownCues)))
+                fields.append(("to_go_extra_mah", .number(extra, places: 4)))
+            }
             if !r.endErrors.isEmpty {
                 fields.append(("distance_end_errors_m", .array(r.endErrors.map { .number($0, places: 1) })))
             }

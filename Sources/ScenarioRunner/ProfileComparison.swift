@@ -49,6 +49,11 @@ public enum ProfileComparison {
         /// phase's start to the end's cue, less the phase's distance (+: heard late). Only for
         /// a synthesized run, whose truth is known.
         public var endErrors: [Double] = []
+        /// A row run with the anticipation on (`--to-go`): its to-go cues and countdown ticks,
+        /// and what they cost over the same profile's row without (mAh).
+        public var toGoCues = 0
+        public var countdownCues = 0
+        public var toGoExtraMilliampHours: Double?
         public var maximumEndError: Double? { endErrors.map(abs).max() }
 
         public var medianLatency: Double? {
@@ -73,7 +78,8 @@ public enum ProfileComparison {
     /// `speaker` names (`defaultSpeaker` when nil).
     public static func run(
         _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
-        speech: Bool = false, speaker: String? = nil, logger: Logger = Logger(label: "pacer.scenario")
+        speech: Bool = false, speaker: String? = nil, toGo: Bool = false,
+        logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
         var rows: [Row] = []
         let reference = try scenario.recipe.map(ReferenceTrack.init(recipe:))
@@ -89,7 +95,23 @@ public enum ProfileComparison {
                 throw ScenarioError("no hardware build: give --hardware NAME (Hardware/builds) or `hardware:` in the settings")
             }
             let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options, logger: logger)
-            rows.append(row(outcome, profile: profile, reference: reference))
+            let base = row(outcome, profile: profile, reference: reference)
+            rows.append(base)
+            // The same run with the anticipation on (the profile's own `to_go`, else the
+            // standard one): what "200 metres to go" and the countdown cost.
+            if toGo {
+                var anticipating = variant
+                if anticipating.anticipation == nil {
+                    let own = try? PowerProfileLoader.load(name: profile, hardwareDir: options.settings.hardwareDirectory).anticipation
+                    anticipating.anticipation = own.flatMap { $0.isNone ? nil : $0 } ?? .standard
+                }
+                let run = try ScenarioRunner.run(anticipating, out: "\(out)/\(profile)+to-go", options: options, logger: logger)
+                var r = row(run, profile: "\(profile)+to-go", reference: reference)
+                r.toGoCues = run.events.filter { $0.kind == "cue" && $0.name == Cue.toGo.rawValue }.count
+                r.countdownCues = run.events.filter { $0.kind == "cue" && $0.name == Cue.countdown.rawValue }.count
+                r.toGoExtraMilliampHours = r.energyMilliampHours - base.energyMilliampHours
+                rows.append(r)
+            }
             // The same run with the device speaking its default announcements.
             if speech && variant.speech == nil {
                 variant.speech = SpeechSettings(enabled: true)

@@ -46,6 +46,8 @@ public struct Scenario: Hashable, Sendable {
     public var systemClock: DeviceURI?
     /// What the device says (`speech:`, on the recording speaker); nil: it does not speak.
     public var speech: SpeechSettings?
+    /// What sounds before a phase ends (`to_go:`, as in a profile), over the profiles' own.
+    public var anticipation: PowerProfile.Anticipation?
     /// The button's actions (`button_actions:`); nil: the settings'.
     public var buttonActions: ButtonActions?
     /// The Wi-Fi radio (`radio: sim`, simulated, switched by the profile's

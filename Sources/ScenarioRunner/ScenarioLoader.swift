@@ -187,6 +187,8 @@ public enum ScenarioLoader {
             speech = try SpeechSettingsLoader.speech(block, base: SpeechSettings(enabled: true))
             if speech?.speaksAnywhere == false { speech = nil }
         }
+        // What sounds before a phase ends (`to_go:`, as in a profile).
+        let anticipation = map.has("to_go") ? try PowerProfileLoader.anticipation(&map) : nil
         // The button's actions (`button_actions:`, as in the settings): a press that says the status.
         var actions: ButtonActions?
         if map.has("button_actions") { actions = try Settings.buttonActions(map.optionalMapping("button_actions")) }
@@ -226,6 +228,7 @@ public enum ScenarioLoader {
         scenario.route = route
         scenario.systemClock = systemClock
         scenario.speech = speech
+        scenario.anticipation = anticipation
         scenario.radio = radio
         scenario.buttonActions = actions
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {

@@ -321,6 +321,8 @@ final class ScenarioRecorder: Sendable {
         case .stopped: "STOPPED"
         case .split: "KM SPLIT"
         case .lap: "LAP"
+        case .toGo: "TO GO"
+        case .countdown: "COUNTDOWN"
         case .storageFault: "STORAGE FAULT"
         case .powerOn: "POWER ON"
         case .fault: "FAULT"

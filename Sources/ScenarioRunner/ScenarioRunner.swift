@@ -248,6 +248,7 @@ public enum ScenarioRunner {
             } ?? ""
             settings.speaker = scenario.speech == nil ? nil : try DeviceURI(parsing: "record" + wav)
             settings.speech = scenario.speech ?? SpeechSettings()
+            if let anticipation = scenario.anticipation { settings.anticipation = anticipation }
             if let actions = scenario.buttonActions { settings.buttonActions = actions }
             let capacity = scenario.battery.capacityMilliampHours.map { "capacity=\(seconds($0))&" } ?? ""
             settings.battery = try DeviceURI(parsing: "sim?\(capacity)level=\(seconds(battery))")

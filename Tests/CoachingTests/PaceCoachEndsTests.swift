@@ -146,3 +146,60 @@ struct PaceCoachEndsTests {
         #expect(s.phaseTimeLeft == .zero && s.neededSpeed == nil)
     }
 }
+
+/// "200 metres to go", "30 seconds to go" and the countdown before a phase's end (issue 40,
+/// item 3).
+@Suite("Pace coach: anticipation")
+struct PaceCoachAnticipationTests {
+    static func driver(_ w: Workout) -> CoachDriver {
+        var d = CoachDriver(w)
+        var s = d.coach.settings
+        s.toGoMetres = 200
+        s.toGoTime = .seconds(30)
+        s.countdown = 3
+        d.coach = PaceCoach(workout: w, settings: s)
+        d.outputs = []
+        d.cues = []
+        d.record(d.coach.start(at: d.now))
+        return d
+    }
+
+    @Test func aTimedPhaseHearsThirtySecondsToGoAndTheLastThreeSeconds() {
+        let w = Workout(name: "t", phases: [PaceCoachEndsTests.phase("fast", .time(.seconds(120))),
+                                            PaceCoachEndsTests.phase("easy", .time(.seconds(20)))])
+        var d = Self.driver(w)
+        d.run(to: 150) { _ in 3 }
+        #expect(d.cues(.toGo) == [90], "the 20 s phase is too short for 30 s to go")
+        #expect(d.cues(.countdown) == [117, 118, 119, 137, 138, 139])
+        #expect(d.outputs.contains(.toGo(metres: nil, time: .seconds(30))))
+    }
+
+    /// On distance the cue sounds where 200 m are left, predicted between fixes 30 s apart;
+    /// the countdown follows the predicted end.
+    @Test func aDistancePhaseHearsTwoHundredMetresToGoBetweenFixes() {
+        let w = Workout(name: "d", phases: [PaceCoachEndsTests.phase("fast", .distance(800)),
+                                            PaceCoachEndsTests.phase("jog", .distance(150))])
+        var d = Self.driver(w)
+        d.run(to: 400, every: 30) { _ in 4 }
+        // 600 m at 4 m/s: 150 s; the end at 200 s; the jog (150 m) is shorter than 200 m.
+        #expect(d.cues(.toGo) == [150])
+        #expect(d.outputs.contains(.toGo(metres: 200, time: nil)))
+        #expect(d.cues(.countdown).prefix(3) == [197, 198, 199])
+        #expect(d.cues(.phaseChange) == [200])
+    }
+
+    /// A fix that jumps past several countdown instants (the runner sped up) gives one tick,
+    /// not a burst; nothing is anticipated while paused or after the end.
+    @Test func aLateFixGivesOneTickAndAPauseNone() {
+        let w = Workout(name: "d", phases: [PaceCoachEndsTests.phase("fast", .distance(400))])
+        var d = Self.driver(w)
+        d.run(to: 30, every: 30) { _ in 2 }
+        d.record(d.coach.pause(at: d.now))
+        #expect(d.coach.nextDeadline == nil)
+        d.now = CoachDriver.t(60)
+        d.record(d.coach.resume(at: d.now))
+        d.run(to: 300, every: 30) { _ in 2 }
+        #expect(d.cues(.toGo).count == 1 && d.cues(.countdown).count <= 3)
+        #expect(d.coach.finished)
+    }
+}

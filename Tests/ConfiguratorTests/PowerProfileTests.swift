@@ -138,6 +138,19 @@ struct PowerProfileTests {
         #expect(calibrating.calibration == .seconds(120) && calibrating.starting.gpsMode == .tracking)
     }
 
+    /// `to_go`: what sounds before a phase ends; off on every bundled profile (their goldens
+    /// and energy stand), `battery compare --to-go` tries it.
+    @Test func anticipationLoadsOrIsOff() throws {
+        for name in ["high", "medium", "low"] {
+            #expect(try PowerProfileLoader.load(name: name, hardwareDir: hardwareDirectory).anticipation.isNone, "\(name)")
+        }
+        let dir = try makeTemporaryDirectory()
+        let on = try PowerProfileLoader.load(path: try write(Self.valid + "\nto_go: {m: 200, s: 30, countdown_s: 3}\n", to: "custom.yaml", in: dir))
+        #expect(on.anticipation == .init(metres: 200, time: .seconds(30), countdown: 3))
+        let off = try PowerProfileLoader.load(path: try write(Self.valid + "\nto_go: off\n", to: "custom.yaml", in: dir))
+        #expect(off.anticipation.isNone)
+    }
+
     /// Each broken file is refused with the file, the line, the key and the reason.
     @Test(arguments: [
         ("position_interval_s: 5\n", "", nil, "missing key 'position_interval_s'"),
@@ -176,6 +189,11 @@ struct PowerProfileTests {
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nroute: {off_m: 40, back_on_m: 20}", nil, "missing key 'route.waypoint_ahead_m'"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ncalibration_s: -5", "calibration_s", "must be from 0 to 3600 s, got -5"),
         ("track_flush_interval_s: 5", "track_flush_interval_s: 5\ncalibration_s: soon", "calibration_s", "expected a number, got 'soon'"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nto_go: {m: 10}", "to_go.m", "must be from 50 to 2000 m, got 10"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nto_go: {s: 900}", "to_go.s", "must be from 5 to 600 s, got 900"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nto_go: {countdown_s: 2.5}", "to_go.countdown_s", "must be a whole number of seconds"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nto_go: {metres: 200}", "to_go.metres", "unknown key"),
+        ("track_flush_interval_s: 5", "track_flush_interval_s: 5\nto_go: soon", "to_go", "expected {m: METRES, s: SECONDS, countdown_s: N} or off, got 'soon'"),
     ] as [(String, String, String?, String)])
     func brokenProfilesAreRefused(replace: String, with replacement: String, key: String?, reason: String) throws {
         let dir = try makeTemporaryDirectory()
