@@ -150,12 +150,10 @@ public enum FITWorkoutReader {
 
     /// What the messages gave, before the steps become phases.
     struct Collected {
-        var fileType: Int64?
         var fileIDs = 0
         var workouts = 0
         var name: String?
         var description: String?
-        var sport: Int64?
         var declaredSteps: Int64?
         var steps: [Step] = []
     }
@@ -188,7 +186,6 @@ public enum FITWorkoutReader {
         switch m.global {
         case FITProfile.fileID:
             c.fileIDs += 1
-            c.fileType = v[0]
             guard v[0] == FITProfile.fileWorkout else {
                 let kind = v[0].map { fileTypeNames[$0].map { "a FIT \($0) file" } ?? "a FIT file of type \($0)" }
                     ?? "a FIT file without a type"
@@ -202,7 +199,6 @@ public enum FITWorkoutReader {
             }
             c.name = try text(m.strings[8], file: file, what: "the workout's name (wkt_name)", step: nil)
             c.description = try text(m.strings[17], file: file, what: "the workout's description", step: nil).flatMap(lines)
-            c.sport = v[4]
             c.declaredSteps = v[6]
             if let sport = v[4], !FITActivityData.onFootSports.contains(Int(sport)) {
                 throw FITWorkoutError(file: file, offset: m.offset, reason: "a \(FITActivityData.sportName(Int(sport))) "
