@@ -243,15 +243,21 @@ def run(args):
         if status != 0:
             raise Failed("pacer ctl press short: %s" % answer)
         page.wait_text("#state", lambda s: s.strip() == "running", "the live state after the press", 15)
-        if shown() != "command-pause command-stop command-waypoint":
+        if shown() != "command-pause command-lap command-stop command-waypoint":
             raise Failed("the buttons while running: %r" % shown())
         first = page.wait_text("#distance", lambda s: "km" in s, "the live distance", 15)
         time.sleep(22)  # the high profile keeps a point every 10 s: three or more in the FIT
         later = page.wait_text("#distance", lambda s: "km" in s and s != first, "the live distance growing", 15)
         page.shot("running")
+        # Lap from the page: the workout's timed phase goes on, and the device answers with
+        # its status line.
+        page.click("form#command-lap button")
+        page.wait_text("#reply", lambda s: "phase" in s, "the answer to Lap", 15)
+        if page.text("#state").strip() != "running":
+            raise Failed("Lap stopped the workout: %r" % page.text("#state"))
         page.click("form#command-stop button")
         page.wait_text("#state", lambda s: s.strip() == "ready", "the live state after Stop", 20)
-        steps.append("workout started by a press, watched (%s then %s), stopped from the page" % (first.strip(), later.strip()))
+        steps.append("workout started by a press, watched (%s then %s), a lap and the stop from the page" % (first.strip(), later.strip()))
 
         # 5. The activity's FIT, downloaded from its page, read by Garmin's SDK. First, on the
         # phone's width, the list and the activity's phases: every column in view (no cell cut

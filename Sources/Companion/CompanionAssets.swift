@@ -37,7 +37,8 @@ enum CompanionAssets {
         }
         .controls form { display: none; margin: .2em; }
         .controls[data-state="searching"] #command-start, .controls[data-state="ready"] #command-start,
-        .controls[data-state="running"] #command-pause, .controls[data-state="running"] #command-stop,
+        .controls[data-state="running"] #command-pause, .controls[data-state="running"] #command-lap,
+        .controls[data-state="running"] #command-stop,
         .controls[data-state="running"] #command-waypoint, .controls[data-state="paused"] #command-resume,
         .controls[data-state="paused"] #command-stop, .controls[data-state="paused"] #command-waypoint { display: inline-block; }
         button { font-size: 1.05em; padding: .4em .9em; }

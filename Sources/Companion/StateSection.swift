@@ -5,7 +5,7 @@ import HAL
 
 /// The device's state, live (`/`): what `pacer ctl watch` greets with, refreshed once a second
 /// by `/static/companion.js` from `GET /api/state`, and the buttons a runner has on the device
-/// (start, pause, resume, stop, waypoint), posted as `pacer ctl` sends them.
+/// (start, pause, resume, lap, stop, waypoint), posted as `pacer ctl` sends them.
 public struct StateSection: CompanionSection {
     let device: any CompanionDevice
 
@@ -16,7 +16,7 @@ public struct StateSection: CompanionSection {
     /// The commands the page offers, by the path's name.
     static let commands: [(name: String, label: String, command: ControlCommand)] = [
         ("start", "Start", .start), ("pause", "Pause", .pause), ("resume", "Resume", .resume),
-        ("stop", "Stop", .stop), ("waypoint", "Waypoint", .waypoint("")),
+        ("lap", "Lap", .lap), ("stop", "Stop", .stop), ("waypoint", "Waypoint", .waypoint("")),
     ]
 
     public var routes: [PageRoute] {
@@ -90,7 +90,7 @@ public struct StateSection: CompanionSection {
             body += "<dt>\(CompanionHTML.escape(field.label))</dt><dd id=\"\(field.id)\">\(CompanionHTML.escape(field.value))</dd>"
         }
         // The buttons of the state the device is in (the style shows those alone: Start while it
-        // waits; Pause, Stop and Waypoint while a workout runs; Resume, Stop and Waypoint paused).
+        // waits; Pause, Lap, Stop and Waypoint while a workout runs; Resume, Stop and Waypoint paused).
         body += "</dl><div class=\"controls\" id=\"controls\" data-state=\"\(CompanionHTML.escape(snapshot.stateText))\">"
         for entry in commands {
             let content = entry.name == "waypoint"

@@ -19,7 +19,7 @@ struct CtlCommand: ParsableCommand {
             when it is busy (too many clients) or does not answer in time. \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
-        subcommands: [Waypoint.self, Pause.self, Resume.self, Stop.self, Status.self, SayStatus.self, Start.self, Press.self, Watch.self])
+        subcommands: [Waypoint.self, Pause.self, Resume.self, Lap.self, Stop.self, Status.self, SayStatus.self, Start.self, Press.self, Watch.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
@@ -126,6 +126,14 @@ struct CtlCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume after a pause.")
         @OptionGroup var options: Options
         func run() throws { try options.send(.resume) }
+    }
+
+    struct Lap: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lap",
+            abstract: "Lap: end an open phase (or one a lap press may end early); otherwise split the activity into laps here.")
+        @OptionGroup var options: Options
+        func run() throws { try options.send(.lap) }
     }
 
     struct Stop: ParsableCommand {

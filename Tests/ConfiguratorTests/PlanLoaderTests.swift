@@ -25,7 +25,8 @@ struct PlanLoaderTests {
             for workout in plan.workouts {
                 #expect(!workout.phases.isEmpty)
                 for phase in workout.phases {
-                    #expect(phase.minimumSpeed > 0 && phase.minimumSpeed < phase.maximumSpeed)
+                    // A band, when the phase has one (a jog or a free run has none).
+                    #expect(phase.speedBand.map { $0.lowerBound > 0 && $0.lowerBound < $0.upperBound } ?? true)
                 }
             }
             // Each bundled file documents the format in its header.
