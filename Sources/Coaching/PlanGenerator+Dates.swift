@@ -14,6 +14,26 @@ public enum Weekday: Int, CaseIterable, Comparable, Sendable, CustomStringConver
 
     /// `Mon`, `Tue`, … `Sun`.
     public var description: String { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][rawValue] }
+
+    /// A day as people write it: `mon`, `Monday`, `tue`, `thu`, … (case does not matter; the
+    /// first three letters or the whole name).
+    public init?(name: String) {
+        let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        let lower = name.lowercased()
+        guard let i = names.firstIndex(where: { $0 == lower || (lower.count >= 3 && $0.hasPrefix(lower)) }) else { return nil }
+        self.init(rawValue: i)
+    }
+
+    /// `mon,wed,sat` as days, or the first word that is not a day.
+    public static func list(_ text: String) -> (days: [Weekday], unknown: String?) {
+        var days: [Weekday] = []
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let w = String(word.filter { $0 != " " })
+            guard let day = Weekday(name: w) else { return (days, w) }
+            days.append(day)
+        }
+        return (days, nil)
+    }
 }
 
 extension PlanGenerator {

@@ -252,6 +252,9 @@ extension PlanCommand {
         @Option(name: .long, help: "Training days a week, 1 to 7.")
         var frequency: Int?
 
+        @Option(name: .long, help: ArgumentHelp("The weekdays to train on, one per session a week (default: the start's weekday and a spread after it).", valueName: "mon,wed,sat"))
+        var days: String?
+
         @Option(name: .long, help: ArgumentHelp("Whether the runner has run a race (default: the profile's, or yes with a best mark).", valueName: "yes|no"))
         var raced: ProfileCommand.YesNo?
 
@@ -279,8 +282,17 @@ extension PlanCommand {
             // refused; an explicit earlier start (for a scenario's date) is the caller's choice.
             let startDate = try start.map { try PlanCommand.date($0, option: "--start") } ?? PlanCommand.systemToday()
             let deadlineDate = try deadline.map { try PlanCommand.date($0, option: "--deadline") }
+            var trainingDays: [Weekday]?
+            if let days {
+                let (list, unknown) = Weekday.list(days)
+                if let word = unknown {
+                    throw ValidationError("--days '\(days)': '\(word)' is not a day (mon, tue, wed, thu, fri, sat, sun)")
+                }
+                trainingDays = list
+            }
             let result = try PlanCommand.generate(
-                profile: profile(), goal: chosen, asGiven: goal, start: startDate, deadline: deadlineDate)
+                profile: profile(), goal: chosen, asGiven: goal, start: startDate, deadline: deadlineDate,
+                trainingDays: trainingDays)
             if let out, !save {
                 do {
                     try PlanWriter.write(result.plan, header: result.header, to: out, replace: force)
@@ -367,10 +379,12 @@ extension PlanCommand {
 
     /// What `pacer plan create` makes of a profile and a goal (`PlanActions.generate`).
     static func generate(
-        profile: AthleteProfile, goal: Goal, asGiven goalText: String, start: CivilDate, deadline: CivilDate?
+        profile: AthleteProfile, goal: Goal, asGiven goalText: String, start: CivilDate, deadline: CivilDate?,
+        trainingDays: [Weekday]? = nil
     ) throws -> (plan: TrainingPlan, header: [String]) {
         try PlanActionError.onCommandLine {
-            try PlanActions.generate(profile: profile, goal: goal, asGiven: goalText, start: start, deadline: deadline)
+            try PlanActions.generate(profile: profile, goal: goal, asGiven: goalText, start: start, deadline: deadline,
+                                     trainingDays: trainingDays)
         }
     }
 

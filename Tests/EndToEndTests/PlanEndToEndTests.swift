@@ -9,6 +9,31 @@ struct PlanEndToEndTests {
     static let athlete = ["--weight", "70", "--height", "175", "--frequency", "3", "--best-race", "5km@25:00"]
     static let dates = ["--start", "2026-05-01", "--deadline", "2026-07-24"]
 
+    /// `--days`: every workout on one of the runner's weekdays, in order from the start; a
+    /// word that is not a day, or too few days for the frequency, refused (64).
+    @Test func workoutsAreDatedOnTheRunnersDays() throws {
+        let dir = try makeTemporaryDirectory()
+        let out = "\(dir)/plan.yaml"
+        let made = try Pacer.run(["plan", "create", "--goal", "10km-in-50:00", "--days", "Mon,wed,SAT", "--out", out]
+            + Self.athlete + Self.dates)
+        #expect(made.status == 0, "\(made.stderr)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        let dates = text.components(separatedBy: "\n").compactMap { line -> String? in
+            line.hasPrefix("    date: ") ? String(line.dropFirst(10)) : nil
+        }
+        #expect(dates.count == 36 && dates == dates.sorted() && Set(dates).count == 36)
+        let shown = try Pacer.run(["plan", "show", out])
+        #expect(shown.status == 0)
+        let days = shown.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("Workout ") }
+            .compactMap { $0.components(separatedBy: ", ").last?.prefix(3) }
+        #expect(days.count == 36 && Set(days) == ["Mon", "Wed", "Sat"], "\(Set(days))")
+        #expect(dates.first == "2026-05-02", "the first Sat, Mon or Wed on or after Fri 2026-05-01")
+        let bad = try Pacer.run(["plan", "create", "--goal", "10km-in-50:00", "--days", "mon,wed,funday"] + Self.athlete + Self.dates)
+        #expect(bad.status == 64 && bad.stderr.contains("'funday' is not a day"))
+        let few = try Pacer.run(["plan", "create", "--goal", "10km-in-50:00", "--days", "mon,wed"] + Self.athlete + Self.dates)
+        #expect(few.status == 64 && few.stderr.contains("2 days (Mon, Wed) for 3 workouts a week"), "\(few.stderr)")
+    }
+
     @Test func goalsAreListedWithTheirDescriptions() throws {
         let result = try Pacer.run(["plan", "goals"])
         #expect(result.status == 0)
