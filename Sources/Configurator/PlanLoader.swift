@@ -1,6 +1,7 @@
 import Coaching
 import Foundation
 import PacerCore
+import Storage
 import Yams
 
 /// Reads training plans (R1, R4, R11, R14): human-written YAML files, by default in
@@ -66,10 +67,25 @@ public enum PlanLoader {
         "\(hardwareDir)/\(folderName)"
     }
 
-    /// Reads and checks the plan file at `path`.
+    /// Reads and checks the plan file at `path`; a FIT workout file (`.fit`: Garmin Connect's,
+    /// a coach's) is a plan of that one workout, as `pacer plan import` makes it.
     public static func load(path: String) throws(DataFileError) -> TrainingPlan {
-        try plan(from: YAMLMapping.load(path: path))
+        if isFIT(path) {
+            do {
+                return try PlanActions.importFITWorkout(path: path).plan
+            } catch let error as FITWorkoutError {
+                // The step (from 1) in the key's place, as a plan file's errors name theirs.
+                let at = [error.step.map { "step \($0)" }, error.offset.map { "byte \($0)" }].compactMap { $0 }
+                throw DataFileError(file: path, key: at.isEmpty ? nil : at.joined(separator: ", "), reason: error.reason)
+            } catch {
+                throw DataFileError(file: path, reason: "\(error)")
+            }
+        }
+        return try plan(from: YAMLMapping.load(path: path))
     }
+
+    /// A FIT workout file, by its name.
+    public static func isFIT(_ path: String) -> Bool { path.lowercased().hasSuffix(".fit") }
 
     /// Parses `text`, the contents of `file` (named in errors).
     public static func load(file: String, text: String) throws(DataFileError) -> TrainingPlan {
@@ -86,12 +102,12 @@ public enum PlanLoader {
 
     /// The rule for a plan argument, for help texts.
     public static let namingRule =
-        "a path has a / or ends in .yaml (./demo, plans/mine.yaml); anything else is the name of a bundled plan (demo)"
+        "a path has a / or ends in .yaml or .fit (./demo, plans/mine.yaml, workout.fit: a FIT workout); anything else is the name of a bundled plan (demo)"
 
     /// Whether a plan argument is a path (`./demo`, `plans/mine.yaml`, `/etc/pacer/x.yaml`)
     /// rather than a bundled plan's name (`demo`): a `/`, or a `.yaml`/`.yml` ending.
     public static func isPath(_ argument: String) -> Bool {
-        argument.contains("/") || argument.hasSuffix(".yaml") || argument.hasSuffix(".yml")
+        argument.contains("/") || argument.hasSuffix(".yaml") || argument.hasSuffix(".yml") || isFIT(argument)
     }
 
     /// The file a plan argument names (`namingRule`): a path as given, when it exists; a name,

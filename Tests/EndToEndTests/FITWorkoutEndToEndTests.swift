@@ -23,6 +23,29 @@ struct FITWorkoutEndToEndTests {
 
     static func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
+    /// The scenario's workout (`Scenarios/fit-workout`): fit-tool writes the committed
+    /// workout.fit from workout.json byte for byte, so the scenario runs a file an independent
+    /// encoder made; `pacer run --plan` and `plan show` take the .fit as it is, and a step the
+    /// device cannot coach is refused naming the file and the step.
+    @Test func theScenariosWorkoutIsFitToolsAndRunsAsItIs() async throws {
+        let dir = try makeTemporaryDirectory()
+        let fit = dir + "/again.fit"
+        let spec = try Self.text(repositoryRoot + "/Scenarios/fit-workout/workout.json")
+        try await Self.fitTool(spec, fit)
+        let made = try Data(contentsOf: URL(fileURLWithPath: fit))
+        let committed = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Scenarios/fit-workout/workout.fit"))
+        #expect(made == committed, "fit-tool no longer writes the committed workout.fit")
+        let shown = try await Pacer.runOffThePool(["plan", "show", repositoryRoot + "/Scenarios/fit-workout/workout.fit"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("Workout 1: 5 x 1 km") && shown.stdout.contains("  12  Cool down  until lap"), "\(shown.stdout)")
+        let power = dir + "/power.fit"
+        try await Self.fitTool("""
+            {"name": "Power", "steps": [{"name": "Hard", "duration": "time", "seconds": 60, "target": "power", "zone": 4}]}
+            """, power)
+        let refused = try await Pacer.runOffThePool(["plan", "show", power])
+        #expect(refused.status != 0 && refused.stderr.contains(power) && refused.stderr.contains("step 1"), "\(refused.stderr)")
+    }
+
     /// A coach's workout as fit-tool writes it: time, distance, open and repeat steps, speed
     /// ranges (one in km/h, one in m/s as it is), no target, names, an unnamed step, notes and
     /// the workout's description. The plan file written is exactly this.
