@@ -81,10 +81,13 @@ public struct PhaseResult: Hashable, Sendable {
     public var maximumSpeed: Double
     /// What ended it.
     public var ending: PhaseEnding
+    /// Its pass through a repeated group ("repeat 3 of 6"), when it was in one.
+    public var repetition: Repetition?
 
     public init(index: Int, name: String, duration: Duration, timeInBand: Duration, distance: Double,
-                minimumSpeed: Double, maximumSpeed: Double, ending: PhaseEnding = .time) {
+                minimumSpeed: Double, maximumSpeed: Double, ending: PhaseEnding = .time, repetition: Repetition? = nil) {
         self.ending = ending
+        self.repetition = repetition
         self.index = index
         self.name = name
         self.duration = duration

@@ -697,7 +697,8 @@ public struct PaceCoach: Sendable {
                 index: p.result.index, name: p.result.name, duration: p.result.duration,
                 timeInBand: min(p.result.duration, p.bandBefore + inBand),
                 distance: max(0, atEnd - p.startDistance),
-                minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed, ending: p.result.ending)
+                minimumSpeed: p.result.minimumSpeed, maximumSpeed: p.result.maximumSpeed, ending: p.result.ending,
+                repetition: p.result.repetition)
             if revised != p.result { out.append(.phaseRevised(revised)) }
             p.result = revised
             phaseStartDistance = atEnd
@@ -737,6 +738,6 @@ public struct PaceCoach: Sendable {
             index: phaseIndex, name: phase.name, duration: end - phaseStartElapsed,
             timeInBand: min(band ?? timeInBand, end - phaseStartElapsed),
             distance: max(0, (distance ?? odometer.settledReading) - phaseStartDistance),
-            minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed, ending: how)
+            minimumSpeed: phase.minimumSpeed, maximumSpeed: phase.maximumSpeed, ending: how, repetition: phase.repetition)
     }
 }

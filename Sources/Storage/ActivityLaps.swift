@@ -43,12 +43,15 @@ public struct ActivityLap: Hashable, Sendable {
     /// A recovery or a rest between repeats (the phase's name says so).
     public var resting: Bool
     public var trigger: TCXWriter.Trigger
+    /// The lap's notes: its phase and repeat (`fast, repeat 3 of 6`), when in a repeat.
+    public var notes: String?
     /// A track per recorded segment within the lap (and, in a share, per stretch between
     /// hidden places).
     public var tracks: [[LapPoint]]
 
     public init(name: String?, start: UTCTimestamp, totalTime: Duration, distance: Double, maximumSpeed: Double?,
-                resting: Bool, trigger: TCXWriter.Trigger, tracks: [[LapPoint]]) {
+                resting: Bool, trigger: TCXWriter.Trigger, notes: String? = nil, tracks: [[LapPoint]]) {
+        self.notes = notes
         self.name = name
         self.start = start
         self.totalTime = totalTime
@@ -91,6 +94,13 @@ public struct LapSpan: Hashable, Sendable {
     public var distance: Double
     /// What ended it: the phase's time or distance, a lap press, the runner's stop.
     public var ending: PhaseEnding
+    /// The phase's pass through a repeated group, when it was in one.
+    public var repetition: Repetition?
+
+    /// What a file's lap notes say of it: `fast, repeat 3 of 6`; nil outside a repeat.
+    public var notes: String? {
+        repetition.map { "\(name), repeat \($0.number) of \($0.count)" }
+    }
 
     /// As FIT and TCX say it: Time, Distance, or Manual (the runner: a press, the stop).
     public var trigger: TCXWriter.Trigger {
@@ -120,11 +130,12 @@ public enum ActivityLaps {
                 pending.removeFirst()
                 let at = min(max(mark.distance, distance), endDistance)
                 out.append(LapSpan(name: phase.name, timerMS: mark.timer.wholeMilliseconds - timer,
-                                   distance: at - distance, ending: .lap))
+                                   distance: at - distance, ending: .lap, repetition: phase.repetition))
                 timer = mark.timer.wholeMilliseconds
                 distance = at
             }
-            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, ending: phase.ending))
+            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, ending: phase.ending,
+                               repetition: phase.repetition))
             timer = end
             distance = endDistance
         }
@@ -183,13 +194,14 @@ public enum ActivityLaps {
             var timer: (Int64, Int64)
             var distance: (Double, Double)
             var trigger: TCXWriter.Trigger
+            var notes: String?
         }
         var bounds: [Bounds] = []
         var timer: Int64 = 0, distance = 0.0
         for span in spans(phases: detail.phaseResults, marks: detail.lapMarks) {
             // A phase's speeds are its band's limits: a lap's fastest is its points' (below).
             bounds.append(Bounds(name: span.name, timer: (timer, timer + span.timerMS),
-                                 distance: (distance, distance + span.distance), trigger: span.trigger))
+                                 distance: (distance, distance + span.distance), trigger: span.trigger, notes: span.notes))
             timer += span.timerMS
             distance += span.distance
         }
@@ -250,7 +262,9 @@ public enum ActivityLaps {
                 name: b.name, start: lapStart, totalTime: .milliseconds(b.timer.1 - b.timer.0),
                 distance: b.distance.1 - b.distance.0,
                 maximumSpeed: options.speeds ? fastest : nil,
-                resting: b.name.map(isResting) ?? false, trigger: b.trigger, tracks: tracks))
+                resting: b.name.map(isResting) ?? false, trigger: b.trigger,
+                // The phase's name, as the activity's: left out of a share that leaves names out.
+                notes: options.name ? b.notes : nil, tracks: tracks))
         }
         return LapExport(start: start, name: options.name ? a.name : nil, laps: laps, report: report)
     }

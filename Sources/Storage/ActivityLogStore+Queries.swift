@@ -104,14 +104,20 @@ extension ActivityLogStore {
     static func fetchPhaseResults(_ id: Int64, _ db: Database) throws -> [PhaseResult] {
         try Row.fetchAll(
             db, sql: """
-                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending
+                SELECT phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending,
+                       repeat_number, repeats
                 FROM phase_results WHERE activity_id = ? ORDER BY phase_index
                 """, arguments: [id]
         ).map { row in
-            PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
-                        timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
-                        minimumSpeed: row[5], maximumSpeed: row[6],
-                        ending: (row[7] as String?).flatMap(PhaseEnding.init(rawValue:)) ?? .time)
+            // A pass through a repeated group (its group is not stored: the laps only say the pass).
+            let repetition: Repetition? = if let n = row[8] as Int?, let count = row[9] as Int? {
+                Repetition(group: 0, number: n, count: count)
+            } else { nil }
+            return PhaseResult(index: row[0], name: row[1], duration: .milliseconds(row[2] as Int64),
+                               timeInBand: .milliseconds(row[3] as Int64), distance: row[4],
+                               minimumSpeed: row[5], maximumSpeed: row[6],
+                               ending: (row[7] as String?).flatMap(PhaseEnding.init(rawValue:)) ?? .time,
+                               repetition: repetition)
         }
     }
 

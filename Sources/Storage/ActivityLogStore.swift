@@ -343,13 +343,14 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         if !batch.results.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO phase_results
-                    (activity_id, phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (activity_id, phase_index, name, duration_ms, time_in_band_ms, distance_m, min_speed, max_speed, ending,
+                     repeat_number, repeats)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, r) in batch.results {
                 try statement.execute(arguments: [
                     activity, r.index, r.name, r.duration.milliseconds, r.timeInBand.milliseconds,
-                    r.distance, r.minimumSpeed, r.maximumSpeed, r.ending.rawValue,
+                    r.distance, r.minimumSpeed, r.maximumSpeed, r.ending.rawValue, r.repetition?.number, r.repetition?.count,
                 ])
             }
         }

@@ -146,6 +146,7 @@ public enum FITWriter {
                 FITField(23, .enumeration, lap.intensity),
                 FITField(24, .enumeration, index == laps.count - 1 ? FITProfile.lapTriggerSessionEnd : lap.trigger),
                 FITField(25, .enumeration, FITProfile.sportRunning),
+                FITField(61, .uint16, lap.repetition),
             ]))
         }
     }
@@ -239,6 +240,8 @@ public enum FITWriter {
         var intensity: Int64
         /// lap_trigger (the last lap's is session_end whatever this says).
         var trigger: Int64 = FITProfile.lapTriggerTime
+        /// repetition_num: the phase's pass through a repeated group.
+        var repetition: Int64?
     }
 
     /// A lap per phase result, split where a lap press ended no phase (`ActivityLaps.spans`),
@@ -281,7 +284,8 @@ public enum FITWriter {
             laps.append(Lap(startMS: lapStart, endMS: max(lapEnd, lapStart), timerMS: span.timerMS,
                             distance: span.distance,
                             averageSpeed: span.timerMS > 0 ? span.distance * 1000 / Double(span.timerMS) : 0,
-                            maximumSpeed: fastest, intensity: FITProfile.intensity(phase: span.name), trigger: trigger))
+                            maximumSpeed: fastest, intensity: FITProfile.intensity(phase: span.name), trigger: trigger,
+                            repetition: span.repetition.map { Int64($0.number) }))
         }
         return laps
     }

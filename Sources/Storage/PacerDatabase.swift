@@ -334,12 +334,14 @@ public final class PacerDatabase: Sendable {
             try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'activities'", arguments: [counter])
         }
         // Workouts that end on distance and at lap presses: how each phase ended (NULL: on its
-        // time, as every phase did before), and the lap presses that ended no phase (a free
+        // time, as every phase did before), its pass through a repeated group, and the lap presses that ended no phase (a free
         // run split by hand), so that files and reports carry the runner's laps.
         migrator.registerMigration("v8") { db in
             try db.execute(sql: """
                 ALTER TABLE phase_results ADD COLUMN ending TEXT
                     CHECK (ending IS NULL OR ending IN ('time', 'distance', 'lap', 'stop'));
+                ALTER TABLE phase_results ADD COLUMN repeat_number INTEGER;
+                ALTER TABLE phase_results ADD COLUMN repeats INTEGER;
                 CREATE TABLE laps (
                     activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
                     seq INTEGER NOT NULL,

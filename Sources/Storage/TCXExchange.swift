@@ -112,7 +112,7 @@ public final class TCXExchange: DatabasePart {
         var writer = TCXWriter(id: export.start, speeds: speeds)
         for lap in export.laps {
             writer.beginLap(start: lap.start, totalTime: lap.totalTime, distance: lap.distance,
-                            maximumSpeed: lap.maximumSpeed, resting: lap.resting, trigger: lap.trigger)
+                            maximumSpeed: lap.maximumSpeed, resting: lap.resting, trigger: lap.trigger, notes: lap.notes)
             for track in lap.tracks where !track.isEmpty {
                 writer.beginTrack()
                 for p in track {

@@ -28,6 +28,8 @@ public struct TCXWriter {
 
     public private(set) var bytes: [UInt8] = []
     private var openLap = false
+    /// The open lap's notes, written when it closes.
+    private var lapNotes: String?
     private var openTrack = false
     private var laps = 0
     private var finished = false
@@ -51,9 +53,10 @@ public struct TCXWriter {
     /// and its highest speed (metres per second; nil: not written). Calories are 0: Pacer
     /// does not count them, and the schema requires the element.
     public mutating func beginLap(start: UTCTimestamp, totalTime: Duration, distance: Double, maximumSpeed: Double?,
-                                  resting: Bool, trigger: Trigger) {
+                                  resting: Bool, trigger: Trigger, notes: String? = nil) {
         precondition(!finished, "TCX: lap after finish")
         closeLap()
+        lapNotes = notes
         bytes.append(contentsOf: "      <Lap StartTime=\"".utf8)
         start.appendISO8601(to: &bytes)
         bytes.append(contentsOf: "\">\n".utf8)
@@ -150,8 +153,15 @@ public struct TCXWriter {
 
     private mutating func closeLap() {
         closeTrack()
+        // The lap's notes come after its tracks (the schema's order).
+        if openLap, let notes = lapNotes, !notes.isEmpty {
+            bytes.append(contentsOf: "        <Notes>".utf8)
+            GPXWriter.appendEscaped(notes, to: &bytes)
+            bytes.append(contentsOf: "</Notes>\n".utf8)
+        }
         if openLap { bytes.append(contentsOf: "      </Lap>\n".utf8) }
         openLap = false
+        lapNotes = nil
     }
 
     private mutating func number(_ tag: String, _ value: Double, places: Int, indent n: Int) {

@@ -87,13 +87,24 @@ struct LapsEndToEndTests {
         for (lap, phase) in zip(laps, detail.phaseResults) {
             #expect(abs((FITEndToEndTests.number(lap, "total_distance") ?? -1) - phase.distance) <= 0.01)
         }
+        // The repeat's number: FIT's repetition_num on the repeats' laps (six passes of fast
+        // and jog), none on the warm-up and the cool-down.
+        let passes: [Int?] = laps.map { lap -> Int? in FITEndToEndTests.number(lap, "repetition_num").map { Int($0) } }
+        var expected: [Int?] = [nil]
+        for n in 1...6 { expected += [n, n] }
+        expected.append(nil)
+        #expect(passes == expected, "\(passes)")
         let tcx = "\(dir)/r.tcx"
         let tcxExport = try await Pacer.runOffThePool(["activities", "export", "1", "--tcx", tcx, "--data-dir", "\(dir)/data"])
         try #require(tcxExport.status == 0, "\(tcxExport.stderr)")
         let lint = try await TCXEndToEndTests.validate(tcx)
         #expect(lint.status == 0, "xmllint: \(lint.stderr)")
-        let triggers = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" }
-            .map { TCXEndToEndTests.children($0, "TriggerMethod").first?.stringValue }
+        let tcxLaps = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" }
+        let triggers = tcxLaps.map { TCXEndToEndTests.children($0, "TriggerMethod").first?.stringValue }
         #expect(triggers == Array(repeating: "Distance", count: 14))
+        // And TCX's lap notes.
+        let notes = tcxLaps.map { TCXEndToEndTests.children($0, "Notes").first?.stringValue }
+        #expect(notes[0] == nil && notes[13] == nil)
+        #expect(notes[5] == "fast, repeat 3 of 6" && notes[6] == "jog, repeat 3 of 6", "\(notes)")
     }
 }
