@@ -257,7 +257,7 @@ def run(args):
             raise Failed("Lap stopped the workout: %r" % page.text("#state"))
         page.click("form#command-stop button")
         page.wait_text("#state", lambda s: s.strip() == "ready", "the live state after Stop", 20)
-        steps.append("workout started by a press, watched (%s then %s), a lap and the stop from the page" % (first.strip(), later.strip()))
+        steps.append("workout started by a press, watched (%s then %s), lapped and stopped from the page" % (first.strip(), later.strip()))
 
         # 5. The activity's FIT, downloaded from its page, read by Garmin's SDK. First, on the
         # phone's width, the list and the activity's phases: every column in view (no cell cut
