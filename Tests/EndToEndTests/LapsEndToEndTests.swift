@@ -25,6 +25,21 @@ struct LapsEndToEndTests {
         }
     }
 
+    /// Activity 1 of the data folder in `dir` exported as FIT and read by Garmin's SDK (its
+    /// check and no error), and as TCX, valid against the schema: the FIT laps, the TCX laps.
+    static func exportedLaps(_ dir: String) async throws -> (fit: [[String: Any]], tcx: [XMLElement]) {
+        let fit = "\(dir)/laps.fit", tcx = "\(dir)/laps.tcx"
+        for (format, file) in [("--fit", fit), ("--tcx", tcx)] {
+            let export = try await Pacer.runOffThePool(["activities", "export", "1", format, file, "--data-dir", "\(dir)/data"])
+            try #require(export.status == 0, "\(export.stderr)")
+        }
+        let dump = try await FITEndToEndTests.dump(fit)
+        #expect(dump.integrity && dump.errors.isEmpty, "\(dump.errors)")
+        let lint = try await TCXEndToEndTests.validate(tcx)
+        #expect(lint.status == 0, "xmllint: \(lint.stderr)")
+        return (dump.of("lap"), try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" })
+    }
+
     @Test func aFreeRunSplitByPressesGivesManualLapsInFITAndTCX() async throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -35,13 +50,8 @@ struct LapsEndToEndTests {
         let spans = ActivityLaps.spans(phases: detail.phaseResults, marks: detail.lapMarks)
         #expect(abs(spans.reduce(0) { $0 + $1.distance } - detail.summary.distance) < 0.01)
 
-        // FIT, through Garmin's SDK.
-        let fit = "\(dir)/laps.fit"
-        let export = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", fit, "--data-dir", "\(dir)/data"])
-        try #require(export.status == 0, "\(export.stderr)")
-        let dump = try await FITEndToEndTests.dump(fit)
-        #expect(dump.integrity && dump.errors.isEmpty, "\(dump.errors)")
-        let laps = dump.of("lap")
+        // FIT, through Garmin's SDK; TCX, against the schema.
+        let (laps, tcxLaps) = try await Self.exportedLaps(dir)
         try #require(laps.count == 5)
         for (lap, (span, shown)) in zip(laps, zip(spans, report)) {
             let timer = try #require(FITEndToEndTests.number(lap, "total_timer_time"))
@@ -52,15 +62,6 @@ struct LapsEndToEndTests {
             #expect(abs(timer - shown.seconds) < 1 && abs(metres / 1000 - shown.km) <= 0.005 + 1e-9, "\(timer) s \(metres) m")
         }
         #expect(laps.map { $0["lap_trigger"] as? String } == ["manual", "manual", "manual", "manual", "session_end"])
-        #expect(FITEndToEndTests.number(try #require(dump.of("session").first), "num_laps") == 5)
-
-        // TCX, against the schema.
-        let tcx = "\(dir)/laps.tcx"
-        let tcxExport = try await Pacer.runOffThePool(["activities", "export", "1", "--tcx", tcx, "--data-dir", "\(dir)/data"])
-        try #require(tcxExport.status == 0, "\(tcxExport.stderr)")
-        let lint = try await TCXEndToEndTests.validate(tcx)
-        #expect(lint.status == 0, "xmllint: \(lint.stderr)")
-        let tcxLaps = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" }
         try #require(tcxLaps.count == 5)
         for (lap, span) in zip(tcxLaps, spans) {
             #expect(abs((TCXEndToEndTests.number(lap, "TotalTimeSeconds") ?? -1) - Double(span.timerMS) / 1000) < 0.001)
@@ -76,12 +77,7 @@ struct LapsEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let detail = try await TCXEndToEndTests.record("repeats-800", in: dir)
         #expect(detail.phaseResults.count == 14 && detail.phaseResults.allSatisfy { $0.ending == .distance })
-        let fit = "\(dir)/r.fit"
-        let export = try await Pacer.runOffThePool(["activities", "export", "1", "--fit", fit, "--data-dir", "\(dir)/data"])
-        try #require(export.status == 0, "\(export.stderr)")
-        let dump = try await FITEndToEndTests.dump(fit)
-        #expect(dump.integrity && dump.errors.isEmpty, "\(dump.errors)")
-        let laps = dump.of("lap")
+        let (laps, tcxLaps) = try await Self.exportedLaps(dir)
         try #require(laps.count == 14)
         #expect(laps.dropLast().allSatisfy { $0["lap_trigger"] as? String == "distance" })
         for (lap, phase) in zip(laps, detail.phaseResults) {
@@ -94,12 +90,6 @@ struct LapsEndToEndTests {
         for n in 1...6 { expected += [n, n] }
         expected.append(nil)
         #expect(passes == expected, "\(passes)")
-        let tcx = "\(dir)/r.tcx"
-        let tcxExport = try await Pacer.runOffThePool(["activities", "export", "1", "--tcx", tcx, "--data-dir", "\(dir)/data"])
-        try #require(tcxExport.status == 0, "\(tcxExport.stderr)")
-        let lint = try await TCXEndToEndTests.validate(tcx)
-        #expect(lint.status == 0, "xmllint: \(lint.stderr)")
-        let tcxLaps = try TCXEndToEndTests.elements(tcx).filter { $0.localName == "Lap" }
         let triggers = tcxLaps.map { TCXEndToEndTests.children($0, "TriggerMethod").first?.stringValue }
         #expect(triggers == Array(repeating: "Distance", count: 14))
         // And TCX's lap notes.
