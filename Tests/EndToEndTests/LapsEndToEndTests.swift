@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import PacerCore
 import Storage
 import TestSupport
