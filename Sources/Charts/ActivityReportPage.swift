@@ -70,6 +70,10 @@ public enum ActivityReportPage {
             body += input.source == nil ? HTMLPage.section("Phases", phaseTable(input.phases))
                 : HTMLPage.section("Laps (the file's)", lapTable(input.phases))
         }
+        if !input.lapMarks.isEmpty {
+            // The runner's laps: the phases split where a lap press ended none.
+            body += HTMLPage.section("Laps", runnerLapTable(LapSpan.spans(phases: input.phases, marks: input.lapMarks)))
+        }
         let splits = run.splits
         if !splits.isEmpty {
             body += HTMLPage.section("Splits", HTMLPage.table(
@@ -163,12 +167,27 @@ public enum ActivityReportPage {
             ["#", "phase", "band km/h", "time", "in band", "in band %", "avg km/h", "distance km"],
             phases.map { p in
                 let share = p.duration > .zero ? p.timeInBand.inSeconds / p.duration.inSeconds * 100 : 0
+                // A phase without a target (a recovery jog, a free run) had no band to be in.
+                let banded = p.maximumSpeed > 0
                 return ["\(p.index + 1)", p.name,
-                        ActivityFormat.kilometresPerHour(p.minimumSpeed) + "–" + ActivityFormat.kilometresPerHour(p.maximumSpeed),
-                        ActivityFormat.clock(p.duration), ActivityFormat.clock(p.timeInBand),
-                        ActivityFormat.fixed(share, places: 0) + " %", ActivityFormat.kilometresPerHour(p.averageSpeed),
+                        banded ? ActivityFormat.kilometresPerHour(p.minimumSpeed) + "–" + ActivityFormat.kilometresPerHour(p.maximumSpeed)
+                            : "no target",
+                        ActivityFormat.clock(p.duration), banded ? ActivityFormat.clock(p.timeInBand) : "-",
+                        banded ? ActivityFormat.fixed(share, places: 0) + " %" : "-", ActivityFormat.kilometresPerHour(p.averageSpeed),
                         ActivityFormat.kilometres(p.distance)]
             }, numeric: [0, 2, 3, 4, 5, 6, 7], names: [1])
+    }
+
+    /// The runner's laps: each phase, split at the lap presses that ended none, and what ended it.
+    static func runnerLapTable(_ laps: [LapSpan]) -> String {
+        HTMLPage.table(
+            ["#", "phase", "time", "avg km/h", "distance km", "ended by"],
+            laps.enumerated().map { i, lap in
+                let speed = lap.timerMS > 0 ? lap.distance * 1000 / Double(lap.timerMS) : 0
+                return ["\(i + 1)", lap.name, ActivityFormat.clock(.milliseconds(lap.timerMS)),
+                        ActivityFormat.kilometresPerHour(speed), ActivityFormat.kilometres(lap.distance),
+                        lap.ending == .lap ? "lap press" : lap.ending.rawValue]
+            }, numeric: [0, 2, 3, 4], names: [1])
     }
 
     /// An import's laps (its file's): no band to be in, and no slowest speed.

@@ -30,6 +30,8 @@ public struct ActivityReportInput: Hashable, Sendable {
     public var cues: [CueRecord]
     /// By phase index; each carries its speed band (`minimumSpeed...maximumSpeed`).
     public var phases: [PhaseResult]
+    /// The lap presses that ended no phase (the laps split the phases there).
+    public var lapMarks: [LapMark] = []
     public var statistics: ActivityStatistics
     /// The zone the page shows times in (stored times are UTC).
     public var zone: DisplayZone = .utc

@@ -59,6 +59,61 @@ public struct LapMark: Hashable, Sendable {
     }
 }
 
+/// One lap of a recorded activity on the runner's timer and odometer: a phase, or the part of
+/// one between lap presses that ended no phase.
+public struct LapSpan: Hashable, Sendable {
+    public var name: String
+    /// Milliseconds of active time in the lap.
+    public var timerMS: Int64
+    /// Metres.
+    public var distance: Double
+    /// What ended it: the phase's time or distance, a lap press, the runner's stop.
+    public var ending: PhaseEnding
+    /// The phase's pass through a repeated group, when it was in one.
+    public var repetition: Repetition?
+
+    public init(name: String, timerMS: Int64, distance: Double, ending: PhaseEnding, repetition: Repetition? = nil) {
+        self.name = name
+        self.timerMS = timerMS
+        self.distance = distance
+        self.ending = ending
+        self.repetition = repetition
+    }
+
+    /// What a file's lap notes say of it: `fast, repeat 3 of 6`; nil outside a repeat.
+    public var notes: String? {
+        repetition.map { "\(name), repeat \($0.number) of \($0.count)" }
+    }
+
+    /// The laps of an activity's phases: a lap per phase, split where a lap press ended no
+    /// phase (`marks`, on the same timer and odometer), each with what ended it.
+    public static func spans(phases: [PhaseResult], marks: [LapMark]) -> [LapSpan] {
+        func ms(_ d: Duration) -> Int64 { d.nanoseconds / 1_000_000 }
+        var out: [LapSpan] = []
+        var timer: Int64 = 0, distance = 0.0
+        var pending = marks.sorted { $0.timer < $1.timer }[...]
+        for phase in phases.sorted(by: { $0.index < $1.index }) {
+            let end = timer + ms(phase.duration)
+            let endDistance = distance + phase.distance
+            // The presses within the phase (not at its very ends) split it.
+            while let mark = pending.first, ms(mark.timer) <= timer { pending.removeFirst() }
+            while let mark = pending.first, ms(mark.timer) < end {
+                pending.removeFirst()
+                let at = min(max(mark.distance, distance), endDistance)
+                out.append(LapSpan(name: phase.name, timerMS: ms(mark.timer) - timer, distance: at - distance,
+                                   ending: .lap, repetition: phase.repetition))
+                timer = ms(mark.timer)
+                distance = at
+            }
+            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance,
+                               ending: phase.ending, repetition: phase.repetition))
+            timer = end
+            distance = endDistance
+        }
+        return out
+    }
+}
+
 /// What ended a phase: its time, its distance, a lap press, or the runner's stop (the last
 /// phase run, cut short or open-ended). FIT's lap trigger and TCX's trigger method say the same.
 public enum PhaseEnding: String, Hashable, Sendable, CaseIterable {

@@ -17,6 +17,7 @@ extension ActivityDetail {
             maximumSpeed: a.maximumSpeed, points: points, waypoints: waypoints, cues: cues, phases: phaseResults,
             statistics: statistics)
         input.zone = .system
+        input.lapMarks = lapMarks
         return input
     }
 }

@@ -84,24 +84,7 @@ public struct LapExport: Hashable, Sendable {
     }
 }
 
-/// One lap of a recorded activity on the runner's timer and odometer: a phase, or the part of
-/// one between lap presses that ended no phase.
-public struct LapSpan: Hashable, Sendable {
-    public var name: String
-    /// Milliseconds of active time in the lap.
-    public var timerMS: Int64
-    /// Metres.
-    public var distance: Double
-    /// What ended it: the phase's time or distance, a lap press, the runner's stop.
-    public var ending: PhaseEnding
-    /// The phase's pass through a repeated group, when it was in one.
-    public var repetition: Repetition?
-
-    /// What a file's lap notes say of it: `fast, repeat 3 of 6`; nil outside a repeat.
-    public var notes: String? {
-        repetition.map { "\(name), repeat \($0.number) of \($0.count)" }
-    }
-
+extension LapSpan {
     /// As FIT and TCX say it: Time, Distance, or Manual (the runner: a press, the stop).
     public var trigger: TCXWriter.Trigger {
         switch ending {
@@ -113,33 +96,9 @@ public struct LapSpan: Hashable, Sendable {
 }
 
 public enum ActivityLaps {
-    /// The laps of an activity's phases: a lap per phase, split where a lap press ended no
-    /// phase (`lapMarks`, on the same timer and odometer). A phase ended by its time is a
-    /// Time lap, by its distance a Distance lap; one ended by a press, or by the stop, and a
-    /// lap a press ended, are Manual.
+    /// The laps of an activity's phases (`LapSpan.spans`).
     public static func spans(phases: [PhaseResult], marks: [LapMark]) -> [LapSpan] {
-        var out: [LapSpan] = []
-        var timer: Int64 = 0, distance = 0.0
-        var pending = marks.sorted { $0.timer < $1.timer }[...]
-        for phase in phases.sorted(by: { $0.index < $1.index }) {
-            let end = timer + phase.duration.wholeMilliseconds
-            let endDistance = distance + phase.distance
-            // The presses within the phase (not at its very ends) split it.
-            while let mark = pending.first, mark.timer.wholeMilliseconds <= timer { pending.removeFirst(); _ = mark }
-            while let mark = pending.first, mark.timer.wholeMilliseconds < end {
-                pending.removeFirst()
-                let at = min(max(mark.distance, distance), endDistance)
-                out.append(LapSpan(name: phase.name, timerMS: mark.timer.wholeMilliseconds - timer,
-                                   distance: at - distance, ending: .lap, repetition: phase.repetition))
-                timer = mark.timer.wholeMilliseconds
-                distance = at
-            }
-            out.append(LapSpan(name: phase.name, timerMS: end - timer, distance: endDistance - distance, ending: phase.ending,
-                               repetition: phase.repetition))
-            timer = end
-            distance = endDistance
-        }
-        return out
+        LapSpan.spans(phases: phases, marks: marks)
     }
 
     /// Whether a phase's name says it is a rest: a recovery, a rest, a walk or a jog between

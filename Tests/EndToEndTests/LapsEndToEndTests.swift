@@ -48,6 +48,13 @@ struct LapsEndToEndTests {
         #expect(detail.lapMarks.count == 4)
         let report = try await Self.reportLaps(dir)
         #expect(report.map(\.endedBy) == ["lap press", "lap press", "lap press", "lap press", "stop"])
+        // The page report lists the same laps.
+        let page = "\(dir)/report.html"
+        let made = try await Pacer.runOffThePool(["activities", "report", "1", "--out", page, "--data-dir", "\(dir)/data"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let table = try #require(html.components(separatedBy: "<h2>Laps</h2>").dropFirst().first?.components(separatedBy: "</table>").first)
+        #expect(table.components(separatedBy: "<td>lap press</td>").count - 1 == 4 && table.contains("<td>stop</td>"))
         let spans = ActivityLaps.spans(phases: detail.phaseResults, marks: detail.lapMarks)
         #expect(abs(spans.reduce(0) { $0 + $1.distance } - detail.summary.distance) < 0.01)
 
