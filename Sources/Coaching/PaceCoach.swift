@@ -141,7 +141,9 @@ public struct PaceCoach: Sendable {
     }
 
     /// The phase under way (the last one once the workout is over).
-    public var currentPhase: Phase { workout.phases[min(phaseIndex, workout.phases.count - 1)] }
+    public var currentPhase: Phase { workout.phases[currentPhaseIndex] }
+    /// Its index in the workout.
+    public var currentPhaseIndex: Int { min(phaseIndex, workout.phases.count - 1) }
 
     public mutating func start(at t: Instant) -> [CoachOutput] {
         guard !started else { return [] }

@@ -358,7 +358,7 @@ public final class DeviceRuntime: Sendable {
                 if let activity { writer.add(LapMark(timer: elapsed, distance: distance), number: number - 1, to: activity) }
                 logger.info("lap \(number) at \(RuntimeStatus.clock(elapsed))")
                 // The beep first, then the lap's words (a cue cuts words being said).
-                sound(.lap, phase: state.withValue { $0.coach.status(at: parts.clock.now).phaseIndex })
+                sound(.lap, phase: state.withValue { $0.coach.currentPhaseIndex })
                 report(.lap(number: number, timer: elapsed, distance: distance))
             case .toGo(let metres, let time):
                 // The to-go cue sounded just before (its own output): its words follow.

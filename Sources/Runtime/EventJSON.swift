@@ -188,7 +188,7 @@ extension RouteFollower.Progress {
 extension EventJSON {
     /// A starting phase's fields: its band (when it has one), how it ends when not on time
     /// (`m`, `until`), its place in a repeated group.
-    public static func phaseFields(_ phase: Phase) -> [(String, JSONValue)] {
+    static func phaseFields(_ phase: Phase) -> [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = []
         if let band = phase.speedBand {
             fields.append(("band_kmh", .array([.number(band.lowerBound * 3.6, places: 2), .number(band.upperBound * 3.6, places: 2)])))

@@ -77,7 +77,7 @@ final class ScenarioRecorder: Sendable {
         case .phaseStarted(let index):
             let phase = status.coach.phase
             text = "phase \(index + 1) starts" + RuntimeStatus.describeEnd(phase)
-            fields = [("phase", .int(index + 1)), ("name", .text(status.coach.phaseName))] + EventJSON.phaseFields(phase)
+            fields = event.jsonFields(status: status)
         case .phaseFinished(let r), .phaseRevised(let r):
             let revised = { if case .phaseRevised = event { true } else { false } }()
             text = "phase \(r.index + 1) \(revised ? "measured to its end" : "done"): \(RuntimeStatus.clock(r.duration)), "
@@ -118,8 +118,7 @@ final class ScenarioRecorder: Sendable {
             text = "resumed"
         case .lap(let number, let timer, let distance):
             text = "lap \(number) ends at \(RuntimeStatus.clock(timer)), \(km(distance)) km"
-            fields = [("lap", .int(number)), ("timer_s", .number(timer.inSeconds, places: 3)),
-                      ("lap_end_m", .number(distance, places: 1))]
+            fields = event.jsonFields(status: status)
         case .autoPaused(let standing):
             text = "AUTO-PAUSED after \(RuntimeStatus.clock(standing)) standing still, the timer held at "
                 + RuntimeStatus.clock(status.coach.elapsed)

@@ -96,11 +96,6 @@ extension LapSpan {
 }
 
 public enum ActivityLaps {
-    /// The laps of an activity's phases (`LapSpan.spans`).
-    public static func spans(phases: [PhaseResult], marks: [LapMark]) -> [LapSpan] {
-        LapSpan.spans(phases: phases, marks: marks)
-    }
-
     /// Whether a phase's name says it is a rest: a recovery, a rest, a walk or a jog between
     /// repeats. TCX's lap `Intensity` is Resting for these, Active for the others.
     public static func isResting(_ name: String) -> Bool {
@@ -157,7 +152,7 @@ public enum ActivityLaps {
         }
         var bounds: [Bounds] = []
         var timer: Int64 = 0, distance = 0.0
-        for span in spans(phases: detail.phaseResults, marks: detail.lapMarks) {
+        for span in LapSpan.spans(phases: detail.phaseResults, marks: detail.lapMarks) {
             // A phase's speeds are its band's limits: a lap's fastest is its points' (below).
             bounds.append(Bounds(name: span.name, timer: (timer, timer + span.timerMS),
                                  distance: (distance, distance + span.distance), trigger: span.trigger, notes: span.notes))

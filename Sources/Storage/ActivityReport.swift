@@ -86,7 +86,7 @@ public enum ActivityReport {
             lines.append("")
             lines.append("Laps")
             lines.append("  " + row([("#", -2), ("PHASE", 20), ("TIME", -8), ("AVG KM/H", -8), ("KM", -6), ("ENDED BY", 9)]))
-            for (i, lap) in ActivityLaps.spans(phases: d.phaseResults, marks: d.lapMarks).enumerated() {
+            for (i, lap) in LapSpan.spans(phases: d.phaseResults, marks: d.lapMarks).enumerated() {
                 let speed = lap.timerMS > 0 ? lap.distance * 1000 / Double(lap.timerMS) : 0
                 lines.append("  " + row([
                     ("\(i + 1)", -2), (clip(lap.name, 20), 20), (ActivityFormat.clock(.milliseconds(lap.timerMS)), -8),

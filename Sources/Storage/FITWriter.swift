@@ -244,7 +244,7 @@ public enum FITWriter {
         var repetition: Int64?
     }
 
-    /// A lap per phase result, split where a lap press ended no phase (`ActivityLaps.spans`),
+    /// A lap per phase result, split where a lap press ended no phase (`LapSpan.spans`),
     /// placed on the clock by the points' timer; one lap of the whole activity when it has
     /// none. A lap's fastest speed is its points'.
     static func laps(_ detail: ActivityDetail, startMS: Int64, endMS: Int64) -> [Lap] {
@@ -267,7 +267,7 @@ public enum FITWriter {
         }
         var laps: [Lap] = []
         var timer: Int64 = 0
-        let spans = ActivityLaps.spans(phases: phases, marks: detail.lapMarks)
+        let spans = LapSpan.spans(phases: phases, marks: detail.lapMarks)
         for (i, span) in spans.enumerated() {
             let lapStart = i == 0 ? startMS : clock(timer)
             let fastest = detail.points.compactMap { p -> Double? in

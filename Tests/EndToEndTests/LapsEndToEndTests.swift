@@ -1,3 +1,4 @@
+import Coaching
 import Foundation
 import FoundationXML
 import PacerCore
@@ -55,7 +56,7 @@ struct LapsEndToEndTests {
         let html = try String(contentsOfFile: page, encoding: .utf8)
         let table = try #require(html.components(separatedBy: "<h2>Laps</h2>").dropFirst().first?.components(separatedBy: "</table>").first)
         #expect(table.components(separatedBy: "<td>lap press</td>").count - 1 == 4 && table.contains("<td>stop</td>"))
-        let spans = ActivityLaps.spans(phases: detail.phaseResults, marks: detail.lapMarks)
+        let spans = LapSpan.spans(phases: detail.phaseResults, marks: detail.lapMarks)
         #expect(abs(spans.reduce(0) { $0 + $1.distance } - detail.summary.distance) < 0.01)
 
         // FIT, through Garmin's SDK; TCX, against the schema.
