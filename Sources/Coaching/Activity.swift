@@ -14,9 +14,15 @@ public struct TrackPoint: Hashable, Sendable {
     /// The odometer's distance at the point (metres), the one the coach and the activity's
     /// total count; nil as `timer`.
     public var distance: Double?
+    /// The runner's heart rate at the point (beats per minute), from a strap or a file; nil
+    /// without one.
+    public var heartRate: Int?
+    /// The intervals between beats the strap sent since the point before, seconds; empty when
+    /// it sent none.
+    public var rrIntervals: [Double]
 
     public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?,
-                timer: Duration? = nil, distance: Double? = nil) {
+                timer: Duration? = nil, distance: Double? = nil, heartRate: Int? = nil, rrIntervals: [Double] = []) {
         self.segment = segment
         self.time = time
         self.position = position
@@ -24,6 +30,8 @@ public struct TrackPoint: Hashable, Sendable {
         self.speed = speed
         self.timer = timer
         self.distance = distance
+        self.heartRate = heartRate
+        self.rrIntervals = rrIntervals
     }
 }
 

@@ -41,6 +41,10 @@ public struct Settings: Hashable, Sendable {
     /// (the first wlan rfkill switch), `sysfs:/sys/class/rfkill/rfkillN`, `sim[?blocked=yes&hard=yes]`.
     /// Nil: none (`radio:` absent or `none`): nothing is switched.
     public var radio: DeviceURI?
+    /// The heart-rate strap (`heart_rate:`): `bluez` (the first strap found), `bluez:ADDRESS`
+    /// (the one paired with `pacer hr pair`), `sim:FILE` (a recorded stream, in scenarios).
+    /// Nil: none (`heart_rate:` absent or `none`): no strap, the Bluetooth radio left off.
+    public var heartRate: DeviceURI?
     /// The profile was given on the command line (`--profile`): it wins over `device.yaml`,
     /// at power-on and at each workout's start.
     public var profileFromCommandLine = false
@@ -214,6 +218,18 @@ public struct Settings: Hashable, Sendable {
             }
             radio = parsed.scheme == "none" ? nil : parsed
         }
+        var heartRate: DeviceURI?
+        if map.has("heart_rate") {
+            var parsed = try uri("heart_rate", nil)
+            if parsed.scheme == "sim", !parsed.path.isEmpty, !parsed.path.hasPrefix("/") {
+                // A recorded stream beside the settings file, as a `file:` recording is.
+                parsed = (try? DeviceURI(parsing: "sim:" + Self.resolve(parsed.path, against: folder))) ?? parsed
+            }
+            guard ["bluez", "sim", "none"].contains(parsed.scheme) else {
+                throw map.error("heart_rate", "unknown heart-rate source '\(parsed)' (known: bluez, bluez:ADDRESS, sim:FILE, none)")
+            }
+            heartRate = parsed.scheme == "none" ? nil : parsed
+        }
         let speech = try SpeechSettingsLoader.speech(
             map.optionalMapping("speech"), knownProfiles: try? PowerProfileLoader.available(hardwareDir: hardware))
         let companion = try CompanionSettings.load(map.optionalMapping("companion"))
@@ -228,6 +244,7 @@ public struct Settings: Hashable, Sendable {
         settings.systemClock = systemClock
         settings.speaker = speaker
         settings.radio = radio
+        settings.heartRate = heartRate
         settings.speech = speech
         settings.companion = companion
         settings.companion.passwordFile = Self.companionPasswordFile(in: data)
