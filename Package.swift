@@ -10,7 +10,7 @@
 //   adapters, Runtime, Storage -> Configurator (the one place that picks adapters)
 //   Configurator, Charts -> ScenarioRunner | Companion (the companion page's HTTP server)
 //   all of them -> PacerCLI (`pacer`)
-// The system libraries' wrappers: CGPS, CALSA, CESpeak and CLinuxInput for LinuxHardware,
+// The system libraries' wrappers: CGPS, CALSA, CESpeak, CSDBus and CLinuxInput for LinuxHardware,
 // CLibXML2 for Storage, CCrypt for Companion. TestSupport is for the test targets only.
 // ARCHITECTURE.md draws the graph and gives the reasons.
 import PackageDescription
@@ -65,8 +65,8 @@ let package = Package(
         .target(name: "HAL", dependencies: ["PacerCore", "NMEA"], swiftSettings: swiftSettings),
 
         // System libraries, wrapped the SwiftPM way; only LinuxHardware imports them (and
-        // Companion libxcrypt, Storage libxml2, below). libgps, libasound, libespeak-ng and
-        // libxml2 give their headers only: they are opened at first use (LinuxHardware's
+        // Companion libxcrypt, Storage libxml2, below). libgps, libasound, libespeak-ng,
+        // libsystemd and libxml2 give their headers only: they are opened at first use (LinuxHardware's
         // DynamicLibrary, Storage's LibXML2), not linked, so that the commands that use none of
         // them do not load them, and the dozens of libraries they need, at each start. Their
         // headers are in the default include path (/usr/include and the cross sysroot's;
@@ -81,6 +81,12 @@ let package = Package(
         .systemLibrary(
             name: "CESpeak",
             providers: [.apt(["libespeak-ng-dev", "espeak-ng-data"])]),
+
+        // libsystemd's sd-bus: the D-Bus client the BlueZ heart-rate source talks to
+        // bluetoothd with (headers only, libsystemd opened when a strap is first looked for).
+        .systemLibrary(
+            name: "CSDBus",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // libxcrypt (crypt_r, crypt_gensalt_rn): the companion page's password hash.
         .systemLibrary(
@@ -100,7 +106,7 @@ let package = Package(
         // Real Linux hardware behind the HAL.
         .target(
             name: "LinuxHardware",
-            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA", "CESpeak", "CLinuxInput",
+            dependencies: ["HAL", "NMEA", "PacerCore", "CGPS", "CALSA", "CESpeak", "CSDBus", "CLinuxInput",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
         // Simulated hardware behind the same HAL: virtual clock, NMEA replay, WAV and

@@ -1,6 +1,7 @@
 import CALSA
 import CESpeak
 import CGPS
+import CSDBus
 
 /// Versions of the system libraries the Linux adapters are built against, for `pacer version`
 /// and bug reports.
@@ -13,7 +14,7 @@ public enum SystemLibraries {
     /// The libraries opened when first used rather than linked (`DynamicLibrary`): their
     /// SONAMEs, as this build opens them.
     public static var openedWhenUsed: [String] {
-        [PACER_LIBGPS_SONAME, PACER_LIBASOUND_SONAME, PACER_LIBESPEAK_NG_SONAME]
+        [PACER_LIBGPS_SONAME, PACER_LIBASOUND_SONAME, PACER_LIBESPEAK_NG_SONAME, PACER_LIBSYSTEMD_SONAME]
     }
 
     /// The version of the libasound this machine has (opening it, as a sound would), or why
