@@ -3,18 +3,21 @@ import PacerCore
 
 /// The report of one activity (R6, R20, R22) as a self-contained HTML page: the summary
 /// figures, the route to scale coloured by pace against the phase's band, speed over the
-/// timer against the bands with the cues, the elevation profile, and the phases, splits,
-/// waypoints and cues as tables. A pure function of the stored record: the same record
-/// gives the same bytes.
+/// timer against the bands with the cues, heart rate against the zones and the time in each
+/// (when a strap was worn), the elevation profile, and the phases, splits, waypoints and cues
+/// as tables. A pure function of the stored record (and the athlete's zones): the same
+/// record gives the same bytes.
 public enum ActivityReportPage {
     public static func html(_ input: ActivityReportInput) -> String {
         let run = RunAnalysis(input)
         let s = input.statistics
         let heading = "Activity #\(input.id): \(input.name)"
+        // Nil without a heart rate: the page is then the one it was before heart rate.
+        let heart = HeartRateSummary(points: input.points, zones: input.heartRateZones)
         var body = "<header>\n<h1>\(Markup.escape(heading))</h1>\n"
         body += HTMLPage.paragraph(meta(input), class: "meta")
         body += "</header>\n"
-        body += HTMLPage.figures(figures(input, run: run))
+        body += HTMLPage.figures(figures(input, run: run) + (heart.map { [HeartRateSection.figure($0)] } ?? []))
 
         // The map.
         var map = MapChart()
@@ -55,6 +58,12 @@ public enum ActivityReportPage {
             SpeedChart.render(run, cues: run.onTimer ? input.cues : [], title: "Speed over the run of \(heading)",
                               id: "speed"),
             caption: speedCaption))
+
+        // Heart rate, on the same time axis as the speed above.
+        if let heart {
+            body += HeartRateSection.chart(run, summary: heart, heading: heading)
+            body += HeartRateSection.timeInZones(heart) ?? ""
+        }
 
         // Elevation.
         var elevationCaption = "Altitude smoothed over 3 minutes (the receiver's altitude wanders by metres), against the distance along the stored track."

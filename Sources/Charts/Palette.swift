@@ -27,4 +27,14 @@ public enum Palette {
     public static let muted = "#666"
     public static let terrainFill = "#e6d9bf"
     public static let terrainLine = "#8a6a2f"
+
+    /// Heart-rate zones by `HeartRateZones.zone(of:)`'s numbering (0 below zone 1, 6 above
+    /// zone 5): cool to hot and light to dark, so the order reads without the hue; the bands
+    /// behind the line are these at a fifth of their strength.
+    public static func heartRateZone(_ n: Int) -> String {
+        ["#ced4da", "#74c0fc", "#1c7ed6", "#40c057", "#f59f00", "#e03131", "#862e2e"][max(0, min(6, n))]
+    }
+
+    /// The heart-rate line: near black, readable over every zone's band.
+    public static let heartRate = "#343a40"
 }

@@ -35,6 +35,10 @@ public struct ActivityReportInput: Hashable, Sendable {
     public var statistics: ActivityStatistics
     /// The zone the page shows times in (stored times are UTC).
     public var zone: DisplayZone = .utc
+    /// The athlete's heart-rate zones (the profile's `HeartRateFigures.zones`) that the
+    /// points' heart rate is counted in; nil when none are set. Plain values, as the rest: the
+    /// caller picks the profile (the one in force on the run's day, or today's).
+    public var heartRateZones: HeartRateZones?
 
     public init(
         id: Int64, name: String, state: String, startedAt: UTCTimestamp?, endedAt: UTCTimestamp?, plan: String?,
