@@ -29,12 +29,16 @@ public enum ActivityReport {
     }
 
     /// Everything about one activity (R6): the statistics, the phases, the waypoints, the map
-    /// and the elevation profile; times in `zone`.
+    /// and the elevation profile; times in `zone`. When a point has a heart rate, its average
+    /// and maximum and the time in each of `heartRateZones` (the athlete's; without them, how
+    /// to set them); without one, not a word of heart rate.
     public static func detail(
-        _ d: ActivityDetail, mapWidth: Int = 60, mapHeight: Int = 20, zone: DisplayZone = .utc
+        _ d: ActivityDetail, mapWidth: Int = 60, mapHeight: Int = 20, zone: DisplayZone = .utc,
+        heartRateZones: HeartRateZones? = nil
     ) -> [String] {
         let a = d.summary
         let s = d.statistics
+        let heart = HeartRateSummary(points: d.points, zones: heartRateZones)
         var lines = ["Activity #\(a.id) \"\(a.name)\" (\(a.state.rawValue))"]
         var when = a.startedAt.map { ActivityFormat.dateTimeZoned($0, seconds: true, zone: zone) } ?? "unknown"
         if let end = a.endedAt { when += " to " + ActivityFormat.dateTimeZoned(end, seconds: true, zone: zone) }
@@ -56,6 +60,7 @@ public enum ActivityReport {
         lines.append(field("Lowest point", s.minimumElevation.map(metres) ?? "no altitude recorded"))
         lines.append(field("Highest point", s.maximumElevation.map(metres) ?? "no altitude recorded"))
         lines.append(field("Points", "\(s.pointCount) in \(s.segmentCount) segment\(s.segmentCount == 1 ? "" : "s")"))
+        if let heart { lines.append(field("Heart rate", "avg \(heart.average), max \(heart.maximum) bpm")) }
 
         if !d.phaseResults.isEmpty {
             // An import's are the file's laps: no band to be in, and no slowest speed.
@@ -95,6 +100,7 @@ public enum ActivityReport {
                 ]))
             }
         }
+        if let heart { lines += timeInZones(heart) }
         if !d.waypoints.isEmpty {
             lines.append("")
             lines.append("Waypoints")
@@ -135,6 +141,30 @@ public enum ActivityReport {
             lines.append("Elevation profile")
             lines += chart
         }
+        return lines
+    }
+
+    /// The time in each heart-rate zone, as the page's table has it (`HeartRateSummary`: the
+    /// rule that counts it, said in the last lines), or how to set zones when there are none.
+    static func timeInZones(_ heart: HeartRateSummary) -> [String] {
+        var lines = ["", "Time in heart-rate zones"]
+        guard let zones = heart.zones else {
+            lines.append("  " + HeartRateSummary.noZones)
+            return lines
+        }
+        lines[1] += " (" + HeartRateSummary.methodLine(zones) + ")"
+        lines.append("  " + row([("ZONE", 13), ("BPM", 7), ("TIME", -6), ("SHARE", -5)]))
+        for n in heart.shownZones {
+            lines.append("  " + row([
+                (HeartRateSummary.zoneName(n), 13), (HeartRateSummary.zoneRange(n, zones), 7),
+                (HeartRateSummary.minutesAndSeconds(heart.millisecondsInZone[n]), -6),
+                (heart.countedMilliseconds > 0 ? ActivityFormat.fixed(heart.share(zone: n) * 100, places: 0) + " %" : "-", -5),
+            ]))
+        }
+        lines.append("  \(HeartRateSummary.minutesAndSeconds(heart.countedMilliseconds)) counted: between consecutive "
+            + "points with a heart rate, each interval in the earlier point's zone; none over \(heart.gapLimitText) or "
+            + "across a segment's end")
+        lines.append("  Method: " + zones.method.citation)
         return lines
     }
 
