@@ -45,7 +45,7 @@ case "${1:-}" in
         echo "built $out ($(du -h "$out" | cut -f1)) in $((SECONDS - t0)) s" >&2
         ;;
     check-sid)
-        cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev >/dev/null \
+        cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev libsystemd-dev >/dev/null \
             && grep -m1 'define GPSD_API_MAJOR_VERSION' /usr/include/gps.h \
             && cd '$repo' && { swift build --product pacer --scratch-path /srv/build-sid-amd64 >/srv/build-sid-amd64.log 2>&1 \
                 || { grep -E 'error:' /srv/build-sid-amd64.log | sort -u | head -n 20; tail -n 15 /srv/build-sid-amd64.log; exit 1; }; } \

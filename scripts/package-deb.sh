@@ -330,14 +330,14 @@ grep -v "^dpkg-shlibdeps: warning: binaries to analyze should already be strippe
 depends=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependency: $shlibs"
 
-# libgps, libasound and libespeak-ng (LinuxHardware's DynamicLibrary) and libxml2 (Storage's
+# libgps, libasound, libespeak-ng and libsystemd (LinuxHardware's DynamicLibrary) and libxml2 (Storage's
 # LibXML2) are opened at first use (dlopen), not linked, so dpkg-shlibdeps does not see them.
 # The binary opens the SONAME of the library whose headers it was built with: the one the -dev
 # package's link points to (in the cross sysroot for arm64). Its package and version come from
 # that library package's shlibs file, as dpkg-shlibdeps would take them.
 dpkg_info="${cross_admindir:-/var/lib/dpkg}/info"
 [ "$arch" != "$host_arch" ] && lib_root="$cross_sysroot" || lib_root=""
-for dev_link in libgps.so libasound.so libespeak-ng.so libxml2.so; do
+for dev_link in libgps.so libasound.so libespeak-ng.so libsystemd.so libxml2.so; do
     library=$(readlink -f "$lib_root/usr/lib/$multiarch/$dev_link") && [ -f "$library" ] ||
         die "no $lib_root/usr/lib/$multiarch/$dev_link (its -dev package) to tell which library pacer opens"
     soname=$(objdump -p "$library" | awk '$1 == "SONAME" {print $2}')

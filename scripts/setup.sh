@@ -11,6 +11,9 @@
 #   libsqlite3-dev   SQLite's header, for GRDB's system-library module (storage)
 #   libcrypt-dev     libxcrypt's header (crypt_r, yescrypt): the companion page's password hash
 #   libxml2-dev      libxml2's headers: the GPX reader's SAX2 parser (CLibXML2, opened at first use)
+#   libsystemd-dev   sd-bus's header: the BlueZ heart-rate strap's D-Bus client (CSDBus, opened at first use)
+#   dbus, python3-dbus, python3-gi  a real dbus-daemon, and what python-dbusmock (below) needs: the
+#                    BlueZ tests serve BlueZ's objects on a private bus
 #   gpsd             a real gpsd, started by the gpsd source's tests
 #   gpsd-clients     gpsdecode, the peer of the decode benchmark
 #   python3          the gpsd conformance check in CI
@@ -30,13 +33,14 @@
 #                    exports (activities and workouts), checked field by field in the tests
 #   fit-tool         an independent FIT encoder: the workout files `pacer plan import` is tested
 #                    on (scripts/fit-workout.py writes them)
+#   python-dbusmock  BlueZ's D-Bus objects (adapters, a chest strap) for the heart-rate source's tests
 set -euo pipefail
 
-PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev libxml2-dev gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
+PACER_APT_PACKAGES=(libgps-dev libasound2-dev libespeak-ng-dev espeak-ng-data pocketsphinx pocketsphinx-en-us libsqlite3-dev libcrypt-dev libxml2-dev libsystemd-dev dbus python3-dbus python3-gi gpsd gpsd-clients python3 libxml2-utils python3-gpxpy sqlite3 gpsbabel
     chromium fonts-dejavu-core python3-pip wrk)
 
 # PyPI package and the module it installs.
-PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk" "fit-tool:fit_tool")
+PACER_PIP_PACKAGES=("garmin-fit-sdk:garmin_fit_sdk" "fit-tool:fit_tool" "python-dbusmock:dbusmock")
 
 pacer_missing_packages() {
     local p missing=()

@@ -46,7 +46,7 @@ cross_triple=aarch64-unknown-linux-gnu
 # What the root holds, and what the sysroot is made of. A change here remakes that layer.
 cross_root_packages="swiftlang libc6-dev libstdc++-14-dev git ca-certificates"
 cross_sysroot_suite=trixie
-cross_sysroot_packages="libc6-dev libgcc-14-dev libstdc++-14-dev libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev zlib1g-dev"
+cross_sysroot_packages="libc6-dev libgcc-14-dev libstdc++-14-dev libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev libsystemd-dev zlib1g-dev"
 cross_swift_packages="swiftlang:arm64 libswiftlang:arm64"
 cross_test_runtime_packages="libxml2-16:arm64"
 cross_recipe_root="1 sid $cross_root_packages"
