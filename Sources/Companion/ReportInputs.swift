@@ -8,7 +8,11 @@ import Storage
 /// builders' inputs and writes the pages they return; the companion page (which imports
 /// both too) serves the same pages, so the conversion lives here, for both.
 extension ActivityDetail {
-    public var reportInput: ActivityReportInput {
+    public var reportInput: ActivityReportInput { reportInput(heartRateZones: nil) }
+
+    /// The same, with the athlete's heart-rate zones (the profile's `HeartRateFigures.zones`)
+    /// for the page to count the points' heart rate in; nil draws the heart rate without them.
+    public func reportInput(heartRateZones: HeartRateZones?) -> ActivityReportInput {
         let a = summary
         var input = ActivityReportInput(
             id: a.id, name: a.name, state: a.state.rawValue, startedAt: a.startedAt, endedAt: a.endedAt, plan: a.plan,
@@ -18,6 +22,7 @@ extension ActivityDetail {
             statistics: statistics)
         input.zone = .system
         input.lapMarks = lapMarks
+        input.heartRateZones = heartRateZones
         return input
     }
 }
