@@ -30,9 +30,12 @@ public struct AthleteProfile: Hashable, Sendable {
     public var bestRace: Mark?
     /// The best marathon time, when the runner has run one.
     public var bestMarathon: Duration?
+    /// What the runner's heart is known to do (maximum, resting, threshold, age): the five
+    /// zones are made from it. Empty until set; the plan generator does not use it.
+    public var heartRate: HeartRateFigures
 
     public init(weight: Double, height: Double, weeklyFrequency: Int, hasRaced: Bool, hasRunMarathon: Bool,
-                bestRace: Mark? = nil, bestMarathon: Duration? = nil) {
+                bestRace: Mark? = nil, bestMarathon: Duration? = nil, heartRate: HeartRateFigures = HeartRateFigures()) {
         self.weight = weight
         self.height = height
         self.weeklyFrequency = weeklyFrequency
@@ -40,6 +43,7 @@ public struct AthleteProfile: Hashable, Sendable {
         self.hasRunMarathon = hasRunMarathon
         self.bestRace = bestRace
         self.bestMarathon = bestMarathon
+        self.heartRate = heartRate
     }
 
     /// Body-mass index, kg/m².

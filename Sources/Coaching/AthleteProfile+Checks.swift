@@ -21,6 +21,10 @@ extension AthleteProfile {
         case bestRace = "best_race"
         case hasRunMarathon = "marathon"
         case bestMarathon = "best_marathon"
+        case maximumHeartRate = "max_hr"
+        case restingHeartRate = "resting_hr"
+        case thresholdHeartRate = "threshold_hr"
+        case age
 
         /// How a person calls it.
         public var label: String {
@@ -32,6 +36,18 @@ extension AthleteProfile {
             case .bestRace: "best race"
             case .hasRunMarathon: "marathon"
             case .bestMarathon: "best marathon"
+            case .maximumHeartRate: "max heart rate"
+            case .restingHeartRate: "resting heart rate"
+            case .thresholdHeartRate: "threshold heart rate"
+            case .age: "age"
+            }
+        }
+
+        /// The heart-rate figures' fields (`HeartRateFigures`), which the zones are made from.
+        public var isHeartRate: Bool {
+            switch self {
+            case .maximumHeartRate, .restingHeartRate, .thresholdHeartRate, .age: true
+            default: false
             }
         }
     }
@@ -47,6 +63,10 @@ extension AthleteProfile {
             case .bestRace: bestRace != other.bestRace
             case .hasRunMarathon: hasRunMarathon != other.hasRunMarathon
             case .bestMarathon: bestMarathon != other.bestMarathon
+            case .maximumHeartRate: heartRate.maximum != other.heartRate.maximum
+            case .restingHeartRate: heartRate.resting != other.heartRate.resting
+            case .thresholdHeartRate: heartRate.threshold != other.heartRate.threshold
+            case .age: heartRate.age != other.heartRate.age
             }
         }
     }
@@ -114,6 +134,31 @@ extension AthleteProfile {
                 problems.append((.bestMarathon, "a marathon in \(Self.clock(time)) is outside "
                     + "\(Self.clock(Self.marathonTimeRange.lowerBound)) to \(Self.clock(Self.marathonTimeRange.upperBound))"))
             }
+        }
+        problems += heartRateProblems
+        return problems
+    }
+
+    /// The heart-rate figures' problems: each outside its range (`HeartRateFigures`), then,
+    /// when every one is in range, what is wrong with them together (`inconsistency`, said
+    /// against the maximum's field: the zones cannot be made from them).
+    var heartRateProblems: [(field: Field, message: String)] {
+        let h = heartRate
+        var problems: [(field: Field, message: String)] = []
+        let checks: [(Field, Int?, ClosedRange<Int>, String)] = [
+            (.maximumHeartRate, h.maximum, HeartRateFigures.maximumRange, "bpm"),
+            (.restingHeartRate, h.resting, HeartRateFigures.restingRange, "bpm"),
+            (.thresholdHeartRate, h.threshold, HeartRateFigures.thresholdRange, "bpm"),
+            (.age, h.age, HeartRateFigures.ageRange, "years"),
+        ]
+        for (field, value, range, unit) in checks {
+            if let value, !range.contains(value) {
+                problems.append((field, "\(field.label) \(value) \(unit) is outside \(range.lowerBound) to \(range.upperBound) \(unit)"))
+            }
+        }
+        if problems.isEmpty, let reason = h.inconsistency {
+            let field: Field = h.maximum != nil && (h.resting != nil || h.threshold != nil) ? .maximumHeartRate : .thresholdHeartRate
+            problems.append((field, "the heart-rate figures disagree: \(reason)"))
         }
         return problems
     }

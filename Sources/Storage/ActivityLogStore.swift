@@ -106,6 +106,9 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         point.altitude = point.altitude.flatMap { $0.isFinite ? $0 : nil }
         point.speed = point.speed.flatMap { $0.isFinite ? $0 : nil }
         point.distance = point.distance.flatMap { $0.isFinite ? $0 : nil }
+        // A rate or an interval no strap sends is not stored (`HeartRateRecords`).
+        point.heartRate = HeartRateRecords.stored(point.heartRate)
+        point.rrIntervals = HeartRateRecords.kept(point.rrIntervals)
         let p = point
         try buffer(activity) { pending, counters in
             pending.points.append((activity, counters.point, p))
@@ -310,13 +313,15 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         }
         if !batch.points.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, timer_ms, distance_m)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, timer_ms, distance_m,
+                    heart_rate, rr_intervals)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, seq, p) in batch.points {
                 try statement.execute(arguments: [
                     activity, seq, p.segment, p.time.millisecondsSince1970,
                     p.position.latitude, p.position.longitude, p.altitude, p.speed, p.timer?.milliseconds, p.distance,
+                    p.heartRate, HeartRateRecords.text(p.rrIntervals),
                 ])
             }
         }
@@ -408,8 +413,8 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
     static func fetchPoints(_ activity: Int64, _ db: Database) throws -> [TrackPoint] {
         let rows = try Row.fetchCursor(
             db, sql: """
-                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m FROM track_points
-                WHERE activity_id = ? ORDER BY seq
+                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m, heart_rate, rr_intervals
+                FROM track_points WHERE activity_id = ? ORDER BY seq
                 """,
             arguments: [activity])
         var points: [TrackPoint] = []
@@ -417,7 +422,8 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
             points.append(TrackPoint(
                 segment: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
                 position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4], speed: row[5],
-                timer: (row[6] as Int64?).map { .milliseconds($0) }, distance: row[7]))
+                timer: (row[6] as Int64?).map { .milliseconds($0) }, distance: row[7], heartRate: row[8],
+                rrIntervals: HeartRateRecords.intervals(row[9])))
         }
         return points
     }

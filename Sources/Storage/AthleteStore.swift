@@ -37,13 +37,15 @@ public final class AthleteStore: DatabasePart {
             try db.execute(
                 sql: """
                     INSERT INTO athlete_profile (changed_at, weight_kg, height_cm, weekly_frequency, has_raced,
-                        has_run_marathon, best_race_distance_m, best_race_time_ms, best_marathon_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        has_run_marathon, best_race_distance_m, best_race_time_ms, best_marathon_ms,
+                        max_hr, resting_hr, threshold_hr, age)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     time.millisecondsSince1970, profile.weight, profile.height, profile.weeklyFrequency,
                     profile.hasRaced, profile.hasRunMarathon, profile.bestRace?.distance,
                     profile.bestRace?.time.milliseconds, profile.bestMarathon?.milliseconds,
+                    profile.heartRate.maximum, profile.heartRate.resting, profile.heartRate.threshold, profile.heartRate.age,
                 ])
             return true
         }
@@ -92,7 +94,9 @@ public final class AthleteStore: DatabasePart {
         let profile = AthleteProfile(
             weight: row["weight_kg"], height: row["height_cm"], weeklyFrequency: row["weekly_frequency"],
             hasRaced: row["has_raced"], hasRunMarathon: row["has_run_marathon"], bestRace: race,
-            bestMarathon: (row["best_marathon_ms"] as Int64?).map { .milliseconds($0) })
+            bestMarathon: (row["best_marathon_ms"] as Int64?).map { .milliseconds($0) },
+            heartRate: HeartRateFigures(maximum: row["max_hr"], resting: row["resting_hr"],
+                                        threshold: row["threshold_hr"], age: row["age"]))
         return (profile, UTCTimestamp(millisecondsSince1970: row["changed_at"]))
     }
 

@@ -351,6 +351,25 @@ public final class PacerDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Heart rate from a strap or an imported file (issue 41): each track point's rate
+        // (bpm; 0 is a strap that lost the skin, kept as the strap said it) and the intervals
+        // between beats the strap sent since the point before (`TrackPoint.rrIntervals`) as
+        // text: seconds, comma-separated, each the shortest decimal that reads back to the
+        // same Double (`RRIntervals`), so that BLE's 1/1024 s and FIT's milliseconds are both
+        // kept exactly and sqlite3 shows them as they are; NULL when there were none. Points
+        // recorded before have neither. The athlete's heart-rate figures, in the profile's
+        // history like its other fields: NULL until set.
+        migrator.registerMigration("v9") { db in
+            try db.execute(sql: """
+                ALTER TABLE track_points ADD COLUMN heart_rate INTEGER
+                    CHECK (heart_rate IS NULL OR heart_rate BETWEEN 0 AND 255);
+                ALTER TABLE track_points ADD COLUMN rr_intervals TEXT;
+                ALTER TABLE athlete_profile ADD COLUMN max_hr INTEGER;
+                ALTER TABLE athlete_profile ADD COLUMN resting_hr INTEGER;
+                ALTER TABLE athlete_profile ADD COLUMN threshold_hr INTEGER;
+                ALTER TABLE athlete_profile ADD COLUMN age INTEGER;
+                """)
+        }
         return migrator
     }
 

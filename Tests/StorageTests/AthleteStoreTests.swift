@@ -294,9 +294,9 @@ struct AthleteStoreTests {
             _ = try SampleActivity().record(into: store)
             try store.database.close()
         }
-        // Back to v1: drop what v2 made and forget that it ran.
+        // Back to v1: drop what v2 made and forget that it ran (and v9, which adds to its table).
         let path = "\(dir)/\(PacerDatabase.fileName)"
-        let downgrade = try Program.run("/usr/bin/sqlite3", [path, """
+        let downgrade = try Program.run("/usr/bin/sqlite3", [path, PacerTestShell.undoV9 + """
             DROP TABLE athlete_profile; DROP TABLE plans; DROP INDEX activities_by_plan;
             DELETE FROM grdb_migrations WHERE identifier = 'v2';
             """])

@@ -152,8 +152,9 @@ struct PointTimerTests {
             run.points[i].distance = nil
         }
         let id = try run.record(in: try PacerStore(directory: dir))
-        // Back to the schema of version 4: no timer or distance column, v5 not run.
-        let downgrade = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", """
+        // Back to the schema of version 4: no timer or distance column, v5 not run (nor v9,
+        // which adds to the same table after it).
+        let downgrade = try PacerTestShell.sqlite3("\(dir)/pacer.sqlite", PacerTestShell.undoV9 + """
             ALTER TABLE track_points DROP COLUMN timer_ms;
             ALTER TABLE track_points DROP COLUMN distance_m;
             DELETE FROM grdb_migrations WHERE identifier = 'v5';
@@ -222,6 +223,20 @@ struct NoFixMigrationTests {
 }
 
 enum PacerTestShell {
+    /// Takes a database back from version 9 to 8 (`PacerDatabase`'s migration v9: the
+    /// heart-rate columns): for a test that makes an older version, so that v9 runs again
+    /// after the migrations it forgets.
+    static let undoV9 = """
+        ALTER TABLE track_points DROP COLUMN heart_rate;
+        ALTER TABLE track_points DROP COLUMN rr_intervals;
+        ALTER TABLE athlete_profile DROP COLUMN max_hr;
+        ALTER TABLE athlete_profile DROP COLUMN resting_hr;
+        ALTER TABLE athlete_profile DROP COLUMN threshold_hr;
+        ALTER TABLE athlete_profile DROP COLUMN age;
+        DELETE FROM grdb_migrations WHERE identifier = 'v9';
+
+        """
+
     /// Runs `script` through the sqlite3 shell on `path`; returns what it printed.
     static func sqlite3(_ path: String, _ script: String) throws -> String {
         let result = try Program.run("/usr/bin/sqlite3", [path, script])
