@@ -67,14 +67,23 @@ public enum ImportSummary {
         return lines
     }
 
-    /// What the file held that Pacer does not keep, with the counts: heart rate and cadence.
+    /// What the file held that Pacer does not keep, with the counts and why: heart rate on a
+    /// route (an activity keeps it, when in Garmin's TrackPointExtension or a FIT record),
+    /// and cadence.
     public static func notKept(_ result: ImportResult) -> String? {
         func points(_ n: Int) -> String { n == 1 ? "1 point" : "\(n) points" }
-        var parts: [String] = []
-        if result.heartRatesNotKept > 0 { parts.append("the heart rate of \(points(result.heartRatesNotKept))") }
-        if result.cadencesNotKept > 0 { parts.append("the cadence of \(points(result.cadencesNotKept))") }
+        var parts: [String] = [], why: [String] = []
+        if result.heartRatesNotKept > 0 {
+            parts.append("the heart rate of \(points(result.heartRatesNotKept))")
+            why.append(result.kind == .route ? "a route keeps no heart rate"
+                : "heart rate is read from Garmin's TrackPointExtension only")
+        }
+        if result.cadencesNotKept > 0 {
+            parts.append("the cadence of \(points(result.cadencesNotKept))")
+            why.append("Pacer records no cadence")
+        }
         guard !parts.isEmpty else { return nil }
-        return "Not kept: \(parts.joined(separator: " and ")) in the file (Pacer records neither)."
+        return "Not kept: \(parts.joined(separator: " and ")) in the file (\(why.joined(separator: "; ")))."
     }
 
     /// `pacer activities import`'s lines: the summary with what the file became said second.

@@ -348,8 +348,10 @@ struct ActivitiesCommand: ParsableCommand {
                 track does not come back from, times that go back or are all the same (an \
                 activity's), elevations outside -500 to 9000 m. A few such points (1 in 100; none \
                 in a file of under 10 points) are dropped as GPS glitches instead, and said. \
-                Heart rate and cadence in the points' extensions are not kept; how many points \
-                had them is said.
+                An activity keeps each point's heart rate (Garmin's TrackPointExtension v1 or \
+                v2 hr; a FIT record's heart_rate and the hrv messages' RR intervals); a route \
+                keeps none, and no import keeps cadence: how many points had what was not \
+                kept is said.
 
                 A FIT file (.fit, or a file with FIT's header) is read the same way: its records \
                 with a position and a time, a new segment after each timer stop; a damaged file \

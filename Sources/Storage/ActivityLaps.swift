@@ -19,13 +19,17 @@ public struct LapPoint: Hashable, Sendable {
     public var distance: Double?
     /// Metres per second.
     public var speed: Double?
+    /// Beats per minute; nil without one, and in a share.
+    public var heartRate: Int?
 
-    public init(time: UTCTimestamp, position: GeoPoint?, altitude: Double?, distance: Double?, speed: Double?) {
+    public init(time: UTCTimestamp, position: GeoPoint?, altitude: Double?, distance: Double?, speed: Double?,
+                heartRate: Int? = nil) {
         self.time = time
         self.position = position
         self.altitude = altitude
         self.distance = distance
         self.speed = speed
+        self.heartRate = heartRate
     }
 }
 
@@ -124,7 +128,8 @@ public enum ActivityLaps {
         report.writtenPoints = points.count
         func point(_ p: TrackPoint, distance: Double?) -> LapPoint {
             LapPoint(time: p.time, position: p.position, altitude: options.elevations ? p.altitude : nil,
-                     distance: distance, speed: options.speeds ? p.speed : nil)
+                     distance: distance, speed: options.speeds ? p.speed : nil,
+                     heartRate: options.heartRates ? HeartRateRecords.rate(p.heartRate) : nil)
         }
         let recorded = a.source == nil && !points.isEmpty && points.allSatisfy { $0.timer != nil && $0.distance != nil }
         let totalTime = a.activeTime ?? a.elapsedTime

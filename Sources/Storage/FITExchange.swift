@@ -55,7 +55,8 @@ public final class FITExchange: DatabasePart {
     }
 
     static func importedPoint(_ p: FITActivityData.Point) -> ImportedPoint {
-        ImportedPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, line: p.record)
+        ImportedPoint(position: p.position, altitude: p.altitude, time: p.time, speed: p.speed, heartRate: p.heartRate,
+                      rrIntervals: p.rrIntervals, line: p.record)
     }
 
     static func importFITActivity(_ path: String, name: String, rules: TrackPlausibility, again: Bool = false,
@@ -150,9 +151,12 @@ public final class FITExchange: DatabasePart {
                 + "\(filter.timesGoBack ? "go back" : "are all the same"): left out, the route is its points in order"))
         }
         let stats = try TrackImport.finishRoute(id, name: name, line: line, waypoints: [], db)
-        return ImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
-                               distance: stats.distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
-                               droppedElevations: filter.droppedElevations, timesLeftOut: filter.timesUnusable,
-                               notes: notes, notesLeftOut: filter.notesLeftOut)
+        var result = ImportResult(kind: .route, id: id, name: name, pointCount: line.count, waypointCount: 0,
+                                  distance: stats.distance, pointsRead: filter.count, droppedPoints: filter.droppedPoints,
+                                  droppedElevations: filter.droppedElevations, timesLeftOut: filter.timesUnusable,
+                                  notes: notes, notesLeftOut: filter.notesLeftOut)
+        // A route is a line to follow: the records' heart rates are not kept, and said.
+        result.heartRatesNotKept = fit.heartRateCount
+        return result
     }
 }

@@ -114,6 +114,9 @@ public struct FITField: Hashable, Sendable {
     public var value: Int64?
     /// A string field's text and its size in bytes (with the terminating zero).
     public var text: String?
+    /// An array field's values (nil each: invalid), written one after the other; nil for a
+    /// field of one value.
+    public var values: [Int64?]?
     public var size: Int
 
     public init(_ number: UInt8, _ type: FITBaseType, _ value: Int64?) {
@@ -121,7 +124,20 @@ public struct FITField: Hashable, Sendable {
         self.type = type
         self.value = value
         self.text = nil
+        self.values = nil
         self.size = type.size
+    }
+
+    /// An array field (hrv's `time`): `values.count` values of `type`, each nil or out of
+    /// the type's range written invalid.
+    public init(_ number: UInt8, _ type: FITBaseType, array values: [Int64?]) {
+        precondition(type != .string && !values.isEmpty && values.count * type.size <= 255, "FIT: an array of 1 to 255 bytes")
+        self.number = number
+        self.type = type
+        self.value = nil
+        self.text = nil
+        self.values = values
+        self.size = values.count * type.size
     }
 
     /// A value in the profile's units with its scale and offset: `(value + offset) * scale`,
@@ -145,6 +161,7 @@ public struct FITField: Hashable, Sendable {
             cut.append(c)
         }
         self.text = cut
+        self.values = nil
         self.size = size
     }
 }
@@ -214,6 +231,13 @@ public struct FITEncoder {
                 let text = Array((field.text ?? "").utf8)
                 records.append(contentsOf: text)
                 records.append(contentsOf: repeatElement(0, count: field.size - text.count))
+                continue
+            }
+            if let values = field.values {
+                for value in values {
+                    let bits = value.flatMap { field.type.range.contains($0) ? UInt64(bitPattern: $0) : nil }
+                    appendInteger(bits ?? field.type.invalid, size: field.type.size)
+                }
                 continue
             }
             let bits: UInt64

@@ -21,7 +21,8 @@ public struct FITError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What Pacer takes from a FIT file: the records with a position and a time (their
-/// altitude, speed and distance when given), the laps, the timer's stops, the file's type.
+/// altitude, speed, distance and heart rate when given, and the RR intervals of the hrv
+/// messages after them), the laps, the timer's stops, the file's type.
 public struct FITActivityData: Hashable, Sendable {
     public struct Point: Hashable, Sendable {
         public var time: UTCTimestamp
@@ -33,6 +34,12 @@ public struct FITActivityData: Hashable, Sendable {
         public var record: Int
         /// After a timer stop: the point starts a new segment.
         public var afterStop: Bool
+        /// The record's heart_rate (field 3), beats per minute; nil without one (or 0).
+        public var heartRate: Int? = nil
+        /// Seconds between beats: the hrv messages' `time` values between this record and the
+        /// next (hrv messages carry no time; a watch writes them as the beats come, after the
+        /// record they follow), at most `HeartRateRecords.maximumIntervalsPerPoint`.
+        public var rrIntervals: [Double] = []
     }
 
     public struct Lap: Hashable, Sendable {
@@ -48,6 +55,12 @@ public struct FITActivityData: Hashable, Sendable {
     public var points: [Point] = []
     /// How many records had a position and a time.
     public var pointCount = 0
+    /// How many of those had a heart rate.
+    public var heartRateCount = 0
+    /// RR intervals read from hrv messages, and those dropped: past a point's
+    /// `HeartRateRecords.maximumIntervalsPerPoint`, or before the file's first point.
+    public var rrIntervalCount = 0
+    public var rrIntervalsDropped = 0
     /// The most bytes of the file held at once while it was read.
     public var largestPiece = 0
     public var laps: [Lap] = []
@@ -254,6 +267,9 @@ public enum FITReader {
     }
 
     /// The second pass over one file of the chain: its messages, the records handed to `point`.
+    /// A point is handed over when the next record comes (or the file ends), so that the hrv
+    /// messages written after it reach it first; a record refused (its date) is refused after
+    /// the points before it were handed over, as without hrv.
     private static func readRecords(
         _ segment: Segment, _ input: inout FITBytes, into data: inout FITActivityData,
         point: (FITActivityData.Point) throws -> Void
@@ -261,12 +277,31 @@ public enum FITReader {
         let file = input.file
         // The next file of a chain starts a new segment: nothing says the two join.
         var stopped = data.files > 1
+        var pending: FITActivityData.Point?
         try messages(segment, &input) { message in
+            if message.global == FITProfile.hrv {
+                // time (field 0): uint16 seconds x 1000, one value or an array of them.
+                let times = message.arrays[0] ?? message.values[0].map { [$0] } ?? []
+                for ms in times where ms > 0 {
+                    data.rrIntervalCount += 1
+                    if pending != nil, pending!.rrIntervals.count < HeartRateRecords.maximumIntervalsPerPoint {
+                        pending!.rrIntervals.append(Double(ms) / 1000)
+                    } else {
+                        data.rrIntervalsDropped += 1
+                    }
+                }
+                return
+            }
+            if message.global == FITProfile.record, let p = pending {
+                pending = nil
+                try point(p)
+            }
             if let taken = try take(message.global, message.values, at: message.offset, into: &data, stopped: &stopped,
                                     file: file) {
-                try point(taken)
+                pending = taken
             }
         }
+        if let p = pending { try point(p) }
     }
 
     /// One data message as read: its global message number, the byte it starts at, its
@@ -278,6 +313,9 @@ public enum FITReader {
         var offset: Int
         var values: [UInt8: Int64]
         var strings: [UInt8: [UInt8]]
+        /// An hrv message's array fields: their values that are not invalid, in order
+        /// (other messages' arrays are not read).
+        var arrays: [UInt8: [Int64]] = [:]
     }
 
     /// The data messages of one file of the chain, in order, each handed to `body`: the
@@ -345,10 +383,16 @@ public enum FITReader {
             let message = try input.take(definition.size)
             var values: [UInt8: Int64] = [:]
             var strings: [UInt8: [UInt8]] = [:]
+            var arrays: [UInt8: [Int64]] = [:]
             var at = 0
             for field in definition.fields {
                 if field.type & 0x1F == FITBaseType.string.rawValue {
                     strings[field.number] = Array(message[at..<at + field.size].prefix { $0 != 0 })
+                } else if definition.global == FITProfile.hrv, let width = width(field.type), field.size > width,
+                          field.size % width == 0 {
+                    arrays[field.number] = stride(from: at, to: at + field.size, by: width).compactMap {
+                        integer(message, at: $0, size: width, type: field.type, bigEndian: definition.bigEndian)
+                    }
                 } else if let value = integer(message, at: at, size: field.size, type: field.type,
                                               bigEndian: definition.bigEndian) {
                     values[field.number] = value
@@ -367,7 +411,18 @@ public enum FITReader {
             } else if let time = values[253] {
                 lastTimestamp = time
             }
-            try body(DataMessage(global: definition.global, offset: start, values: values, strings: strings))
+            try body(DataMessage(global: definition.global, offset: start, values: values, strings: strings,
+                                 arrays: arrays))
+        }
+    }
+
+    /// The size of one value of an integer base type; nil for another type.
+    static func width(_ type: UInt8) -> Int? {
+        switch type & 0x1F {
+        case 0x00, 0x01, 0x02, 0x0A, 0x0D: 1
+        case 0x03, 0x04, 0x0B: 2
+        case 0x05, 0x06, 0x0C: 4
+        default: nil
         }
     }
 
@@ -375,14 +430,7 @@ public enum FITReader {
     /// integer type of its size).
     static func integer(_ bytes: [UInt8], at: Int, size: Int, type: UInt8, bigEndian: Bool) -> Int64? {
         let base = type & 0x1F
-        let width: Int
-        switch base {
-        case 0x00, 0x01, 0x02, 0x0A, 0x0D: width = 1
-        case 0x03, 0x04, 0x0B: width = 2
-        case 0x05, 0x06, 0x0C: width = 4
-        default: return nil
-        }
-        guard size == width else { return nil }
+        guard let width = width(type), size == width else { return nil }
         var raw: UInt64 = 0
         for i in 0..<width {
             let byte = UInt64(bytes[at + (bigEndian ? i : width - 1 - i)])
@@ -430,10 +478,13 @@ public enum FITReader {
             }
             let altitude = (v[78] ?? v[2]).map { Double($0) / 5 - 500 }
             let speed = (v[73] ?? v[6]).map { Double($0) / 1000 }
+            // heart_rate (3): a uint8 of bpm; 0 is a strap off the skin, no heart rate.
+            let heartRate = v[3].flatMap { $0 > 0 && $0 <= 255 ? Int($0) : nil }
             let taken = FITActivityData.Point(time: t, position: position, altitude: altitude, speed: speed,
                                               distance: v[5].map { Double($0) / 100 }, record: data.records,
-                                              afterStop: stopped && data.pointCount > 0)
+                                              afterStop: stopped && data.pointCount > 0, heartRate: heartRate)
             data.pointCount += 1
+            if heartRate != nil { data.heartRateCount += 1 }
             stopped = false
             return taken
         case FITProfile.event:

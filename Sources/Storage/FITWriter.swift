@@ -47,7 +47,8 @@ public enum FITWriter {
                 fit.append(timerEvent(p.time, type: FITProfile.eventTypeStart))
             }
             fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed,
-                              distance: distance))
+                              distance: distance, heartRate: p.heartRate))
+            appendIntervals(p.rrIntervals, to: &fit)
             previous = p
         }
         let distance = along.last ?? 0
@@ -64,7 +65,7 @@ public enum FITWriter {
         appendSession(to: &fit, start: start, end: end, first: points.first?.position, timerMS: timerMS,
                       distance: a.distance, averageSpeed: a.averageSpeed, maximumSpeed: a.maximumSpeed,
                       elevation: (a.elevationGain, a.elevationLoss), movingMS: ms(a.movingTime), laps: laps.count,
-                      utcOffset: utcOffset)
+                      utcOffset: utcOffset, heartRate: HeartRateRecords.averageAndMaximum(points.lazy.map(\.heartRate)))
         return fit.finish()
     }
 
@@ -85,7 +86,8 @@ public enum FITWriter {
         appendHeader(to: &fit, start: start)
         fit.append(timerEvent(start, type: FITProfile.eventTypeStart))
         for p in points {
-            fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed, distance: nil))
+            fit.append(record(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed, distance: nil,
+                              heartRate: p.heartRate))
         }
         fit.append(timerEvent(end, type: FITProfile.eventTypeStopAll))
         var laps: [Lap] = []
@@ -96,7 +98,8 @@ public enum FITWriter {
                             distance: lap.distance, averageSpeed: timerMS > 0 ? lap.distance * 1000 / Double(timerMS) : 0,
                             maximumSpeed: lap.maximumSpeed,
                             intensity: lap.name.map { FITProfile.intensity(phase: $0) }
-                                ?? (lap.resting ? FITProfile.intensityRest : FITProfile.intensityActive)))
+                                ?? (lap.resting ? FITProfile.intensityRest : FITProfile.intensityActive),
+                            heartRate: HeartRateRecords.averageAndMaximum(lap.tracks.joined().lazy.map(\.heartRate))))
         }
         appendLaps(laps, to: &fit)
         let timerMS = laps.reduce(0) { $0 + $1.timerMS }
@@ -105,7 +108,8 @@ public enum FITWriter {
                       timerMS: timerMS, distance: distance,
                       averageSpeed: timerMS > 0 ? distance * 1000 / Double(timerMS) : 0,
                       maximumSpeed: laps.compactMap(\.maximumSpeed).max(),
-                      elevation: nil, movingMS: nil, laps: laps.count, utcOffset: 0)
+                      elevation: nil, movingMS: nil, laps: laps.count, utcOffset: 0,
+                      heartRate: HeartRateRecords.averageAndMaximum(points.lazy.map(\.heartRate)))
         return fit.finish()
     }
 
@@ -127,10 +131,12 @@ public enum FITWriter {
         ]))
     }
 
-    /// A lap message per lap, the last one ending the session.
+    /// A lap message per lap, the last one ending the session. A lap's heart rate
+    /// (avg_heart_rate 15, max_heart_rate 16) only when it has one: a run without a strap
+    /// writes the laps it always wrote, field for field.
     static func appendLaps(_ laps: [Lap], to fit: inout FITEncoder) {
         for (index, lap) in laps.enumerated() {
-            fit.append(FITMessage(FITProfile.lap, [
+            var message = FITMessage(FITProfile.lap, [
                 FITField(254, .uint16, Int64(index)),
                 FITField(253, .uint32, FIT.dateTime(UTCTimestamp(millisecondsSince1970: lap.endMS))),
                 FITField(0, .enumeration, FITProfile.eventLap),
@@ -147,18 +153,24 @@ public enum FITWriter {
                 FITField(24, .enumeration, index == laps.count - 1 ? FITProfile.lapTriggerSessionEnd : lap.trigger),
                 FITField(25, .enumeration, FITProfile.sportRunning),
                 FITField(61, .uint16, lap.repetition),
-            ]))
+            ])
+            if let heartRate = lap.heartRate {
+                message.fields += [FITField(15, .uint8, Int64(heartRate.average)),
+                                   FITField(16, .uint8, Int64(heartRate.maximum))]
+            }
+            fit.append(message)
         }
     }
 
-    /// The session (its totals) and the activity.
+    /// The session (its totals; its heart rate, avg_heart_rate 16 and max_heart_rate 17,
+    /// only when it has one) and the activity.
     static func appendSession(to fit: inout FITEncoder, start: UTCTimestamp, end: UTCTimestamp, first: GeoPoint?,
                               timerMS: Int64, distance: Double, averageSpeed: Double, maximumSpeed: Double?,
                               elevation: (gain: Double?, loss: Double?)?, movingMS: Int64?, laps: Int,
-                              utcOffset: Int64) {
+                              utcOffset: Int64, heartRate: (average: Int, maximum: Int)? = nil) {
         let endMS = end.millisecondsSince1970
         let startMS = start.millisecondsSince1970
-        fit.append(FITMessage(FITProfile.session, [
+        var session = FITMessage(FITProfile.session, [
             FITField(254, .uint16, 0),
             FITField(253, .uint32, FIT.dateTime(end)),
             FITField(0, .enumeration, FITProfile.eventSession),
@@ -181,7 +193,11 @@ public enum FITWriter {
             FITField(25, .uint16, 0),
             FITField(26, .uint16, Int64(laps)),
             FITField(28, .enumeration, 0),  // activity_end
-        ]))
+        ])
+        if let heartRate {
+            session.fields += [FITField(16, .uint8, Int64(heartRate.average)), FITField(17, .uint8, Int64(heartRate.maximum))]
+        }
+        fit.append(session)
         fit.append(FITMessage(FITProfile.activity, [
             FITField(253, .uint32, FIT.dateTime(end)),
             FITField(0, .uint32, timerMS),
@@ -205,9 +221,11 @@ public enum FITWriter {
         ])
     }
 
+    /// A record; its heart_rate (field 3, bpm) only when the point has one, so that a track
+    /// without a strap is written as it always was, byte for byte.
     static func record(time: UTCTimestamp, position: GeoPoint?, altitude: Double?, speed: Double?,
-                       distance: Double?) -> FITMessage {
-        FITMessage(FITProfile.record, [
+                       distance: Double?, heartRate: Int? = nil) -> FITMessage {
+        var message = FITMessage(FITProfile.record, [
             FITField(253, .uint32, FIT.dateTime(time)),
             FITField(0, .sint32, position.map { FIT.semicircles($0.latitude) }),
             FITField(1, .sint32, position.map { FIT.semicircles($0.longitude) }),
@@ -217,6 +235,30 @@ public enum FITWriter {
             FITField(73, .uint32, speed, scale: 1000),
             FITField(78, .uint32, altitude, scale: 5, offset: 500),
         ])
+        if let rate = HeartRateRecords.rate(heartRate) { message.fields.append(FITField(3, .uint8, Int64(rate))) }
+        return message
+    }
+
+    /// How many intervals an hrv message holds: five, as Garmin's watches write them (the
+    /// last message's unused ones invalid), so that every hrv message has one definition.
+    static let intervalsPerHRVMessage = 5
+
+    /// A point's RR intervals as hrv messages (global 78: `time`, field 0, an array of
+    /// uint16 in milliseconds), right after the point's record: hrv messages carry no time,
+    /// so a reader places them by the record before them (`FITReader`).
+    static func appendIntervals(_ intervals: [Double], to fit: inout FITEncoder) {
+        guard !intervals.isEmpty else { return }
+        var i = 0
+        while i < intervals.count {
+            let chunk = intervals[i..<min(i + intervalsPerHRVMessage, intervals.count)]
+            var values: [Int64?] = chunk.map { s in
+                let ms = (s * 1000).rounded()
+                return ms.isFinite && ms >= 0 && ms < 65_535 ? Int64(ms) : nil
+            }
+            values += Array(repeating: nil, count: intervalsPerHRVMessage - values.count)
+            fit.append(FITMessage(FITProfile.hrv, [FITField(0, .uint16, array: values)]))
+            i += intervalsPerHRVMessage
+        }
     }
 
     /// A pause between two consecutive points: the timer ran less than the clock between
@@ -242,6 +284,8 @@ public enum FITWriter {
         var trigger: Int64 = FITProfile.lapTriggerTime
         /// repetition_num: the phase's pass through a repeated group.
         var repetition: Int64?
+        /// The lap's points' heart rate (`HeartRateRecords.averageAndMaximum`); nil: none.
+        var heartRate: (average: Int, maximum: Int)? = nil
     }
 
     /// A lap per phase result, split where a lap press ended no phase (`LapSpan.spans`),
@@ -253,7 +297,8 @@ public enum FITWriter {
         guard !phases.isEmpty else {
             return [Lap(startMS: startMS, endMS: endMS, timerMS: ms(a.time), distance: a.distance,
                         averageSpeed: a.averageSpeed, maximumSpeed: a.maximumSpeed,
-                        intensity: FITProfile.intensityActive)]
+                        intensity: FITProfile.intensityActive,
+                        heartRate: HeartRateRecords.averageAndMaximum(detail.points.lazy.map(\.heartRate)))]
         }
         let timed = detail.points.compactMap { p in p.timer.map { (timer: ms($0), time: p.time.millisecondsSince1970) } }
         // The clock when the timer read `t`: the last point at or before it, plus the rest.
@@ -274,6 +319,13 @@ public enum FITWriter {
                 guard let t = p.timer.map(ms), t >= timer, t <= timer + span.timerMS else { return nil }
                 return p.speed
             }.max()
+            // A point on the lap's end is the next lap's (the last lap takes its end too), as
+            // TCX's laps take their points (`ActivityLaps`).
+            let last = i == spans.count - 1
+            let rates = detail.points.filter { p in
+                guard let t = p.timer.map(ms) else { return false }
+                return t >= timer && (t < timer + span.timerMS || last)
+            }.map(\.heartRate)
             timer += span.timerMS
             let lapEnd = i == spans.count - 1 ? endMS : clock(timer)
             let trigger = switch span.trigger {
@@ -285,7 +337,8 @@ public enum FITWriter {
                             distance: span.distance,
                             averageSpeed: span.timerMS > 0 ? span.distance * 1000 / Double(span.timerMS) : 0,
                             maximumSpeed: fastest, intensity: FITProfile.intensity(phase: span.name), trigger: trigger,
-                            repetition: span.repetition.map { Int64($0.number) }))
+                            repetition: span.repetition.map { Int64($0.number) },
+                            heartRate: HeartRateRecords.averageAndMaximum(rates)))
         }
         return laps
     }
@@ -415,6 +468,7 @@ public enum FITProfile {
     public static let workout: UInt16 = 26
     public static let workoutStep: UInt16 = 27
     public static let activity: UInt16 = 34
+    public static let hrv: UInt16 = 78
 
     static let fileActivity: Int64 = 4
     static let fileWorkout: Int64 = 5

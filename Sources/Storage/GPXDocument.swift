@@ -69,10 +69,14 @@ public struct GPXDocument: Hashable, Sendable {
     /// The points read, wherever they went.
     public var trackPointCount = 0
     public var routePointCount = 0
-    /// Points with a heart rate or a cadence in their extensions (Garmin's `hr` and `cad`, as
-    /// watches write them): not kept by Pacer, but counted so an import can say so.
+    /// Points with a heart rate or a cadence in their extensions (an `hr` and a `cad` in any
+    /// namespace, as watches write them), counted so an import can say what it did not keep.
     public var heartRateCount = 0
     public var cadenceCount = 0
+    /// The heart rates read (`ImportedPoint.heartRate`): an `hr` in Garmin's TrackPointExtension
+    /// v1 or v2, above 0. The others of `heartRateCount` were in a namespace Pacer does not
+    /// read, or 0 (a strap off the skin).
+    public var heartRatesRead = 0
 
     public init(version: String, line: Int) {
         self.version = version

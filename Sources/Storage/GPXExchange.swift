@@ -21,6 +21,9 @@ public struct GPXExportOptions: Hashable, Sendable {
     /// The distance the device measured, stated in the track (`GPXWriter.beginTrack`): an
     /// export's; a share writes only what the runner chose.
     public var distance: Bool
+    /// The points' heart rates (and, in FIT, their RR intervals): an export's; a share
+    /// leaves them out (health data, which no share item chooses yet).
+    public var heartRates: Bool
     /// Metres around the track's first and last stored points in which no point and no
     /// waypoint is written; nil: none hidden.
     public var hideWithin: Double?
@@ -31,8 +34,8 @@ public struct GPXExportOptions: Hashable, Sendable {
     public var secret: ShareSecret?
 
     public init(times: Bool = true, speeds: Bool = true, elevations: Bool = true, waypoints: Bool = true,
-                track: Bool = true, name: Bool = true, distance: Bool = true, hideWithin: Double? = nil,
-                privacyZones: [PrivacyZone] = [], secret: ShareSecret? = nil) {
+                track: Bool = true, name: Bool = true, distance: Bool = true, heartRates: Bool = true,
+                hideWithin: Double? = nil, privacyZones: [PrivacyZone] = [], secret: ShareSecret? = nil) {
         self.times = times
         self.speeds = speeds
         self.elevations = elevations
@@ -40,6 +43,7 @@ public struct GPXExportOptions: Hashable, Sendable {
         self.track = track
         self.name = name
         self.distance = distance
+        self.heartRates = heartRates
         self.hideWithin = hideWithin
         self.privacyZones = privacyZones
         self.secret = secret
@@ -214,7 +218,12 @@ extension GPXExchange {
             }
         }
         var report = GPXExportReport(zones: options.privacyZones)
-        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil, speeds: options.speeds && options.track)
+        // Heart rates only when a point has one: a run without a strap is written as before.
+        let heartRates = try options.heartRates && options.track && (Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM track_points WHERE activity_id = ? AND heart_rate > 0)",
+            arguments: [id]) ?? false)
+        var writer = GPXWriter(name: name, time: options.times ? startedAt : nil, speeds: options.speeds && options.track,
+                               heartRates: heartRates)
         if options.waypoints {
             let waypoints = try Row.fetchCursor(
                 db, sql: "SELECT name, time, lat, lon, alt, at_last_known FROM waypoints WHERE activity_id = ? ORDER BY seq",
@@ -240,7 +249,10 @@ extension GPXExchange {
             let distance: Double? = recorded && options.distance && mask == nil ? row?[3] : nil
             writer.beginTrack(name: name, type: "running", distance: distance)
             let points = try Row.fetchCursor(
-                db, sql: "SELECT segment, time, lat, lon, alt, speed FROM track_points WHERE activity_id = ? ORDER BY seq",
+                db, sql: """
+                    SELECT segment, time, lat, lon, alt, speed, heart_rate FROM track_points
+                    WHERE activity_id = ? ORDER BY seq
+                    """,
                 arguments: [id])
             var segment: Int?
             var cut = false
@@ -266,7 +278,7 @@ extension GPXExchange {
                 report.writtenPoints += 1
                 writer.trackPoint(position, altitude: options.elevations ? p[4] : nil,
                                   time: options.times ? UTCTimestamp(millisecondsSince1970: p[1]) : nil,
-                                  speed: options.speeds ? p[5] : nil)
+                                  speed: options.speeds ? p[5] : nil, heartRate: p[6])
                 if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
             }
         }

@@ -58,7 +58,9 @@ extension GPXExchange {
                                      waypointCount: waypoints.count, distance: distance, pointsRead: filter.count,
                                      droppedPoints: filter.droppedPoints, droppedElevations: filter.droppedElevations,
                                      notes: notes, notesLeftOut: filter.notesLeftOut)
-        result.heartRatesNotKept = document.heartRateCount
+        // The rates read are kept with their points (those of points dropped as glitches go
+        // with them, and are said as dropped points).
+        result.heartRatesNotKept = document.heartRateCount - document.heartRatesRead
         result.cadencesNotKept = document.cadenceCount
         return result
     }

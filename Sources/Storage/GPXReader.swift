@@ -19,6 +19,13 @@ public enum GPXReader {
         "http://www.topografix.com/GPX/1/0": "1.0",
     ]
 
+    /// The namespaces a point's `hr` is read in: Garmin's TrackPointExtension v1 (older
+    /// watches, Strava's exports) and v2 (newer watches, Pacer's own), as C strings.
+    static let heartRateNamespaces: [[UInt8]] = [
+        "http://www.garmin.com/xmlschemas/TrackPointExtension/v1",
+        "http://www.garmin.com/xmlschemas/TrackPointExtension/v2",
+    ].map { Array($0.utf8) + [0] }
+
     /// The encodings a GPX file may declare: those libxml2 (under Foundation's parser) reads
     /// itself. It hands any other to iconv, and crashes on some of them: a file declaring
     /// UTF-7 with a NUL byte in it is a segmentation fault (found by `scripts/fuzz.sh gpx`).

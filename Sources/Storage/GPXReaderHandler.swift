@@ -135,9 +135,14 @@ extension GPXReader {
             stack.append((elementName, inGPX, line))
             if !inGPX { foreignOpen += 1 }
             if !inGPX || insideForeign {
-                // Extensions: only a point's speed is read; its heart rate and cadence are counted.
+                // Extensions: a point's speed, and its heart rate in Garmin's TrackPointExtension
+                // (v1 or v2, whatever the prefix: `gpxtpx:`, Strava's `ns3:`), are read; a heart
+                // rate in another namespace, and a cadence, are counted.
                 if elementName == "speed", point != nil { startText() }
-                if elementName == "hr", point != nil { document?.heartRateCount += 1 }
+                if elementName == "hr", point != nil {
+                    document?.heartRateCount += 1
+                    if let uri, GPXReader.heartRateNamespaces.contains(where: { GPXReader.same(uri, $0) }) { startText() }
+                }
                 if elementName == "cad", point != nil { document?.cadenceCount += 1 }
                 return
             }
@@ -219,6 +224,7 @@ extension GPXReader {
             var value: String { String(decoding: bytes, as: UTF8.self) }
             if !inGPX || foreignOpen > 0 {
                 if name == "speed", point != nil { setSpeed(bytes, line: line) }
+                if name == "hr", point != nil { setHeartRate(bytes, line: line) }
                 return
             }
             switch name {
@@ -301,6 +307,20 @@ extension GPXReader {
                 return
             }
             point?.speed = speed
+        }
+
+        /// A point's heart rate: a number of beats per minute, 0 to 255 (a decimal is
+        /// rounded); 0, a strap off the skin, is no heart rate. Anything else refuses the file,
+        /// as a bad speed does: the file is not what it says.
+        func setHeartRate(_ value: UnsafeBufferPointer<UInt8>, line: Int) {
+            guard let bpm = GPXReader.parseNumber(bytes: value), (0...255.4).contains(bpm) else {
+                fail("<hr> \"\(String(decoding: value, as: UTF8.self))\" is not a heart rate (beats per minute, 0 to 255)",
+                     line: line)
+                return
+            }
+            let rate = Int(bpm.rounded())
+            point?.heartRate = rate > 0 ? rate : nil
+            if rate > 0 { document?.heartRatesRead += 1 }
         }
 
         /// libxml2 reports an error (or a warning): its code (`xmlParserErrors`).

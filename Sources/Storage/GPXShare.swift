@@ -100,7 +100,7 @@ public struct ShareChoice: Hashable, Sendable {
         GPXExportOptions(times: items.contains(.times), speeds: items.contains(.speeds),
                          elevations: items.contains(.elevations), waypoints: items.contains(.waypoints),
                          track: items.contains(.track), name: items.contains(.name), distance: false,
-                         hideWithin: hideWithin, privacyZones: zones)
+                         heartRates: false, hideWithin: hideWithin, privacyZones: zones)
     }
 
     /// A distance with its unit, `300m`, `300 m`, `0.5km`: metres. A number without a unit,

@@ -9,6 +9,12 @@ import PacerCore
 ///
 /// Speeds have no element in GPX 1.1; they go in the point's `<extensions>` as Garmin's
 /// TrackPointExtension v2 `speed` (metres per second), which Garmin, Strava and most tools read.
+/// Heart rate goes in the same element as its `hr` (bpm), before the speed as v2's schema
+/// orders them: `<gpxtpx:TrackPointExtension><gpxtpx:hr>152</gpxtpx:hr><gpxtpx:speed>…`.
+/// v2 rather than v1 (which has `hr` too, and is what older watches write): the `gpxtpx`
+/// prefix was already v2's for the speed, v1 has no speed, and one point's figures belong in
+/// one element; readers of v1's `hr` (Strava, Garmin Connect, GPSBabel, Pacer's own) read
+/// v2's too.
 public struct GPXWriter {
     public static let namespace = "http://www.topografix.com/GPX/1/1"
     public static let speedNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
@@ -28,20 +34,26 @@ public struct GPXWriter {
     private var openSegment = false
     /// Whether the speed extension's namespace is declared: speeds are written only then.
     private let speeds: Bool
+    /// Whether heart rates are written (the same namespace declared for them).
+    private let heartRates: Bool
 
     /// Starts the document: the `<gpx>` element and, when a name or a time is given, its
     /// metadata. `speeds` false: a document without speeds, which does not even declare the
     /// speed extension's namespace (a shared file that left speeds out); `trackPoint` then
-    /// ignores the speeds it is given.
-    public init(creator: String = "Pacer", name: String? = nil, time: UTCTimestamp? = nil, speeds: Bool = true) {
+    /// ignores the speeds it is given. `heartRates`: the points' heart rates are written (and
+    /// the extension's namespace declared for them); false (a track without any, a share) and
+    /// the file is as it was before heart rate, byte for byte.
+    public init(creator: String = "Pacer", name: String? = nil, time: UTCTimestamp? = nil, speeds: Bool = true,
+                heartRates: Bool = false) {
         self.speeds = speeds
+        self.heartRates = heartRates
         bytes.reserveCapacity(4096)
         bytes.append(contentsOf: #"<?xml version="1.0" encoding="UTF-8"?>"#.utf8)
         bytes.append(0x0A)
         bytes.append(contentsOf: #"<gpx version="1.1" creator=""#.utf8)
         GPXWriter.appendEscaped(creator, to: &bytes)
         bytes.append(contentsOf: "\" xmlns=\"\(GPXWriter.namespace)\"".utf8)
-        if speeds { bytes.append(contentsOf: " xmlns:gpxtpx=\"\(GPXWriter.speedNamespace)\"".utf8) }
+        if speeds || heartRates { bytes.append(contentsOf: " xmlns:gpxtpx=\"\(GPXWriter.speedNamespace)\"".utf8) }
         bytes.append(contentsOf: ">\n".utf8)
         if name != nil || time != nil {
             bytes.append(contentsOf: "  <metadata>\n".utf8)
@@ -128,9 +140,10 @@ public struct GPXWriter {
         openSegment = true
     }
 
-    /// A track point; starts a segment when none is open.
+    /// A track point; starts a segment when none is open. `heartRate`: bpm, written from 1
+    /// to 255 when the writer writes heart rates.
     public mutating func trackPoint(_ position: GeoPoint, altitude: Double? = nil, time: UTCTimestamp? = nil,
-                                    speed: Double? = nil, hdop: Double? = nil) {
+                                    speed: Double? = nil, hdop: Double? = nil, heartRate: Int? = nil) {
         if !openSegment { beginSegment() }
         bytes.append(contentsOf: "      <trkpt".utf8)
         coordinates(position)
@@ -138,10 +151,17 @@ public struct GPXWriter {
         if let altitude, altitude.isFinite { number("ele", altitude, places: 3, indent: 0) }
         if let time { timeElement(time, indent: 0) }
         if let hdop, hdop.isFinite, hdop >= 0 { number("hdop", hdop, places: 2, indent: 0) }
-        if speeds, let speed, speed.isFinite, speed >= 0 {
-            bytes.append(contentsOf: "<extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>".utf8)
-            bytes.appendDecimal(speed, places: 3)
-            bytes.append(contentsOf: "</gpxtpx:speed></gpxtpx:TrackPointExtension></extensions>".utf8)
+        let speed = speeds ? speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } : nil
+        let rate = heartRates ? HeartRateRecords.rate(heartRate) : nil
+        if speed != nil || rate != nil {
+            bytes.append(contentsOf: "<extensions><gpxtpx:TrackPointExtension>".utf8)
+            if let rate { bytes.append(contentsOf: "<gpxtpx:hr>\(rate)</gpxtpx:hr>".utf8) }
+            if let speed {
+                bytes.append(contentsOf: "<gpxtpx:speed>".utf8)
+                bytes.appendDecimal(speed, places: 3)
+                bytes.append(contentsOf: "</gpxtpx:speed>".utf8)
+            }
+            bytes.append(contentsOf: "</gpxtpx:TrackPointExtension></extensions>".utf8)
         }
         bytes.append(contentsOf: "</trkpt>\n".utf8)
     }

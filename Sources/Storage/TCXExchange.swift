@@ -112,12 +112,13 @@ public final class TCXExchange: DatabasePart {
         var writer = TCXWriter(id: export.start, speeds: speeds)
         for lap in export.laps {
             writer.beginLap(start: lap.start, totalTime: lap.totalTime, distance: lap.distance,
-                            maximumSpeed: lap.maximumSpeed, resting: lap.resting, trigger: lap.trigger, notes: lap.notes)
+                            maximumSpeed: lap.maximumSpeed, resting: lap.resting, trigger: lap.trigger, notes: lap.notes,
+                            heartRate: HeartRateRecords.averageAndMaximum(lap.tracks.joined().lazy.map(\.heartRate)))
             for track in lap.tracks where !track.isEmpty {
                 writer.beginTrack()
                 for p in track {
                     writer.trackpoint(time: p.time, position: p.position, altitude: p.altitude, distance: p.distance,
-                                      speed: p.speed)
+                                      speed: p.speed, heartRate: p.heartRate)
                     if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
                 }
             }

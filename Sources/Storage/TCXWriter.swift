@@ -9,6 +9,9 @@ import PacerCore
 /// intervals.icu and Runalyze read instead of summing the straight lines between points.
 /// Speeds go in Garmin's ActivityExtension v2 (`<TPX><Speed>`, metres per second), inside
 /// the schema's `<Extensions>` (processed laxly: any other namespace is allowed there).
+/// Heart rate is the schema's own: a trackpoint's `<HeartRateBpm><Value>`, a lap's
+/// `<AverageHeartRateBpm>` and `<MaximumHeartRateBpm>`, each where the schema's sequence puts
+/// it, and only when there is one (a run without a strap is written as before).
 ///
 /// Streams like `GPXWriter`: `takeBytes()` hands out what is written so far.
 public struct TCXWriter {
@@ -51,9 +54,11 @@ public struct TCXWriter {
 
     /// Starts a lap: when it started, its timer time (pauses excluded), its distance in metres
     /// and its highest speed (metres per second; nil: not written). Calories are 0: Pacer
-    /// does not count them, and the schema requires the element.
+    /// does not count them, and the schema requires the element. `heartRate`: the lap's
+    /// average and maximum (bpm, 1 to 255); nil: not written.
     public mutating func beginLap(start: UTCTimestamp, totalTime: Duration, distance: Double, maximumSpeed: Double?,
-                                  resting: Bool, trigger: Trigger, notes: String? = nil) {
+                                  resting: Bool, trigger: Trigger, notes: String? = nil,
+                                  heartRate: (average: Int, maximum: Int)? = nil) {
         precondition(!finished, "TCX: lap after finish")
         closeLap()
         lapNotes = notes
@@ -66,6 +71,11 @@ public struct TCXWriter {
             number("MaximumSpeed", maximumSpeed, places: 3, indent: 8)
         }
         bytes.append(contentsOf: "        <Calories>0</Calories>\n".utf8)
+        if let heartRate, let average = HeartRateRecords.rate(heartRate.average),
+           let maximum = HeartRateRecords.rate(heartRate.maximum) {
+            bytes.append(contentsOf: "        <AverageHeartRateBpm><Value>\(average)</Value></AverageHeartRateBpm>\n".utf8)
+            bytes.append(contentsOf: "        <MaximumHeartRateBpm><Value>\(maximum)</Value></MaximumHeartRateBpm>\n".utf8)
+        }
         bytes.append(contentsOf: "        <Intensity>\(resting ? "Resting" : "Active")</Intensity>\n".utf8)
         bytes.append(contentsOf: "        <TriggerMethod>\(trigger.rawValue)</TriggerMethod>\n".utf8)
         openLap = true
@@ -83,9 +93,10 @@ public struct TCXWriter {
 
     /// A trackpoint; starts a track when none is open. `position` nil: a point of time and
     /// distance only (the odometer's reading where no position was stored). `distance`: the
-    /// odometer's metres at the point.
+    /// odometer's metres at the point. `heartRate`: bpm, written from 1 to 255 (the schema's
+    /// unsignedByte from 1).
     public mutating func trackpoint(time: UTCTimestamp, position: GeoPoint?, altitude: Double? = nil,
-                                    distance: Double? = nil, speed: Double? = nil) {
+                                    distance: Double? = nil, speed: Double? = nil, heartRate: Int? = nil) {
         if !openTrack { beginTrack() }
         bytes.append(contentsOf: "          <Trackpoint><Time>".utf8)
         time.appendISO8601(to: &bytes)
@@ -100,6 +111,9 @@ public struct TCXWriter {
         }
         if let altitude, altitude.isFinite { number("AltitudeMeters", altitude, places: 3, indent: 0) }
         if let distance, distance.isFinite, distance >= 0 { number("DistanceMeters", distance, places: 3, indent: 0) }
+        if let rate = HeartRateRecords.rate(heartRate) {
+            bytes.append(contentsOf: "<HeartRateBpm><Value>\(rate)</Value></HeartRateBpm>".utf8)
+        }
         if speeds, let speed, speed.isFinite, speed >= 0 {
             bytes.append(contentsOf: "<Extensions><ns3:TPX><ns3:Speed>".utf8)
             bytes.appendDecimal(speed, places: 3)

@@ -15,11 +15,17 @@ public struct ImportedPoint: Hashable, Sendable {
     public var name: String?
     public var description: String?
     public var type: String?
+    /// Beats per minute: Garmin's TrackPointExtension `hr` (v1 or v2) in a GPX point's
+    /// extensions; FIT's record heart_rate. An activity import keeps it, a route does not.
+    public var heartRate: Int?
+    /// Seconds between beats: FIT's hrv messages after the record (GPX has no place for them).
+    public var rrIntervals: [Double] = []
     /// The GPX line, or the FIT record's number from 1.
     public var line: Int
 
     public init(position: GeoPoint, altitude: Double? = nil, time: UTCTimestamp? = nil, speed: Double? = nil,
-                name: String? = nil, description: String? = nil, type: String? = nil, line: Int = 0) {
+                name: String? = nil, description: String? = nil, type: String? = nil, heartRate: Int? = nil,
+                rrIntervals: [Double] = [], line: Int = 0) {
         self.position = position
         self.altitude = altitude
         self.time = time
@@ -27,6 +33,8 @@ public struct ImportedPoint: Hashable, Sendable {
         self.name = name
         self.description = description
         self.type = type
+        self.heartRate = heartRate
+        self.rrIntervals = rrIntervals
         self.line = line
     }
 }
@@ -59,7 +67,8 @@ public struct ImportResult: Hashable, Sendable {
     /// Where and why, for the first few (10) of each; `notesLeftOut` more were not listed.
     public var notes: [ImportNote] = []
     public var notesLeftOut = 0
-    /// The file's points with a heart rate, and with a cadence: Pacer keeps neither.
+    /// The file's points with a heart rate that the import did not keep (a route keeps none;
+    /// an activity keeps those of the points it stores), and with a cadence: Pacer keeps none.
     public var heartRatesNotKept = 0
     public var cadencesNotKept = 0
 }
@@ -77,13 +86,16 @@ enum TrackImport {
                        arguments: [name, path])
         let id = db.lastInsertedRowID
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, heart_rate, rr_intervals)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         var seq = 0
         let filter = TrackPointFilter(rules: rules, file: path, timed: true) { p, segment in
-            // The filter refuses an activity's point without a time before handing it on.
+            // The filter refuses an activity's point without a time before handing it on. A
+            // rate of 0 (a watch's strap off the skin) is no heart rate.
             try statement.execute(arguments: [id, seq, segment, p.time?.millisecondsSince1970 ?? 0, p.position.latitude,
-                                           p.position.longitude, p.altitude, p.speed])
+                                           p.position.longitude, p.altitude, p.speed, HeartRateRecords.rate(p.heartRate),
+                                           HeartRateRecords.text(HeartRateRecords.kept(p.rrIntervals))])
             seq += 1
         }
         return (id, filter)

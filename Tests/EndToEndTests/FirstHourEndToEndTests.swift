@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Storage
 import TestSupport
 import Testing
 
@@ -96,7 +97,8 @@ struct FirstHourEndToEndTests {
     }
 
     /// `activities import` says what it stored (a route by default, an activity with --as
-    /// activity) and that the file's heart rates and cadences are not kept, with the counts.
+    /// activity) and what it did not keep, with the counts: a route the heart rates and the
+    /// cadences, an activity the cadences (it keeps the heart rates).
     @Test func anImportSaysWhatItStoredAndWhatItDidNotKeep() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -110,13 +112,18 @@ struct FirstHourEndToEndTests {
         #expect(routeLines.first?.hasPrefix("Imported route #1 \"Morning run\"") == true, "\(route.stdout)")
         #expect(routeLines.contains("Stored as route #1, to follow (pacer routes list; pacer run --route 1), not as an activity: "
                                     + "--as activity keeps a past run among the activities."), "\(route.stdout)")
-        #expect(routeLines.contains("Not kept: the heart rate of 12 points and the cadence of 8 points in the file (Pacer records neither)."),
+        #expect(routeLines.contains("Not kept: the heart rate of 12 points and the cadence of 8 points in the file "
+                                    + "(a route keeps no heart rate; Pacer records no cadence)."),
                 "\(route.stdout)")
 
         let activity = try Pacer.run(["activities", "import", gpx, "--as", "activity", "--data-dir", data])
         #expect(activity.status == 0, "\(activity.stderr)")
         #expect(activity.stdout.contains("Stored as activity #1, a past run (pacer activities list)."), "\(activity.stdout)")
-        #expect(activity.stdout.contains("Not kept: the heart rate of 12 points and the cadence of 8 points"), "\(activity.stdout)")
+        // An activity keeps the heart rates (TrackPointExtension v2 here); the cadences are still said.
+        #expect(activity.stdout.contains("Not kept: the cadence of 8 points in the file (Pacer records no cadence)."),
+                "\(activity.stdout)")
+        let stored = try PacerStore(directory: data, access: .read).activities.activity(1).points
+        #expect(stored.map(\.heartRate) == (0..<12).map { 140 + $0 }, "\(stored.map(\.heartRate))")
         let list = try Pacer.run(["activities", "list", "--data-dir", data])
         #expect(list.stdout.contains("Morning run"), "\(list.stdout)")
 
