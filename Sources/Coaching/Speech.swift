@@ -35,10 +35,21 @@ public struct PhraseBook: Hashable, Sendable {
         "repeat": ["repeat", "repeats"],
         "lap": ["lap", "lap_time", "lap_pace"],
         "to-go": ["left"],
+        // Added with heart rate (issue 41), optional as the above.
+        "phase-start-heart": ["phase", "duration", "target"],
+        "heart-high": ["heart", "limit"],
+        "heart-low": ["heart", "limit"],
+        "heart-in": ["heart", "limit"],
+        "strap-lost": [],
+        "strap-back": ["heart"],
+        "status-heart": ["heart"],
     ]
     /// Announcements a book may leave out: it was written before they existed, and the
     /// device says nothing for them.
-    public static let optionalTemplates: Set<String> = ["phase-start-free", "status-open", "repeat", "lap", "to-go"]
+    public static let optionalTemplates: Set<String> = [
+        "phase-start-free", "status-open", "repeat", "lap", "to-go",
+        "phase-start-heart", "heart-high", "heart-low", "heart-in", "strap-lost", "strap-back", "status-heart",
+    ]
     /// Words a book may leave out (`optionalTemplates`' words): the key is said instead.
     public static let optionalWords: Set<String> = ["until-lap"]
     /// The unit words a book must have.
@@ -301,6 +312,9 @@ public struct SpeechFormatter: Hashable, Sendable {
         case .lapPress: book.word("until-lap")
         case .stop: ""
         }
+        if let target = phase.heartRateTarget, book.templateTexts["phase-start-heart"] != nil {
+            return book.render("phase-start-heart", ["phase": phase.name, "duration": length, "target": heartTarget(target)])
+        }
         guard phase.speedBand != nil else {
             // A free run has no length to tell: its start is the started cue's.
             guard !length.isEmpty else { return "" }
@@ -374,19 +388,45 @@ public struct SpeechFormatter: Hashable, Sendable {
     }
 
     /// What a safety or route cue's words are made of: the battery's level, how far off the
-    /// route, the waypoint ahead and how far.
+    /// route, the waypoint ahead and how far; the heart rate and the limit it was judged on.
     public struct AlertFacts: Hashable, Sendable {
         public var battery: Double?
         public var offRoute: Double?
         public var waypoint: String?
         public var ahead: Double?
+        public var heart: Int?
+        /// The band's edge or the ceiling the heart rate crossed, bpm.
+        public var heartLimit: Int?
 
-        public init(battery: Double? = nil, offRoute: Double? = nil, waypoint: String? = nil, ahead: Double? = nil) {
+        public init(battery: Double? = nil, offRoute: Double? = nil, waypoint: String? = nil, ahead: Double? = nil,
+                    heart: Int? = nil, heartLimit: Int? = nil) {
             self.battery = battery
             self.offRoute = offRoute
             self.waypoint = waypoint
             self.ahead = ahead
+            self.heart = heart
+            self.heartLimit = heartLimit
         }
+    }
+
+    /// A heart-rate target as said: "zone 2", "140 to 150" (digits; the template says "heart
+    /// rate" in its language).
+    public func heartTarget(_ target: HeartRateTarget) -> String {
+        switch target {
+        case .zone(let n): "zone \(n)"
+        case .bpm(let lo, let hi): "\(lo)-\(hi)"
+        }
+    }
+
+    /// A heart-rate cue in words: "Heart rate 162, over 150. Ease off."
+    public func heartCue(_ key: String, _ facts: AlertFacts) -> String {
+        book.render(key, ["heart": facts.heart.map(String.init) ?? "", "limit": facts.heartLimit.map(String.init) ?? ""])
+    }
+
+    /// The status's heart rate ("Heart rate 148."), or empty without one or words for it.
+    public func statusHeart(_ bpm: Int?) -> String {
+        guard let bpm, book.templateTexts["status-heart"] != nil else { return "" }
+        return book.render("status-heart", ["heart": "\(bpm)"])
     }
 
     /// A short distance as said: to 10 m (metres or yards) under 1000, in kilometres or miles
@@ -405,6 +445,7 @@ public struct SpeechFormatter: Hashable, Sendable {
     /// by 60 metres."
     public func alert(_ key: String, _ facts: AlertFacts) -> String {
         book.render(key, [
+            "heart": facts.heart.map(String.init) ?? "",
             "battery": facts.battery.map { "\(Int($0.rounded()))" } ?? "",
             "off": facts.offRoute.map(shortDistance) ?? "",
             "waypoint": facts.waypoint ?? "",

@@ -12,13 +12,63 @@ public enum PhaseEnd: Hashable, Sendable {
     case stop
 }
 
-/// What the runner is coached to hold in a phase. Pace bands today; a heart-rate zone is
-/// meant to sit beside them (a band of bpm judged over its own window).
+/// What the runner is coached to hold in a phase: a pace band, a heart-rate zone (judged over
+/// its own window, once the heart has caught up with the effort), or nothing.
 public enum PhaseTarget: Hashable, Sendable {
     /// No target: a recovery jog, an open phase, a free run. No pace cues.
     case none
     /// A speed range, metres per second.
     case speed(minimum: Double, maximum: Double)
+    /// A heart-rate band: no pace cues, heart-rate cues instead.
+    case heartRate(HeartRateTarget)
+}
+
+/// A heart-rate band a phase targets: one of the athlete's zones, or beats per minute.
+public enum HeartRateTarget: Hashable, Sendable {
+    /// Zone 1…5 of the athlete's zones (`HeartRateZones`), resolved when the workout runs.
+    case zone(Int)
+    /// A band of beats per minute.
+    case bpm(minimum: Int, maximum: Int)
+
+    /// The band in beats per minute; nil for a zone when the athlete has no zones.
+    public func range(_ zones: HeartRateZones?) -> ClosedRange<Int>? {
+        switch self {
+        case .zone(let n): zones?.range(zone: n)
+        case .bpm(let minimum, let maximum): minimum...maximum
+        }
+    }
+
+    /// How people write it: "zone 2", "140-150 bpm".
+    public var label: String {
+        switch self {
+        case .zone(let n): "zone \(n)"
+        case .bpm(let minimum, let maximum): "\(minimum)-\(maximum) bpm"
+        }
+    }
+}
+
+/// A heart rate a phase is not to go above, beside its pace band (an easy run's, a long run's):
+/// beats per minute, or the top of one of the athlete's zones.
+public enum HeartRateCeiling: Hashable, Sendable {
+    case bpm(Int)
+    /// The highest rate of zone 1…5.
+    case zoneTop(Int)
+
+    /// Beats per minute; nil for a zone when the athlete has no zones.
+    public func bpm(_ zones: HeartRateZones?) -> Int? {
+        switch self {
+        case .bpm(let b): b
+        case .zoneTop(let n): zones?.range(zone: n).upperBound
+        }
+    }
+
+    /// How people write it: "150 bpm", "top of zone 2".
+    public var label: String {
+        switch self {
+        case .bpm(let b): "\(b) bpm"
+        case .zoneTop(let n): "top of zone \(n)"
+        }
+    }
 }
 
 /// Where a phase stands in a repeated group ("repeat 3 of 6").
@@ -50,16 +100,28 @@ public struct Phase: Hashable, Sendable {
     public var repetition: Repetition?
     /// Words for the runner from the workout's author (a FIT step's notes).
     public var notes: String?
+    /// A heart rate not to go above, beside the pace band (an easy or long run's cap).
+    public var heartRateCeiling: HeartRateCeiling?
 
     public init(name: String, end: PhaseEnd, target: PhaseTarget, lapEndsEarly: Bool = false,
-                repetition: Repetition? = nil, notes: String? = nil) {
+                repetition: Repetition? = nil, notes: String? = nil, heartRateCeiling: HeartRateCeiling? = nil) {
         self.name = name
         self.end = end
         self.target = target
         self.lapEndsEarly = lapEndsEarly || end == .lapPress
         self.repetition = repetition
         self.notes = notes
+        self.heartRateCeiling = heartRateCeiling
     }
+
+    /// The heart-rate band the phase targets, when it targets one.
+    public var heartRateTarget: HeartRateTarget? {
+        guard case .heartRate(let t) = target else { return nil }
+        return t
+    }
+
+    /// The phase is coached by heart rate: a band, or a ceiling.
+    public var usesHeartRate: Bool { heartRateTarget != nil || heartRateCeiling != nil }
 
     /// A phase that ends on time, with a speed range.
     public init(name: String, duration: Duration, minimumSpeed: Double, maximumSpeed: Double) {

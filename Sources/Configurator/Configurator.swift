@@ -37,6 +37,8 @@ public struct Device: Sendable {
     public let battery: any BatteryGauge
     /// The Wi-Fi radio a profile may switch off for a workout; nil: none (`radio: none`).
     public var radio: (any WirelessRadio)?
+    /// The heart-rate strap; nil: none (`heart_rate:` absent or `none`).
+    public var heartRate: (any HeartRateSource)?
     /// The build's electrical model, when the settings name one.
     public let hardware: HardwareModel?
     /// Drains the simulated battery by the energy model (a simulated battery and a build).
@@ -182,6 +184,7 @@ public enum Configurator {
         } catch where tolerant && settings.radio?.scheme == "sysfs" {
             device.faults.append("\(error)")
         }
+        device.heartRate = try makeHeartRateSource(settings.heartRate, clock: clock, logger: logger)
         faults.append(contentsOf: device.faults)
         simulated.radio = device.radio as? SimulatedRadio
         if settings.buttons?.scheme == "sim" { simulated.buttons = ScriptedButtons(clock: clock) }

@@ -156,6 +156,8 @@ extension Configurator {
         parts.radio = device.radio.map { MarkedRadio($0, marker: radioMarker(device.settings)) }
         parts.speech = device.settings.speech
         parts.phrases = device.phrases
+        parts.heartRate = device.heartRate
+        parts.zones = device.settings.heartRateFigures?.zones
         return parts
     }
 }

@@ -229,7 +229,7 @@ public enum PlanLoader {
     public static let metresPerMile = 1609.344
 
     static func phase(_ map: inout YAMLMapping) throws(DataFileError) -> Phase {
-        try map.refuseUnknownKeys(Set(["name", "speed_kmh", "pace_min_per_km", "lap_ends", "notes"] + endKeys))
+        try map.refuseUnknownKeys(Set(["name", "speed_kmh", "pace_min_per_km", "lap_ends", "notes"] + heartRateKeys + endKeys))
         let name = try map.string("name")
         let given = endKeys.filter { map.has($0) }
         guard given.count == 1 else {
@@ -278,9 +278,57 @@ public enum PlanLoader {
             let range = try paceRange(&map)
             target = .speed(minimum: range.minimum, maximum: range.maximum)
         }
+        let (heartTarget, ceiling) = try heartRate(&map, hasPace: target != .none)
+        if let heartTarget { target = .heartRate(heartTarget) }
         try map.finish()
         return Phase(name: name, end: end, target: target, lapEndsEarly: lapEnds,
-                     notes: notes?.isEmpty == true ? nil : notes)
+                     notes: notes?.isEmpty == true ? nil : notes, heartRateCeiling: ceiling)
+    }
+
+    /// A phase's heart-rate keys: a target (`hr_zone: 2`, `hr_bpm: [140, 150]`) instead of a pace
+    /// band, or a ceiling beside one (`hr_max_bpm: 150`, `hr_max_zone: 2`, its zone's top).
+    static let heartRateKeys = ["hr_zone", "hr_bpm", "hr_max_bpm", "hr_max_zone"]
+
+    static func heartRate(_ map: inout YAMLMapping, hasPace: Bool) throws(DataFileError)
+        -> (target: HeartRateTarget?, ceiling: HeartRateCeiling?)
+    {
+        let given = heartRateKeys.filter { map.has($0) }
+        guard given.count <= 1 else {
+            throw map.error(given[1], "give one of \(given.joined(separator: " and ")): a phase has one heart-rate target or ceiling")
+        }
+        guard let key = given.first else { return (nil, nil) }
+        if hasPace, key == "hr_zone" || key == "hr_bpm" {
+            throw map.error(key, "a phase targets a pace or a heart rate, not both (a ceiling beside a pace band is hr_max_bpm or hr_max_zone)")
+        }
+        func zone() throws(DataFileError) -> Int {
+            let n = try map.number(key, in: AllowedRange(1...5))
+            guard n == n.rounded() else { throw map.error(key, "a zone is a whole number from 1 to 5, got \(YAMLMapping.format(n))") }
+            return Int(n)
+        }
+        let bpmRange = AllowedRange(60...230, unit: "bpm")
+        switch key {
+        case "hr_zone": return (.zone(try zone()), nil)
+        case "hr_max_zone": return (nil, .zoneTop(try zone()))
+        case "hr_max_bpm":
+            let b = try map.number(key, in: bpmRange)
+            guard b == b.rounded() else { throw map.error(key, "a whole number of beats per minute, got \(YAMLMapping.format(b))") }
+            return (nil, .bpm(Int(b)))
+        default:
+            let (low, high) = try map.pair(key, example: "[140, 150] (the lowest and highest bpm)")
+            var bpm: [Int] = []
+            for node in [low, high] {
+                guard let v = node.scalar.flatMap({ Double($0.string) }), v == v.rounded(), (60...230).contains(v) else {
+                    throw map.error(key, "expected whole beats per minute from 60 to 230, like [140, 150]")
+                }
+                bpm.append(Int(v))
+            }
+            guard bpm[1] - bpm[0] >= 4 else {
+                throw map.error(key, bpm[1] < bpm[0]
+                    ? "the lower rate comes first: [\(bpm[1]), \(bpm[0])]"
+                    : "a band of at least 4 bpm (no heart holds one exact rate), got [\(bpm[0]), \(bpm[1])]")
+            }
+            return (.bpm(minimum: bpm[0], maximum: bpm[1]), nil)
+        }
     }
 
     /// `speed_kmh: [minimum, maximum]`, in metres per second.
@@ -397,7 +445,7 @@ extension YAMLMapping {
     }
 
     /// A list of exactly two scalars under `key`.
-    mutating func pair(_ key: String, example: String) throws(DataFileError) -> (Node, Node) {
+    public mutating func pair(_ key: String, example: String) throws(DataFileError) -> (Node, Node) {
         let node = try requiredNode(key)
         guard case .sequence(let sequence) = node, sequence.count == 2,
               sequence.allSatisfy({ $0.scalar != nil })

@@ -38,15 +38,18 @@ public enum PlanRendering {
             let date = workout.date.map { ", \(Weekday(of: $0)) \($0)" } ?? ""
             let total = workout.endsOnTime ? minutes(workout.duration) : "~" + estimate(workout.duration)
             out += "\nWorkout \(index + 1): \(workout.name) (\(total) min, \(kilometres(distance)))\(date)\n"
-            var rows = [["#", "Phase", "Minutes", "Speed", "Pace", "Distance"]]
+            // A heart-rate column only where a phase has a heart-rate target or ceiling.
+            let heart = workout.phases.contains(where: \.usesHeartRate)
+            var rows = [["#", "Phase", "Minutes", "Speed", "Pace", "Distance"] + (heart ? ["Heart rate"] : [])]
             for (n, phase) in workout.phases.enumerated() {
                 let judged = phase.speedBand != nil
+                let byHeart = phase.heartRateTarget != nil
                 rows.append([
-                    "\(n + 1)", phase.name, phaseMinutes(phase), judged ? speedRange(phase) : "not judged",
+                    "\(n + 1)", phase.name, phaseMinutes(phase), judged ? speedRange(phase) : byHeart ? "by heart rate" : "not judged",
                     judged ? paceRange(phase) : "", phaseDistance(phase),
-                ])
+                ] + (heart ? [heartRate(phase)] : []))
             }
-            out += table(rows, rightAligned: [true, false, true, true, true, true], indent: "  ")
+            out += table(rows, rightAligned: [true, false, true, true, true, true] + (heart ? [false] : []), indent: "  ")
         }
         return out
     }
@@ -187,5 +190,12 @@ public enum PlanRendering {
             lines.append(line)
         }
         return lines
+    }
+
+    /// A phase's heart-rate column: `zone 2`, `140-150 bpm`, `≤ 150 bpm`, `≤ top of zone 2`.
+    static func heartRate(_ phase: Phase) -> String {
+        if let target = phase.heartRateTarget { return target.label }
+        if let ceiling = phase.heartRateCeiling { return "≤ " + ceiling.label }
+        return ""
     }
 }

@@ -94,6 +94,16 @@ public enum PlanWriter {
         case .stop: fields.append("until: stop")
         }
         if phase.speedBand != nil { fields.append(speeds(phase)) }
+        switch phase.heartRateTarget {
+        case .zone(let n)?: fields.append("hr_zone: \(n)")
+        case .bpm(let lo, let hi)?: fields.append("hr_bpm: [\(lo), \(hi)]")
+        case nil: break
+        }
+        switch phase.heartRateCeiling {
+        case .bpm(let b)?: fields.append("hr_max_bpm: \(b)")
+        case .zoneTop(let n)?: fields.append("hr_max_zone: \(n)")
+        case nil: break
+        }
         if phase.lapEndsEarly && phase.end != .lapPress { fields.append("lap_ends: true") }
         if let notes = phase.notes { fields.append("notes: \(quoted(notes))") }
         return "{\(fields.joined(separator: ", "))}"

@@ -79,13 +79,31 @@ public enum PowerProfileLoader {
             calibration = calibrationRange.duration(seconds)
         }
         let anticipation = try anticipation(&map)
+        let heartRate = try heartRateJudging(&map)
         try map.finish()
-        return PowerProfile(
+        var profile = PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
             cueStyleOverrides: overrides, smoothingWindow: window, trackFlushInterval: flush, gpsMode: gpsMode,
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
             route: route, wifiOffDuringWorkout: wifiOff, calibration: calibration, anticipation: anticipation)
+        profile.heartRate = heartRate
+        return profile
     }
+
+    /// `heart_rate: {settle_s: 45, window_s: 20}`, each optional (the defaults).
+    public static func heartRateJudging(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.HeartRateJudging {
+        var judging = PowerProfile.HeartRateJudging()
+        guard var h = try map.optionalMapping("heart_rate") else { return judging }
+        if let s = try h.optionalNumber("settle_s", in: heartRateSettleRange) { judging.settle = heartRateSettleRange.duration(s) }
+        if let s = try h.optionalNumber("window_s", in: heartRateWindowRange) { judging.window = heartRateWindowRange.duration(s) }
+        try h.finish()
+        return judging
+    }
+
+    /// How long the heart is left to settle: none to three minutes.
+    public static let heartRateSettleRange = AllowedRange(0...180, unit: "s")
+    /// The window heart rate is averaged over: 5 s (five beats' measurements) to two minutes.
+    public static let heartRateWindowRange = AllowedRange(5...120, unit: "s")
 
     /// `to_go: {m: 200, s: 30, countdown_s: 3}`, each optional, or `off` (the default).
     public static func anticipation(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.Anticipation {

@@ -45,6 +45,9 @@ public struct Settings: Hashable, Sendable {
     /// (the one paired with `pacer hr pair`), `sim:FILE` (a recorded stream, in scenarios).
     /// Nil: none (`heart_rate:` absent or `none`): no strap, the Bluetooth radio left off.
     public var heartRate: DeviceURI?
+    /// The athlete's heart-rate figures the zones are made from, over the stored athlete
+    /// profile's (not in the settings file: a scenario's `athlete:` sets them).
+    public var heartRateFigures: HeartRateFigures?
     /// The profile was given on the command line (`--profile`): it wins over `device.yaml`,
     /// at power-on and at each workout's start.
     public var profileFromCommandLine = false

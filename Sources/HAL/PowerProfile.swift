@@ -45,6 +45,21 @@ public struct PowerProfile: Hashable, Sendable {
     /// Before a phase's end: "200 metres to go" / "30 seconds to go" (the to-go cue, and its
     /// words on a speaking device), and a countdown beep in each of its last seconds.
     public var anticipation: Anticipation
+    /// How heart rate is judged (`heart_rate` in the profile): how long the heart is left to
+    /// settle after a phase change, and the window its rate is averaged over.
+    public var heartRate = HeartRateJudging()
+
+    /// `heart_rate: {settle_s: 45, window_s: 20}`: the heart lags the legs by tens of seconds,
+    /// so a judgement waits `settle` after a change of effort and averages `window`.
+    public struct HeartRateJudging: Hashable, Sendable {
+        public var settle: Duration
+        public var window: Duration
+
+        public init(settle: Duration = .seconds(45), window: Duration = .seconds(20)) {
+            self.settle = settle
+            self.window = window
+        }
+    }
 
     /// What sounds before a phase ends (`to_go` in the profile); all nil or zero: nothing.
     public struct Anticipation: Hashable, Sendable {

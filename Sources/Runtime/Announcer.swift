@@ -69,7 +69,9 @@ final class Announcer: Sendable {
     }
 
     /// An alert whose repeats (the cue's reminders) are not said again, and what ends it.
-    static let saidOnce: [String: String?] = ["gps-lost": "gps-back", "off-route": "on-route", "storage-fault": nil]
+    static let saidOnce: [String: String?] = [
+        "gps-lost": "gps-back", "off-route": "on-route", "storage-fault": nil, "strap-lost": "strap-back",
+    ]
 
     /// The choices under every profile.
     let all: SpeechSettings
@@ -145,6 +147,19 @@ final class Announcer: Sendable {
         case .waypointAhead: "waypoint-ahead"
         case .turnAround: "turn-around"
         case .routeEnd: "route-end"
+        case .strapLost: "strap-lost"
+        case .strapBack: "strap-back"
+        default: nil
+        }
+    }
+
+    /// The phrase book's key for a heart-rate cue's words (said as pace cues are, when the
+    /// runner chose words for them).
+    static func heartKey(_ cue: Cue) -> String? {
+        switch cue {
+        case .hrHigh: "heart-high"
+        case .hrLow: "heart-low"
+        case .hrInZone: "heart-in"
         default: nil
         }
     }
@@ -178,7 +193,9 @@ final class Announcer: Sendable {
             report(.speechCut(key: cut))
         }
         let choices = settings
-        if choices.enabled, let key = Self.paceKey(cue), choices.paceCues != .beep {
+        if choices.enabled, let key = Self.heartKey(cue), choices.paceCues != .beep, formatter.book.templateTexts[key] != nil {
+            enqueue(Utterance(text: formatter.heartCue(key, facts), key: key, priority: .pace))
+        } else if choices.enabled, let key = Self.paceKey(cue), choices.paceCues != .beep {
             let text = formatter.paceCue(key, speed: coach.smoothedSpeed, target: coach.phase.targetSpeed)
             enqueue(Utterance(text: text, key: key, priority: .pace))
         } else if choices.enabled, choices.alerts == .both, let key = Self.alertKey(cue), firstTime(key) {
@@ -267,8 +284,9 @@ final class Announcer: Sendable {
     static func askedFor(_ u: Utterance) -> Bool { u.key == "status" }
 
     /// Where the runner stands, asked for by a press.
-    func status(_ coach: CoachStatus) {
-        enqueue(Utterance(text: formatter.status(coach), key: "status", priority: .announcement))
+    func status(_ coach: CoachStatus, heart: Int? = nil) {
+        let words = [formatter.status(coach), formatter.statusHeart(heart)].filter { !$0.isEmpty }.joined(separator: " ")
+        enqueue(Utterance(text: words, key: "status", priority: .announcement))
     }
 
     /// The end's summary: said at once, after what plays (the clock stops with the activity,

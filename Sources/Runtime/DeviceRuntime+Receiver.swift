@@ -136,9 +136,11 @@ extension DeviceRuntime {
         // The timer and the distance as they were when the fix came (a point stored at a pause
         // or the end is its fix's, a second or so before).
         let at = min(arrival, parts.clock.now)
+        let heart = heartRateForPoint(&s, at: at)
         return (TrackPoint(segment: segment, time: time, position: fix.position,
                            altitude: fix.altitude, speed: fix.speed,
-                           timer: s.coach.elapsed(at: at), distance: s.coach.distance(at: at)), activity)
+                           timer: s.coach.elapsed(at: at), distance: s.coach.distance(at: at),
+                           heartRate: heart.bpm, rrIntervals: heart.rr), activity)
     }
 
     /// The receiver's latest fix as a track point, when it is live and newer than the last

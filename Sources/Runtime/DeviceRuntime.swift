@@ -55,6 +55,9 @@ public final class DeviceRuntime: Sendable {
         var follower: RouteFollower?
         /// The runtime switched the Wi-Fi radio off (and switches it on at the end).
         var radioOff = false
+        /// Coaching by heart rate, and where the strap stands (`DeviceRuntime+HeartRate`).
+        var heart: HeartRateCoach
+        var strap = StrapState()
     }
 
     public let parts: Parts
@@ -110,12 +113,14 @@ public final class DeviceRuntime: Sendable {
             positioning: receiver != nil)
         var state = State(
             coach: coach, autoPause: AutoPause(settings: parts.profile.autoPauseSettings),
-            track: TrackClock(logger: logger), profile: parts.profile.starting)
+            track: TrackClock(logger: logger), profile: parts.profile.starting,
+            heart: HeartRateCoach(settings: parts.profile.heartRateSettings, zones: parts.zones))
         if let route, receiver != nil {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
         self.state = LoopBound(state, clock: parts.clock)
-        shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil))
+        shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil,
+                            showsHeart: parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate)))
         announcer?.attach { [weak self] event in self?.report(event) }
     }
 
@@ -252,8 +257,10 @@ public final class DeviceRuntime: Sendable {
         var route: RouteFollower.Progress?
         var gps: GPSStatus
         var lastCue: Cue?
+        var heart: HeartStatus?
 
-        init(_ s: State, gps: GPSStatus, lastCue: Cue?) {
+        init(_ s: State, gps: GPSStatus, lastCue: Cue?, showsHeart: Bool) {
+            if showsHeart { heart = HeartStatus(s.heart, strap: s.strap) }
             profile = s.profile.name
             coach = s.coach
             activity = s.activity
@@ -278,12 +285,14 @@ public final class DeviceRuntime: Sendable {
         RuntimeStatus(
             plan: plan.name, workout: workout.name, profile: s.profile, coach: s.coach.status(at: now),
             gps: s.gps, positioning: s.coach.positioning, activityID: s.activity,
-            points: s.points, waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.route)
+            points: s.points, waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.route,
+            heart: s.heart)
     }
 
     /// What `status` shows, on the loop: the receiver's status is the device's.
     private var current: Shown {
-        Shown(state.current, gps: receiver?.status.status ?? .disconnected, lastCue: player.lastCue)
+        Shown(state.current, gps: receiver?.status.status ?? .disconnected, lastCue: player.lastCue,
+              showsHeart: parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate))
     }
 
     /// Publishes what `status` shows to other threads.
@@ -329,9 +338,17 @@ public final class DeviceRuntime: Sendable {
         for output in outputs {
             switch output {
             case .cue(let cue, let phase):
+                // The heart-rate ceiling first: over it, no pace cue asks for more, or for
+                // the same thing again.
+                if Self.paceCues.contains(cue), state.withValue({ $0.heart.isHigh }) {
+                    logger.debug("\(cue.rawValue) held: heart rate over the phase's limit")
+                    continue
+                }
                 sound(cue, phase: phase)
             case .phaseStarted(let index):
                 logger.info("phase \(index + 1)/\(workout.phases.count) \(workout.phases[index].name)")
+                let now = parts.clock.now
+                state.withValue { $0.heart.phaseStarted(workout.phases[index], index: index, at: now) }
                 report(.phaseStarted(index: index))
             case .phaseFinished(let result):
                 if let activity = state.withValue({ s in
@@ -414,7 +431,8 @@ public final class DeviceRuntime: Sendable {
     public func sayStatus(reply: @escaping @Sendable (Bool) -> Void = { _ in }) {
         parts.clock.onLoop { [self] in
             guard let announcer, state.withValue({ $0.activity != nil && !$0.finished }) else { return reply(false) }
-            announcer.status(status.coach)
+            let status = status
+            announcer.status(status.coach, heart: status.heart?.bpm)
             reply(true)
         }
     }
@@ -436,6 +454,7 @@ public final class DeviceRuntime: Sendable {
             s.finished = true
             s.placer.drop()
             s.tasks.cancelAll()
+            s.heart.stop()
             return (s.activity, s.coach.elapsed(at: now), totals(s, at: now))
         }
         guard let (activity, elapsed, totals) = done else { return }

@@ -94,6 +94,10 @@ extension RuntimeEvent {
             return [("speed_factor", .number(factor, places: 4)), ("stretches", .int(stretches))]
         case .radio(let off, let failure):
             return [("state", .text(off ? "off" : "on"))] + (failure.map { [("error", .text($0))] } ?? [])
+        case .strap(let status, let detail):
+            return [("strap", .text(status.rawValue))] + (detail.map { [("detail", .text($0))] } ?? [])
+        case .strapBattery(let percent):
+            return [("percent", .int(percent))]
         case .route(let e):
             return e.jsonFields
         case .said(let u, let duration, let after):
@@ -192,6 +196,16 @@ extension EventJSON {
         var fields: [(String, JSONValue)] = []
         if let band = phase.speedBand {
             fields.append(("band_kmh", .array([.number(band.lowerBound * 3.6, places: 2), .number(band.upperBound * 3.6, places: 2)])))
+        }
+        switch phase.heartRateTarget {
+        case .zone(let n)?: fields.append(("hr_zone", .int(n)))
+        case .bpm(let lo, let hi)?: fields.append(("hr_bpm", .array([.int(lo), .int(hi)])))
+        case nil: break
+        }
+        switch phase.heartRateCeiling {
+        case .bpm(let b)?: fields.append(("hr_max_bpm", .int(b)))
+        case .zoneTop(let n)?: fields.append(("hr_max_zone", .int(n)))
+        case nil: break
         }
         switch phase.end {
         case .time: break

@@ -101,6 +101,8 @@ public final class Firmware: Sendable {
     let today: @Sendable (UTCTimestamp?) -> CivilDate
     /// The device's one receiver, open from power-on to off; nil without a GPS.
     let receiver: Receiver?
+    /// The heart-rate strap's sink, from power-on to off; nil without a strap set.
+    let heartRate: HeartRateEventSink?
     let logger: Logger
     private let onEvent: @Sendable (DeviceEvent) -> Void
     private let onOff: @Sendable () -> Void
@@ -128,6 +130,10 @@ public final class Firmware: Sendable {
         self.onOff = onOff
         state = LoopBound(State(), clock: parts.clock)
         self.parts = parts
+        let heartHearer = parts.heartRate.map { _ in HeartRateHearer() }
+        heartRate = heartHearer.map { hearer in
+            HeartRateEventSink(clock: parts.clock) { event, t in hearer.hear(event, at: t) }
+        }
         if let source = parts.gps {
             // One sink for the device's life: every report enters the loop once, in the
             // firmware, which hands it to the running workout in the same task.
@@ -143,6 +149,21 @@ public final class Firmware: Sendable {
         } else {
             receiver = nil
         }
+        heartHearer?.firmware = self
+    }
+
+    /// Starts looking for the strap (its source turns the radio on): at power-on, or a
+    /// workout's start at once.
+    private func startHeartRate() {
+        guard let source = parts.heartRate, let heartRate else { return }
+        logger.info("heart-rate strap: \(source.name)")
+        source.start(heartRate)
+    }
+
+    /// The strap's events: the running workout's.
+    func heartRateEvent(_ event: HeartRateEvent, at t: Instant) {
+        let runtime = state.withValue { s in s.phase == .running ? s.runtime : nil }
+        runtime?.heartRateEvent(event, at: t)
     }
 
     // MARK: Any thread
@@ -160,6 +181,7 @@ public final class Firmware: Sendable {
             logger.info("power on")
             parts.power?.gps(receiver == nil ? .off : .acquiring, at: now)
             receiver?.open()
+            startHeartRate()
             state.withValue { s in
                 s.tasks.once(.powerOnCheck, at: now + settings.bootCheckDelay, on: parts.clock) { [self] in bootCheck() }
                 s.tasks.every(.idleBattery, .seconds(60), firstAt: now, on: parts.clock) { [self] in checkBattery() }
@@ -296,6 +318,7 @@ public final class Firmware: Sendable {
         _ = receiver?.startWorkout(parts.profile.starting)
         try runtime.start()
         receiver?.open()
+        startHeartRate()
     }
 
     func makeRuntime(plan: TrainingPlan, index: Int, key: PlanKey?, route: FollowedRoute?, parts: DeviceRuntime.Parts)
@@ -314,6 +337,7 @@ public final class Firmware: Sendable {
     private func workoutEnded(_ end: ActivityEnd) {
         if case .workout = start {
             receiver?.close()
+            parts.heartRate?.stop()
             state.withValue { s in
                 s.lastWorkout = s.runtime
                 s.runtime = nil
@@ -400,6 +424,7 @@ public final class Firmware: Sendable {
             s.tasks.cancel(.idleBattery)
         }
         receiver?.close()
+        parts.heartRate?.stop()
         parts.buzzer.drain()
         report(.state(.off, detail: nil))
         logger.info("switched off")
@@ -413,4 +438,11 @@ final class GPSHearer: @unchecked Sendable {
     weak var firmware: Firmware?
 
     func hear(_ event: GPSEvent) { firmware?.gpsEvent(event) }
+}
+
+/// The strap's sink hands its events to the firmware, as `GPSHearer` does the receiver's.
+final class HeartRateHearer: @unchecked Sendable {
+    weak var firmware: Firmware?
+
+    func hear(_ event: HeartRateEvent, at t: Instant) { firmware?.heartRateEvent(event, at: t) }
 }

@@ -13,6 +13,13 @@ extension PowerProfile {
         return settings
     }
 
+    /// The heart-rate coach's settings under this profile: its settle time and window, the
+    /// profile's alert interval for repeats but at least a minute (a heart answers an easing
+    /// off in tens of seconds: a reminder sooner would nag before it could).
+    var heartRateSettings: HeartRateCoach.Settings {
+        HeartRateCoach.Settings(settle: heartRate.settle, window: heartRate.window, alertInterval: max(alertInterval, .seconds(60)))
+    }
+
     /// Auto-pause's thresholds under this profile; nil when it has none.
     var autoPauseSettings: Coaching.AutoPause.Settings? {
         autoPause.map { Coaching.AutoPause.Settings(below: $0.below, after: $0.after, resumeAbove: $0.resumeAbove) }

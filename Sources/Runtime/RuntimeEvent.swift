@@ -40,6 +40,10 @@ public enum RuntimeEvent: Hashable, Sendable {
     /// The Wi-Fi radio switched off (`off`) for the workout or on again after it; `failure`
     /// says why it could not be (the radio then stays as it was).
     case radio(off: Bool, failure: String?)
+    /// The heart-rate strap's source changed status (searching, connected, reading, lost).
+    case strap(HeartRateStatus, detail: String?)
+    /// The strap's battery, per cent (as it said, when it changed).
+    case strapBattery(percent: Int)
     /// The activity ended and was closed in storage.
     case finished(ActivityEnd)
     /// Storage refused a commit (a full disk, a read-only or vanished folder): reported once
@@ -76,6 +80,8 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .profileChanged: "profile-changed"
         case .calibrated: "calibrated"
         case .radio: "radio"
+        case .strap: "strap"
+        case .strapBattery: "strap-battery"
         case .finished: "finished"
         case .storageFault: "storage-fault"
         case .said: "say"

@@ -30,6 +30,10 @@ extension DeviceRuntime {
         public var radio: (any WirelessRadio)?
         public var speech = SpeechSettings()
         public var phrases: PhraseBook?
+        /// The heart-rate strap; nil: none (the Bluetooth radio is left off).
+        public var heartRate: (any HeartRateSource)?
+        /// The athlete's heart-rate zones, when their profile has the figures for them.
+        public var zones: HeartRateZones?
 
         public init(clock: any PacerClock, gps: (any GPSSource)?, buzzer: any Buzzer, battery: any BatteryGauge,
                     profile: PowerProfile, cues: CueBook, log: any ActivityLog, power: (any PowerMonitor)? = nil,

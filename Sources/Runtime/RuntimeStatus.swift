@@ -17,6 +17,26 @@ public struct RuntimeStatus: Hashable, Sendable {
     public var battery: BatteryReading?
     /// The route being followed, when there is one.
     public var route: RouteFollower.Progress?
+    /// The heart rate, when a strap is set or the workout is coached by heart rate.
+    public var heart: HeartStatus?
+
+    public init(plan: String, workout: String, profile: String, coach: CoachStatus, gps: GPSStatus, positioning: Bool,
+                activityID: Int64?, points: Int, waypoints: Int, lastCue: Cue?, battery: BatteryReading?,
+                route: RouteFollower.Progress?, heart: HeartStatus? = nil) {
+        self.plan = plan
+        self.workout = workout
+        self.profile = profile
+        self.coach = coach
+        self.gps = gps
+        self.positioning = positioning
+        self.activityID = activityID
+        self.points = points
+        self.waypoints = waypoints
+        self.lastCue = lastCue
+        self.battery = battery
+        self.route = route
+        self.heart = heart
+    }
 
     /// `00:12:31  phase 2/5 Tempo  11.4 km/h  band 10.0–11.0  SLOW DOWN  1.23 km  fix`
     public var line: String {
@@ -47,6 +67,7 @@ public struct RuntimeStatus: Hashable, Sendable {
         case .unsure: parts.append("pace unsure")
         case .unknown: break
         }
+        if let heart { parts.append(heart.line) }
         parts.append(String(format3(coach.distance / 1000)) + " km")
         if let route { parts.append(RuntimeStatus.describe(route)) }
         parts.append(positioning ? gps.rawValue : "positioning off")

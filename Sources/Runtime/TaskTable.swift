@@ -15,6 +15,7 @@ import PacerCore
 /// | `trackFlush` | runtime | every profile's `trackFlushInterval` during a workout: the track's points committed with the running totals |
 /// | `workoutBattery` | runtime | every 60 s during a workout: the level, the cue, a profile's step-down |
 /// | `coach` | runtime | at the coach's next deadline: pace reminders, phase ends, the end |
+/// | `heartSilence` | runtime | `DeviceRuntime.strapSilence` (10 s) after each heart-rate measurement: the strap lost |
 public enum DeviceJob: String, CaseIterable, Sendable {
     case powerOnCheck = "power-on-check"
     case idleBattery = "idle-battery"
@@ -23,6 +24,7 @@ public enum DeviceJob: String, CaseIterable, Sendable {
     case trackFlush = "track-flush"
     case workoutBattery = "workout-battery"
     case coach
+    case heartSilence = "heart-silence"
 }
 
 /// The jobs one owner has scheduled, by name: starting a job again replaces it; cancelling

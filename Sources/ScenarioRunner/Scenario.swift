@@ -1,6 +1,7 @@
 import Coaching
 import HAL
 import PacerCore
+import Simulation
 
 /// A scripted run of the firmware (a folder under `Scenarios/`): which plan, workout and
 /// power profile, which recording the GPS replays, what the runner does and when, what goes
@@ -54,6 +55,19 @@ public struct Scenario: Hashable, Sendable {
     /// `wifi_off_during_workout`); nil: none, as in every scenario that does not ask, whose
     /// goldens stay as they were.
     public var radio: DeviceURI?
+    /// The strap the device hears (`heart_rate:`); nil: none, as in every scenario that does
+    /// not ask.
+    public var heartRate: HeartRateSetup?
+    /// The athlete's heart-rate figures (`athlete:`), the zones' source.
+    public var athlete: HeartRateFigures?
+
+    /// Where a scenario's heart rate comes from.
+    public enum HeartRateSetup: Hashable, Sendable {
+        /// A recorded stream (`file: hr.csv`), resolved.
+        case file(String)
+        /// Made from the synthesized run's true speeds (`synth: {…}`).
+        case synth(HeartRateModel)
+    }
 
     public init(directory: String, file: String, name: String, summary: String?, planPath: String, workoutIndex: Int,
                 profile: String, date: CivilDate?, recording: String?, recipe: String?, battery: BatterySetup,

@@ -25,6 +25,14 @@ import Yams
 /// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
 /// hardware: zero-m8n               # the build whose energy model drains the battery
 /// radio: sim                  # a simulated Wi-Fi radio the profile switches (default none)
+/// heart_rate:                 # a strap (`sim:`), default none; one of:
+///   file: hr.csv              #   a recorded stream (seconds,bpm[,RR ms]; `seconds,lost`)
+///   synth: {resting_bpm: 52, max_bpm: 188, easy: [9.5, 140], hard: [15, 178], rise_s: 25,
+///           fall_s: 40, drift_bpm_per_h: 5, noise_bpm: 1, seed: 7,
+///           lost: [{from: "20:00", to: "21:00"}],    # away: the source says lost
+///           silent: [{from: "30:00", to: "30:40"}]}  # connected, sending nothing
+///                             # made from the synthesized run's true speeds
+/// athlete: {max_hr: 188, resting_hr: 52, threshold_hr: 170, age: 40}   # the zones' figures
 /// battery: {capacity_mah: 1200, level: 100}   # default: the build's battery, full
 /// script:                     # what happens, at scenario times (seconds, M:SS or H:MM:SS)
 ///   - {at: "5:00", do: waypoint, name: Bridge}
@@ -181,6 +189,8 @@ public enum ScenarioLoader {
             }
             radio = uri.scheme == "sim" ? uri : nil
         }
+        let heartRate = try heartRateSetup(&map, directory: directory, hasRecipe: recipe != nil)
+        let athlete = try athleteFigures(&map)
         // Speech on, with the block's choices (`enabled: no` turns it off again).
         var speech: SpeechSettings?
         if let block = try map.optionalMapping("speech") {
@@ -230,6 +240,8 @@ public enum ScenarioLoader {
         scenario.speech = speech
         scenario.anticipation = anticipation
         scenario.radio = radio
+        scenario.heartRate = heartRate
+        scenario.athlete = athlete
         scenario.buttonActions = actions
         if !scenario.deviceMode, let line = script.first(where: { $0.action == .start })?.line {
             throw DataFileError(file: file, line: line, key: "script", reason: "`do: start` is for a device-mode scenario (`mode: device`)")
@@ -238,6 +250,84 @@ public enum ScenarioLoader {
     }
 
     // MARK: - Parts
+
+    /// `heart_rate: {file: hr.csv}` or `heart_rate: {synth: {…}}`.
+    static func heartRateSetup(_ map: inout YAMLMapping, directory: String, hasRecipe: Bool) throws(DataFileError)
+        -> Scenario.HeartRateSetup?
+    {
+        guard var h = try map.optionalMapping("heart_rate") else { return nil }
+        let setup: Scenario.HeartRateSetup
+        switch (h.has("file"), h.has("synth")) {
+        case (true, false):
+            let name = try h.string("file")
+            let path = name.hasPrefix("/") ? name : "\(directory)/\(name)"
+            guard FileManager.default.fileExists(atPath: path) else { throw h.error("file", "\(name) does not exist in \(directory)") }
+            do {
+                _ = try Configurator.loadHeartRateStream(path: path)
+            } catch {
+                throw h.error("file", error.description)
+            }
+            setup = .file(path)
+        case (false, true):
+            guard hasRecipe else {
+                throw h.error("synth", "a heart rate is made from a synthesized run's speeds: the scenario needs `synth: RECIPE.yaml`")
+            }
+            guard var m = try h.optionalMapping("synth") else { throw h.error("synth", "expected a mapping of the model's figures") }
+            var model = HeartRateModel()
+            let bpm = AllowedRange(30...230, unit: "bpm")
+            if let v = try m.optionalNumber("resting_bpm", in: bpm) { model.restingBpm = v }
+            if let v = try m.optionalNumber("max_bpm", in: bpm) { model.maximumBpm = v }
+            for key in ["easy", "hard"] where m.has(key) {
+                let (a, b) = try m.pair(key, example: "[KM/H, BPM], like [9.5, 140]")
+                guard let kmh = a.scalar.flatMap({ Double($0.string) }), (3...30).contains(kmh),
+                      let rate = b.scalar.flatMap({ Double($0.string) }), (30...230).contains(rate)
+                else { throw m.error(key, "expected [KM/H, BPM] with 3-30 km/h and 30-230 bpm, like [9.5, 140]") }
+                if key == "easy" { model.easy = (kmh, rate) } else { model.hard = (kmh, rate) }
+            }
+            guard model.hard.kmh > model.easy.kmh, model.hard.bpm > model.easy.bpm else {
+                throw m.error("hard", "must be faster than easy, at a higher rate")
+            }
+            guard model.maximumBpm > model.restingBpm + 40 else {
+                throw m.error("max_bpm", "must be at least 40 bpm above resting_bpm")
+            }
+            let tau = AllowedRange(1...300, unit: "s")
+            if let v = try m.optionalNumber("rise_s", in: tau) { model.riseSeconds = v }
+            if let v = try m.optionalNumber("fall_s", in: tau) { model.fallSeconds = v }
+            if let v = try m.optionalNumber("drift_bpm_per_h", in: AllowedRange(0...30, unit: "bpm/h")) { model.driftPerHour = v }
+            if let v = try m.optionalNumber("noise_bpm", in: AllowedRange(0...10, unit: "bpm")) { model.noise = v }
+            if let v = try m.optionalNumber("seed", in: AllowedRange(0...4_294_967_295)) { model.seed = UInt64(v) }
+            for key in ["lost", "silent"] {
+                for var item in try list(&m, key) {
+                    let from = try duration(&item, "from"), to = try duration(&item, "to")
+                    guard to > from else { throw item.error("to", "must be after from (\(clock(from)))") }
+                    if key == "lost" { model.lost.append(from.inSeconds...to.inSeconds) } else { model.silent.append(from.inSeconds...to.inSeconds) }
+                    try item.finish()
+                }
+            }
+            try m.finish()
+            setup = .synth(model)
+        default:
+            throw h.error(nil, "give one of `file: STREAM.csv` or `synth: {…}`")
+        }
+        try h.finish()
+        return setup
+    }
+
+    /// `athlete: {max_hr: 188, resting_hr: 52, threshold_hr: 170, age: 40}`, each optional.
+    static func athleteFigures(_ map: inout YAMLMapping) throws(DataFileError) -> HeartRateFigures? {
+        guard var a = try map.optionalMapping("athlete") else { return nil }
+        func whole(_ key: String, _ range: ClosedRange<Int>) throws(DataFileError) -> Int? {
+            guard let v = try a.optionalNumber(key, in: AllowedRange(Double(range.lowerBound)...Double(range.upperBound), unit: key == "age" ? "years" : "bpm")) else { return nil }
+            guard v == v.rounded() else { throw a.error(key, "expected a whole number, got \(YAMLMapping.format(v))") }
+            return Int(v)
+        }
+        let figures = HeartRateFigures(
+            maximum: try whole("max_hr", HeartRateFigures.maximumRange), resting: try whole("resting_hr", HeartRateFigures.restingRange),
+            threshold: try whole("threshold_hr", HeartRateFigures.thresholdRange), age: try whole("age", HeartRateFigures.ageRange))
+        if let wrong = figures.inconsistency { throw a.error(nil, wrong) }
+        try a.finish()
+        return figures
+    }
 
     static func list(_ map: inout YAMLMapping, _ key: String) throws(DataFileError) -> [YAMLMapping] {
         guard let node = map.optionalNode(key) else { return [] }
@@ -324,7 +414,7 @@ public enum ScenarioLoader {
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "calibrated", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",
-                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio"]
+                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio", "strap", "strap-battery"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let name = try item.optionalString("name")
             let n = try near(), c = try count(), w = try window()

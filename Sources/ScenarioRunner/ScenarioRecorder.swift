@@ -149,6 +149,13 @@ final class ScenarioRecorder: Sendable {
             name = off ? "off" : "on"
             text = "RADIO \(off ? "off" : "on")" + (failure.map { " failed: \($0)" } ?? "")
             fields = [("state", .text(off ? "off" : "on"))] + (failure.map { [("error", .text($0))] } ?? [])
+        case .strap(let strap, let detail):
+            name = strap.rawValue
+            text = "strap \(strap.rawValue)" + (detail.map { " (\($0))" } ?? "")
+            fields = event.jsonFields(status: status)
+        case .strapBattery(let percent):
+            text = "strap battery \(percent) %"
+            fields = event.jsonFields(status: status)
         case .route(let e):
             (name, text, fields) = ScenarioRecorder.describe(e)
         case .said(let u, let duration, let after):
@@ -266,7 +273,12 @@ final class ScenarioRecorder: Sendable {
                 let c = status.coach
                 var line = "  phase \(c.phaseIndex + 1)/\(c.phaseCount) \(c.phaseName)"
                 if status.positioning { line += "  " + (c.smoothedSpeed.map { kmh($0) } ?? "--") + " km/h" }
-                line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? "  no target"
+                if let heart = status.heart {
+                    line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? ""
+                    line += "  " + heart.line
+                } else {
+                    line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? "  no target"
+                }
                 line += "  \(text)  \(km(c.distance)) km"
                 s.timeline.append(contentsOf: line.utf8)
             } else {
@@ -282,6 +294,7 @@ final class ScenarioRecorder: Sendable {
             j.add(contentsOf: fields)
             if let status {
                 if let speed = status.coach.smoothedSpeed { j.add("speed_kmh", .number(speed * 3.6, places: 2)) }
+                if let bpm = status.heart?.bpm { j.add("heart_bpm", .int(bpm)) }
                 j.add("distance_m", .number(status.coach.distance, places: 1))
             }
             j.write(to: &s.json)
@@ -323,6 +336,11 @@ final class ScenarioRecorder: Sendable {
         case .toGo: "TO GO"
         case .countdown: "COUNTDOWN"
         case .storageFault: "STORAGE FAULT"
+        case .hrHigh: "HR HIGH"
+        case .hrLow: "HR LOW"
+        case .hrInZone: "HR IN ZONE"
+        case .strapLost: "STRAP LOST"
+        case .strapBack: "STRAP BACK"
         case .powerOn: "POWER ON"
         case .fault: "FAULT"
         case .searching: "searching"

@@ -19,6 +19,34 @@ enum ScenarioRecordings {
         return path
     }
 
+    /// The heart-rate stream the scenario's strap replays: its file, or one made from the
+    /// synthesized run's true speeds into the output folder (`recording.hr.csv`); nil: none.
+    static func heartRate(for scenario: Scenario, scratch: String) throws -> String? {
+        switch scenario.heartRate {
+        case nil: return nil
+        case .file(let path): return path
+        case .synth(let model):
+            guard let recipe = scenario.recipe else { throw ScenarioError("\(scenario.file): heart_rate: synth needs `synth: RECIPE.yaml`") }
+            var synthesizer = try synthesizer(recipe: recipe)
+            var speeds: [Double] = []
+            var bytes: [UInt8] = []
+            // One speed a second, from the run's truth (a faster recipe's epochs are sampled).
+            while let epoch = synthesizer.next(appendingTo: &bytes) {
+                bytes.removeAll(keepingCapacity: true)
+                let second = Int(epoch.elapsed.rounded(.down))
+                while speeds.count <= second { speeds.append(epoch.trueSpeed) }
+            }
+            let path = "\(scratch)/recording.hr.csv"
+            try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            do {
+                try Data(model.stream(speeds: speeds).text.utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw ScenarioError("\(path): cannot be written: \(error.localizedDescription)")
+            }
+            return path
+        }
+    }
+
     /// The synthesizer of the recipe file at `recipe`; a recipe that cannot be made is refused
     /// with its file, line and reason.
     static func synthesizer(recipe: String) throws -> NMEASynthesizer {

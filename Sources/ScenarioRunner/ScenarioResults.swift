@@ -8,7 +8,7 @@ import Storage
 /// `track.gpx` and `summary.json`, from what the device stored.
 enum ScenarioResults {
     /// Cues added after the summary's form was set: listed only when they sounded.
-    static let laterCues: Set<Cue> = [.lap, .toGo, .countdown]
+    static let laterCues: Set<Cue> = [.lap, .toGo, .countdown, .hrHigh, .hrLow, .hrInZone, .strapLost, .strapBack]
     static func writeGPX(_ details: [ActivityDetail], scenario: Scenario, to path: String) throws {
         var bytes: [UInt8] = []
         try GPXExchange.writeGPX(details, name: scenario.name, time: details.first?.summary.startedAt) {

@@ -98,6 +98,7 @@ public enum ScenarioRunner {
         defer { if options.dataDirectory == nil { try? fm.removeItem(atPath: dataDir) } }
 
         let recording = try ScenarioRecordings.recording(for: scenario, scratch: out)
+        let heartRate = try ScenarioRecordings.heartRate(for: scenario, scratch: out)
         let plan: TrainingPlan
         do {
             plan = try PlanLoader.load(path: scenario.planPath)
@@ -139,8 +140,8 @@ public enum ScenarioRunner {
         while true {
             let cut = cutIndex < cuts.count ? cuts[cutIndex] : nil
             let result = try runDevice(
-                scenario, plan: plan, recording: recording, dataDir: dataDir, from: runStart, until: cut?.at,
-                battery: battery, options: options, recorder: recorder, logger: logger)
+                scenario, plan: plan, recording: recording, heartRate: heartRate, dataDir: dataDir, from: runStart,
+                until: cut?.at, battery: battery, options: options, recorder: recorder, logger: logger)
             runs.append(result.record)
             battery = result.batteryPercent
             end = result.end
@@ -222,8 +223,9 @@ public enum ScenarioRunner {
     /// One life of the device: from boot (at scenario time `from`) until the workout ends or
     /// the power is cut at `until`.
     static func runDevice(
-        _ scenario: Scenario, plan: TrainingPlan, recording: String, dataDir: String, from: Duration,
-        until: Duration?, battery: Double, options: ScenarioOptions, recorder: ScenarioRecorder, logger: Logger
+        _ scenario: Scenario, plan: TrainingPlan, recording: String, heartRate: String? = nil, dataDir: String,
+        from: Duration, until: Duration?, battery: Double, options: ScenarioOptions, recorder: ScenarioRecorder,
+        logger: Logger
     ) throws -> DeviceRun {
         var settings = options.settings
         settings.profile = scenario.profile
@@ -234,6 +236,13 @@ public enum ScenarioRunner {
         settings.systemClock = scenario.systemClock
         // Likewise the radio: the scenario's simulated one, or none.
         settings.radio = scenario.radio
+        // And the strap: the scenario's replayed stream, or none; the athlete's zones its own.
+        settings.heartRate = try heartRate.map { path in
+            do { return try DeviceURI(parsing: "sim:\(path)" + (from > .zero ? "?skip=\(seconds(from.inSeconds))" : "")) } catch {
+                throw ScenarioError("\(scenario.file): heart_rate: \(error)")
+            }
+        }
+        settings.heartRateFigures = scenario.athlete
         do {
             settings.gps = try DeviceURI(parsing: try gpsURI(recording: recording, faults: scenario.faults, skip: from))
             settings.buzzer = try DeviceURI(parsing: "record")

@@ -100,7 +100,7 @@ struct PlanLoaderTests {
         ("minutes: 20", "minutes: 20\n        pase: fast", 20, "workouts[1].phases[0].pase", "unknown key"),
         ("deadline: 2026-06-30", "deadline: 2026-06-30\ncoach: me", 6, "coach", "unknown key"),
         ("minutes: 20", "mintues: 20", 19, "workouts[1].phases[0].mintues",
-         "unknown key (expected one of: km, lap_ends, m, mi, minutes, name, notes, pace_min_per_km, speed_kmh, until)"),
+         "unknown key (expected one of: hr_bpm, hr_max_bpm, hr_max_zone, hr_zone, km, lap_ends, m, mi, minutes, name, notes, pace_min_per_km, speed_kmh, until)"),
         ("  - name: Steady", "  - name: Steady\n    notes: hilly", 17, "workouts[1].notes", "unknown key (expected one of: date, name, phases)"),
         ("repeat: 2", "repeat: 2\n        minutes: 3", 13, "workouts[0].phases[1].minutes", "unknown key (expected one of: phases, repeat)"),
         // missing keys
