@@ -29,7 +29,8 @@ public enum HeartRateChart {
             high = max(high, Double(zones.floors[5]))
         }
         let ys = NiceScale(low: low, high: high, ticks: 6, minimumSpan: 20)
-        let key = key(summary, gaps: hasGaps(rates, joined: joined(run, summary)))
+        let joined = HeartRateSummary.joined(run.points, limit: summary.gapLimit)
+        let key = key(summary, gaps: hasGaps(rates, joined: joined))
         let frame = ChartFrame(
             width: width, height: height, x: xs, y: ys,
             xTitle: run.onTimer ? (hours ? "timer (h:mm), pauses excluded" : "timer (minutes), pauses excluded")
@@ -39,13 +40,9 @@ public enum HeartRateChart {
         var svg = SVG(width: width, height: height)
         if let zones = summary.zones { drawZones(zones, frame: frame, into: &svg) }
         frame.drawAxes(into: &svg)
-        drawLine(run, rates: rates, joined: joined(run, summary), frame: frame, into: &svg)
+        drawLine(run, rates: rates, joined: joined, frame: frame, into: &svg)
         key.draw(into: &svg, top: 0, width: width)
         return svg.render(title: title, id: id)
-    }
-
-    static func joined(_ run: RunAnalysis, _ summary: HeartRateSummary) -> [Bool] {
-        HeartRateSummary.joined(run.points, limit: summary.gapLimit)
     }
 
     /// Whether the line breaks anywhere between its first and last points.

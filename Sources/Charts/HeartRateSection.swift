@@ -57,7 +57,8 @@ enum HeartRateSection {
 
     /// A zone's share as a small horizontal bar in its zone's colour, on a pale track.
     static func bar(_ n: Int, share: Double, percent: String) -> String {
-        let width = 120.0
+        // Narrow enough that the table fits a phone's width without scrolling.
+        let width = 80.0
         var svg = SVG(width: width, height: 12)
         svg.rect(x: 0, y: 1, width: width, height: 10, fill: "#f1f3f5")
         svg.rect(x: 0, y: 1, width: width * min(1, max(0, share)), height: 10, fill: Palette.heartRateZone(n))
