@@ -14,6 +14,9 @@ public protocol PowerMonitor: AnyObject, Sendable {
     func speaker(speaking duration: Duration, at instant: Instant)
     /// The Wi-Fi radio was switched off (`blocked`) or on again.
     func radio(blocked: Bool, at instant: Instant)
+    /// The Bluetooth radio's state for the heart-rate strap changed: off (no strap set, or
+    /// stopped), scanning (looking for it, or reconnecting), connected (notifications).
+    func bluetooth(_ state: BluetoothRadioState, at instant: Instant)
     /// Whether the board may suspend between wakeups from now on (the profile says so).
     func boardMaySuspend(_ allowed: Bool, at instant: Instant)
     /// Brings the account up to `instant` (before the battery is read).
@@ -43,6 +46,27 @@ extension PowerMonitor {
     public func speaker(speaking duration: Duration, at instant: Instant) {}
     /// Nor the radio.
     public func radio(blocked: Bool, at instant: Instant) {}
+    /// Nor the Bluetooth radio.
+    public func bluetooth(_ state: BluetoothRadioState, at instant: Instant) {}
+}
+
+/// What the Bluetooth radio does for the heart-rate strap, as the energy model counts it.
+public enum BluetoothRadioState: String, Hashable, Sendable, CaseIterable {
+    /// Not used: no strap set, or the source stopped (BlueZ leaves it powered off).
+    case off
+    /// Discovering, or connecting again after a loss.
+    case scanning
+    /// Connected to the strap, its notifications arriving.
+    case connected
+
+    /// The state a strap's status implies.
+    public init(_ status: HeartRateStatus) {
+        switch status {
+        case .off: self = .off
+        case .searching, .lost: self = .scanning
+        case .connected, .reading: self = .connected
+        }
+    }
 }
 
 public struct EnergyLedger: Hashable, Sendable {

@@ -160,8 +160,22 @@ public final class Firmware: Sendable {
         source.start(heartRate)
     }
 
-    /// The strap's events: the running workout's.
+    /// Stops the strap's source: the radio rests (BlueZ powers it off if Pacer powered it on).
+    private func stopHeartRate() {
+        guard let source = parts.heartRate else { return }
+        source.stop()
+        parts.power?.bluetooth(.off, at: parts.clock.now)
+    }
+
+    /// The strap's events: the running workout's. Each measurement wakes the board (a strap
+    /// notifies about once a second: a board that could suspend between GPS fixes no longer
+    /// sleeps as long), and the radio's state is the energy model's.
     func heartRateEvent(_ event: HeartRateEvent, at t: Instant) {
+        switch event {
+        case .measurement: parts.power?.wakeup(at: t)
+        case .status(let status, _): parts.power?.bluetooth(BluetoothRadioState(status), at: t)
+        case .battery: break
+        }
         let runtime = state.withValue { s in s.phase == .running ? s.runtime : nil }
         runtime?.heartRateEvent(event, at: t)
     }
@@ -337,7 +351,7 @@ public final class Firmware: Sendable {
     private func workoutEnded(_ end: ActivityEnd) {
         if case .workout = start {
             receiver?.close()
-            parts.heartRate?.stop()
+            stopHeartRate()
             state.withValue { s in
                 s.lastWorkout = s.runtime
                 s.runtime = nil
@@ -424,7 +438,7 @@ public final class Firmware: Sendable {
             s.tasks.cancel(.idleBattery)
         }
         receiver?.close()
-        parts.heartRate?.stop()
+        stopHeartRate()
         parts.buzzer.drain()
         report(.state(.off, detail: nil))
         logger.info("switched off")
