@@ -36,9 +36,9 @@ extension AthleteProfile {
             case .bestRace: "best race"
             case .hasRunMarathon: "marathon"
             case .bestMarathon: "best marathon"
-            case .maximumHeartRate: "max heart rate"
-            case .restingHeartRate: "resting heart rate"
-            case .thresholdHeartRate: "threshold heart rate"
+            case .maximumHeartRate: "max HR"
+            case .restingHeartRate: "resting HR"
+            case .thresholdHeartRate: "threshold HR"
             case .age: "age"
             }
         }

@@ -24,6 +24,25 @@ public struct AthleteProfileChanges: Equatable, Sendable {
     public var marathon: Bool?
     public var bestRace: AthleteProfile.Mark?
     public var bestMarathon: Duration?
+    /// The heart-rate figures (`HeartRateFigures`): set to a value, or cleared (`none`).
+    public var maximumHeartRate: FigureChange?
+    public var restingHeartRate: FigureChange?
+    public var thresholdHeartRate: FigureChange?
+    public var age: FigureChange?
+
+    /// A heart-rate figure's change: a new value, or none (the figure forgotten, as when a
+    /// measured maximum turns out wrong and the zones should come from the others again).
+    public enum FigureChange: Equatable, Sendable {
+        case set(Int)
+        case clear
+
+        func applied(to value: Int?) -> Int? {
+            switch self {
+            case .set(let new): new
+            case .clear: nil
+            }
+        }
+    }
 
     public init() {}
 
@@ -31,7 +50,8 @@ public struct AthleteProfileChanges: Equatable, Sendable {
     /// problem is said at once.
     public static func parse(
         weight: String? = nil, height: String? = nil, frequency: String? = nil, raced: Bool? = nil,
-        marathon: Bool? = nil, bestRace: String? = nil, bestMarathon: String? = nil
+        marathon: Bool? = nil, bestRace: String? = nil, bestMarathon: String? = nil, maxHeartRate: String? = nil,
+        restingHeartRate: String? = nil, thresholdHeartRate: String? = nil, age: String? = nil
     ) throws(ProfileInputError) -> AthleteProfileChanges {
         var changes = AthleteProfileChanges()
         var problems: [String] = []
@@ -90,6 +110,26 @@ public struct AthleteProfileChanges: Equatable, Sendable {
                 problems.append("--best-marathon '\(bestMarathon)' is not a time: give H:MM:SS, \(allowed)")
             }
         }
+        // Heart-rate figures: whole numbers in their ranges, or `none` to forget one.
+        func figure(_ text: String?, _ option: String, _ range: ClosedRange<Int>, _ unit: String) -> FigureChange? {
+            guard let text else { return nil }
+            let allowed = "\(range.lowerBound) to \(range.upperBound) \(unit)"
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.lowercased() == "none" { return .clear }
+            guard let value = Int(trimmed) else {
+                problems.append("\(option) '\(text)' is not a whole number: give \(allowed), or none to clear it")
+                return nil
+            }
+            guard range.contains(value) else {
+                problems.append("\(option) \(text) is outside \(allowed)")
+                return nil
+            }
+            return .set(value)
+        }
+        changes.maximumHeartRate = figure(maxHeartRate, "--max-hr", HeartRateFigures.maximumRange, "bpm")
+        changes.restingHeartRate = figure(restingHeartRate, "--resting-hr", HeartRateFigures.restingRange, "bpm")
+        changes.thresholdHeartRate = figure(thresholdHeartRate, "--threshold-hr", HeartRateFigures.thresholdRange, "bpm")
+        changes.age = figure(age, "--age", HeartRateFigures.ageRange, "years")
         if raced == false, bestRace != nil {
             problems.append("--raced no clears the best race: give --best-race only with --raced yes")
         }
@@ -99,7 +139,7 @@ public struct AthleteProfileChanges: Equatable, Sendable {
         guard problems.isEmpty else { throw ProfileInputError(problems.joined(separator: "\n")) }
         guard changes != AthleteProfileChanges() else {
             throw ProfileInputError("nothing to set: give at least one of --weight, --height, --frequency, --raced, "
-                + "--marathon, --best-race, --best-marathon")
+                + "--marathon, --best-race, --best-marathon, --max-hr, --resting-hr, --threshold-hr, --age")
         }
         return changes
     }
@@ -148,7 +188,21 @@ public struct AthleteProfileChanges: Equatable, Sendable {
                 problems.append("--best-marathon needs --marathon yes: the profile says the runner has not run a marathon")
             }
         }
-        problems += profile.problems.map(\.message)
+        if let maximumHeartRate { profile.heartRate.maximum = maximumHeartRate.applied(to: profile.heartRate.maximum) }
+        if let restingHeartRate { profile.heartRate.resting = restingHeartRate.applied(to: profile.heartRate.resting) }
+        if let thresholdHeartRate {
+            profile.heartRate.threshold = thresholdHeartRate.applied(to: profile.heartRate.threshold)
+        }
+        if let age { profile.heartRate.age = age.applied(to: profile.heartRate.age) }
+        problems += profile.problems.filter { !$0.field.isHeartRate }.map(\.message)
+        // The figures together, said with the options and the stored values that disagree:
+        // a resting rate given now may clash with a maximum set last year.
+        if let reason = profile.heartRate.inconsistency {
+            problems.append("the heart-rate figures disagree: \(reason) (--max-hr, --resting-hr and --threshold-hr "
+                + "together; `pacer profile show` has the stored ones, none clears one)")
+        } else {
+            problems += profile.problems.filter(\.field.isHeartRate).map(\.message)
+        }
         guard problems.isEmpty else { throw ProfileInputError(problems.joined(separator: "\n")) }
         return profile
     }
@@ -166,6 +220,10 @@ extension AthleteProfile.Field {
         case .bestRace: profile.bestRace.map { "\(AthleteProfile.kilometres($0.distance)) km in \(AthleteProfile.clock($0.time))" } ?? "none"
         case .hasRunMarathon: profile.hasRunMarathon ? "yes" : "no"
         case .bestMarathon: profile.bestMarathon.map(AthleteProfile.clock) ?? "none"
+        case .maximumHeartRate: profile.heartRate.maximum.map { "\($0) bpm" } ?? "none"
+        case .restingHeartRate: profile.heartRate.resting.map { "\($0) bpm" } ?? "none"
+        case .thresholdHeartRate: profile.heartRate.threshold.map { "\($0) bpm" } ?? "none"
+        case .age: profile.heartRate.age.map { "\($0) years" } ?? "none"
         }
     }
 }

@@ -79,6 +79,15 @@ struct ProfileCommand: ParsableCommand {
                 --marathon no the best marathon. A value out of range or malformed is refused \
                 with the allowed range, and nothing is stored. Setting the values already \
                 stored records nothing.
+
+                The heart-rate figures make the five heart-rate zones (`pacer profile show` \
+                prints them): --max-hr 120 to 230 bpm, --resting-hr 30 to 110, --threshold-hr \
+                (lactate threshold) 100 to 220, --age 10 to 100 years; none clears one. With a \
+                threshold the zones are Friel's % of it; else with a maximum and a resting rate \
+                Karvonen's % of the reserve; else % of the maximum; with only an age the \
+                maximum is estimated (Tanaka: 208 - 0.7 x age) and the zones say so. Figures \
+                that disagree (a resting rate within 40 bpm of the maximum, a threshold not \
+                below it or within 30 bpm of the resting rate) are refused with the reason.
                 """)
 
         @Option(name: .long, help: ArgumentHelp("Weight in kilograms (30 to 250).", valueName: "kg"))
@@ -104,6 +113,22 @@ struct ProfileCommand: ParsableCommand {
         @Option(name: .customLong("best-marathon"), help: ArgumentHelp("Best marathon time (2:00:00 to 8:00:00).",
                                                                       valueName: "h:mm:ss"))
         var bestMarathon: String?
+
+        @Option(name: .customLong("max-hr"), help: ArgumentHelp("Maximum heart rate (120 to 230 bpm; none clears it).",
+                                                                valueName: "bpm"))
+        var maxHeartRate: String?
+
+        @Option(name: .customLong("resting-hr"), help: ArgumentHelp("Resting heart rate (30 to 110 bpm; none clears it).",
+                                                                    valueName: "bpm"))
+        var restingHeartRate: String?
+
+        @Option(name: .customLong("threshold-hr"),
+                help: ArgumentHelp("Lactate threshold heart rate (100 to 220 bpm; none clears it).", valueName: "bpm"))
+        var thresholdHeartRate: String?
+
+        @Option(name: .long, help: ArgumentHelp("Age in years (10 to 100; estimates a maximum heart rate when none is set).",
+                                         valueName: "years"))
+        var age: String?
 
         @Option(name: .long, help: ArgumentHelp("The time of the change, ISO 8601 (default: now, from the system clock).",
                                          valueName: "time"))
@@ -152,7 +177,9 @@ struct ProfileCommand: ParsableCommand {
             do {
                 return try AthleteProfileChanges.parse(
                     weight: weight, height: height, frequency: frequency, raced: raced?.value,
-                    marathon: marathon?.value, bestRace: bestRace, bestMarathon: bestMarathon)
+                    marathon: marathon?.value, bestRace: bestRace, bestMarathon: bestMarathon,
+                    maxHeartRate: maxHeartRate, restingHeartRate: restingHeartRate,
+                    thresholdHeartRate: thresholdHeartRate, age: age)
             } catch {
                 throw ValidationError(error.message)
             }
@@ -162,7 +189,7 @@ struct ProfileCommand: ParsableCommand {
     struct ShowProfile: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Show the athlete profile: each value with when it last changed, BMI, best race pace and speed.",
+            abstract: "Show the athlete profile: each value with when it last changed, BMI, best race pace and speed, heart-rate zones.",
             discussion: "With --history, every change too, oldest first. Exit status 1 when no profile is set.")
 
         @Flag(name: .long, help: "List every change, oldest first.")
@@ -245,6 +272,24 @@ enum ProfileReport {
         if let time = profile.bestMarathon {
             lines.append(row("marathon pace", pace(Goal.marathonDistance / time.inSeconds)))
         }
+        lines += zones(profile.heartRate)
+        return lines
+    }
+
+    /// The heart-rate zones the figures make: the method's title (and that the maximum is
+    /// estimated from age, when it is), a line a zone, and where the method comes from; a
+    /// line saying how to get them when there are no figures.
+    static func zones(_ figures: HeartRateFigures) -> [String] {
+        guard let zones = figures.zones else {
+            return ["", "Heart-rate zones: none (set --max-hr, --threshold-hr, --resting-hr or --age)"]
+        }
+        var lines = ["", "Heart-rate zones, \(zones.method.title)\(zones.isEstimate ? " (estimated from age)" : ""):"]
+        if zones.isEstimate, let maximum = zones.maximum {
+            lines.append("  maximum \(maximum) bpm estimated from age \(figures.age ?? 0) (Tanaka: 208 - 0.7 x age; "
+                + "one person's may be 10 bpm either side)")
+        }
+        lines += zones.lines.map { "  " + $0 }
+        lines.append("  Method: \(zones.method.citation)")
         return lines
     }
 
@@ -287,11 +332,38 @@ enum ProfileReport {
             ("best_marathon", p.bestMarathon.map { json(mark: Goal.marathonDistance, time: $0) } ?? .null),
             ("best_race", p.bestRace.map { json(mark: $0.distance, time: $0.time) } ?? .null),
             ("bmi", .number(p.bodyMassIndex, places: 1)),
+            ("heart_rate", json(p.heartRate)),
             ("height_cm", .number(p.height, places: 3)),
             ("marathon", .bool(p.hasRunMarathon)),
             ("raced", .bool(p.hasRaced)),
             ("weekly_frequency", .int(p.weeklyFrequency)),
             ("weight_kg", .number(p.weight, places: 3)),
+        ])
+    }
+
+    /// The heart-rate figures (null when not set) and the zones they make (null without):
+    /// `{"age", "max_hr", "resting_hr", "threshold_hr", "zones": {"citation", "estimated",
+    /// "maximum_bpm", "method", "title", "zones": [{"from_bpm", "name", "to_bpm", "zone"}]}}`.
+    static func json(_ h: HeartRateFigures) -> JSONValue {
+        func figure(_ value: Int?) -> JSONValue { value.map { .int($0) } ?? .null }
+        var zones = JSONValue.null
+        if let z = h.zones {
+            zones = .object([
+                ("citation", .text(z.method.citation)),
+                ("estimated", .bool(z.isEstimate)),
+                ("maximum_bpm", figure(z.maximum)),
+                ("method", .text(z.method.rawValue)),
+                ("title", .text(z.method.title)),
+                ("zones", .array((1...5).map { n in
+                    let r = z.range(zone: n)
+                    return .object([("from_bpm", .int(r.lowerBound)), ("name", .text(HeartRateZones.names[n - 1])),
+                                    ("to_bpm", .int(r.upperBound)), ("zone", .int(n))])
+                })),
+            ])
+        }
+        return .object([
+            ("age", figure(h.age)), ("max_hr", figure(h.maximum)), ("resting_hr", figure(h.resting)),
+            ("threshold_hr", figure(h.threshold)), ("zones", zones),
         ])
     }
 

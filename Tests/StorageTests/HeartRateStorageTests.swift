@@ -175,7 +175,7 @@ struct HeartRateStorageTests {
         // Figures out of range, or that disagree, are refused by the store whoever calls.
         var bad = profile
         bad.heartRate = HeartRateFigures(maximum: 250)
-        #expect(throws: StorageError.invalidAthlete("max heart rate 250 bpm is outside 120 to 230 bpm")) {
+        #expect(throws: StorageError.invalidAthlete("max HR 250 bpm is outside 120 to 230 bpm")) {
             try store.athlete.setAthlete(bad, at: time(240))
         }
         bad.heartRate = HeartRateFigures(maximum: 180, resting: 150)
