@@ -618,7 +618,7 @@ public enum BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
     static func connecting(_ error: DBusError, address: String) -> BlueZError {
         if error.errno == nil && error.name == nil { return .library(error.message) }
         if error.serviceUnknown { return .noBlueZ(address: address, reason: error.description) }
-        return .noBus(address: address, reason: error.message)
+        return .noBus(address: address, reason: error.errno.map { String(cString: strerror($0)) } ?? error.message)
     }
 
     /// Everything but a wrong address: the part is not there (sysexits' EX_UNAVAILABLE).
