@@ -1,5 +1,7 @@
 import Coaching
 import Foundation
+import HAL
+import LinuxHardware
 import PacerCore
 import Storage
 
@@ -15,6 +17,7 @@ import Storage
 ///   split_m: '1000'
 ///   pace_cues: 'words'
 ///   alerts: 'both'
+/// heart_rate: 'bluez:C4:7C:8D:6A:3E:11'   # the strap `pacer hr pair` chose (bluez, bluez:ADDRESS, none)
 /// ```
 ///
 /// Precedence, last wins: the settings file (`/etc/pacer/pacer.yaml`), then this file, then a
@@ -44,13 +47,17 @@ public struct DeviceOverlay: Hashable, Sendable {
     public var profile: String?
     /// Speech keys to their values as written (checked by `SpeechSettingsLoader` when applied).
     public var speech: [String: String] = [:]
+    /// The heart-rate strap (`heart_rate:`), over the settings' own: `bluez:ADDRESS` (paired
+    /// with `pacer hr pair`), `bluez` (the first strap found) or `none` (`pacer hr unpair`).
+    public var heartRate: String?
 
-    public init(profile: String? = nil, speech: [String: String] = [:]) {
+    public init(profile: String? = nil, speech: [String: String] = [:], heartRate: String? = nil) {
         self.profile = profile
         self.speech = speech
+        self.heartRate = heartRate
     }
 
-    public var isEmpty: Bool { profile == nil && speech.isEmpty }
+    public var isEmpty: Bool { profile == nil && speech.isEmpty && heartRate == nil }
 
     /// The overlay's path in a data folder.
     public static func path(dataDirectory: String) -> String {
@@ -79,6 +86,7 @@ public struct DeviceOverlay: Hashable, Sendable {
             }
             try speech.finish()
         }
+        overlay.heartRate = try map.optionalString("heart_rate")
         try map.finish()
         return overlay
     }
@@ -93,6 +101,7 @@ public struct DeviceOverlay: Hashable, Sendable {
             lines.append("speech:")
             for key in Self.speechKeys { if let v = speech[key] { lines.append("  \(key): \(quoted(v))") } }
         }
+        if let heartRate { lines.append("heart_rate: \(quoted(heartRate))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -134,8 +143,27 @@ public struct DeviceOverlay: Hashable, Sendable {
             speechSettings.perProfile = perProfile
             result.speech = speechSettings
         }
+        if let heartRate {
+            result.heartRate = try Self.heartRate(heartRate, map)
+        }
+        _ = map.optionalNode("heart_rate")
         try map.finish()
         return result
+    }
+
+    /// The strap setting `text` as the settings' `heart_rate:` holds it (nil for `none`), its
+    /// address in BlueZ's form; refused, naming the forms there are, when it is none of them.
+    static func heartRate(_ text: String, _ map: YAMLMapping) throws(DataFileError) -> DeviceURI? {
+        let known = "bluez, bluez:ADDRESS (pacer hr pair), none"
+        guard let uri = try? DeviceURI(parsing: text), ["bluez", "none"].contains(uri.scheme), uri.query.isEmpty else {
+            throw map.error("heart_rate", "unknown heart-rate strap '\(text)' (known: \(known))")
+        }
+        if uri.scheme == "none" { return nil }
+        if uri.path.isEmpty { return uri }
+        guard let address = BlueZ.normalizedAddress(uri.path), let normalized = try? DeviceURI(parsing: "bluez:" + address) else {
+            throw map.error("heart_rate", BlueZError.invalidAddress(uri.path).description)
+        }
+        return normalized
     }
 
     /// The languages with a phrase book in `hardwareDir/speech`, sorted.
@@ -168,6 +196,8 @@ public struct DeviceOverlay: Hashable, Sendable {
         for (key, value) in changes {
             if key == "profile" {
                 overlay.profile = value
+            } else if key == "heart_rate" {
+                overlay.heartRate = value
             } else if key.hasPrefix("speech."), speechKeys.contains(String(key.dropFirst(7))) {
                 overlay.speech[String(key.dropFirst(7))] = value
             } else {
@@ -184,7 +214,13 @@ public struct DeviceOverlay: Hashable, Sendable {
             var wrong: [String] = []
             for (key, value) in changes {
                 var alone = before
-                if key == "profile" { alone.profile = value } else { alone.speech[String(key.dropFirst(7))] = value }
+                if key == "profile" {
+                    alone.profile = value
+                } else if key == "heart_rate" {
+                    alone.heartRate = value
+                } else {
+                    alone.speech[String(key.dropFirst(7))] = value
+                }
                 do {
                     _ = try alone.applied(to: settings, file: path)
                 } catch let refusal {
@@ -202,6 +238,6 @@ public struct DeviceOverlay: Hashable, Sendable {
         return result
     }
 
-    /// What `set` takes: `profile` and `speech.KEY`.
-    public static var settableKeys: [String] { ["profile"] + speechKeys.map { "speech.\($0)" } }
+    /// What `set` takes: `profile`, `speech.KEY` and `heart_rate`.
+    public static var settableKeys: [String] { ["profile"] + speechKeys.map { "speech.\($0)" } + ["heart_rate"] }
 }

@@ -9,15 +9,18 @@ extension HardwareCheck {
     ) throws -> Configuration {
         var parts = (gps: "gpsd://localhost:2947", buzzer: "alsa:default", battery: "sysfs", buttons: "none")
         var radio: String?
+        var heartRate: String?
         if let settingsPath {
             let settings = try Settings.load(path: settingsPath)
             parts = (settings.gps.text, settings.buzzer.text, settings.battery.text, settings.buttons?.text ?? "none")
             radio = settings.radio?.text
+            heartRate = settings.heartRate?.text ?? "none"
         }
         var configuration = Configuration(
             gps: gps ?? parts.gps, buzzer: buzzer ?? parts.buzzer, battery: battery ?? parts.battery,
             listen: listen, buttons: buttons ?? parts.buttons, pressWithin: pressWithin, speaker: speaker)
         configuration.radio = radio
+        configuration.heartRate = heartRate
         return configuration
     }
 }

@@ -42,6 +42,9 @@ public enum HardwareCheck {
         public var radio: String?
         /// Where rfkill switches are looked for (changed by tests).
         public var rfkillRoot = SysfsRfkill.defaultRoot
+        /// The heart-rate strap (`heart_rate:`): `bluez:ADDRESS`, `bluez`, `sim:FILE`, `none`;
+        /// nil: not checked (no block in the report).
+        public var heartRate: String?
 
         public init(
             gps: String = "gpsd://localhost:2947", buzzer: String = "alsa:default", battery: String = "sysfs",
@@ -77,6 +80,7 @@ public enum HardwareCheck {
             button(configuration),
         ]
         if let radio = radio(configuration) { parts.append(radio) }
+        if let heartRate = heartRate(configuration) { parts.append(heartRate) }
         parts.append(clock())
         return HardwareReport(parts: parts)
     }

@@ -20,7 +20,9 @@ struct HardwareCommand: ParsableCommand {
                 gpsd://localhost:2947, alsa:default and sysfs. --gps, --buzzer and --battery \
                 override either. The button (the settings' buttons, or --buttons) must exist and \
                 be readable when one is configured; with --press SECONDS a press must also \
-                arrive within that time (press it while the check runs). No button is a warning.
+                arrive within that time (press it while the check runs). No button is a warning. \
+                The heart-rate strap (the settings' heart_rate:, which `pacer hr pair` sets) is \
+                looked for in a scan of --listen seconds; a strap not in range is a warning.
                 """)
 
         @Option(name: .long, help: "Settings file whose parts to check.")

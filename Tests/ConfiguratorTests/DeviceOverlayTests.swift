@@ -61,7 +61,7 @@ import Testing
         #expect {
             try Settings.load(path: path)
         } throws: { error in
-            "\(error)" == "\(dir.path)/data/device.yaml:2: wifi: unknown key (expected one of: profile, speech)"
+            "\(error)" == "\(dir.path)/data/device.yaml:2: wifi: unknown key (expected one of: heart_rate, profile, speech)"
         }
     }
 
@@ -117,5 +117,23 @@ import Testing
         let overlay = try DeviceOverlay.load(dataDirectory: settings.dataDirectory)
         #expect(overlay.profile == "low")
         #expect(overlay.speech.count == 6, "\(overlay.speech)")
+    }
+
+    /// `pacer hr pair` and `unpair` write heart_rate here: an address in BlueZ's form, or none.
+    @Test func theHeartRateStrapIsSetOverTheSettings() throws {
+        let dir = TemporaryDirectory()
+        let settings = try Settings.load(path: try settingsFile(dir, speech: "heart_rate: bluez"))
+        #expect(settings.heartRate?.text == "bluez")
+        let paired = try DeviceOverlay.set([("heart_rate", "bluez:c4-7c-8d-6a-3e-11")], over: settings)
+        #expect(paired.heartRate?.text == "bluez:C4:7C:8D:6A:3E:11")
+        #expect(try Settings.load(path: dir.path + "/pacer.yaml").heartRate?.text == "bluez:C4:7C:8D:6A:3E:11")
+        #expect(try DeviceOverlay.set([("heart_rate", "none")], over: settings).heartRate == nil)
+        #expect(try Settings.load(path: dir.path + "/pacer.yaml").heartRate == nil)
+        #expect {
+            try DeviceOverlay.set([("heart_rate", "bluez:C4:7C")], over: settings)
+        } throws: { "\($0)".hasSuffix("heart_rate: 'C4:7C' is not a Bluetooth address (six pairs of hex digits: C4:7C:8D:6A:3E:11)") }
+        #expect {
+            try DeviceOverlay.set([("heart_rate", "sim:hr.csv")], over: settings)
+        } throws: { "\($0)".contains("unknown heart-rate strap 'sim:hr.csv'") }
     }
 }
