@@ -98,6 +98,11 @@ else
         --shell /usr/sbin/nologin --groups dialout,audio,input pacer
     say "made the system user pacer"
 fi
+# BlueZ answers only root and the group bluetooth on the system bus (its D-Bus policy): the
+# heart-rate strap needs it. The group comes with bluez, when it is installed.
+if grep -q '^bluetooth:' "$root/etc/group"; then
+    usermod "${rootopt[@]}" -a -G bluetooth pacer
+fi
 # systemd makes it at start (StateDirectory=); made here too, so that `pacer plan activate
 # --data-dir /var/lib/pacer` works before the first start.
 install -d -m 0770 -o "$(grep '^pacer:' "$root/etc/passwd" | cut -d: -f3)" \
