@@ -7,10 +7,12 @@
 # arbitrary text), gpx (the GPX reader on arbitrary bytes), fit (the FIT reader on arbitrary
 # bytes, and on them with the CRCs made right), workout (the FIT workout reader the same way,
 # each workout read checked to make a plan file that loads back equal), control (the control
-# socket's command parser) or http (the companion page's request handling: a raw request
-# through CompanionCore); all seven when none is named. Each runs for N executions (--runs) or S
-# seconds (--seconds; default 60), one after the other, then a table gives each target's
-# executions, time, executions per second and crashes. Exits 1 when any target crashed.
+# socket's command parser), http (the companion page's request handling: a raw request
+# through CompanionCore) or heartrate (a heart-rate strap's 0x2A37 notifications, each read
+# checked to read back the same from the bytes it writes); all eight when none is named.
+# Each runs for N executions (--runs) or S seconds (--seconds; default 60), one after the
+# other, then a table gives each target's executions, time, executions per second and
+# crashes. Exits 1 when any target crashed.
 #
 # The targets (Fuzz/) are built with SwiftPM into .build/fuzz, release with
 # `-sanitize=fuzzer,address`; PACER_FUZZ=1 is what adds them to the package, so `swift build`
@@ -22,7 +24,8 @@
 # recordings (Hardware/recordings, Scenarios/*/*.nmea) cut into pieces of 40 lines, every
 # YAML file under Hardware/ and Scenarios/, the GPX routes of Scenarios/routes with a track
 # exported by a scenario run (when .build/debug/pacer is built), the FIT files two scenario
-# runs and a plan's workout export to, and one line of each control command. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
+# runs and a plan's workout export to, one line of each control command, and a few heart-rate
+# measurements' bytes. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
 # time. A crashing input is kept in Fuzz/findings/TARGET/ (not committed): each one found so
 # far is a regression test in the normal suite.
 set -euo pipefail
@@ -35,12 +38,12 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
         --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        nmea|yaml|gpx|fit|workout|control|http) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit workout control http; --runs N, --seconds S)" >&2; exit 64 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        nmea|yaml|gpx|fit|workout|control|http|heartrate) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit workout control http heartrate; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit workout control http)
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit workout control http heartrate)
 if [[ -z "$runs" && -z "$seconds" ]]; then
     echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
 fi
@@ -60,6 +63,7 @@ product() {
         workout) echo FuzzFITWorkoutReader ;;
         control) echo FuzzControlProtocol ;;
         http) echo FuzzCompanionHTTP ;;
+        heartrate) echo FuzzHeartRateMeasurement ;;
     esac
 }
 
@@ -73,6 +77,7 @@ max_len() {
         workout) echo 8192 ;;
         control) echo 1024 ;;
         http) echo 16384 ;;
+        heartrate) echo 64 ;;
     esac
 }
 
@@ -219,6 +224,16 @@ seeds() {
             printf 'POST /api/command/pause HTTP/1.1\r\nX-CSRF-Token: @C\r\nCookie: pacer_session=@S\r\n\r\n' > "$dir/api-command"
             printf 'POST /command/stop HTTP/1.1\r\nCookie: pacer_session=@S\r\nContent-Type: multipart/form-data; boundary=XX\r\n\r\n--XX\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n@C\r\n--XX\r\nContent-Disposition: form-data; name="file"; filename="a.gpx"\r\nContent-Type: application/gpx+xml\r\n\r\n<gpx/>\r\n--XX--\r\n' > "$dir/multipart"
             printf 'POST /logout HTTP/1.1\r\nCookie: pacer_session=@S\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\ncsrf=@C' > "$dir/logout"
+            ;;
+        heartrate)
+            # Measurements as straps send them: 8-bit with contact, with RR intervals (one and
+            # three), 16-bit with energy, every field at once, and the flag for RR with none.
+            printf '\x06\x48' > "$dir/8-bit-contact"
+            printf '\x16\x8e\xb0\x01' > "$dir/rr-one"
+            printf '\x16\x8f\xae\x01\xac\x01\xb2\x01' > "$dir/rr-three"
+            printf '\x09\x2c\x01\x00\x02' > "$dir/16-bit-energy"
+            printf '\x1f\x2c\x01\xe8\x03\x00\x04\x00\x02' > "$dir/every-field"
+            printf '\x10\x3c' > "$dir/rr-flag-none"
             ;;
     esac
 }
