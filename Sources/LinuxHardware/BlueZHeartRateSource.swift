@@ -42,7 +42,8 @@ import Synchronization
 /// **Stopping.** `stop()` wakes the thread, which calls `StopNotify`, `Disconnect` and
 /// `StopDiscovery` as needed and powers the adapter off if it powered it on (each call bounded
 /// by `Timing.stopCall`), closes the connection, and ends; `stop()` joins it. Every wait of
-/// the thread, a `Connect` of 30 s included, watches the wake-up pipe, so the stop is at once.
+/// the thread, a `Connect` that takes many seconds included, watches the wake-up pipe, so
+/// the stop is at once.
 ///
 /// **Threads.** The public surface may be used from any thread: `state` and `counters`
 /// (`Mutex`es) hold the thread and the diagnostics; everything else is the thread's own.
