@@ -36,7 +36,7 @@ public struct ActivitiesSection: CompanionSection {
             PageRoute(.post, "/activities/import") { request in await SectionSupport.answer { try importUpload(request) } },
             PageRoute(.get, "/activities/:id") { request in await withID(request) { try detail($0, request) } },
             PageRoute(.get, "/activities/:id/report") { request in
-                await withID(request) { .document(ActivityReportPage.html(try device.store().activities.activity($0).reportInput)) }
+                await withID(request) { .document(ActivityReportPage.html(try device.store().activityReportInput($0))) }
             },
             PageRoute(.get, "/activities/:id/gpx") { request in
                 await withID(request) { id in

@@ -27,6 +27,27 @@ extension ActivityDetail {
     }
 }
 
+extension PacerStore {
+    /// Activity `id`'s page input with the athlete's zones (`heartRateZones(at:)`): the page
+    /// the command line writes and the companion page serves.
+    public func activityReportInput(_ id: Int64) throws -> ActivityReportInput {
+        let detail = try activities.activity(id)
+        return detail.reportInput(heartRateZones: try heartRateZones(at: detail.summary.startedAt))
+    }
+
+    /// The zones a report counts a run's heart rate in: those of the profile in force when the
+    /// run started (a report of last spring's run keeps last spring's zones, however the
+    /// figures changed since), else the current profile's (figures first set after the run: a
+    /// report telling the runner to set what they have set would be wrong); nil when the
+    /// athlete has none.
+    public func heartRateZones(at time: UTCTimestamp?) throws -> HeartRateZones? {
+        if let time, let then = try athlete.athleteHistory().last(where: { $0.1 <= time })?.0.heartRate.zones {
+            return then
+        }
+        return try athlete.athlete()?.profile.heartRate.zones
+    }
+}
+
 extension RouteDetail {
     public var reportInput: RouteReportInput {
         RouteReportInput(

@@ -133,7 +133,10 @@ struct ActivitiesCommand: ParsableCommand {
         }
 
         func run() throws {
-            printLines(ActivityReport.detail(try store.open().activities.activity(id), mapWidth: width, mapHeight: height, zone: .system))
+            let opened = try store.open()
+            let detail = try opened.activities.activity(id)
+            printLines(ActivityReport.detail(detail, mapWidth: width, mapHeight: height, zone: .system,
+                                             heartRateZones: try opened.heartRateZones(at: detail.summary.startedAt)))
         }
     }
 
@@ -145,8 +148,11 @@ struct ActivitiesCommand: ParsableCommand {
                 The page holds the summary figures; the route to scale (north up, a scale bar), \
                 coloured by speed against the band of the phase being run, with the waypoints \
                 and a mark at each kilometre; speed over the timer against each phase's band, \
-                with the cues where they sounded; the elevation profile; and the phases, the \
-                per-kilometre splits, the waypoints and the cues as tables. An imported activity \
+                with the cues where they sounded; heart rate against the athlete's zones and the \
+                time in each, when the points carry a heart rate (the zones of the profile in \
+                force when the run started, else the current ones: `pacer profile set --max-hr`); \
+                the elevation profile; and the phases, the per-kilometre splits, the waypoints and \
+                the cues as tables. An imported activity \
                 has no phases: its track and speed are drawn without bands. The page needs \
                 nothing else (its charts are inline SVG, its style inline CSS, no script) and \
                 fetches nothing; the same activity gives the same bytes.
@@ -161,7 +167,7 @@ struct ActivitiesCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let html = ActivityReportPage.html(try store.open().activities.activity(id).reportInput)
+            let html = ActivityReportPage.html(try store.open().activityReportInput(id))
             try writeReport(html, to: out)
             if out != "-" { print("Activity #\(id) report written to \(out)") }
         }
