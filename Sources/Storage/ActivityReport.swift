@@ -152,7 +152,7 @@ public enum ActivityReport {
             lines.append("  " + HeartRateSummary.noZones)
             return lines
         }
-        lines[1] += " (" + HeartRateSummary.methodLine(zones) + ")"
+        lines[1] += ": " + HeartRateSummary.methodLine(zones)
         lines.append("  " + row([("ZONE", 13), ("BPM", 7), ("TIME", -6), ("SHARE", -5)]))
         for n in heart.shownZones {
             lines.append("  " + row([

@@ -29,7 +29,7 @@ struct HeartRateTextReportTests {
     @Test func theAverageMaximumAndTimeInEachZone() throws {
         let lines = ActivityReport.detail(Self.detail(), heartRateZones: .percentOfMaximum(200, estimated: false))
         #expect(lines.contains("Heart rate:     avg 140, max 160 bpm"))
-        let start = try #require(lines.firstIndex(of: "Time in heart-rate zones (% of maximum heart rate)"))
+        let start = try #require(lines.firstIndex(of: "Time in heart-rate zones: % of maximum heart rate"))
         #expect(Array(lines[(start + 1)...(start + 6)]) == [
             "  ZONE           BPM        TIME  SHARE",
             "  Z1 recovery    100-119   00:00    0 %",
