@@ -148,8 +148,28 @@ public enum PlanGenerator {
     /// workout may be started), every workout dated on one of `trainingDays` (one weekday per
     /// workout a week; `defaultTrainingDays` from the start when nil). Refuses a bad profile, goal, deadline
     /// or set of days with the reason.
+    /// `heartRateCeiling`: the easy and long runs' easy running is also held under it (the top
+    /// of zone 2, for a runner with a strap: an easy run by pace alone drifts up on a hot day or
+    /// a hilly route, and the heart says so first). Quality sessions keep their paces alone.
     public static func generate(
-        profile: AthleteProfile, goal: Goal, start: CivilDate, deadline: CivilDate, trainingDays: [Weekday]? = nil
+        profile: AthleteProfile, goal: Goal, start: CivilDate, deadline: CivilDate, trainingDays: [Weekday]? = nil,
+        heartRateCeiling: HeartRateCeiling? = nil
+    ) throws(PlanGeneratorError) -> TrainingPlan {
+        var plan = try generateByPace(profile: profile, goal: goal, start: start, deadline: deadline, trainingDays: trainingDays)
+        guard let heartRateCeiling else { return plan }
+        for w in plan.workouts.indices {
+            for p in plan.workouts[w].phases.indices where Self.cappedByHeartRate.contains(plan.workouts[w].phases[p].name) {
+                plan.workouts[w].phases[p].heartRateCeiling = heartRateCeiling
+            }
+        }
+        return plan
+    }
+
+    /// The phases a heart-rate ceiling holds: easy running, in easy and long runs.
+    static let cappedByHeartRate: Set<String> = ["easy", "long easy"]
+
+    static func generateByPace(
+        profile: AthleteProfile, goal: Goal, start: CivilDate, deadline: CivilDate, trainingDays: [Weekday]?
     ) throws(PlanGeneratorError) -> TrainingPlan {
         try check(profile: profile)
         try check(goal: goal)

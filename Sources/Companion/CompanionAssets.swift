@@ -59,8 +59,18 @@ enum CompanionAssets {
             var phase = status.phase !== undefined ? status.phase + "/" + status.phases : undefined;
             var distance = status.distance_m !== undefined ? (status.distance_m / 1000).toFixed(2) + " km" : undefined;
             var elapsed = status.elapsed_s !== undefined ? Math.floor(status.elapsed_s / 60) + " min " + Math.floor(status.elapsed_s % 60) + " s" : undefined;
+            var heart = undefined, h = status.heart;
+            if (h) {
+              if (h.bpm === undefined) { heart = "strap " + h.strap; } else {
+                heart = h.bpm + " bpm";
+                if (h.zone !== undefined) { heart += h.zone === 0 ? ", below zone 1" : h.zone === 6 ? ", above zone 5" : ", zone " + h.zone; }
+                if (h.hr === "high" && h.ceiling_bpm !== undefined) { heart += " (over " + h.ceiling_bpm + ")"; }
+                else if (h.hr === "high" && h.limit_bpm) { heart += " (over " + h.limit_bpm[1] + ")"; }
+                else if (h.hr === "low" && h.limit_bpm) { heart += " (under " + h.limit_bpm[0] + ")"; }
+              }
+            }
             return { state: status.state || data.state, plan: data.plan, workout: data.workout, phase: phase,
-                     distance: distance, elapsed: elapsed, line: data.line };
+                     distance: distance, elapsed: elapsed, heart: heart, line: data.line };
           }
           function show(data) {
             var values = fields(data);

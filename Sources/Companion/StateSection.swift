@@ -2,6 +2,7 @@ import Configurator
 import PacerCore
 import Foundation
 import HAL
+import Runtime
 
 /// The device's state, live (`/`): what `pacer ctl watch` greets with, refreshed once a second
 /// by `/static/companion.js` from `GET /api/state`, and the buttons a runner has on the device
@@ -80,8 +81,23 @@ public struct StateSection: CompanionSection {
             ("phase", "Phase", text(coach.map { "\($0.phaseIndex + 1)/\($0.phaseCount)" })),
             ("distance", "Distance", text(metres.map { String(format: "%.2f km", $0 / 1000) })),
             ("elapsed", "Time", text(seconds.map { "\($0 / 60) min \($0 % 60) s" })),
+            ("heart", "Heart rate", text(running?.heart.map { heartText($0) })),
             ("line", "Status", text(running == nil ? snapshot.line : nil)),
         ]
+    }
+
+    /// `148 bpm, zone 3 (over 146)`, `strap lost`, `strap searching`: what the script makes of
+    /// the same JSON.
+    static func heartText(_ h: HeartStatus) -> String {
+        guard let bpm = h.bpm else { return "strap \(h.strap.rawValue)" }
+        var text = "\(bpm) bpm" + (h.zone.map { (1...5).contains($0) ? ", zone \($0)" : $0 == 0 ? ", below zone 1" : ", above zone 5" } ?? "")
+        switch (h.state, h.limit) {
+        case (.high, .ceiling(let c)?): text += " (over \(c))"
+        case (.high, .band(let r)?): text += " (over \(r.upperBound))"
+        case (.low, .band(let r)?): text += " (under \(r.lowerBound))"
+        default: break
+        }
+        return text
     }
 
     static func page(_ snapshot: DeviceSnapshot, csrf: String) -> String {

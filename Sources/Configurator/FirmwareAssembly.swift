@@ -124,8 +124,14 @@ extension Configurator {
         }
         let clock = device.clock
         let watchers = WatchFeed()
+        var parts = runtimeParts(device, log: log, logger: logger)
+        // The athlete's zones: a scenario's figures, else the stored profile's (read at power-on:
+        // `pacer profile set` takes effect at the next).
+        if parts.zones == nil, device.heartRate != nil {
+            parts.zones = (try? store?.athlete.athlete())??.profile.heartRate.zones
+        }
         let firmware = Firmware(
-            parts: runtimeParts(device, log: log, logger: logger), agenda: agenda,
+            parts: parts, agenda: agenda,
             settings: .init(actions: settings.buttonActions, knownFaults: faults, route: route),
             start: start, today: today, logger: logger,
             onEvent: { event in

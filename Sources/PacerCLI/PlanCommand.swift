@@ -267,6 +267,9 @@ extension PlanCommand {
         @Option(name: .long, help: "Best marathon time, H:MM:SS.")
         var bestMarathon: String?
 
+        @Flag(name: .customLong("hr-cap"), help: "Hold easy and long runs' easy running under the top of heart-rate zone 2 too (needs the profile's heart-rate figures).")
+        var heartRateCap = false
+
         /// The profile's numbers against the ranges `pacer profile set` takes, before any use.
         func validate() throws {
             try AllowedRange(AthleteProfile.weightRange, unit: "kg").check(weight, option: "--weight")
@@ -292,7 +295,7 @@ extension PlanCommand {
             }
             let result = try PlanCommand.generate(
                 profile: profile(), goal: chosen, asGiven: goal, start: startDate, deadline: deadlineDate,
-                trainingDays: trainingDays)
+                trainingDays: trainingDays, heartRateCap: heartRateCap)
             if let out, !save {
                 do {
                     try PlanWriter.write(result.plan, header: result.header, to: out, replace: force)
@@ -380,11 +383,11 @@ extension PlanCommand {
     /// What `pacer plan create` makes of a profile and a goal (`PlanActions.generate`).
     static func generate(
         profile: AthleteProfile, goal: Goal, asGiven goalText: String, start: CivilDate, deadline: CivilDate?,
-        trainingDays: [Weekday]? = nil
+        trainingDays: [Weekday]? = nil, heartRateCap: Bool = false
     ) throws -> (plan: TrainingPlan, header: [String]) {
         try PlanActionError.onCommandLine {
             try PlanActions.generate(profile: profile, goal: goal, asGiven: goalText, start: start, deadline: deadline,
-                                     trainingDays: trainingDays)
+                                     trainingDays: trainingDays, heartRateCap: heartRateCap)
         }
     }
 

@@ -49,6 +49,21 @@ public struct HeartStatus: Hashable, Sendable {
                   state: coach.state, battery: s.battery)
     }
 
+    /// The status line's `heart` object (`EventJSON`).
+    public var jsonObject: EventJSON.Value {
+        var fields: [(String, EventJSON.Value)] = [("strap", .text(strap.rawValue))]
+        if let bpm { fields.append(("bpm", .int(bpm))) }
+        if let zone { fields.append(("zone", .int(zone))) }
+        switch limit {
+        case .band(let r): fields.append(("limit_bpm", .array([.int(r.lowerBound), .int(r.upperBound)])))
+        case .ceiling(let c): fields.append(("ceiling_bpm", .int(c)))
+        case nil: break
+        }
+        fields.append(("hr", .text(state.rawValue)))
+        if let battery { fields.append(("strap_battery_pct", .int(battery))) }
+        return .object(JSONObject(fields))
+    }
+
     /// `148 bpm z3  hr 131–143  HR HIGH`, `-- bpm  strap lost`.
     public var line: String {
         var parts = [bpm.map { "\($0) bpm" + (zone.map { " z\($0)" } ?? "") } ?? "-- bpm"]

@@ -125,8 +125,10 @@ extension RuntimeStatus {
     /// `phase` (from 1) of `phases`, `phase_name`, `phase_left_s`, `speed_kmh` (smoothed; when
     /// known), `pace` (`slow`, `on-pace`, `fast`, `unsure`, `unknown`), `gps` (its status, or
     /// `off` without positioning), `activity` (its id; null before the start), `state`
-    /// (`starting`, `running`, `paused`, `finished`), `battery_pct` when read, and `route` when
-    /// one is followed.
+    /// (`starting`, `running`, `paused`, `finished`), `battery_pct` when read, `route` when
+    /// one is followed, and `heart` when a strap is set or the workout is coached by heart rate
+    /// (`strap`, `bpm`, `zone`, `limit_bpm` [low, high] or `ceiling_bpm`, `hr`: `low`, `in-zone`,
+    /// `high`, `unknown`; `strap_battery_pct`).
     public var jsonObject: EventJSON.Value {
         let state = coach.finished ? "finished" : coach.paused ? "paused" : activityID == nil ? "starting" : "running"
         var fields: [(String, EventJSON.Value)] = [
@@ -144,6 +146,7 @@ extension RuntimeStatus {
         fields.append(("state", .text(state)))
         if let battery { fields.append(("battery_pct", .number(battery.percent, places: 1))) }
         if let route { fields.append(("route", route.jsonObject)) }
+        if let heart { fields.append(("heart", heart.jsonObject)) }
         return .object(JSONObject(fields))
     }
 }

@@ -155,8 +155,16 @@ struct CompanionMiddlewareTests {
         running.running?.coach.paused = true
         #expect(running.stateText == "paused")
         let fields = StateSection.fields(DeviceSnapshot(state: .running, line: "…", running: TestDevice.runningStatus))
-        #expect(fields.map(\.value) == ["running", "Easy run", "Easy 40", "2/3", "0.31 km", "1 min 15 s", "–"])
-        #expect(StateSection.fields(ready).map(\.value) == ["ready", "–", "–", "–", "–", "–", "ready  gps fix"])
+        #expect(fields.map(\.value) == ["running", "Easy run", "Easy 40", "2/3", "0.31 km", "1 min 15 s", "–", "–"])
+        #expect(StateSection.fields(ready).map(\.value) == ["ready", "–", "–", "–", "–", "–", "–", "ready  gps fix"])
+        // A strap: its rate, zone and the limit it is over, as the JSON gives them to the script.
+        var withHeart = TestDevice.runningStatus
+        withHeart.heart = HeartStatus(strap: .reading, bpm: 151, zone: 3, limit: .ceiling(146), state: .high, battery: 80)
+        #expect(StateSection.fields(DeviceSnapshot(state: .running, line: "…", running: withHeart))[6].value
+            == "151 bpm, zone 3 (over 146)")
+        #expect(withHeart.jsonLine().contains("\"heart\":{\"strap\":\"reading\",\"bpm\":151,\"zone\":3,\"ceiling_bpm\":146,\"hr\":\"high\",\"strap_battery_pct\":80}"))
+        withHeart.heart = HeartStatus(strap: .lost, bpm: nil, zone: nil, limit: nil, state: .unknown, battery: nil)
+        #expect(StateSection.fields(DeviceSnapshot(state: .running, line: "…", running: withHeart))[6].value == "strap lost")
         // Issue 39, item 18: waiting, the device offers a workout: the page says which, and
         // the JSON the page's script reads has it too.
         let offering = DeviceSnapshot(state: .ready, line: "ready  Easy run: workout 2/48 Easy 40  gps fix",

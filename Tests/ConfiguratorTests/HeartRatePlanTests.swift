@@ -61,4 +61,33 @@ struct HeartRatePlanTests {
         #expect(error?.key?.hasSuffix(key) == true, "\(String(describing: error))")
         #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
     }
+
+    /// `pacer plan create --hr-cap`: easy running under the top of zone 2, the efforts by pace
+    /// alone; refused for an athlete without zones.
+    @Test func theGeneratorCapsEasyRunningByHeartRate() throws {
+        var athlete = AthleteProfile(weight: 70, height: 176, weeklyFrequency: 4, hasRaced: true, hasRunMarathon: false,
+                                     bestRace: .init(distance: 10_000, time: .seconds(50 * 60)))
+        let start = CivilDate(year: 2026, month: 12, day: 1)!
+        let goal = try GoalCatalog.goal("10km-in-47:00")
+        #expect(throws: PlanActionError.self) {
+            try PlanActions.generate(profile: athlete, goal: goal, asGiven: "10km-in-47:00", start: start, deadline: nil, heartRateCap: true)
+        }
+        athlete.heartRate = HeartRateFigures(maximum: 188, resting: 52)
+        let (plan, header) = try PlanActions.generate(profile: athlete, goal: goal, asGiven: "10km-in-47:00", start: start,
+                                                      deadline: nil, heartRateCap: true)
+        let phases = plan.workouts.flatMap(\.phases)
+        let easy = phases.filter { $0.name == "easy" || $0.name == "long easy" }
+        #expect(!easy.isEmpty)
+        #expect(easy.allSatisfy { $0.heartRateCeiling == .zoneTop(2) })
+        #expect(phases.filter { $0.heartRateCeiling != nil }.count == easy.count)
+        #expect(header.last?.contains("--hr-cap") == true)
+        // The same plan without the cap, phase for phase but for the ceilings.
+        let plain = try PlanActions.generate(profile: athlete, goal: goal, asGiven: "10km-in-47:00", start: start, deadline: nil).plan
+        var uncapped = plan
+        for w in uncapped.workouts.indices {
+            for p in uncapped.workouts[w].phases.indices { uncapped.workouts[w].phases[p].heartRateCeiling = nil }
+        }
+        #expect(uncapped == plain)
+        #expect(try PlanLoader.load(file: "capped.yaml", text: PlanWriter.text(plan)) == plan)
+    }
 }
