@@ -35,6 +35,9 @@ public protocol PowerMonitor: AnyObject, Sendable {
 ///   the board's clock does it.
 /// - Wi-Fi radio: part of the board's idle current (measured with it on); while the radio is
 ///   switched off (rfkill) the board idles at `idle − wifiIdleMilliamps` instead.
+/// - Bluetooth radio (the heart-rate strap): the board's idle current was measured with it
+///   powered but idle, so only scanning and connected are charged, each its own current on
+///   top, for the time in it. A device without a strap never reports, and pays nothing.
 /// - Buzzer: its current for the seconds it sounds.
 /// - Speaker (a build with one): its standby current all the time, its speaking current
 ///   instead for the seconds words are said, and the board busy rendering them for its
@@ -89,6 +92,10 @@ public struct EnergyLedger: Hashable, Sendable {
     /// already left out of `boardMilliampHours`).
     public private(set) var radioOffTime = Duration.zero
     public private(set) var radioSavedMilliampHours = 0.0
+    /// The Bluetooth radio's charge for the strap (scanning and connected, on top of the
+    /// board's idle), and the time in each of those two states (off is the rest of the run).
+    public private(set) var bluetoothMilliampHours = 0.0
+    public private(set) var bluetoothTime: [BluetoothRadioState: Duration] = [:]
 
     public let start: Instant
     /// The account is complete up to here.
@@ -97,6 +104,8 @@ public struct EnergyLedger: Hashable, Sendable {
     public private(set) var maySuspend = false
     /// Whether the Wi-Fi radio is switched off now.
     public private(set) var radioBlocked = false
+    /// What the Bluetooth radio is doing for the strap now.
+    public private(set) var bluetoothState = BluetoothRadioState.off
     /// The last wakeup (the board is idle or suspended after it).
     private var lastWakeup: Instant?
 
@@ -108,7 +117,9 @@ public struct EnergyLedger: Hashable, Sendable {
     }
 
     public var totalMilliampHours: Double {
-        boardMilliampHours + gpsMilliampHours + buzzerMilliampHours + speakerMilliampHours
+        // The Bluetooth part last: 0 for a device without a strap, so the sum is the same to
+        // the bit as before the radio was counted.
+        boardMilliampHours + gpsMilliampHours + buzzerMilliampHours + speakerMilliampHours + bluetoothMilliampHours
     }
 
     /// Average battery current over the run so far, mA.
@@ -137,6 +148,10 @@ public struct EnergyLedger: Hashable, Sendable {
         if radioBlocked {
             radioOffTime += span
             radioSavedMilliampHours += battery(model.board.wifiIdleMilliamps, model.board.supplyVolts) * hours
+        }
+        if bluetoothState != .off {
+            bluetoothTime[bluetoothState, default: .zero] += span
+            bluetoothMilliampHours += battery(model.board.bluetoothMilliamps(bluetoothState), model.board.supplyVolts) * hours
         }
         if let speaker = model.speaker, speaker.standbyMilliamps > 0 {
             speakerMilliampHours += battery(speaker.standbyMilliamps, speaker.supplyVolts) * hours
@@ -209,6 +224,15 @@ public struct EnergyLedger: Hashable, Sendable {
     public mutating func radio(blocked: Bool, at t: Instant) -> Double {
         let added = settle(at: t)
         radioBlocked = blocked
+        return added
+    }
+
+    /// The Bluetooth radio entered `state` for the strap: its current (the board's figure
+    /// for that state, 0 when off) is added on top of the board's from `t`.
+    @discardableResult
+    public mutating func bluetooth(_ state: BluetoothRadioState, at t: Instant) -> Double {
+        let added = settle(at: t)
+        bluetoothState = state
         return added
     }
 

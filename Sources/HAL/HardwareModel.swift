@@ -51,6 +51,21 @@ public struct HardwareModel: Hashable, Sendable {
         /// it on): what the board draws less while the radio is switched off (rfkill). 0: a
         /// board without Wi-Fi.
         public var wifiIdleMilliamps: Double
+        /// The Bluetooth radio's current for the heart-rate strap, on top of `idleMilliamps`
+        /// (which was measured with it powered but idle): while it scans for the strap (or
+        /// reconnects to it), and while it holds the connection and hears its notifications. 0:
+        /// a board without Bluetooth, or one whose radio is not charged.
+        public var bluetoothScanningMilliamps: Double
+        public var bluetoothConnectedMilliamps: Double
+
+        /// What the Bluetooth radio adds to the board's current in `state` (nothing when off).
+        public func bluetoothMilliamps(_ state: BluetoothRadioState) -> Double {
+            switch state {
+            case .off: 0
+            case .scanning: bluetoothScanningMilliamps
+            case .connected: bluetoothConnectedMilliamps
+            }
+        }
 
         /// The shortest wait worth suspending for: the resume time and two seconds (a real-time
         /// clock's wake alarm counts whole seconds). The firmware's clock and the energy model
@@ -59,8 +74,11 @@ public struct HardwareModel: Hashable, Sendable {
 
         public init(name: String, supplyVolts: Double, idleMilliamps: Double, busyMilliamps: Double,
                     busyPerWakeup: Duration, suspendMilliamps: Double? = nil, resume: Duration? = nil,
-                    wifiIdleMilliamps: Double = 0) {
+                    wifiIdleMilliamps: Double = 0, bluetoothScanningMilliamps: Double = 0,
+                    bluetoothConnectedMilliamps: Double = 0) {
             self.wifiIdleMilliamps = wifiIdleMilliamps
+            self.bluetoothScanningMilliamps = bluetoothScanningMilliamps
+            self.bluetoothConnectedMilliamps = bluetoothConnectedMilliamps
             self.name = name
             self.supplyVolts = supplyVolts
             self.idleMilliamps = idleMilliamps

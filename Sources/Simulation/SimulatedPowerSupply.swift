@@ -28,6 +28,7 @@ public final class SimulatedPowerSupply: PowerMonitor {
         drain { $0.speaker(speaking: duration, at: instant) }
     }
     public func radio(blocked: Bool, at instant: Instant) { drain { $0.radio(blocked: blocked, at: instant) } }
+    public func bluetooth(_ state: BluetoothRadioState, at instant: Instant) { drain { $0.bluetooth(state, at: instant) } }
     public func boardMaySuspend(_ allowed: Bool, at instant: Instant) {
         drain { $0.boardMaySuspend(allowed, at: instant) }
     }

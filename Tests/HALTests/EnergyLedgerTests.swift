@@ -1,5 +1,6 @@
 import HAL
 import PacerCore
+import Simulation
 import Testing
 
 /// The energy integration on hand-built state timelines whose answers are worked out by hand.
@@ -164,5 +165,77 @@ struct EnergyLedgerTests {
         #expect(abs(l.boardMilliampHours - 100) < 1e-9)
         #expect(l.radioSavedMilliampHours == 0)
         #expect(l.radioOffTime == .seconds(3600))
+    }
+
+    /// A board at 5 V with a Bluetooth radio (20 mA scanning, 10 mA connected) on a 3.7 V
+    /// cell behind a 90 % converter: each milliamp at the board is 5 / (3.7 x 0.9) at the cell.
+    static func bluetoothModel(scanning: Double = 20, connected: Double = 10) -> HardwareModel {
+        var m = model(efficiency: 0.9)
+        m.board.supplyVolts = 5
+        m.board.bluetoothScanningMilliamps = scanning
+        m.board.bluetoothConnectedMilliamps = connected
+        return m
+    }
+
+    @Test func theStrapsRadioIsChargedItsStatesCurrentForExactlyItsTime() {
+        // An hour: off for 5 min, scanning for 10, connected for 30, off again for 15.
+        let m = Self.bluetoothModel()
+        var quiet = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        quiet.settle(at: Self.at(3600))
+        var l = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        l.bluetooth(.scanning, at: Self.at(300))
+        #expect(l.bluetoothState == .scanning)
+        l.bluetooth(.connected, at: Self.at(900))
+        l.bluetooth(.off, at: Self.at(2700))
+        l.settle(at: Self.at(3600))
+        // By hand: 20 mA x 5 V / (3.7 V x 0.9) = 30.03 mA at the cell for 1/6 h = 5.005 mAh;
+        // 10 mA the same way = 15.015 mA for 1/2 h = 7.508 mAh.
+        let scanning = 20.0 * 5 / (3.7 * 0.9) * (600.0 / 3600)
+        let connected = 10.0 * 5 / (3.7 * 0.9) * (1800.0 / 3600)
+        #expect(abs(scanning - 5.005005) < 1e-6 && abs(connected - 7.507508) < 1e-6)
+        #expect(abs(l.bluetoothMilliampHours - (scanning + connected)) < 1e-9)
+        #expect(l.bluetoothTime == [.scanning: .seconds(600), .connected: .seconds(1800)])
+        // Its own part of the total, on top of the board's idle, which is unchanged.
+        #expect(abs(l.boardMilliampHours - quiet.boardMilliampHours) < 1e-9)
+        #expect(abs(l.totalMilliampHours - quiet.totalMilliampHours - (scanning + connected)) < 1e-9)
+    }
+
+    @Test func theRadioOffCostsNothing() {
+        let m = Self.bluetoothModel()
+        var quiet = EnergyLedger(model: m, start: Self.at(0), gps: .tracking)
+        quiet.settle(at: Self.at(3600))
+        var l = EnergyLedger(model: m, start: Self.at(0), gps: .tracking)
+        l.bluetooth(.off, at: Self.at(0))
+        l.bluetooth(.off, at: Self.at(1800))
+        l.settle(at: Self.at(3600))
+        #expect(l.bluetoothMilliampHours == 0)
+        #expect(l.bluetoothTime.isEmpty)
+        #expect(abs(l.totalMilliampHours - quiet.totalMilliampHours) < 1e-9)
+    }
+
+    @Test func aBuildWithoutBluetoothFiguresChargesNothingButCountsTheTime() {
+        let m = Self.bluetoothModel(scanning: 0, connected: 0)
+        var quiet = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        quiet.settle(at: Self.at(3600))
+        var l = EnergyLedger(model: m, start: Self.at(0), gps: .off)
+        l.bluetooth(.scanning, at: Self.at(0))
+        l.bluetooth(.connected, at: Self.at(60))
+        l.settle(at: Self.at(3600))
+        #expect(l.bluetoothMilliampHours == 0)
+        #expect(l.bluetoothTime == [.scanning: .seconds(60), .connected: .seconds(3540)])
+        #expect(abs(l.totalMilliampHours - quiet.totalMilliampHours) < 1e-9)
+    }
+
+    /// The simulated battery's supply hears the radio too, and drains by it.
+    @Test func theSimulatedSupplyDrainsTheBatteryByTheRadio() {
+        let m = Self.bluetoothModel()
+        let battery = SimulatedBattery(capacityMilliampHours: 1000)
+        let supply = SimulatedPowerSupply(model: m, battery: battery, start: Self.at(0))
+        supply.gps(.off, at: Self.at(0))
+        supply.bluetooth(.connected, at: Self.at(0))
+        supply.settle(at: Self.at(1800))
+        let connected = 10.0 * 5 / (3.7 * 0.9) * 0.5
+        #expect(abs(supply.account.bluetoothMilliampHours - connected) < 1e-9)
+        #expect(abs((1000 - battery.remainingMilliampHours) - supply.account.totalMilliampHours) < 1e-9)
     }
 }
