@@ -18,7 +18,9 @@ import HAL
 /// ```
 ///
 /// A board has `supply_v`, `idle_ma`, `busy_ma`, `busy_per_wakeup_ms`, optionally
-/// `wifi_idle_ma` (the Wi-Fi radio's part of `idle_ma`) and, if it can suspend
+/// `wifi_idle_ma` (the Wi-Fi radio's part of `idle_ma`), optionally `bluetooth_scanning_ma`
+/// with `bluetooth_connected_ma` (the Bluetooth radio's current for the heart-rate strap, on
+/// top of `idle_ma`; both or neither, each at most `bluetoothRange`) and, if it can suspend
 /// to RAM, `suspend_ma` with `resume_ms`; a buzzer `supply_v` and `sounding_ma`; a battery
 /// `capacity_mah`, `volts` and `converter_efficiency`; a speaker `supply_v`, `speaking_ma`,
 /// `standby_ma` (not above `speaking_ma`) and `render_cpu_share` (0 to 1). Every file has `name` (its file's name)
@@ -189,6 +191,10 @@ public enum HardwareModelLoader {
     public static let wakeupRange = AllowedRange(above: 0, atMost: 60_000, unit: "ms")
     /// A receiver's hot start: up to ten minutes (a cold start takes about half a minute).
     public static let hotStartRange = AllowedRange(above: 0, atMost: 600, unit: "s")
+    /// The Bluetooth radio's current on top of the board's idle: up to 500 mA, what a USB 2.0
+    /// port may give a dongle. A BLE radio scanning draws tens of mA at most; a figure past the
+    /// port's limit is a typo (µA for mA, a board's current for the radio's).
+    public static let bluetoothRange = AllowedRange(0...500, unit: "mA")
     /// A battery's capacity: up to 100 Ah.
     public static let capacityRange = AllowedRange(above: 0, atMost: 100_000, unit: "mAh")
 
@@ -232,9 +238,24 @@ public enum HardwareModelLoader {
                     + (suspend.map { ", less suspend_ma, \(YAMLMapping.format($0)) mA" } ?? "") + "): it cannot be more, got \(YAMLMapping.format(wifi))")
             }
         }
+        // The Bluetooth radio for the strap: both states or neither (a board that can scan for
+        // a strap can hold a connection to it, and the firmware reports both).
+        var scanning = 0.0, connected = 0.0
+        switch (map.has("bluetooth_scanning_ma"), map.has("bluetooth_connected_ma")) {
+        case (true, true):
+            scanning = try map.number("bluetooth_scanning_ma", in: bluetoothRange)
+            connected = try map.number("bluetooth_connected_ma", in: bluetoothRange)
+        case (true, false):
+            throw map.error("bluetooth_scanning_ma", "needs bluetooth_connected_ma: give the radio's current in both states, or neither")
+        case (false, true):
+            throw map.error("bluetooth_connected_ma", "needs bluetooth_scanning_ma: give the radio's current in both states, or neither")
+        case (false, false):
+            break
+        }
         try map.finish()
         return .init(name: name, supplyVolts: v, idleMilliamps: idle, busyMilliamps: busy, busyPerWakeup: perWakeup,
-                     suspendMilliamps: suspend, resume: resume, wifiIdleMilliamps: wifi)
+                     suspendMilliamps: suspend, resume: resume, wifiIdleMilliamps: wifi,
+                     bluetoothScanningMilliamps: scanning, bluetoothConnectedMilliamps: connected)
     }
 
     static func gps(_ map: inout YAMLMapping) throws(DataFileError) -> HardwareModel.GPSModule {

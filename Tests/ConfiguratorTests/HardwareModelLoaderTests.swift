@@ -116,6 +116,39 @@ struct HardwareModelLoaderTests {
         #expect(try HardwareModelLoader.load(build: "x", hardwareDir: dir).board.wifiIdleMilliamps == 0)
     }
 
+    /// The Zero 2 W's CYW43438 is charged for the strap on top of its idle; the i.MX module
+    /// has no Bluetooth, and a board file without the keys charges nothing.
+    @Test func onlyTheZeroHasABluetoothRadio() throws {
+        let zero = try HardwareModelLoader.load(build: "zero-m8n", hardwareDir: hardwareDirectory)
+        #expect(zero.board.bluetoothScanningMilliamps == 9.5)
+        #expect(zero.board.bluetoothConnectedMilliamps == 4)
+        #expect(zero.board.bluetoothMilliamps(.off) == 0)
+        let imx = try HardwareModelLoader.load(build: "imx6ull-m8n", hardwareDir: hardwareDirectory)
+        #expect(imx.board.bluetoothScanningMilliamps == 0 && imx.board.bluetoothConnectedMilliamps == 0)
+        let plain = try HardwareModelLoader.load(build: "x", hardwareDir: try Self.hardware()).board
+        #expect(plain.bluetoothScanningMilliamps == 0 && plain.bluetoothConnectedMilliamps == 0)
+        let dir = try Self.hardware(
+            "parts/boards/b.yaml", replace: "busy_per_wakeup_ms: 2",
+            with: "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: 9.5\nbluetooth_connected_ma: 0.4")
+        let board = try HardwareModelLoader.load(build: "x", hardwareDir: dir).board
+        #expect(board.bluetoothMilliamps(.scanning) == 9.5)
+        #expect(board.bluetoothMilliamps(.connected) == 0.4)
+    }
+
+    /// A Bluetooth figure below zero or past a USB port's 500 mA is refused at its own line.
+    @Test(arguments: [("-1", "must be from 0 to 500 mA, got -1"), ("600", "must be from 0 to 500 mA, got 600"),
+                      ("1e9", "must be from 0 to 500 mA, got 1e9"), (".nan", "expected a number")])
+    func aBluetoothFigureOutOfRangeIsRefusedAtItsLine(value: String, reason: String) throws {
+        let dir = try Self.hardware(
+            "parts/boards/b.yaml", replace: "busy_per_wakeup_ms: 2",
+            with: "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: 9.5\nbluetooth_connected_ma: \(value)")
+        let error = #expect(throws: DataFileError.self) { try HardwareModelLoader.load(build: "x", hardwareDir: dir) }
+        #expect(error?.file == "\(dir)/parts/boards/b.yaml")
+        #expect(error?.line == 8)
+        #expect(error?.key == "bluetooth_connected_ma")
+        #expect(error?.reason.contains(reason) == true, "\(String(describing: error))")
+    }
+
     // MARK: - A hardware folder written by the test
 
     static let files: [String: String] = [
@@ -272,6 +305,16 @@ struct HardwareModelLoaderTests {
          "is the Wi-Fi radio's part of idle_ma (100 mA): it cannot be more, got 150"),
         ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nwifi_idle_ma: some", "wifi_idle_ma", "expected a number"),
         ("parts/boards/s.yaml", "resume_ms: 250", "resume_ms: 250\nwifi_idle_ma: 78", "wifi_idle_ma", "less suspend_ma, 5 mA"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: -3\nbluetooth_connected_ma: 1",
+         "bluetooth_scanning_ma", "must be from 0 to 500 mA, got -3"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: 9000\nbluetooth_connected_ma: 1",
+         "bluetooth_scanning_ma", "must be from 0 to 500 mA, got 9000"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: 9.5", "bluetooth_scanning_ma",
+         "needs bluetooth_connected_ma"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nbluetooth_connected_ma: 4", "bluetooth_connected_ma",
+         "needs bluetooth_scanning_ma"),
+        ("parts/boards/b.yaml", "busy_per_wakeup_ms: 2", "busy_per_wakeup_ms: 2\nbluetooth_scanning_ma: some\nbluetooth_connected_ma: 4",
+         "bluetooth_scanning_ma", "expected a number"),
         ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: 80", "suspend_ma", "must be below idle_ma (80 mA), got 80"),
         ("parts/boards/s.yaml", "suspend_ma: 5", "suspend_ma: -5", "suspend_ma", "must be from 0 to 5000 mA"),
         ("parts/boards/s.yaml", "resume_ms: 250", "resume_ms: 0", "resume_ms", "must be above 0 and at most 60000 ms"),
