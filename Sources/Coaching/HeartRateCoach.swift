@@ -68,6 +68,12 @@ public struct HeartRateCoach: Sendable {
             case .ceiling(let c): c
             }
         }
+
+        /// A band's lowest rate; nil for a ceiling.
+        public var lower: Int? {
+            if case .band(let r) = self { return r.lowerBound }
+            return nil
+        }
     }
 
     /// A cue and what it was judged on.
@@ -194,7 +200,11 @@ public struct HeartRateCoach: Sendable {
         let cue: Cue?
         switch next {
         case .high, .low:
-            let due = was != next || lastCueAt.map { t - $0 >= settings.alertInterval } ?? true
+            // A reminder only while the rate is still beyond the edge: inside the band but not
+            // yet `hysteresis` in, the state holds and nothing is said ("161, under 161" would
+            // contradict itself).
+            let beyond = next == .high ? mean > limit.upper : mean < (limit.lower ?? 0)
+            let due = was != next || (beyond && lastCueAt.map { t - $0 >= settings.alertInterval } ?? true)
             cue = due ? (next == .high ? .hrHigh : .hrLow) : nil
         case .inZone:
             // Back in, or a band's first judgement; a ceiling's first judgement is silent.

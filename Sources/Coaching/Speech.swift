@@ -43,12 +43,14 @@ public struct PhraseBook: Hashable, Sendable {
         "strap-lost": [],
         "strap-back": ["heart"],
         "status-heart": ["heart"],
+        "status-heart-phase": ["phase", "left", "distance"],
     ]
     /// Announcements a book may leave out: it was written before they existed, and the
     /// device says nothing for them.
     public static let optionalTemplates: Set<String> = [
         "phase-start-free", "status-open", "repeat", "lap", "to-go",
         "phase-start-heart", "heart-high", "heart-low", "heart-in", "strap-lost", "strap-back", "status-heart",
+        "status-heart-phase",
     ]
     /// Words a book may leave out (`optionalTemplates`' words): the key is said instead.
     public static let optionalWords: Set<String> = ["until-lap"]
@@ -373,6 +375,14 @@ public struct SpeechFormatter: Hashable, Sendable {
         default: "band-unknown"
         }
         let needed = s.neededSpeed.flatMap(pace).map { book.render("status-needed", ["needed": $0]) } ?? ""
+        if s.phase.heartRateTarget != nil, book.templateTexts["status-heart-phase"] != nil {
+            // Coached by heart rate: no pace band to measure the pace against (the heart rate
+            // follows, `statusHeart`).
+            return book.render("status-heart-phase", [
+                "phase": s.phaseName, "left": s.phaseDistanceLeft.map(phaseDistance) ?? duration(s.phaseTimeLeft),
+                "distance": distance(s.distance),
+            ])
+        }
         if s.phase.timeLimit == nil && s.phase.distanceLimit == nil, book.templateTexts["status-open"] != nil {
             // An open phase or a free run: nothing is left of it to tell.
             return book.render("status-open", [

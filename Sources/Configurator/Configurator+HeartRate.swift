@@ -4,6 +4,7 @@ import LinuxHardware
 import Logging
 import PacerCore
 import Simulation
+import Storage
 
 extension Configurator {
     /// The heart-rate strap `uri` names (`heart_rate:` in the settings): `sim:FILE` replays a
@@ -37,8 +38,11 @@ extension Configurator {
         }
     }
 
-    /// Reads a recorded heart-rate stream: a `.csv` stream (`HeartRateStream`).
+    /// Reads a recorded heart-rate stream: a `.csv` stream (`HeartRateStream`), or a FIT
+    /// activity's records (their heart rates and RR intervals, at their seconds from the first
+    /// record: a watch's run replayed as its strap sent it).
     public static func loadHeartRateStream(path: String) throws(ConfigurationError) -> HeartRateStream {
+        if path.lowercased().hasSuffix(".fit") { return try heartRateStream(fit: path) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("\(path): cannot be read (heart_rate: sim:FILE names a recorded stream)")
         }
@@ -50,6 +54,28 @@ extension Configurator {
         } catch {
             throw ConfigurationError(error.description, cause: error)
         }
+    }
+
+    /// The heart rates of a FIT activity's records as a stream.
+    static func heartRateStream(fit path: String) throws(ConfigurationError) -> HeartRateStream {
+        let data: FITActivityData
+        do {
+            data = try FITReader.read(path: path)
+        } catch {
+            throw ConfigurationError("\(path): \(error)", cause: error)
+        }
+        guard let first = data.points.first?.time.millisecondsSince1970 else {
+            throw ConfigurationError("\(path): no records: a FIT activity with heart rates is needed")
+        }
+        var rows: [(seconds: Double, row: HeartRateStream.Row)] = []
+        for p in data.points {
+            guard let bpm = p.heartRate else { continue }
+            let seconds = Double(p.time.millisecondsSince1970 - first) / 1000
+            guard seconds >= (rows.last?.seconds ?? 0) else { continue }  // a clock stepping back: skipped
+            rows.append((seconds, .measurement(HeartRateMeasurement(bpm: bpm, contact: .detected, rrIntervals: p.rrIntervals))))
+        }
+        guard !rows.isEmpty else { throw ConfigurationError("\(path): its records carry no heart rate") }
+        return HeartRateStream(rows: rows)
     }
 }
 
