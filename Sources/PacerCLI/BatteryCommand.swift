@@ -17,7 +17,8 @@ struct BatteryCommand: ParsableCommand {
             discussion: """
                 Energy comes from the build's energy model (Hardware/builds, Hardware/parts), \
                 charged for what the firmware did in each run: GPS states, wakeups, buzzer \
-                seconds, suspended gaps; with --speech, the build's speaker (Hardware/parts/speakers) \
+                seconds, suspended gaps, the Bluetooth radio for a scenario's heart-rate strap \
+                (scanning, connected; each measurement a wakeup); with --speech, the build's speaker (Hardware/parts/speakers) \
                 or, for a build without one, the part --speaker names. Distance error is against the distance along every fix \
                 of the recording (1 Hz). Alert latency: from the runner leaving the speed band \
                 (the recording's speed averaged over 5 s, out for 5 s or more) to the first \
@@ -44,6 +45,9 @@ struct BatteryCommand: ParsableCommand {
 
         @Flag(name: .customLong("to-go"), help: "Also run each profile with its anticipation (the profile's to_go, else 200 m / 30 s to go and a 3 s countdown) on (PROFILE+to-go), and say what it costs.")
         var toGo = false
+
+        @Flag(name: .customLong("no-strap"), help: "Also run each profile without the scenario's heart-rate strap (PROFILE+no-strap), and say what the strap costs.")
+        var noStrap = false
 
         @Flag(name: .long, help: "JSON instead of the table.")
         var json = false
@@ -76,7 +80,7 @@ struct BatteryCommand: ParsableCommand {
             do {
                 rows = try ProfileComparison.run(
                     loaded, profiles: names, hardware: hardware, options: options, out: root, speech: speech,
-                    speaker: speaker, toGo: toGo, logger: ScenarioCommand.logger)
+                    speaker: speaker, toGo: toGo, noStrap: noStrap, logger: ScenarioCommand.logger)
             } catch let error as ScenarioError {
                 throw CommandFailure(error)
             }

@@ -39,6 +39,25 @@ public enum ComparisonReport {
                 "\(r.profile): Wi-Fi off for \(fixed(r.radioOffSeconds / 60, 1)) min of the run, "
                     + "\(fixed(r.radioSavedMilliampHours, 1)) mAh saved (included above)")
         }
+        // The heart-rate strap's radio (a scenario with `heart_rate:`): how long it scanned and
+        // held the connection, and what that cost, already in the rows' energy. On a build
+        // without Bluetooth figures the time is said and nothing is charged.
+        for r in rows where r.bluetoothScanningSeconds + r.bluetoothConnectedSeconds > 0 {
+            let charge = r.bluetoothMilliampHours > 0
+                ? "\(fixed(r.bluetoothMilliampHours, 1)) mAh (included above)"
+                : "no Bluetooth figure for build \(r.hardware), 0 mAh charged"
+            out.append(
+                "\(r.profile): Bluetooth (strap) connected \(fixed(r.bluetoothConnectedSeconds / 60, 1)) min, "
+                    + "scanning \(fixed(r.bluetoothScanningSeconds / 60, 1)) min, \(charge)")
+        }
+        // Without the strap (`--no-strap`): what it cost the same profile, radio and wakeups.
+        for r in rows {
+            guard let extra = r.strapExtraMilliampHours else { continue }
+            out.append(
+                "\(r.profile): the strap costs \(extra >= 0 ? "+" : "")\(fixed(extra, 1)) mAh and \(r.strapExtraWakeups) wakeups "
+                    + "over the run without it; runtime \(fixed(r.strapRuntimeHours ?? .nan, 1)) h with it, "
+                    + "\(fixed(r.projectedRuntimeHours, 1)) h without")
+        }
         // The anticipation (`--to-go`): its cues and what they cost over the same profile.
         for r in rows {
             guard let extra = r.toGoExtraMilliampHours else { continue }
@@ -89,6 +108,15 @@ public enum ComparisonReport {
             if r.radioSavedMilliampHours > 0 {
                 fields.append(("radio_off_s", .number(r.radioOffSeconds, places: 1)))
                 fields.append(("radio_saved_mah", .number(r.radioSavedMilliampHours, places: 3)))
+            }
+            if r.bluetoothScanningSeconds + r.bluetoothConnectedSeconds > 0 {
+                fields.append(("bluetooth_mah", .number(r.bluetoothMilliampHours, places: 3)))
+                fields.append(("bluetooth_scanning_s", .number(r.bluetoothScanningSeconds, places: 1)))
+                fields.append(("bluetooth_connected_s", .number(r.bluetoothConnectedSeconds, places: 1)))
+            }
+            if let extra = r.strapExtraMilliampHours {
+                fields.append(("strap_extra_mah", .number(extra, places: 3)))
+                fields.append(("strap_extra_wakeups", .int(r.strapExtraWakeups)))
             }
             // A speech row: the words and the speaker charged for them.
             if let speaker = r.speaker {

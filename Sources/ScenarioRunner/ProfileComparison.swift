@@ -45,6 +45,19 @@ public enum ProfileComparison {
         /// charge that saved: already out of `energyMilliampHours`.
         public var radioOffSeconds = 0.0
         public var radioSavedMilliampHours = 0.0
+        /// The Bluetooth radio for the scenario's heart-rate strap: its charge (already in
+        /// `energyMilliampHours`; 0 on a build without Bluetooth figures) and its seconds
+        /// scanning and connected. All zero for a scenario without a strap.
+        public var bluetoothMilliampHours = 0.0
+        public var bluetoothScanningSeconds = 0.0
+        public var bluetoothConnectedSeconds = 0.0
+        /// A row run without the scenario's strap (`--no-strap`): what the strap cost in the
+        /// same profile's row with it (mAh: the radio and the board woken by each measurement),
+        /// and the wakeups it added.
+        public var strapExtraMilliampHours: Double?
+        public var strapExtraWakeups = 0
+        /// The row with the strap that a `--no-strap` row is compared with: its runtime.
+        public var strapRuntimeHours: Double?
         /// Each distance phase's end as the runner heard it: metres run (the truth) from the
         /// phase's start to the end's cue, less the phase's distance (+: heard late). Only for
         /// a synthesized run, whose truth is known.
@@ -78,9 +91,12 @@ public enum ProfileComparison {
     /// `speaker` names (`defaultSpeaker` when nil).
     public static func run(
         _ scenario: Scenario, profiles: [String], hardware: String?, options: ScenarioOptions, out: String,
-        speech: Bool = false, speaker: String? = nil, toGo: Bool = false,
+        speech: Bool = false, speaker: String? = nil, toGo: Bool = false, noStrap: Bool = false,
         logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> [Row] {
+        if noStrap && scenario.heartRate == nil {
+            throw ScenarioError("--no-strap: \(scenario.file) has no heart-rate strap (heart_rate:) to leave out")
+        }
         var rows: [Row] = []
         let reference = try scenario.recipe.map(ReferenceTrack.init(recipe:))
             ?? ReferenceTrack(path: ScenarioRecordings.recording(for: scenario, scratch: out))
@@ -97,6 +113,18 @@ public enum ProfileComparison {
             let outcome = try ScenarioRunner.run(variant, out: "\(out)/\(profile)", options: options, logger: logger)
             let base = row(outcome, profile: profile, reference: reference)
             rows.append(base)
+            // The same run without the strap: what the heart rate costs the battery (the radio
+            // scanning and connected, and a wakeup for each measurement).
+            if noStrap {
+                var strapless = variant
+                strapless.heartRate = nil
+                let run = try ScenarioRunner.run(strapless, out: "\(out)/\(profile)+no-strap", options: options, logger: logger)
+                var r = row(run, profile: "\(profile)+no-strap", reference: reference)
+                r.strapExtraMilliampHours = base.energyMilliampHours - r.energyMilliampHours
+                r.strapExtraWakeups = base.wakeups - r.wakeups
+                r.strapRuntimeHours = base.projectedRuntimeHours
+                rows.append(r)
+            }
             // The same run with the anticipation on (the profile's own `to_go`, else the
             // standard one): what "200 metres to go" and the countdown cost.
             if toGo {
@@ -205,6 +233,9 @@ public enum ProfileComparison {
         row.endErrors = endErrors(o, reference: reference)
         row.radioOffSeconds = o.energy.reduce(0) { $0 + $1.radioOffTime.inSeconds }
         row.radioSavedMilliampHours = o.energy.reduce(0) { $0 + $1.radioSavedMilliampHours }
+        row.bluetoothMilliampHours = o.energy.reduce(0) { $0 + $1.bluetoothMilliampHours }
+        row.bluetoothScanningSeconds = o.energy.reduce(0) { $0 + ($1.bluetoothTime[.scanning] ?? .zero).inSeconds }
+        row.bluetoothConnectedSeconds = o.energy.reduce(0) { $0 + ($1.bluetoothTime[.connected] ?? .zero).inSeconds }
         return row
     }
 

@@ -96,6 +96,16 @@ enum ScenarioResults {
             fields.append(("radio_off_s", .number(e.radioOffTime.inSeconds, places: 3)))
             fields.append(("radio_saved_mah", .number(e.radioSavedMilliampHours, places: 3)))
         }
+        // The Bluetooth radio for a heart-rate strap (a scenario with `heart_rate:`): its charge
+        // on top of the board's idle (0 on a build without Bluetooth figures) and its time
+        // scanning and connected. Nothing for a device without a strap, whose summaries
+        // compare as before.
+        if !e.bluetoothTime.isEmpty {
+            fields.append(("bluetooth_mah", .number(e.bluetoothMilliampHours, places: 3)))
+            fields.append(("bluetooth_s", .object(JSONObject([BluetoothRadioState.scanning, .connected].map { state in
+                (state.rawValue, JSONValue.number((e.bluetoothTime[state] ?? .zero).inSeconds, places: 3))
+            }))))
+        }
         fields.append(("gps_s", .object(JSONObject(GPSPowerState.allCases.compactMap { state in
             e.gpsTime[state].map { (state.rawValue, JSONValue.number($0.inSeconds, places: 3)) }
         }))))

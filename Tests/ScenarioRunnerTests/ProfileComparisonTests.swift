@@ -83,6 +83,42 @@ struct ProfileComparisonTests {
         #expect(json?.first?["latency_max_s"] as? Double == 9)
     }
 
+    /// A strap's radio gets its line and fields only in a row that used it; a `--no-strap` row
+    /// says what the strap cost; a row without either reads as before.
+    @Test func theStrapsRadioIsSaidOnlyWhereItWasUsed() throws {
+        func row(_ profile: String, energy: Double, runtime: Double, wakeups: Int) -> ProfileComparison.Row {
+            .init(profile: profile, hardware: "zero-m8n", energyMilliampHours: energy, averageMilliamps: 170,
+                  projectedRuntimeHours: runtime, gpsOnPercent: 100, wakeups: wakeups, trackPoints: 90,
+                  distanceErrorPercent: 0, cues: 80, latencies: [], missed: 0, batteryCapacityMilliampHours: 2000)
+        }
+        var strap = row("medium", energy: 130.5, runtime: 11.5, wakeups: 3217)
+        strap.bluetoothMilliampHours = 4.505
+        strap.bluetoothScanningSeconds = 90
+        strap.bluetoothConnectedSeconds = 2610
+        var without = row("medium+no-strap", energy: 125.5, runtime: 12.0, wakeups: 517)
+        without.strapExtraMilliampHours = 5.0
+        without.strapExtraWakeups = 2700
+        without.strapRuntimeHours = 11.5
+        let table = ComparisonReport.table([strap, without])
+        #expect(table.contains("medium: Bluetooth (strap) connected 43.5 min, scanning 1.5 min, 4.5 mAh (included above)\n"))
+        #expect(table.contains(
+            "medium+no-strap: the strap costs +5.0 mAh and 2700 wakeups over the run without it; runtime 11.5 h with it, 12.0 h without\n"))
+        #expect(!table.contains("medium+no-strap: Bluetooth"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(ComparisonReport.json([strap, without]).utf8)) as? [[String: Any]])
+        #expect(json[0]["bluetooth_mah"] as? Double == 4.505)
+        #expect(json[0]["bluetooth_connected_s"] as? Double == 2610)
+        #expect(json[1]["bluetooth_mah"] == nil)
+        #expect(json[1]["strap_extra_mah"] as? Double == 5)
+        // A build without Bluetooth figures: the time said, nothing charged.
+        var imx = row("low", energy: 64.4, runtime: 23.3, wakeups: 3293)
+        imx.hardware = "imx6ull-m8n"
+        imx.bluetoothConnectedSeconds = 2700
+        #expect(ComparisonReport.table([imx]).contains(
+            "low: Bluetooth (strap) connected 45.0 min, scanning 0.0 min, no Bluetooth figure for build imx6ull-m8n, 0 mAh charged"))
+        #expect(!ComparisonReport.table([row("high", energy: 1, runtime: 1, wakeups: 1)]).contains("Bluetooth"))
+    }
+
     /// The comparison's chart: round ticks, the signed error below a zero line, the build and
     /// each profile's runtime in hours named, no label past the picture's edge.
     @Test func theChartTicksRoundNumbersSignsTheErrorAndCutsNoLabel() {
