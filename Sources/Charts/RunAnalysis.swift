@@ -108,7 +108,10 @@ public struct RunAnalysis: Sendable {
                 classes.append(.unbanded)
                 continue
             }
-            classes.append(RunAnalysis.classify(speeds[i], band: RunAnalysis.phase(at: seconds[i], in: self.phases)?.band))
+            // A phase without a pace band (a jog, a heart-rate phase) is stored with 0…0: not a
+            // band to be faster than.
+            let band = RunAnalysis.phase(at: seconds[i], in: self.phases)?.band
+            classes.append(RunAnalysis.classify(speeds[i], band: band.flatMap { $0.upperBound > 0 ? $0 : nil }))
         }
         legClasses = classes
     }

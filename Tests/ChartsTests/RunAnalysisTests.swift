@@ -24,6 +24,16 @@ struct RunAnalysisTests {
         #expect(run.legClasses == [.unbanded, .inBand, .inBand, .inBand, .inBand, .inBand, .slow, .slow, .slow, .slow])
     }
 
+    /// A jog or a heart-rate phase has no pace band (stored 0…0): its legs are not "faster
+    /// than the band".
+    @Test func aPhaseWithoutAPaceBandJudgesNoLeg() {
+        let points = northbound(count: 10, speed: 3, start: morning)
+        let run = RunAnalysis(activity(points: points, phases: [
+            Self.phase(0, seconds: 60, band: 0...0), Self.phase(1, seconds: 40, band: 2.5...3.5),
+        ]))
+        #expect(run.legClasses == [.unbanded, .unbanded, .unbanded, .unbanded, .unbanded, .unbanded, .inBand, .inBand, .inBand, .inBand])
+    }
+
     @Test func aPauseByHandIsLeftOutAndTheRunningAfterTheResumeIsPutBack() {
         // Running 0…50 s; paused by hand at 50 s (the timer's reading), resumed at 115 s of
         // wall time; the next position update at 120 s. Elapsed 170 s, timer 105 s.
