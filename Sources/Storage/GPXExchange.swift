@@ -341,7 +341,7 @@ extension GPXExchange {
     /// activity with a segment per recorded segment.
     public static func writeGPX(_ details: [ActivityDetail], name: String?, time: UTCTimestamp?,
                                 options: GPXExportOptions = .all, to write: ([UInt8]) throws -> Void) throws {
-        var writer = GPXWriter(name: name, time: options.times ? time : nil)
+        var writer = GPXWriter(name: name, time: options.times ? time : nil, heartRates: options.heartRates)
         if options.waypoints {
             for w in details.flatMap(\.waypoints) {
                 writer.waypoint(w.position, altitude: options.elevations ? w.altitude : nil,
@@ -356,7 +356,8 @@ extension GPXExchange {
                 writer.beginSegment()
                 for p in segment {
                     writer.trackPoint(p.position, altitude: options.elevations ? p.altitude : nil,
-                                      time: options.times ? p.time : nil, speed: options.speeds ? p.speed : nil)
+                                      time: options.times ? p.time : nil, speed: options.speeds ? p.speed : nil,
+                                      heartRate: p.heartRate)
                     if writer.bytes.count >= 1 << 16 { try write(writer.takeBytes()) }
                 }
             }
