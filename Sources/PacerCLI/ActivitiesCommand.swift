@@ -247,9 +247,10 @@ struct ActivitiesCommand: ParsableCommand {
                   elevations  the elevations of the points and waypoints
                   waypoints   the waypoints you captured, with their names
                   name        the activity's name
+                  heart       the track points' heart rates (health data: only when named)
                 Without --include only the track is shared: positions, and no times, speeds, \
-                elevations, waypoints or name. Speeds need the track; times and elevations the \
-                track or the waypoints.
+                elevations, waypoints, name or heart rates. Speeds and heart rates need the \
+                track; times and elevations the track or the waypoints.
 
                 Without times nothing in the file tells a time: no <time> anywhere, and a name \
                 or waypoint name you chose that holds a date or time ("Run 2026-06-13 07:00", \

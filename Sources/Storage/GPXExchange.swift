@@ -219,9 +219,10 @@ extension GPXExchange {
         }
         var report = GPXExportReport(zones: options.privacyZones)
         // Heart rates only when a point has one: a run without a strap is written as before.
-        let heartRates = try options.heartRates && options.track && (Bool.fetchOne(
+        report.heartRatesStored = try options.track && (Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM track_points WHERE activity_id = ? AND heart_rate > 0)",
             arguments: [id]) ?? false)
+        let heartRates = options.heartRates && report.heartRatesStored
         var writer = GPXWriter(name: name, time: options.times ? startedAt : nil, speeds: options.speeds && options.track,
                                heartRates: heartRates)
         if options.waypoints {

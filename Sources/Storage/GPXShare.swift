@@ -20,6 +20,8 @@ public enum ShareItem: String, CaseIterable, Hashable, Sendable {
     case waypoints
     /// The activity's name (in the metadata and the track).
     case name
+    /// The track points' heart rates (health data: never shared unless named).
+    case heart
 
     /// Shared when the runner names nothing: the positions alone, the least a map needs.
     public static let defaults: Set<ShareItem> = [.track]
@@ -51,6 +53,9 @@ public struct GPXExportReport: Hashable, Sendable {
     public var segments = 0
     /// By place: `[0]` within `hideWithin` of the start and end, `[i + 1]` in privacy zone `i`.
     public var hiddenPoints: [Int]
+    /// Some track point has a heart rate: a share that leaves them out says so (one without
+    /// any does not mention them).
+    public var heartRatesStored = false
     /// The activity's waypoints; 0 when waypoints were left out (they were not read).
     public var storedWaypoints = 0
     public var writtenWaypoints = 0
@@ -87,6 +92,9 @@ public struct ShareChoice: Hashable, Sendable {
         if items.contains(.speeds), !track {
             throw ShareError.needs(.speeds, "speeds are the track points': include track too")
         }
+        if items.contains(.heart), !track {
+            throw ShareError.needs(.heart, "heart rates are the track points': include track too")
+        }
         for item in [ShareItem.times, .elevations, .name] where items.contains(item) && !track && !waypoints {
             let reason = item == .name
                 ? "a name alone shares nothing: include track or waypoints too"
@@ -100,7 +108,7 @@ public struct ShareChoice: Hashable, Sendable {
         GPXExportOptions(times: items.contains(.times), speeds: items.contains(.speeds),
                          elevations: items.contains(.elevations), waypoints: items.contains(.waypoints),
                          track: items.contains(.track), name: items.contains(.name), distance: false,
-                         heartRates: false, hideWithin: hideWithin, privacyZones: zones)
+                         heartRates: items.contains(.heart), hideWithin: hideWithin, privacyZones: zones)
     }
 
     /// A distance with its unit, `300m`, `300 m`, `0.5km`: metres. A number without a unit,
@@ -211,7 +219,7 @@ public struct ShareReport: Hashable, Sendable {
         var leftOut: [String] = []
         for item in ShareItem.allCases {
             guard choice.items.contains(item) else {
-                leftOut.append(item.rawValue)
+                if item != .heart || export.heartRatesStored { leftOut.append(item.rawValue) }
                 continue
             }
             switch item {

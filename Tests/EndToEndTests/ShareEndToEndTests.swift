@@ -261,8 +261,9 @@ struct ShareEndToEndTests {
         try #require(try await Pacer.runOffThePool(["activities", "import", source, "--as", "activity", "--data-dir", data]).status == 0)
         let out = "\(dir)/shared.gpx"
         let cases: [(arguments: [String], status: Int32, message: String)] = [
-            (["--include", "track,heart"], 64,
-             "Error: --include: 'heart' is not something to share: choose from track, times, speeds, elevations, waypoints, name"),
+            (["--include", "track,hr"], 64,
+             "Error: --include: 'hr' is not something to share: choose from track, times, speeds, elevations, waypoints, name, heart"),
+            (["--include", "heart"], 64, "Error: --include: heart rates are the track points': include track too"),
             (["--include", ""], 64, "Error: --include: nothing chosen"),
             (["--include", "speeds"], 64, "Error: --include: speeds are the track points': include track too"),
             (["--include", "times"], 64, "include track or waypoints too"),

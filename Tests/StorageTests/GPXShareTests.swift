@@ -444,9 +444,14 @@ struct GPXShareTests {
     @Test func choicesAreReadAndMistakesSaid() throws {
         #expect(try ShareItem.parse(list: "track,times") == [.track, .times])
         #expect(try ShareItem.parse(list: " Track , SPEEDS,") == [.track, .speeds])
-        #expect(throws: ShareError.unknownItem("heart")) { try ShareItem.parse(list: "track,heart") }
-        #expect(ShareError.unknownItem("heart").description
-                == "'heart' is not something to share: choose from track, times, speeds, elevations, waypoints, name")
+        #expect(throws: ShareError.unknownItem("hr")) { try ShareItem.parse(list: "track,hr") }
+        #expect(ShareError.unknownItem("hr").description
+                == "'hr' is not something to share: choose from track, times, speeds, elevations, waypoints, name, heart")
+        // Heart rates: health data, shared only when named, and only with the track.
+        #expect(try ShareItem.parse(list: "track,heart") == [.track, .heart])
+        #expect(throws: ShareError.self) { try ShareChoice(items: [.heart]).check() }
+        #expect(ShareChoice(items: [.track, .heart]).options.heartRates)
+        #expect(!ShareChoice(items: [.track, .speeds, .times]).options.heartRates)
         #expect(throws: ShareError.nothingChosen) { try ShareItem.parse(list: " , ") }
         #expect(throws: ShareError.self) { try ShareChoice(items: [.speeds, .waypoints]).check() }
         #expect(throws: ShareError.self) { try ShareChoice(items: [.times]).check() }
