@@ -161,6 +161,7 @@ public protocol HeartRateSource: AnyObject, Sendable {
 public final class HeartRateEventSink: Sendable {
     private struct State {
         var status = HeartRateStatus.off
+        var detail: String?
         var latest: HeartRateMeasurement?
         var battery: Int?
     }
@@ -180,10 +181,15 @@ public final class HeartRateEventSink: Sendable {
         if case .measurement = event, status != .reading { report(.status(.reading, detail: nil)) }
         let changed = state.withLock { s -> Bool in
             switch event {
-            case .status(let status, _):
-                defer { s.status = status }
+            case .status(let status, let detail):
+                defer {
+                    s.status = status
+                    s.detail = detail
+                }
                 if status != .reading { s.latest = nil }
-                return s.status != status
+                // The same status with a new reason is news (a strap that never connects says
+                // why, and why it changed); the same again is not.
+                return s.status != status || s.detail != detail
             case .measurement(let m):
                 s.latest = m
                 return true

@@ -55,7 +55,7 @@ public struct FITWorkoutData: Hashable, Sendable {
 /// recovery, rest) or `step N`; its notes are kept.
 ///
 /// Anything Pacer cannot coach is refused with the step's number and why, never dropped:
-/// heart-rate targets and durations (heart rate comes with a later issue), power, cadence,
+/// heart-rate durations, heart rate as % of the maximum, power, cadence,
 /// grade and resistance, calories, repeats until a time, a distance or a heart rate, a watch's
 /// speed zone without a custom range, a second target, strength and swimming steps, a
 /// workout for another sport. Everything is bounded by `Limits` (the plan loader's, so that
@@ -349,7 +349,7 @@ public enum FITWorkoutReader {
         }
         if let second = s.secondaryTargetType, second != FITProfile.targetOpen {
             throw refuse("a second target, \(targetWords(second)), besides its first: Pacer coaches one target a step"
-                + (second == 1 || second == 13 ? " (and heart rate comes with a later issue)" : ""))
+                + (second == 1 || second == 13 ? " (a heart-rate ceiling beside a pace is a plan file's hr_max_bpm or hr_max_zone)" : ""))
         }
 
         let end: PhaseEnd
@@ -399,6 +399,28 @@ public enum FITWorkoutReader {
                 throw refuse("a speed range up to \(kmh(b)), over \(kmh(limits.maximumSpeed)): faster than any human runs")
             }
             target = .speed(minimum: a, maximum: b)
+        case FITProfile.targetHeartRate?:
+            // A zone of the watch's five (the athlete's zones when it runs), or a custom range:
+            // bpm written as bpm + 100, a value up to 100 a % of the maximum.
+            if let zone = s.targetValue, zone != 0 {
+                guard (1...5).contains(zone) else { throw refuse("a heart-rate target of zone \(zone): zones are 1 to 5") }
+                target = .heartRate(.zone(Int(zone)))
+            } else {
+                guard let low = s.low, let high = s.high else {
+                    throw refuse("a heart-rate target without its zone or range (custom_target_heart_rate_low and _high)")
+                }
+                let (a, b) = (min(low, high), max(low, high))
+                guard a > 100 else {
+                    throw refuse("a heart-rate range as % of the maximum (\(a)-\(b) %): Pacer's bands are bpm or a zone; "
+                        + "give the range in bpm or the step a zone")
+                }
+                let (lo, hi) = (Int(a - 100), Int(b - 100))
+                guard lo >= 60, hi <= 230 else { throw refuse("a heart-rate range of \(lo)-\(hi) bpm: a band is 60 to 230 bpm") }
+                guard hi - lo >= 4 else {
+                    throw refuse("a heart-rate range of \(lo)-\(hi) bpm: at least 4 bpm wide, no heart holds one exact rate")
+                }
+                target = .heartRate(.bpm(minimum: lo, maximum: hi))
+            }
         case let type?:
             throw refuse("\(targetWords(type)) target: " + targetReason(type))
         }
@@ -470,7 +492,7 @@ public enum FITWorkoutReader {
 
     /// Why a step with this duration_type cannot be followed.
     static func durationWords(_ type: Int64) -> String {
-        let hr = "Pacer does not read heart rate yet (it comes with a later issue)"
+        let hr = "Pacer ends a step on a time, a distance or a lap press, and judges the heart within it"
         let power = "Pacer has no power meter"
         let ends = "; give the step a time, a distance or a lap press"
         switch type {
@@ -518,7 +540,7 @@ public enum FITWorkoutReader {
     /// Why a step with this target_type cannot be coached.
     static func targetReason(_ type: Int64) -> String {
         switch type {
-        case 1, 13: "Pacer does not read heart rate yet (it comes with a later issue); give the step a speed range or no target"
+        case 13: "Pacer judges the heart over its own window, not the lap's average; give the step a heart-rate zone or range"
         case 3: "Pacer coaches speed, not cadence; give the step a speed range or no target"
         case 4, 7, 8, 9, 10: "Pacer has no power meter; give the step a speed range or no target"
         case 5, 6: "that is for a treadmill or a trainer; give the step a speed range or no target"

@@ -442,6 +442,18 @@ public enum FITWriter {
                 FITField(5, .uint32, band.lowerBound, scale: 1000),
                 FITField(6, .uint32, band.upperBound, scale: 1000),
             ]
+        } else if let heart = phase.heartRateTarget {
+            // A zone by its number; a band as custom bpm, written bpm + 100 (FIT's values up
+            // to 100 are % of the maximum). A ceiling beside a pace has no field: not written.
+            switch heart {
+            case .zone(let n):
+                fields += [FITField(3, .enumeration, FITProfile.targetHeartRate), FITField(4, .uint32, Int64(n))]
+            case .bpm(let lo, let hi):
+                fields += [
+                    FITField(3, .enumeration, FITProfile.targetHeartRate), FITField(4, .uint32, 0),
+                    FITField(5, .uint32, Int64(lo + 100)), FITField(6, .uint32, Int64(hi + 100)),
+                ]
+            }
         } else {
             fields += [FITField(3, .enumeration, FITProfile.targetOpen)]
         }
@@ -489,6 +501,7 @@ public enum FITProfile {
     static let durationOpen: Int64 = 5
     static let durationRepeatUntilStepsComplete: Int64 = 6
     static let targetSpeed: Int64 = 0
+    static let targetHeartRate: Int64 = 1
     static let targetOpen: Int64 = 2
     static let intensityActive: Int64 = 0
     static let intensityRest: Int64 = 1

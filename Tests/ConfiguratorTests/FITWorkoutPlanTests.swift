@@ -22,9 +22,11 @@ struct FITWorkoutPlanTests {
     }
 
     /// `phase` as a FIT file gives it back: a free run is an open step (a lap press ends it),
-    /// and a lap press ending a timed or distance phase has no field.
+    /// and a lap press ending a timed or distance phase has no field, nor has a heart-rate
+    /// ceiling beside a pace band (a step has one target).
     static func asFITSaysIt(_ phase: Phase) -> Phase {
         var p = phase
+        p.heartRateCeiling = nil
         if p.end == .stop { p.end = .lapPress }
         p.lapEndsEarly = p.end == .lapPress
         return p

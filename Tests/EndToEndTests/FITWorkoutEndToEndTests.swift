@@ -179,10 +179,10 @@ struct FITWorkoutEndToEndTests {
             ("cadence", #"{"duration": "time", "seconds": 60, "target": "cadence", "low_raw": 170, "high_raw": 180}"#,
              "step 2: a cadence target: Pacer coaches speed, not cadence"),
             ("heart-rate duration", #"{"duration": "hr_less_than", "value": 230, "target": "open"}"#,
-             "step 2: ends when the heart rate falls below a value (hr_less_than): Pacer does not read heart rate yet "
-                + "(it comes with a later issue)"),
-            ("heart-rate target", #"{"duration": "time", "seconds": 60, "target": "heart_rate", "zone": 2}"#,
-             "step 2: a heart-rate target: Pacer does not read heart rate yet (it comes with a later issue)"),
+             "step 2: ends when the heart rate falls below a value (hr_less_than): Pacer ends a step on a time, "
+                + "a distance or a lap press, and judges the heart within it"),
+            ("heart rate as % of the maximum", #"{"duration": "time", "seconds": 60, "target": "heart_rate", "zone": 0, "low_raw": 70, "high_raw": 80}"#,
+             "step 2: a heart-rate range as % of the maximum (70-80 %)"),
             ("speed zone", #"{"duration": "time", "seconds": 60, "target": "speed", "zone": 3}"#,
              "step 2: a speed target of the watch's speed zone 3: Pacer has no speed zones"),
             ("repeat until time", #"{"duration": "repeat_until_time", "value": 600000, "target": "open"}"#,

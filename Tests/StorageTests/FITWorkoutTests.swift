@@ -195,7 +195,7 @@ struct FITWorkoutTests {
     /// Each target Pacer cannot coach, named with its step and why.
     @Test func targetsPacerCannotCoachAreRefusedWithTheStep() {
         let cases: [(Int64, String)] = [
-            (1, "a heart-rate target: Pacer does not read heart rate yet (it comes with a later issue)"),
+            (13, "a lap heart-rate target: Pacer judges the heart over its own window, not the lap's average"),
             (3, "a cadence target: Pacer coaches speed, not cadence"),
             (4, "a power target: Pacer has no power meter"),
             (8, "a 10 s power target: Pacer has no power meter"),
@@ -214,12 +214,12 @@ struct FITWorkoutTests {
     /// Each duration Pacer cannot follow, named with its step and why.
     @Test func durationsPacerCannotFollowAreRefusedWithTheStep() {
         let cases: [(Int64, String)] = [
-            (2, "ends when the heart rate falls below a value (hr_less_than): Pacer does not read heart rate yet (it comes with a later issue)"),
-            (3, "ends when the heart rate rises above a value (hr_greater_than): Pacer does not read heart rate yet"),
+            (2, "ends when the heart rate falls below a value (hr_less_than): Pacer ends a step on a time, a distance or a lap press"),
+            (3, "ends when the heart rate rises above a value (hr_greater_than): Pacer ends a step on a time"),
             (4, "ends on calories burnt (calories): Pacer counts no calories"),
             (7, "a repeat until a time is reached (repeat_until_time): Pacer repeats a group a number of times"),
             (8, "a repeat until a distance is reached (repeat_until_distance)"),
-            (10, "a repeat until the heart rate is below a value: Pacer does not read heart rate yet"),
+            (10, "a repeat until the heart rate is below a value: Pacer ends a step on a time"),
             (14, "ends on power (duration_type 14): Pacer has no power meter"),
             (29, "a strength step (reps): not a run's step"),
             (30, "duration_type 30, which Pacer does not follow"),
@@ -246,6 +246,31 @@ struct FITWorkoutTests {
         #expect(reason((0, 0, 3000, 3000)) == "a speed range of one speed, 10.8 km/h: the range needs some width, no "
                 + "runner holds one exact speed")
         #expect(reason((0, 0, 3000, 12_000)) == "a speed range up to 43.2 km/h, over 40 km/h: faster than any human runs")
+    }
+
+    /// Heart-rate targets: a zone by its number, a custom range in bpm written as bpm + 100;
+    /// exported and read back equal, and what is no band of bpm refused.
+    @Test func heartRateTargetsAreZonesOrBpmRanges() throws {
+        let workout = Workout(name: "by heart", phases: [
+            Phase(name: "warm-up", end: .time(.seconds(600)), target: .heartRate(.zone(2))),
+            Phase(name: "steady", end: .distance(5000), target: .heartRate(.bpm(minimum: 150, maximum: 158))),
+            Phase(name: "cool-down", end: .lapPress, target: .none),
+        ])
+        let bytes = FITWriter.workout(workout, name: workout.name, createdAt: Self.created)
+        #expect(try FITWorkoutReader.parse(bytes, file: "h.fit", limits: Self.limits).workout == workout)
+        // As a watch writes them: zone 4; 250-258 raw is 150-158 bpm.
+        let read = try FITWorkoutReader.parse(Self.file([Self.step(duration: (0, 60_000), target: (1, 4, nil, nil)),
+                                                         Self.step(duration: (0, 60_000), target: (1, 0, 250, 258))]),
+                                              file: "x.fit", limits: Self.limits)
+        #expect(read.workout.phases.map(\.target) == [.heartRate(.zone(4)), .heartRate(.bpm(minimum: 150, maximum: 158))])
+        func reason(_ target: (Int64?, Int64?, Int64?, Int64?)) -> String? {
+            Self.refusal([Self.step(duration: (0, 60_000), target: target)])?.reason
+        }
+        #expect(reason((1, 7, nil, nil)) == "a heart-rate target of zone 7: zones are 1 to 5")
+        #expect(reason((1, 0, 70, 80))?.hasPrefix("a heart-rate range as % of the maximum (70-80 %)") == true)
+        #expect(reason((1, 0, 250, 252))?.contains("at least 4 bpm wide") == true)
+        #expect(reason((1, 0, 130, 250)) == "a heart-rate range of 30-150 bpm: a band is 60 to 230 bpm")
+        #expect(reason((1, 0, nil, nil)) == "a heart-rate target without its zone or range (custom_target_heart_rate_low and _high)")
     }
 
     /// Times and distances within a plan file's bounds.
@@ -302,7 +327,7 @@ struct FITWorkoutTests {
         var second = Self.time
         second.append(FITField(19, .enumeration, 1))
         #expect(Self.refusal([second])?.reason == "a second target, a heart-rate, besides its first: Pacer coaches one "
-                + "target a step (and heart rate comes with a later issue)")
+                + "target a step (a heart-rate ceiling beside a pace is a plan file's hr_max_bpm or hr_max_zone)")
         var open = Self.time
         open.append(FITField(19, .enumeration, 2))
         #expect((try? FITWorkoutReader.parse(Self.file([open]), file: "x.fit", limits: Self.limits)) != nil)
