@@ -254,7 +254,7 @@ if Context.environment["PACER_FUZZ"] != nil {
     let fuzzTargets: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
         ("FuzzNMEADecoder", "Fuzz/NMEADecoder", ["NMEA", "PacerCore"]),
         ("FuzzDataFiles", "Fuzz/DataFiles",
-         ["Configurator", "ScenarioRunner", .product(name: "Yams", package: "Yams")]),
+         ["Configurator", "ScenarioRunner", "Simulation", .product(name: "Yams", package: "Yams")]),
         ("FuzzGPXReader", "Fuzz/GPXReader", ["Storage", "Coaching", "Configurator", "PacerCore"]),
         ("FuzzControlProtocol", "Fuzz/ControlProtocol", ["HAL"]),
         ("FuzzHeartRateMeasurement", "Fuzz/HeartRateMeasurement", ["HAL"]),

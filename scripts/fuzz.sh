@@ -120,7 +120,7 @@ seeds() {
             # The first byte of an input picks the loader (Fuzz/DataFiles): 0 plan, 1 profile,
             # 2 cue book, 3 settings, 4 scenario, 5 synthesis recipe, 6 to 9 the parts, 10 a phrase
             # book, 11 a speaker part, 12 the data folder's device.yaml (the companion page's
-            # settings, over the settings).
+            # settings, over the settings), 13 a recorded heart-rate stream (a sim: strap's CSV).
             local n=0 file kind
             while IFS= read -r file; do
                 case "$file" in
@@ -149,7 +149,9 @@ seeds() {
             printf '\x00name: aliases\nworkouts:\n  - &w {name: w, phases: [&p {name: p, minutes: 1, speed_kmh: [8, 10]}, *p]}\n  - *w\n  - *w\n' \
                 > "$dir/$((n + 1))-aliases.yaml"
             printf '\x00name: nested\nx: &a [1, 1, 1, 1]\ny: &b [*a, *a, *a, *a]\nz: &c [*b, *b, *b, *b]\nworkouts: [{name: w, phases: [{name: p, minutes: 1, speed_kmh: [8, 10]}]}]\n' \
-                > "$dir/$((n + 2))-nested-aliases.yaml" ;;
+                > "$dir/$((n + 2))-nested-aliases.yaml"
+            printf '\x0d# seconds,bpm[,RR ms]\n0,92\n1,93,645 650\n2.5,0\n61,lost\n75,battery,80\n76,140\n' \
+                > "$dir/$((n + 3))-strap.csv" ;;
         gpx)
             cp Scenarios/routes/*.gpx "$dir/"
             if [[ -x .build/debug/pacer ]]; then

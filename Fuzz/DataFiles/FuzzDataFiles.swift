@@ -1,10 +1,12 @@
 // libFuzzer target: every YAML data file's loader on arbitrary text (`scripts/fuzz.sh yaml`):
 // plans, power profiles, the cue book, the phrase books, settings, scenarios, synthesis recipes and the
-// hardware parts and the data folder's device.yaml, each through its `load(file:text:…)`
+// hardware parts, the data folder's device.yaml and a sim: strap's heart-rate stream, each
+// through its `load(file:text:…)`
 // (or `parse`) entry point, as if the input were that file.
 import Configurator
 import Foundation
 import ScenarioRunner
+import Simulation
 import Yams
 
 /// The checkout this was built from: a scenario's plan and recording, a recipe's route and
@@ -53,7 +55,7 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         return 0
     }
-    switch data[0] % 13 {
+    switch data[0] % 14 {
     case 0: _ = try? PlanLoader.load(file: "plan.yaml", text: text)
     case 1: _ = try? PowerProfileLoader.load(file: "\(ownName(text)).yaml", text: text)
     case 2: _ = try? CueBookLoader.load(file: "cues.yaml", text: text)
@@ -66,7 +68,8 @@ public func fuzzDataFiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case 9: _ = try? HardwareModelLoader.loadBattery(file: "\(ownName(text)).yaml", text: text)
     case 10: _ = try? PhraseBookLoader.load(file: "en.yaml", text: text)
     case 11: _ = try? HardwareModelLoader.loadSpeaker(file: "\(ownName(text)).yaml", text: text)
-    default:
+    case 13: _ = try? HeartRateStream.parse(text, file: "hr.csv")
+    default:  // 12
         // The data folder's device.yaml over the settings (the companion page's choices).
         if let overlay = try? DeviceOverlay.parse(file: "device.yaml", text: text), let base = overlayBase {
             _ = try? overlay.applied(to: base, file: "device.yaml")
