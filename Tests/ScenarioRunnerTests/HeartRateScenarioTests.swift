@@ -16,12 +16,9 @@ import Testing
 struct HeartRateScenarioTests {
     static let scenarios = repositoryRoot + "/Scenarios"
 
+    /// The scenario runs' simulated settings, as `ScenarioRunnerTests` has them.
     var options: ScenarioOptions {
-        get throws {
-            var settings = try Settings.load(path: hardwareDirectory + "/config/simulated.yaml")
-            settings.hardwareDirectory = hardwareDirectory
-            return ScenarioOptions(settings: settings)
-        }
+        get throws { try ScenarioRunnerTests().options }
     }
 
     /// Runs `name`; its outcome, output folder and the true heart rate (noise 0), a value a second.
