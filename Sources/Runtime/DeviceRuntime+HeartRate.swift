@@ -117,7 +117,7 @@ extension DeviceRuntime {
         let (back, judgement, finished) = state.withValue { s -> (Bool, HeartRateCoach.Judgement?, Bool) in
             guard !s.finished else { return (false, nil, true) }
             let back = !s.strap.live && s.strap.everLive
-            if !s.strap.live, s.strap.everLive { s.heart.back(at: t) }
+            if back { s.heart.back(at: t) }
             s.strap.live = true
             s.strap.everLive = true
             s.strap.last = (bpm, t)

@@ -74,6 +74,8 @@ public final class DeviceRuntime: Sendable {
     let player: CuePlayer
     /// The voice, when the device speaks.
     let announcer: Announcer?
+    /// The status shows the heart rate: a strap is set, or the workout is coached by it.
+    let showsHeart: Bool
     /// The device's receiver; nil without a GPS.
     let receiver: Receiver?
     private let onFinish: @Sendable (ActivityEnd) -> Void
@@ -119,8 +121,8 @@ public final class DeviceRuntime: Sendable {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
         self.state = LoopBound(state, clock: parts.clock)
-        shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil,
-                            showsHeart: parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate)))
+        showsHeart = parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate)
+        shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil, showsHeart: showsHeart))
         announcer?.attach { [weak self] event in self?.report(event) }
     }
 
@@ -291,8 +293,7 @@ public final class DeviceRuntime: Sendable {
 
     /// What `status` shows, on the loop: the receiver's status is the device's.
     private var current: Shown {
-        Shown(state.current, gps: receiver?.status.status ?? .disconnected, lastCue: player.lastCue,
-              showsHeart: parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate))
+        Shown(state.current, gps: receiver?.status.status ?? .disconnected, lastCue: player.lastCue, showsHeart: showsHeart)
     }
 
     /// Publishes what `status` shows to other threads.

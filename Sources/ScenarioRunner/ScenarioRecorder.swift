@@ -273,12 +273,10 @@ final class ScenarioRecorder: Sendable {
                 let c = status.coach
                 var line = "  phase \(c.phaseIndex + 1)/\(c.phaseCount) \(c.phaseName)"
                 if status.positioning { line += "  " + (c.smoothedSpeed.map { kmh($0) } ?? "--") + " km/h" }
-                if let heart = status.heart {
-                    line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? ""
-                    line += "  " + heart.line
-                } else {
-                    line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" } ?? "  no target"
-                }
+                // With a heart rate shown, its limit says what a phase without a band targets.
+                line += c.phase.speedBand.map { "  band \(kmh($0.lowerBound))–\(kmh($0.upperBound))" }
+                    ?? (status.heart == nil ? "  no target" : "")
+                if let heart = status.heart { line += "  " + heart.line }
                 line += "  \(text)  \(km(c.distance)) km"
                 s.timeline.append(contentsOf: line.utf8)
             } else {
