@@ -43,9 +43,9 @@ public struct HeartRateSummary: Hashable, Sendable {
     /// Nil when no point has a heart rate: a report without one says nothing about it.
     public init?(points: [TrackPoint], zones: HeartRateZones?) {
         let rates = points.compactMap(Self.rate)
-        guard let maximum = rates.max() else { return nil }
+        guard let (average, maximum) = Self.averageAndMaximum(rates) else { return nil }
         self.maximum = maximum
-        average = Int((Double(rates.reduce(0, +)) / Double(rates.count)).rounded())
+        self.average = average
         samples = rates.count
         self.zones = zones
         let limit = Self.gapLimit(points)
@@ -59,6 +59,19 @@ public struct HeartRateSummary: Hashable, Sendable {
         }
         countedMilliseconds = counted
         millisecondsInZone = inZone
+    }
+
+    /// The rates' mean, rounded, and their maximum; nil for none. The one rule for a run's,
+    /// a lap's and a file's average (the files' laps and sessions use it too).
+    public static func averageAndMaximum(_ rates: some Sequence<Int>) -> (average: Int, maximum: Int)? {
+        var sum = 0, count = 0, maximum = 0
+        for r in rates {
+            sum += r
+            count += 1
+            maximum = max(maximum, r)
+        }
+        guard count > 0 else { return nil }
+        return (Int((Double(sum) / Double(count)).rounded()), maximum)
     }
 
     /// A point's heart rate, when it has one (a rate of zero is a strap off the chest).

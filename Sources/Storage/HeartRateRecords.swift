@@ -55,13 +55,6 @@ enum HeartRateRecords {
     /// The average (the points' mean, rounded, as `HeartRateSummary` reports it) and the
     /// maximum of the rates given (0s left out); nil when there is none.
     static func averageAndMaximum(_ rates: some Sequence<Int?>) -> (average: Int, maximum: Int)? {
-        var sum = 0, count = 0, maximum = 0
-        for case let r? in rates.lazy.map(rate) {
-            sum += r
-            count += 1
-            maximum = max(maximum, r)
-        }
-        guard count > 0 else { return nil }
-        return (Int((Double(sum) / Double(count)).rounded()), maximum)
+        HeartRateSummary.averageAndMaximum(rates.lazy.compactMap(rate))
     }
 }
