@@ -8,6 +8,17 @@
 # inner layers (PacerCore, Coaching, NMEA, HAL, Charts) import no Foundation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Every script is executable as committed (issue 42: one was not, and a clone gave
+# "Permission denied"): git's index is what a clone gets, whatever this checkout's own bits.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    not_executable=$(git ls-files -s -- ':(glob)scripts/*.sh' | awk '$1 != "100755" { print $4 }')
+    if [ -n "$not_executable" ]; then
+        for script in $not_executable; do
+            echo "test: $script is not executable in git (git update-index --chmod=+x $script)" >&2
+        done
+        exit 1
+    fi
+fi
 source scripts/setup.sh
 if grep -rln --include='*.swift' -E '^[[:space:]]*(@[A-Za-z]+ )*(public |internal |package )?import (Foundation|FoundationEssentials|FoundationInternationalization)\b' \
     Sources/PacerCore Sources/Coaching Sources/NMEA Sources/HAL Sources/Charts; then
