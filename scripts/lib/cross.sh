@@ -5,16 +5,18 @@
 # What it makes, once, and keeps under $cross_cache (default /var/cache/pacer-cross, so later
 # runs on the same machine reuse it; each layer is remade when its recipe changes):
 #
-#   sid-amd64/            a Debian sid amd64 root (debootstrap minbase) with sid's swiftlang
-#                         6.2.3: Debian 13 (trixie) ships 6.0.3, which cannot build GRDB 7
-#                         (tools version 6.1), and bookworm none. Its compiler cross-compiles.
-#   sid-amd64/srv/sdk/pacer-aarch64.artifactbundle
+#   sid-amd64/            a Debian sid amd64 root (debootstrap minbase) with sid's swiftlang,
+#                         pinned (cross_swift_version below: 6.2.3): Debian 13 (trixie) ships
+#                         6.0.3, which cannot build GRDB 7 (tools version 6.1), and bookworm
+#                         none. Its compiler cross-compiles.
+#   sid-amd64/srv/sdk/pacer-aarch64.artifactbundle          (cross_suite=trixie, the default)
 #                         a SwiftPM Swift SDK for aarch64-unknown-linux-gnu:
 #     aarch64-debian13/sysroot   trixie's arm64 -dev packages and their dependencies (dpkg -x),
 #                                so the binary needs trixie's libraries (glibc 2.41, libgps30,
 #                                ...) and runs on Debian 13 and Raspberry Pi OS 13; plus the
 #                                arm64 Swift resources (usr/lib/swift, swift_static for
-#                                --static-swift-stdlib, clang) from sid's swiftlang:arm64
+#                                --static-swift-stdlib, clang) from sid's swiftlang:arm64 at
+#                                the pinned version (checked equal to the compiler's)
 #     aarch64-debian13/dpkg      a dpkg database of those packages (status, file lists with
 #                                the sysroot's paths, symbols and shlibs files), so
 #                                dpkg-shlibdeps --admindir computes Depends from the arm64
@@ -24,6 +26,11 @@
 #                                FoundationXML (which only a test build links: pacer itself
 #                                links the static one, against trixie's libxml2.so.2) needs it
 #                                to run the test suite under qemu
+#   sid-amd64/srv/sdk/pacer-aarch64-debian12.artifactbundle (cross_suite=bookworm)
+#                         the same for Debian 12 / Raspberry Pi OS 12: bookworm's arm64
+#                         libraries (glibc 2.36, libgps28), the same arm64 Swift, and a shim
+#                         for the glibc 2.38 names sid's static runtime uses (below)
+#   sid-amd64/srv/build-aarch64, build-aarch64-debian12   the build folders, one a suite
 #
 # Functions: cross_prepare (makes what is missing; sets the variables below), cross_in_root
 # COMMAND (runs bash -c COMMAND in the sid root, the checkout mounted at its own path, in a
@@ -32,27 +39,68 @@
 # cross_test), cross_test [ARGS] (the test suite built
 # for arm64 and run here under qemu-user).
 
+# The pinned compiler: the exact Debian version of sid's swiftlang, used for amd64 (the
+# compiler, in the sid root) and arm64 (its runtime and resources, in the sysroot) alike.
+# Moving the pin: set it to a version `apt-cache madison swiftlang` lists in sid (for amd64
+# and arm64 both), run scripts/cross-sdk.sh (the root and the SDKs are remade: each recipe
+# names it), then rebuild and recheck the packages. A pin sid no longer has fails with exit
+# 69, saying what sid has now.
+cross_swift_version=6.2.3-1+b1
+cross_swift_upstream=${cross_swift_version%%-*}   # what `swift --version` must say
+
 : "${cross_cache:=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}}"
 : "${cross_mirror:=http://deb.debian.org/debian}"
+# The Debian the arm64 binary is for (its sysroot): trixie (default) or bookworm.
+: "${cross_suite:=trixie}"
 cross_repo=${cross_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cross_root="$cross_cache/sid-amd64"
-cross_sdk_name=pacer-aarch64-debian13
-cross_bundle="$cross_root/srv/sdk/pacer-aarch64.artifactbundle"
-cross_sdk_dir="$cross_bundle/aarch64-debian13"
+cross_triple=aarch64-unknown-linux-gnu
+case "$cross_suite" in
+    trixie)
+        cross_debian=13; cross_gcc=14
+        cross_bundle="$cross_root/srv/sdk/pacer-aarch64.artifactbundle"
+        cross_build_dir=/srv/build-aarch64 ;;
+    bookworm)
+        cross_debian=12; cross_gcc=12
+        cross_bundle="$cross_root/srv/sdk/pacer-aarch64-debian12.artifactbundle"
+        cross_build_dir=/srv/build-aarch64-debian12 ;;
+    *) echo "cross: no arm64 sysroot known for Debian '$cross_suite': trixie or bookworm" >&2; return 64 ;;
+esac
+cross_variant=aarch64-debian$cross_debian
+cross_sdk_name=pacer-$cross_variant
+cross_sdk_dir="$cross_bundle/$cross_variant"
 cross_sysroot="$cross_sdk_dir/sysroot"
 cross_admindir="$cross_sdk_dir/dpkg"
-cross_triple=aarch64-unknown-linux-gnu
 
 # What the root holds, and what the sysroot is made of. A change here remakes that layer.
-cross_root_packages="swiftlang libc6-dev libstdc++-14-dev git ca-certificates"
-cross_sysroot_suite=trixie
-cross_sysroot_packages="libc6-dev libgcc-14-dev libstdc++-14-dev libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev libsystemd-dev zlib1g-dev"
-cross_swift_packages="swiftlang:arm64 libswiftlang:arm64"
+cross_root_packages="swiftlang=$cross_swift_version libc6-dev libstdc++-14-dev git ca-certificates"
+cross_sysroot_suite=$cross_suite
+cross_sysroot_packages="libc6-dev libgcc-$cross_gcc-dev libstdc++-$cross_gcc-dev libgps-dev libasound2-dev libespeak-ng-dev libsqlite3-dev libcrypt-dev libxml2-dev libsystemd-dev zlib1g-dev"
+cross_swift_packages="swiftlang:arm64=$cross_swift_version libswiftlang:arm64=$cross_swift_version"
 cross_test_runtime_packages="libxml2-16:arm64"
 cross_recipe_root="1 sid $cross_root_packages"
-cross_recipe_sdk="6 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_swift_packages / $cross_test_runtime_packages"
+cross_recipe_sdk="7 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_swift_packages / $cross_test_runtime_packages"
 
 cross_say() { echo "cross: $*" >&2; }
+
+# cross_pin_missing ARCH AVAILABLE: the pinned swiftlang is not in sid (any more); says so.
+cross_pin_missing() {
+    cross_say "swiftlang $cross_swift_version (Swift $cross_swift_upstream) is pinned, but Debian sid has no such $1 package now: it has ${2:-none}."
+    cross_say "Move the pin: cross_swift_version near the top of scripts/lib/cross.sh (to a version sid has for amd64 and arm64 both), then rebuild and recheck the arm64 packages (docs/packaging.md, 'The toolchain's pin')."
+}
+
+# cross_check_pin: the root's swiftlang (amd64) and the SDK's arm64 Swift are both the pinned
+# version. Read from the root's dpkg status and the bundle's stamp: no chroot, so every run
+# checks it.
+cross_check_pin() {
+    local installed sdk
+    installed=$(awk '/^Package: swiftlang$/ {p = 1} p && /^Version: / {print $2; exit}' "$cross_root/var/lib/dpkg/status")
+    sdk=$(sed -n 's/^swift-arm64 //p' "$cross_bundle.versions" 2>/dev/null)
+    if [ "$installed" != "$cross_swift_version" ] || [ "$sdk" != "$cross_swift_version $cross_swift_version" ]; then
+        cross_say "the toolchain is not the pinned swiftlang $cross_swift_version: the root's amd64 swiftlang is ${installed:-missing}, the SDK's arm64 swiftlang and libswiftlang ${sdk:-unknown}"
+        return 1
+    fi
+}
 
 # cross_in_root COMMAND: bash -c COMMAND in the sid root, as root, with /proc, /dev, the
 # checkout (at the same path as here: the tests find the repository by their #filePath, so an
@@ -117,8 +165,22 @@ cross_make_root() {
     cp -L /etc/resolv.conf "$cross_root/etc/resolv.conf"
     # The Swift packages' github.com addresses, read from the machine's mirror as the host does.
     [ -f /etc/gitconfig ] && cp /etc/gitconfig "$cross_root/etc/gitconfig"
-    cross_in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $cross_root_packages >/dev/null" \
+    local available
+    available=$(cross_in_root "apt-get update -qq && apt-cache madison swiftlang" | awk '{print $3}' | paste -sd ' ') \
+        || { cross_say "apt-get update in the sid root failed"; return 69; }
+    case " $available " in
+        *" $cross_swift_version "*) ;;
+        *) cross_pin_missing amd64 "$available"; return 69 ;;
+    esac
+    cross_in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $cross_root_packages >/dev/null" \
         || { cross_say "installing $cross_root_packages in the sid root failed"; return 69; }
+    # The compiler is the pinned one: the package's version and what it says it is.
+    local said
+    said=$(cross_in_root "dpkg-query -W -f='\${Version}\n' swiftlang && swift --version 2>&1 | head -1")
+    cross_say "$(echo "$said" | paste -sd ' ')"
+    { [ "$(echo "$said" | head -1)" = "$cross_swift_version" ] \
+        && echo "$said" | sed -n 2p | grep -q "Swift version $cross_swift_upstream "; } \
+        || { cross_say "the sid root's swiftlang is not the pinned $cross_swift_version (Swift $cross_swift_upstream): $said"; return 69; }
     echo "$cross_recipe_root" >"$cross_root.stamp"
 }
 
@@ -142,7 +204,9 @@ cross_make_admindir() {
         fi
         control=$(dpkg-deb -f "$deb")
         { echo "$control" | sed '1a Status: install ok installed'; echo; } >>"$cross_admindir/status"
+        # Paths below /lib, /bin, /sbin as the merged sysroot has them: below /usr.
         dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -e 's|^\./|/|' -e 's|/$||' -e '/^$/d' \
+            -e 's#^/\(lib\|bin\|sbin\)\(/\|$\)#/usr/\1\2#' \
             | sed "s|^|$cross_sysroot|" >"$cross_admindir/info/$name.list"
         for f in symbols shlibs; do
             [ -f "$work/control/$f" ] && cp "$work/control/$f" "$cross_admindir/info/$name.$f"
@@ -152,13 +216,15 @@ cross_make_admindir() {
 }
 
 cross_make_sdk() {
-    cross_say "making the arm64 Swift SDK: $cross_sysroot_suite's arm64 libraries, sid's arm64 Swift resources"
-    rm -rf "$cross_bundle" "$cross_bundle.stamp"
+    cross_say "making the arm64 Swift SDK: $cross_sysroot_suite's arm64 libraries, sid's arm64 Swift $cross_swift_version resources"
+    rm -rf "$cross_bundle" "$cross_bundle.stamp" "$cross_bundle.versions"
     cross_apt_config arm64-$cross_sysroot_suite $cross_sysroot_suite arm64
     cross_apt_config arm64-sid sid arm64
     # The -dev packages and everything they depend on (the status is empty: nothing counts as
-    # installed), downloaded, not installed; then sid's arm64 Swift, by name alone.
-    cross_in_root "
+    # installed), downloaded, not installed; then sid's arm64 Swift at the pinned version
+    # (kept in /srv/apt-arm64-sid for the other suite's SDK: 0.5 GB).
+    local available
+    available=$(cross_in_root "
         set -e
         export APT_CONFIG=/srv/apt-arm64-$cross_sysroot_suite/apt.conf
         apt-get update -qq
@@ -166,17 +232,45 @@ cross_make_sdk() {
         apt-get install -y -qq --download-only $cross_sysroot_packages >/dev/null
         export APT_CONFIG=/srv/apt-arm64-sid/apt.conf
         apt-get update -qq
-        rm -f /srv/apt-arm64-sid/archives/*.deb
-        cd /srv/apt-arm64-sid/archives && apt-get download -qq $cross_swift_packages
+        apt-cache madison swiftlang | awk '{print \$3}' | paste -sd ' '
+    ") || { cross_say "downloading $cross_sysroot_suite's arm64 packages failed"; return 69; }
+    case " $available " in
+        *" $cross_swift_version "*) ;;
+        *) cross_pin_missing arm64 "$available"; return 69 ;;
+    esac
+    cross_in_root "
+        set -e
+        export APT_CONFIG=/srv/apt-arm64-sid/apt.conf
+        mkdir -p /srv/apt-arm64-sid/swift-$cross_swift_version && cd /srv/apt-arm64-sid/swift-$cross_swift_version
+        ls swiftlang_*.deb libswiftlang_*.deb >/dev/null 2>&1 || apt-get download -qq $cross_swift_packages
         mkdir -p /srv/apt-arm64-sid/test-runtime && cd /srv/apt-arm64-sid/test-runtime && rm -f *.deb
         apt-get download -qq $cross_test_runtime_packages
-    " || { cross_say "downloading the arm64 packages failed"; return 69; }
+    " || { cross_say "downloading sid's arm64 swiftlang $cross_swift_version failed"; return 69; }
     local libs=("$cross_root/srv/apt-arm64-$cross_sysroot_suite/archives/"*.deb)
-    local swift_debs=("$cross_root/srv/apt-arm64-sid/archives/"*.deb)
+    local swift_debs=("$cross_root/srv/apt-arm64-sid/swift-$cross_swift_version/"*.deb)
+    # The arm64 Swift is the amd64 compiler's own version, or nothing is made.
+    local deb versions=""
+    for deb in "${swift_debs[@]}"; do
+        case "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Architecture)" in
+            "swiftlang arm64"|"libswiftlang arm64") versions+="${versions:+ }$(dpkg-deb -f "$deb" Version)" ;;
+            *) cross_say "unexpected $deb among the arm64 Swift packages"; return 69 ;;
+        esac
+    done
+    [ "$versions" = "$cross_swift_version $cross_swift_version" ] \
+        || { cross_say "sid's arm64 swiftlang and libswiftlang are '$versions', not the pinned $cross_swift_version twice"; return 69; }
     mkdir -p "$cross_sysroot"
-    local deb
     for deb in "${libs[@]}"; do dpkg -x "$deb" "$cross_sysroot"; done
-    # A merged-/usr system: the linker scripts name /lib/aarch64-linux-gnu/...
+    # A merged-/usr system: the linker scripts name /lib/aarch64-linux-gnu/... Bookworm's
+    # packages still ship files below /lib (usrmerge merges them on an installed system), so
+    # those are moved below /usr first, as usrmerge would.
+    local d
+    for d in lib bin sbin; do
+        if [ -d "$cross_sysroot/$d" ] && [ ! -L "$cross_sysroot/$d" ]; then
+            mkdir -p "$cross_sysroot/usr/$d"
+            cp -a "$cross_sysroot/$d/." "$cross_sysroot/usr/$d/"
+            rm -rf "$cross_sysroot/$d"
+        fi
+    done
     ln -sfn usr/lib "$cross_sysroot/lib"
     # The arm64 Swift: its resources go into the sysroot, where the driver looks for
     # swiftrt.o and the static runtime with -static-stdlib.
@@ -192,8 +286,7 @@ cross_make_sdk() {
     mkdir -p "$cross_sdk_dir/test-runtime"
     for deb in "$cross_root/srv/apt-arm64-sid/test-runtime/"*.deb; do dpkg -x "$deb" "$cross_sdk_dir/test-runtime"; done
 
-    local swift_version
-    swift_version=$(dpkg-deb -f "${swift_debs[0]}" Version)
+    local swift_version=$cross_swift_version
     cat >"$cross_bundle/info.json" <<JSON
 {
   "schemaVersion": "1.0",
@@ -201,7 +294,7 @@ cross_make_sdk() {
     "$cross_sdk_name": {
       "type": "swiftSDK",
       "version": "$swift_version",
-      "variants": [{ "path": "aarch64-debian13", "supportedTriples": ["x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu"] }]
+      "variants": [{ "path": "$cross_variant", "supportedTriples": ["x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu"] }]
     }
   }
 }
@@ -225,6 +318,7 @@ JSON
   "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }
 }
 JSON
+    echo "swift-arm64 $versions" >"$cross_bundle.versions"
     echo "$cross_recipe_sdk" >"$cross_bundle.stamp"
 }
 
@@ -236,6 +330,7 @@ cross_prepare() {
     if [ "$(cat "$cross_bundle.stamp" 2>/dev/null)" != "$cross_recipe_sdk" ]; then
         cross_make_sdk || return $?
     fi
+    cross_check_pin || return 69
 }
 
 # cross_swift_build SCRATCH ARGS...: swift build for arm64 in the root, with the SDK and the
@@ -252,9 +347,9 @@ cross_swift_build() {
 # cross_build OUT: pacer, release, Swift runtime linked in, for arm64; copied to OUT.
 cross_build() {
     source "$cross_repo/scripts/lib/release.sh"
-    cross_swift_build /srv/build-aarch64 "${release_build_options[@]}" --product pacer \
+    cross_swift_build $cross_build_dir "${release_build_options[@]}" --product pacer \
         || { cross_say "the arm64 build failed"; return 1; }
-    install -D -m 0755 "$cross_root/srv/build-aarch64/release/pacer" "$1"
+    install -D -m 0755 "$cross_root$cross_build_dir/release/pacer" "$1"
 }
 
 # cross_test [ARGS...]: the test suite built for arm64 (debug, as `swift build --build-tests`
@@ -263,7 +358,7 @@ cross_build() {
 # programs (pacer itself, gpsd, xmllint) start them as on amd64: the arm64 pacer through
 # binfmt_misc, the host's tools as they are. ARGS go to the test binary (e.g. --filter).
 cross_test() {
-    local build=/srv/build-aarch64-tests
+    local build=$cross_build_dir-tests
     cross_swift_build $build --build-tests -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays \
         || { cross_say "the arm64 test build failed"; return 1; }
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || cross_say "qemu-aarch64 is not registered with binfmt_misc: tests that start pacer will fail"
