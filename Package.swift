@@ -35,20 +35,25 @@ let package = Package(
         .executable(name: "pacer", targets: ["PacerCLI"]),
         .library(name: "NMEA", targets: ["NMEA"]),
     ],
+    // Each dependency at the exact version built and tested (issue 42): Package.resolved
+    // cannot be kept in the repository (it is git-ignored: this machine fetches packages from
+    // local mirrors, whose commit ids are not GitHub's), so without these a fresh clone took
+    // whatever newer release there was. Their own dependencies are still resolved within the
+    // ranges these versions ask for. To move one: change it here, build, run scripts/test.sh.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The companion page's HTTP server, on SwiftNIO.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         // Hummingbird's own SwiftNIO: the page's connection guards are NIO channel handlers.
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
         // Hummingbird's own service lifecycle: the page's server is shut down gracefully.
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
         // The companion page's multipart/form-data parser (its uploads).
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/vapor/multipart-kit", exact: "4.7.1"),
     ],
     targets: [
         // Domain: fixes, coordinates, UTC time, geodesy. No I/O, no Foundation, no C.
