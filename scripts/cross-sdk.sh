@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The arm64 toolchain for the board, from Debian's archive alone (scripts/lib/cross.sh says
-# what it is made of and why): a Debian sid amd64 root with sid's Swift 6.2.3, and a Swift
-# SDK for aarch64 whose sysroot is Debian 13's, so what it builds runs on Debian 13 and
-# Raspberry Pi OS 13 (64-bit). Made once and kept in /var/cache/pacer-cross (or
-# $PACER_CROSS_CACHE); a later run reuses it, and remakes a layer whose recipe changed.
+# what it is made of and why): a Debian sid amd64 root with sid's Swift 6.2.3 (pinned:
+# cross_swift_version in scripts/lib/cross.sh), and a Swift SDK for aarch64 whose sysroot
+# is Debian 13's, so what it builds runs on Debian 13 and Raspberry Pi OS 13 (64-bit); with
+# --suite bookworm, one whose sysroot is Debian 12's (Raspberry Pi OS 12). Made once and
+# kept in /var/cache/pacer-cross (or $PACER_CROSS_CACHE); a later run reuses it, and remakes
+# a layer whose recipe changed.
+#
+#   scripts/cross-sdk.sh [--suite trixie|bookworm] COMMAND   (default trixie)
 #
 #   scripts/cross-sdk.sh                 make it (when missing) and say what is there
 #   scripts/cross-sdk.sh build OUT       make it, then build pacer for arm64 (release, Swift
@@ -18,21 +22,23 @@
 #   scripts/cross-sdk.sh shell           a shell in the sid root, the checkout at its own path
 #
 # Needs root. Exit status: 0 done; 1 a build failed; 64 bad usage; 69 Debian's archive or
-# debootstrap failed; 77 not root.
+# debootstrap failed, or the pinned swiftlang is not in sid (any more); 77 not root.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cross_repo=$repo
-source "$repo/scripts/lib/cross.sh"
-
 case "${1:-}" in
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --suite) [ $# -ge 2 ] || { echo "cross-sdk: --suite trixie|bookworm" >&2; exit 64; }
+             cross_suite=$2; shift 2 ;;
 esac
+source "$repo/scripts/lib/cross.sh" || exit 64
 
 t0=$SECONDS
 cross_prepare || exit $?
 case "${1:-}" in
     "")
         echo "toolchain root: $cross_root ($(cross_in_root 'swift --version 2>&1 | head -1'))"
+        echo "pinned:         swiftlang $cross_swift_version, amd64 and arm64 (cross_swift_version in scripts/lib/cross.sh)"
         echo "Swift SDK:      $cross_bundle (name $cross_sdk_name, target $cross_triple)"
         echo "sysroot:        $cross_sysroot ($cross_sysroot_suite; glibc $(dpkg-deb -f "$cross_root"/srv/apt-arm64-$cross_sysroot_suite/archives/libc6_*.deb Version))"
         echo "dpkg database:  $cross_admindir ($(grep -c '^Package:' "$cross_admindir/status") packages, for dpkg-shlibdeps --admindir)"

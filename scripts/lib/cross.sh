@@ -83,6 +83,70 @@ cross_recipe_sdk="7 $cross_sysroot_suite $cross_sysroot_packages / sid $cross_sw
 
 cross_say() { echo "cross: $*" >&2; }
 
+# The bookworm SDK's shim. sid's arm64 Swift runtime (swift_static: libswiftCore,
+# Foundation, CoreFoundation, libdispatch, ...) was compiled against sid's glibc 2.41 and
+# libstdc++ 15 headers, and its objects name what those headers name: the C23 functions
+# glibc 2.38 added and its headers now redirect strtol and sscanf to (__isoc23_strtol,
+# __isoc23_strtoll, __isoc23_strtoul, __isoc23_sscanf), strlcpy and strlcat (glibc 2.38), and
+# std::ios_base_library_init() (libstdc++ 13's <iostream>, GLIBCXX_3.4.32). Bookworm's glibc
+# 2.36 and libstdc++ 12 have none of them, so linking against the bookworm sysroot fails
+# ("undefined symbol"), and a binary that bound them would not start on Debian 12. This
+# object, linked into every program the bookworm SDK links (its toolset's linker options),
+# defines each with what bookworm has: the C99 functions (the same results but for C23's
+# 0b binary prefix, which nothing in the runtime parses), strlcpy/strlcat as glibc 2.38
+# (and the BSDs) define them, and the iostream initialisation libstdc++ 12 expects each
+# translation unit that includes <iostream> to carry (a static std::ios_base::Init). The
+# trixie SDK needs none of it: trixie's glibc 2.41 and libstdc++ 14 have them all.
+cross_glibc_shim_source() {
+    cat <<'CXX'
+// Made by scripts/lib/cross.sh for the bookworm (glibc 2.36, libstdc++ 12) arm64 SDK.
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <ios>
+
+extern "C" {
+long __isoc23_strtol(const char *s, char **end, int base) { return strtol(s, end, base); }
+long long __isoc23_strtoll(const char *s, char **end, int base) { return strtoll(s, end, base); }
+unsigned long __isoc23_strtoul(const char *s, char **end, int base) { return strtoul(s, end, base); }
+unsigned long long __isoc23_strtoull(const char *s, char **end, int base) { return strtoull(s, end, base); }
+// The ISO C99 scanf (%a a float, not GNU's allocation flag), as C23's is.
+int __isoc99_vsscanf(const char *s, const char *format, va_list args);
+int __isoc23_sscanf(const char *s, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    int n = __isoc99_vsscanf(s, format, args);
+    va_end(args);
+    return n;
+}
+int __isoc23_vsscanf(const char *s, const char *format, va_list args) { return __isoc99_vsscanf(s, format, args); }
+size_t strlcpy(char *dst, const char *src, size_t size) {
+    size_t n = strlen(src);
+    if (size > 0) {
+        size_t k = n < size - 1 ? n : size - 1;
+        memcpy(dst, src, k);
+        dst[k] = '\0';
+    }
+    return n;
+}
+size_t strlcat(char *dst, const char *src, size_t size) {
+    size_t d = strnlen(dst, size);
+    if (d == size) return size + strlen(src);
+    return d + strlcpy(dst + d, src, size - d);
+}
+}
+
+namespace std {
+// libstdc++ 13 and later initialise cout and cerr in the library and have <iostream> name
+// this function; libstdc++ 12 needs an ios_base::Init object, which this file supplies.
+void ios_base_library_init() {}
+}
+static std::ios_base::Init pacer_ios_base_init;
+CXX
+}
+# The bookworm SDK is remade when the shim changes.
+[ "$cross_suite" = trixie ] || cross_recipe_sdk+=" / shim $(cross_glibc_shim_source | md5sum | cut -c1-12) / relative links"
+
 # cross_pin_missing ARCH AVAILABLE: the pinned swiftlang is not in sid (any more); says so.
 cross_pin_missing() {
     cross_say "swiftlang $cross_swift_version (Swift $cross_swift_upstream) is pinned, but Debian sid has no such $1 package now: it has ${2:-none}."
@@ -272,6 +336,14 @@ cross_make_sdk() {
         fi
     done
     ln -sfn usr/lib "$cross_sysroot/lib"
+    # Bookworm's -dev links are absolute (libm.so -> /lib/aarch64-linux-gnu/libm.so.6): in
+    # the sysroot they would point at the build machine's files, the linker would miss
+    # libm.so and take libm.a. Each is made relative, to the same file in the sysroot.
+    local link target
+    while IFS= read -r -d '' link; do
+        target=$(readlink "$link")
+        ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$cross_sysroot$target")" "$link"
+    done < <(find "$cross_sysroot" -type l -lname '/*' -print0)
     # The arm64 Swift: its resources go into the sysroot, where the driver looks for
     # swiftrt.o and the static runtime with -static-stdlib.
     local swift_tmp
@@ -283,6 +355,16 @@ cross_make_sdk() {
     [ -e "$cross_sysroot/usr/lib/swift_static/linux/static-stdlib-args.lnk" ] \
         || { cross_say "sid's swiftlang:arm64 has no static runtime (swift_static/linux/static-stdlib-args.lnk)"; return 69; }
     cross_make_admindir "${libs[@]}"
+    local toolset_linker=""
+    if [ "$cross_suite" != trixie ]; then
+        local shim=$cross_sdk_dir/glibc-compat.o
+        cross_glibc_shim_source >"$cross_sdk_dir/glibc-compat.cpp"
+        cross_in_root "/usr/libexec/swift/bin/clang++ --target=aarch64-linux-gnu --sysroot='${cross_sysroot#"$cross_root"}' \
+            -std=c++17 -O2 -fPIC -Wall -Werror -c '${cross_sdk_dir#"$cross_root"}/glibc-compat.cpp' -o '${shim#"$cross_root"}'" \
+            || { cross_say "compiling the glibc shim for $cross_suite failed"; return 1; }
+        toolset_linker=",
+  \"linker\": { \"extraCLIOptions\": [\"${shim#"$cross_root"}\"] }"
+    fi
     mkdir -p "$cross_sdk_dir/test-runtime"
     for deb in "$cross_root/srv/apt-arm64-sid/test-runtime/"*.deb; do dpkg -x "$deb" "$cross_sdk_dir/test-runtime"; done
 
@@ -312,10 +394,10 @@ JSON
   }
 }
 JSON
-    cat >"$cross_sdk_dir/toolset.json" <<'JSON'
+    cat >"$cross_sdk_dir/toolset.json" <<JSON
 {
   "schemaVersion": "1.0",
-  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }
+  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }$toolset_linker
 }
 JSON
     echo "swift-arm64 $versions" >"$cross_bundle.versions"
