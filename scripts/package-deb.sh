@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # Makes the Debian package that puts Pacer on a board: `apt install ./pacer_VERSION_ARCH.deb`,
-# and no toolchain there. arm64 (the board: Debian 13 / Raspberry Pi OS 13, 64-bit) is
-# cross-built with scripts/cross-sdk.sh's toolchain; amd64 (Debian 12, a desktop or a test
-# root) is built with this machine's Swift. Either way `pacer` is built in release with the
+# and no toolchain there. arm64 (the board: Debian 13 / Raspberry Pi OS 13, 64-bit; with
+# --suite bookworm, Debian 12 / Raspberry Pi OS 12) is cross-built with scripts/cross-sdk.sh's
+# toolchain; amd64 (Debian 12, a desktop or a test root) is built with this machine's Swift. Either way `pacer` is built in release with the
 # Swift runtime linked in (--static-swift-stdlib) and stripped; the package is laid out,
 # built with dpkg-deb and checked with lintian (installed with apt when missing), which
 # must report no error.
 #
-#   scripts/package-deb.sh [--arch amd64|arm64] [--out DIR] [--skip-build BINARY]
+#   scripts/package-deb.sh [--arch amd64|arm64] [--suite trixie|bookworm] [--out DIR]
+#                          [--skip-build BINARY]
 #
 #   --arch ARCH          the board's architecture: arm64 cross-builds (needs root, once, to
 #                        make the toolchain: scripts/cross-sdk.sh); default this machine's
+#   --suite SUITE        the Debian an arm64 package is for: trixie (default: Debian 13,
+#                        pacer_V_arm64.deb) or bookworm (Debian 12, pacer_V~deb12_arm64.deb,
+#                        built against a bookworm sysroot); amd64 is always bookworm
 #   --out DIR            where the .deb goes (default: out/ in the checkout)
 #   --skip-build BINARY  package this already-built pacer (a copy is stripped) instead of
 #                        building one; its architecture is read from its ELF header
 #
-# The target Debian follows the architecture: arm64 packages are for Debian 13 (trixie), whose
-# libraries the cross sysroot holds (glibc 2.41, libgps30); amd64 ones for Debian 12
-# (bookworm), what this machine builds against.
+# The target Debian: arm64 packages are for Debian 13 (trixie), whose libraries the cross
+# sysroot holds (glibc 2.41, libgps30), or with --suite bookworm for Debian 12 (a bookworm
+# sysroot: glibc 2.36, libgps28; the version gets ~deb12, so that both files sit in one
+# folder and apt takes a trixie build of the same version over it); amd64 ones for Debian 12
+# (bookworm), what this machine builds against. The binary's highest GLIBC_ symbol version
+# must be at most the target's glibc, or the package is refused.
 #
 # The version is the one `pacer version` prints (Sources/PacerCLI/VersionCommand.swift);
 # when the binary runs on this machine, the two are checked to agree. What goes where:
@@ -55,15 +62,17 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 target_arch=""
+target_suite=""
 out="$repo/out"
 binary=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
         --arch) target_arch="$2"; shift ;;
+        --suite) target_suite="$2"; shift ;;
         --out) out="$2"; shift ;;
         --skip-build) binary=$(readlink -f "$2"); shift ;;
-        -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,60p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "package-deb: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
@@ -120,6 +129,10 @@ case "${target_arch:-$host_arch}" in
     "$host_arch"|arm64) ;;
     *) die "no way to build for ${target_arch} here: --arch $host_arch or arm64" 64 ;;
 esac
+case "${target_arch:-$host_arch}:${target_suite}" in
+    arm64:|arm64:trixie|arm64:bookworm|"$host_arch":|"$host_arch":bookworm) ;;
+    *) die "no $target_suite package for ${target_arch:-$host_arch}: arm64 is made for trixie or bookworm, $host_arch for bookworm" 64 ;;
+esac
 
 if [ -n "$binary" ]; then
     [ -f "$binary" ] || die "no binary at $binary" 66
@@ -128,10 +141,12 @@ elif [ "${target_arch:-$host_arch}" = "$host_arch" ]; then
     binary=$(bash "$repo/scripts/build-release.sh" | tail -1) || die "the build failed"
     [ -x "$binary" ] || die "the build made no $binary"
 else
-    say "cross-building for $target_arch (scripts/cross-sdk.sh)"
+    cross_suite=${target_suite:-trixie}
+    say "cross-building for $target_arch, $cross_suite (scripts/cross-sdk.sh)"
     source "$repo/scripts/lib/cross.sh"
     cross_prepare || die "cannot make the cross toolchain" 69
     binary="$repo/.build-$target_arch/pacer"
+    [ "$cross_suite" = trixie ] || binary="$repo/.build-$target_arch-$cross_suite/pacer"
     cross_build "$binary" || die "the $target_arch build failed"
 fi
 
@@ -151,10 +166,13 @@ fi
 case "$arch" in
     "$host_arch") suite=bookworm; lib_dir=/lib; run_binary=("$binary") ;;
     arm64)
-        suite=trixie; lib_dir=/usr/lib
+        suite=${target_suite:-trixie}
+        # trixie is merged-/usr and its debhelper installs below /usr/lib (DEP 17); bookworm's
+        # below /lib, as for amd64.
+        if [ "$suite" = trixie ]; then lib_dir=/usr/lib; else lib_dir=/lib; fi
         # The cross sysroot (its dpkg database gives Depends; its libraries let the binary
         # run here under qemu, for the version check and the manual page).
-        [ -n "${cross_sysroot:-}" ] || { source "$repo/scripts/lib/cross.sh"; cross_prepare || die "cannot make the cross toolchain" 69; }
+        [ -n "${cross_sysroot:-}" ] || { cross_suite=$suite; source "$repo/scripts/lib/cross.sh"; cross_prepare || die "cannot make the cross toolchain" 69; }
         if ! command -v qemu-aarch64-static >/dev/null && [ "$(id -u)" -eq 0 ]; then
             say "installing qemu-user-static (to run the arm64 binary here)"
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user-static >/dev/null || true
@@ -175,6 +193,26 @@ if [ ${#run_binary[@]} -gt 0 ]; then
     [ "$said" = "pacer $version" ] \
         || die "$binary says '$said' but $version_source says pacer $version: package the binary of this checkout"
 fi
+# The package's version: a bookworm build for arm64 sorts below the trixie one of the same
+# release (~), so both files sit in one folder and an upgraded board takes the trixie one.
+package_version=$version
+[ "$arch" = arm64 ] && [ "$suite" = bookworm ] && package_version="$version~deb12"
+
+# The binary must not need a newer glibc than the target Debian's (a symbol versioned above
+# it would stop it at start with "version `GLIBC_2.xx' not found"). The target's glibc is
+# the libc6 package linked against: the sysroot's for arm64, this machine's for amd64.
+if [ "$arch" = "$host_arch" ]; then
+    target_glibc=$(dpkg-query -W -f='${Version}' libc6)
+else
+    target_glibc=$(awk '/^Package: libc6$/ {p = 1} p && /^Version: / {print $2; exit}' "$cross_admindir/status")
+fi
+target_glibc=$(echo "$target_glibc" | sed 's/^[0-9]*://; s/-.*//')
+# readelf -V lists the versions the binary needs (.gnu.version_r), for any architecture.
+needed_glibc=$(readelf -W -V "$binary" | grep -o 'Name: GLIBC_[0-9][0-9.]*' | sed 's/^Name: GLIBC_//' | sort -uV | tail -1)
+[ -n "$needed_glibc" ] && [ -n "$target_glibc" ] || die "cannot tell the glibc $binary needs (readelf -V) or the target's ($target_glibc)"
+[ "$(printf '%s\n%s\n' "$needed_glibc" "$target_glibc" | sort -V | tail -1)" = "$target_glibc" ] \
+    || die "$binary needs GLIBC_$needed_glibc, but $suite has glibc $target_glibc: readelf -W --dyn-syms $binary | grep GLIBC_$needed_glibc"
+say "the binary needs glibc $needed_glibc at most ($suite has $target_glibc)"
 
 # Dates in the package (file times, the changelog, the manual) are the commit's.
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct 2>/dev/null || date +%s)}"
@@ -292,10 +330,10 @@ fi
 dirty=""
 git -C "$repo" diff --quiet HEAD -- 2>/dev/null || dirty=yes
 {
-    echo "pacer ($version) $suite; urgency=medium"
+    echo "pacer ($package_version) $suite; urgency=medium"
     echo
-    echo "  * Built by scripts/package-deb.sh for $arch, with the Swift runtime"
-    echo "    linked in, from commit $commit of the Pacer repository."
+    echo "  * Built by scripts/package-deb.sh for $arch ($suite), with the Swift"
+    echo "    runtime linked in, from commit $commit of the Pacer repository."
     [ -n "$dirty" ] && echo "    The working tree had uncommitted changes."
     echo
     echo " -- $maintainer  $(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")"
@@ -352,7 +390,7 @@ for dev_link in libgps.so libasound.so libespeak-ng.so libsystemd.so libxml2.so;
 done
 
 installed_size=$(du -sk --apparent-size --exclude=DEBIAN "$stage" | cut -f1)
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
+sed -e "s|@VERSION@|$package_version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
     -e "s|@INSTALLED_SIZE@|$installed_size|" -e "s|@DEPENDS@|$depends|" \
     "$deb_files/control" >"$stage/DEBIAN/control"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' \
@@ -362,7 +400,7 @@ find "$stage" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 
 # --- build and check ---------------------------------------------------------------------
 mkdir -p "$out"
-deb="$(cd "$out" && pwd)/pacer_${version}_${arch}.deb"
+deb="$(cd "$out" && pwd)/pacer_${package_version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 say "built $deb"
 say "Depends: $depends, espeak-ng-data, adduser"
