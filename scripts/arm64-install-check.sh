@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Proves the arm64 Debian package on a clean arm64 system, emulated: a fresh Debian 13
-# (trixie) arm64 root (debootstrap --arch=arm64 --variant=minbase, its programs run by
+# (trixie) arm64 root, or with --suite bookworm a Debian 12 one for the ~deb12 package
+# (debootstrap --arch=arm64 --variant=minbase, its programs run by
 # qemu-user-static through binfmt_misc) gets the .deb and nothing else from this machine,
 # `apt-get install --no-install-recommends ./pacer_…_arm64.deb` resolves its Depends from
 # Debian's archive, and inside the root, from /:
 #
-#   - `pacer version` runs and names the libgps API it was built for (14 on trixie);
+#   - `pacer version` runs and names the libgps API it was built for (14 on trixie, 11 on
+#     bookworm);
 #   - `pacer hw check --json`, with no gpsd and no sound card, reports the GPS and the sound
 #     output missing and exits 69 (in a network namespace of its own);
 #   - `pacer scenario test /usr/share/pacer/scenarios`: every bundled scenario, each run
@@ -27,24 +29,30 @@
 #   - `systemd-analyze verify` of the installed unit (the host's, with --root);
 #   - `apt-get remove` keeps /etc/pacer and /var/lib/pacer; `apt-get purge` removes them.
 #
-#   scripts/arm64-install-check.sh [--deb FILE] [--keep] [--no-cache] [--skip-scenario NAME]…
+#   scripts/arm64-install-check.sh [--deb FILE] [--suite trixie|bookworm] [--keep] [--no-cache]
+#                                  [--skip-scenario NAME]…
 #
-#   --deb FILE            the package (default: the newest out/pacer_*_arm64.deb)
+#   --deb FILE            the package (default: the newest out/pacer_*_arm64.deb of the
+#                         suite: pacer_V_arm64.deb for trixie, pacer_V~deb12_arm64.deb for
+#                         bookworm)
+#   --suite SUITE         the Debian of the root: trixie (default) or bookworm; the package
+#                         must be the one made for it (package-deb.sh --suite)
 #   --keep                keep the root (and its log) after the run
 #   --no-cache            debootstrap afresh, and neither use nor fill the root cache
 #   --skip-scenario NAME  leave this bundled scenario out of `pacer scenario test` (said in
 #                         the summary); every other one must pass
 #
 # The emulated debootstrap takes minutes, so the pristine root is kept as a tarball in
-# /var/cache/pacer-cross/ (made by the first run, reused for 30 days; scripts/lib/
-# debian-root.sh). binfmt_misc is mounted and qemu-aarch64 registered (F flag) when they
-# are not; qemu-user-static, binfmt-support and debootstrap are installed with apt when
+# /var/cache/pacer-cross/, one a suite (made by the first run, reused for 30 days;
+# scripts/lib/debian-root.sh). binfmt_misc is mounted and qemu-aarch64 registered (F flag)
+# when they are not; qemu-user-static, binfmt-support and debootstrap are installed with apt when
 # missing. Needs root and Debian's archive. Exit status: 0 pass; 1 a check failed; 64 bad
 # option; 66 no such .deb (or not an arm64 one); 69 the root cannot be made; 77 not root.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 deb=""
+suite=trixie
 keep=0
 root=""
 root_cache=/var/cache/pacer-cross
@@ -54,11 +62,13 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --deb) [ $# -ge 2 ] || { echo "arm64-install-check: --deb needs a FILE" >&2; exit 64; }
                deb=$(readlink -f "$2"); shift ;;
+        --suite) [ $# -ge 2 ] || { echo "arm64-install-check: --suite needs trixie or bookworm" >&2; exit 64; }
+                 suite=$2; shift ;;
         --keep) keep=1 ;;
         --no-cache) root_cache="" ;;
         --skip-scenario) [ $# -ge 2 ] || { echo "arm64-install-check: --skip-scenario needs a NAME" >&2; exit 64; }
                          skipped+=("$2"); shift ;;
-        -h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "arm64-install-check: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
@@ -66,19 +76,31 @@ done
 
 name=arm64-install-check
 needs_toolchain=0
-suite=trixie
 root_arch=arm64
-expected_libgps_api=14   # trixie's gpsd 3.25 (bookworm's 3.22 is 11, sid's 3.27 is 16)
+# The libgps API pacer must report: trixie's gpsd 3.25 is 14, bookworm's 3.22 11 (sid's 3.27
+# is 16). The package's version tells which Debian it was made for (~deb12: bookworm).
+case "$suite" in
+    trixie) expected_libgps_api=14; deb_glob='pacer_*_arm64.deb'; package_option="" ;;
+    bookworm) expected_libgps_api=11; deb_glob='pacer_*~deb12_arm64.deb'; package_option=" --suite bookworm" ;;
+    *) echo "arm64-install-check: --suite trixie or bookworm, not '$suite'" >&2; exit 64 ;;
+esac
 source "$repo/scripts/lib/debian-root.sh"
 
 if [ -z "$deb" ]; then
-    deb=$(ls "$repo"/out/pacer_*_arm64.deb 2>/dev/null | sort -V | tail -1) || true
-    [ -n "$deb" ] || { say "no --deb and no $repo/out/pacer_*_arm64.deb (sudo scripts/package-deb.sh --arch arm64 makes one)"; exit 66; }
+    deb=$(ls "$repo"/out/$deb_glob 2>/dev/null | grep -v "$([ "$suite" = trixie ] && echo '~deb' || echo '^$')" | sort -V | tail -1) || true
+    [ -n "$deb" ] || { say "no --deb and no $repo/out/$deb_glob (sudo scripts/package-deb.sh --arch arm64$package_option makes one)"; exit 66; }
 fi
 [ -f "$deb" ] || { say "no package at $deb"; exit 66; }
 deb_arch=$(dpkg-deb -f "$deb" Architecture 2>/dev/null) || { say "$deb is not a Debian package"; exit 66; }
 [ "$deb_arch" = arm64 ] || { say "$deb is for $deb_arch, not arm64"; exit 66; }
 deb_version=$(dpkg-deb -f "$deb" Version)
+case "$suite:$deb_version" in
+    bookworm:*~deb12*|trixie:*) ;;
+    *) say "$deb ($deb_version) is not the bookworm package (~deb12): package-deb.sh --arch arm64 --suite bookworm makes it"; exit 66 ;;
+esac
+case "$suite:$deb_version" in
+    trixie:*~deb*) say "$deb ($deb_version) is made for an older Debian: --suite bookworm, or the trixie package"; exit 66 ;;
+esac
 deb_name=$(basename "$deb")
 command -v python3 >/dev/null || { say "needs python3 on this machine (it writes the button events and the NMEA)"; exit 69; }
 
@@ -105,7 +127,7 @@ rm -f "$root/tmp/$deb_name"
 grep -E "^(Setting up|The following NEW packages)|^  " "$log" | tail -n 12 >&2 || true
 
 check "pacer version" "pacer version | tee -a /dev/stderr >/tmp/version.out && \
-    grep -qx 'pacer ${deb_version%%-*}' /tmp/version.out && grep -q '^libgps API $expected_libgps_api\\.' /tmp/version.out"
+    grep -qx 'pacer ${deb_version%%[-~]*}' /tmp/version.out && grep -q '^libgps API $expected_libgps_api\\.' /tmp/version.out"
 
 phase "pacer hw check --json (no parts)" hw_check || fail "pacer hw check --json on a root without the parts"
 
