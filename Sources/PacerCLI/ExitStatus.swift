@@ -31,6 +31,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// Busy, try again: another Pacer holds the data folder or the control socket; the
     /// device did not answer in time.
     case temporary = 75
+    /// This user may not: a data folder or control socket of group pacer's for a user outside
+    /// it (the error says how to join), a folder another user owns.
+    case noPermission = 77
     /// The settings are wrong: a broken or missing settings file, a part that cannot be
     /// configured, no plan for the device.
     case config = 78
@@ -56,6 +59,7 @@ enum ExitStatus: Int32, CaseIterable {
             || error.reason.hasPrefix("cannot read") || error.reason.hasPrefix("is a folder")) ? .noInput : .dataError
         // A recording given as the GPS (`--source file:run.nmea`) that cannot be opened.
         case let error as RecordingError: return [ENOENT, ENOTDIR, EISDIR, EACCES].contains(error.errno) ? .noInput : nil
+        case is DataFolderAccessError: return .noPermission
         case let error as ConfigurationError: return error.cause.flatMap(of) ?? .config
         case is PlanStartError, is PlanGeneratorError, is ScenarioError: return .dataError
         case let error as ShareError: return error.isUsage ? .usage : .dataError
@@ -64,7 +68,7 @@ enum ExitStatus: Int32, CaseIterable {
         case let error as ControlClientError:
             switch error {
             case .noServer: return .unavailable
-            case .permissionDenied: return .noInput
+            case .permissionDenied: return .noPermission
             case .timedOut: return .temporary
             case .invalidCommand: return .usage
             case .failed: return .unavailable

@@ -31,7 +31,8 @@ struct ProfileCommand: ParsableCommand {
         /// The store for reading, nil when the folder holds no database yet (nothing stored:
         /// the caller says so in its own words). A folder that does not exist is an error
         /// naming it (66, as `pacer activities list` gives): a mistyped --data-dir is not
-        /// "nothing stored yet".
+        /// "nothing stored yet"; nor is a folder this user may not read (77, issue 42: outside
+        /// group pacer, the device's folder looked empty).
         func openIfPresent() throws -> PacerStore? {
             let folder = try folder()
             var isDirectory: ObjCBool = false
@@ -39,6 +40,7 @@ struct ProfileCommand: ParsableCommand {
                 throw CommandFailure(.noInput, "no data folder \(folder): it does not exist (is the data folder right? "
                     + "the device's is the settings' data_dir, /var/lib/pacer on the board)")
             }
+            try Configurator.checkDataFolderAccess(folder, writing: false)
             guard FileManager.default.fileExists(atPath: "\(folder)/\(PacerDatabase.fileName)") else { return nil }
             return try Configurator.openActivityStore(directory: folder, access: .read)
         }

@@ -250,6 +250,18 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         return "\(pid); the service: sudo systemctl stop pacer"
     }
 
+    /// A busy folder's message, with `stop`: what stops the holder (`howToStop`, or the
+    /// configurator's steps for the service's own folder).
+    public static func describeBusy(directory: String, holder: String?, stop: String) -> String {
+        "\(directory) is in use by another Pacer"
+            + (holder.map { s in
+                let parts = s.split(separator: " ", maxSplits: 1)
+                return " (PID \(parts[0])" + (parts.count > 1 ? ", \(parts[1]))" : ")")
+            } ?? "")
+            + ": one device or command writes to a data folder at a time. Stop it first ("
+            + stop + "), or use another --data-dir"
+    }
+
     public var description: String {
         switch self {
         case .writeFailed(let path, let reason): "\(path): cannot write it: \(reason)"
@@ -260,13 +272,7 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .tooFewPoints(let reason): reason
         case .cannotOpen(let path, let reason): "cannot open the activity database \(path): \(reason)"
         case .busy(let directory, let holder):
-            "\(directory) is in use by another Pacer"
-                + (holder.map { s in
-                    let parts = s.split(separator: " ", maxSplits: 1)
-                    return " (PID \(parts[0])" + (parts.count > 1 ? ", \(parts[1]))" : ")")
-                } ?? "")
-                + ": one device or command writes to a data folder at a time. Stop it first ("
-                + StorageError.howToStop(holder) + "), or use another --data-dir"
+            StorageError.describeBusy(directory: directory, holder: holder, stop: StorageError.howToStop(holder))
         case .noDatabase(let directory):
             "no activities in \(directory): it holds no \(PacerDatabase.fileName) (is the data folder right? "
                 + "the device's is the settings' data_dir, /var/lib/pacer on the board)"

@@ -195,9 +195,10 @@ struct RunEndToEndTests {
         #expect(active.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(active.stdout)")
     }
 
-    /// Another user on the device's data folder hears that it is a permission problem, and
-    /// the fix, not SQLite's "unable to open database file". (Switching users needs root, as
-    /// CI and the development machines run.)
+    /// Another user on a data folder hears that it is a permission problem, with the folder's
+    /// owner and mode, not SQLite's "unable to open database file"; this folder is not the
+    /// device's, so no word of its group (issue 42: AnotherUserEndToEndTests has the
+    /// device's). (Switching users needs root, as CI and the development machines run.)
     @Test(.enabled(if: getuid() == 0, "switching to another user needs root"))
     func aDataFolderThisUserMayNotUseIsReportedAsSuch() throws {
         let dir = try makeTemporaryDirectory()
@@ -212,9 +213,9 @@ struct RunEndToEndTests {
         let asNobody = try Program.run("/usr/sbin/runuser", [
             "-u", "nobody", "--", binary, "activities", "list", "--data-dir", data,
         ])
-        #expect(asNobody.status != 0)
-        #expect(asNobody.stderr.contains("\(data): permission denied (owned by root:root, mode 700)"), "\(asNobody.stderr)")
-        #expect(asNobody.stderr.contains("sudo usermod -aG pacer $USER"), "\(asNobody.stderr)")
+        #expect(asNobody.status == 77, "\(asNobody.stderr)")
+        #expect(asNobody.stderr.contains("cannot read \(data): permission denied (owned by root:root, mode 700)"), "\(asNobody.stderr)")
+        #expect(!asNobody.stderr.contains("the device's data folder"), "\(asNobody.stderr)")
     }
 
     /// Power cut: the process is killed with SIGKILL in the middle of a recording; the next
