@@ -64,12 +64,15 @@ extension Configurator {
 
     /// Watches the running device (`pacer ctl watch`): hands `onLine` each line it sends
     /// (the first is its state now, or `error: …`) until the device ends the stream or
-    /// `onLine` returns false. `timeout` bounds connecting and the first line.
+    /// `onLine` returns false. `timeout` bounds connecting and the first line. Without
+    /// `socketPath`, the client's default (`ControlClient.defaultPath()`: a service socket
+    /// this user may not reach is a permission error, not "no Pacer running").
     public static func watchControl(
         socketPath: String? = nil, timeout: Duration, _ onLine: (String) -> Bool
     ) throws(ConfigurationError) {
         do {
-            try ControlClient.watch(socketPath: socketPath ?? defaultControlSocket, timeout: timeout, onLine)
+            let path = if let socketPath { socketPath } else { try ControlClient.defaultPath() }
+            try ControlClient.watch(socketPath: path, timeout: timeout, onLine)
         } catch {
             throw ConfigurationError(error.description, cause: error)
         }
@@ -80,7 +83,8 @@ extension Configurator {
         _ line: String, socketPath: String? = nil, timeout: Duration
     ) throws(ConfigurationError) -> String {
         do {
-            return try ControlClient.send(line, socketPath: socketPath ?? defaultControlSocket, timeout: timeout)
+            let path = if let socketPath { socketPath } else { try ControlClient.defaultPath() }
+            return try ControlClient.send(line, socketPath: path, timeout: timeout)
         } catch {
             throw ConfigurationError(error.description, cause: error)
         }

@@ -17,9 +17,13 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noServer(let path): "no Pacer running: nothing listens on \(path)"
+        case .permissionDenied(let path) where path.hasPrefix(ControlSocketServer.serviceDirectory + "/"):
+            "cannot reach Pacer on \(path): permission denied. The service's socket (and its folder "
+                + "\(ControlSocketServer.serviceDirectory)) is for group pacer: sudo usermod -aG pacer $USER, "
+                + "then log in again (or run as the pacer user)"
         case .permissionDenied(let path):
-            "cannot reach Pacer on \(path): permission denied. The service's socket is for the pacer group: "
-                + "sudo usermod -aG pacer $USER, then log in again (or run as the pacer user)"
+            "cannot reach Pacer on \(path): permission denied: the socket is its owner's (and its group's); "
+                + "run pacer ctl as that user, or join the group"
         case .timedOut(let path, let timeout): "Pacer on \(path) did not answer within \(ControlIO.text(timeout))"
         case .invalidCommand(let reason): reason
         case .failed(let path, let reason): "Pacer on \(path): \(reason)"
@@ -31,6 +35,36 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
 public enum ControlClient {
     /// The most of a reply read.
     static let maximumReply = 64 * 1024
+
+    /// The socket `pacer ctl` talks to without `--socket`: the server's default
+    /// (`ControlSocketServer.defaultPath()`), except that a service socket this user may not
+    /// reach is an error (issue 42: outside group pacer, the lstat of
+    /// `/run/pacer/control.sock` failed with EACCES and `pacer ctl` looked in the user's own
+    /// folder, saying no Pacer ran while the service did).
+    public static func defaultPath() throws(ControlClientError) -> String {
+        let env = { (name: String) in getenv(name).map { String(cString: $0) } }
+        let own = ControlSocketServer.defaultPath(runtimeDirectory: env("XDG_RUNTIME_DIR"), uid: getuid())
+        return try defaultPath(serviceRuntimeDirectory: env("RUNTIME_DIRECTORY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
+                               uid: getuid(), service: ControlSocketServer.serviceSocket(),
+                               ownSocketPresent: ControlSocketServer.serviceSocket(at: own) == .present)
+    }
+
+    /// The client's default path for a given environment and look at the service's socket;
+    /// `ownSocketPresent`: a socket is at this user's own default path (a `pacer run` of
+    /// theirs, which a forbidden service socket does not hide).
+    public static func defaultPath(
+        serviceRuntimeDirectory: String?, runtimeDirectory: String?, uid: uid_t, service: ControlSocketServer.ServiceSocket,
+        ownSocketPresent: Bool = false
+    ) throws(ControlClientError) -> String {
+        let path = ControlSocketServer.defaultPath(serviceRuntimeDirectory: serviceRuntimeDirectory, runtimeDirectory: runtimeDirectory,
+                                                   uid: uid, serviceSocketExists: service == .present)
+        // The service itself (its $RUNTIME_DIRECTORY) talks to its own socket.
+        let isService = serviceRuntimeDirectory?.split(separator: ":").first?.hasPrefix("/") ?? false
+        if service == .forbidden && !isService && !ownSocketPresent {
+            throw .permissionDenied(path: ControlSocketServer.serviceSocketPath)
+        }
+        return path
+    }
 
     /// Sends one command line (`waypoint Water`, `status`, …; without its newline) to the
     /// device listening on `socketPath` and returns its reply, without the final newline.

@@ -15,7 +15,34 @@ extension ControlSocketServer {
     public static func defaultPath() -> String {
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
         return defaultPath(serviceRuntimeDirectory: env("RUNTIME_DIRECTORY"), runtimeDirectory: env("XDG_RUNTIME_DIR"),
-                           uid: getuid(), serviceSocketExists: socketExists("\(serviceDirectory)/control.sock"))
+                           uid: getuid(), serviceSocketExists: serviceSocket() == .present)
+    }
+
+    /// The service's socket: `/run/pacer/control.sock`.
+    public static var serviceSocketPath: String { "\(serviceDirectory)/control.sock" }
+
+    /// What a look at the service's socket finds.
+    public enum ServiceSocket: Hashable, Sendable {
+        /// A socket file is there.
+        case present
+        /// Nothing (or not a socket) is there: no service runs.
+        case absent
+        /// Its folder is there but this user may not look into it (`/run/pacer` is 0750
+        /// pacer:pacer): the service may well run, for group pacer only.
+        case forbidden
+    }
+
+    /// Looks at `path` (the service's socket) with lstat.
+    public static func serviceSocket(at path: String = serviceSocketPath) -> ServiceSocket {
+        var info = stat()
+        if lstat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFSOCK ? .present : .absent }
+        return serviceSocket(lstatError: errno)
+    }
+
+    /// What lstat's error says of the service's socket: EACCES, a folder on the way that this
+    /// user may not search, is `forbidden`; anything else (ENOENT) `absent`.
+    public static func serviceSocket(lstatError code: Int32) -> ServiceSocket {
+        code == EACCES ? .forbidden : .absent
     }
 
     /// The default path for a given environment: `serviceRuntimeDirectory` is
@@ -27,11 +54,6 @@ extension ControlSocketServer {
         }
         if serviceSocketExists { return "\(serviceDirectory)/control.sock" }
         return defaultPath(runtimeDirectory: runtimeDirectory, uid: uid)
-    }
-
-    static func socketExists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// The default path for a given `XDG_RUNTIME_DIR` (ignored unless absolute) and user.

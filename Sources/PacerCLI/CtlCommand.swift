@@ -13,16 +13,18 @@ struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl", abstract: "Send a command to the running device.",
         discussion: """
-            Talks to `pacer run` or `pacer device` over its control socket: $XDG_RUNTIME_DIR/pacer/control.sock, \
+            Talks to `pacer run` or `pacer device` over its control socket: the service's \
+            /run/pacer/control.sock while it runs, else $XDG_RUNTIME_DIR/pacer/control.sock, \
             else /tmp/pacer-UID/control.sock, or --socket. Prints the device's reply; exits 1 when \
             the device refuses the command (not recording, …), 69 when no device is running, 75 \
-            when it is busy (too many clients) or does not answer in time. \
+            when it is busy (too many clients) or does not answer in time, 77 when this user may \
+            not reach the socket (the service's is for group pacer). \
             `pacer ctl watch` prints the device's events as they happen instead.
             """,
         subcommands: [Waypoint.self, Pause.self, Resume.self, Lap.self, Stop.self, Status.self, SayStatus.self, Start.self, Press.self, Watch.self])
 
     struct Options: ParsableArguments {
-        @Option(name: .long, help: "The control socket (default: $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
+        @Option(name: .long, help: "The control socket (default: /run/pacer/control.sock while the service runs, else $XDG_RUNTIME_DIR/pacer/control.sock, else /tmp/pacer-UID/control.sock).")
         var socket: String?
 
         @Option(name: .long, help: "Seconds to wait for the reply (watch: for the first line).")
