@@ -65,17 +65,32 @@ struct BeepCommand: ParsableCommand {
         let style = chosen ?? .beeps
         let tones = book.tones(for: cue, style: style)
         let buzzer: any Buzzer
+        // A silent buzzer's warning ("cues will be silent") is for the device; here its
+        // reason is this command's error.
+        var logger = Logger(label: "pacer.beep")
+        logger.logLevel = .error
         do {
-            buzzer = try Configurator.makeBuzzer(settings.buzzer, logger: Logger(label: "pacer.beep"))
+            buzzer = try Configurator.makeBuzzer(settings.buzzer, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
         buzzer.play(cue, tones: tones)
         buzzer.drain()
-        if buzzer.unavailableReason != nil {
-            throw ExitCode.failure  // the buzzer has logged why
+        if let reason = buzzer.unavailableReason {
+            throw CommandFailure(.unavailable, BeepCommand.cannotPlay(on: buzzer.name, reason: reason))
         }
         print("\(cue.rawValue) (\(style.rawValue), \(BeepCommand.seconds(tones))) on \(buzzer.name)")
+    }
+
+    /// Why nothing sounded (issue 42: a board without a sound card heard a warning and exit
+    /// 1): the output, ALSA's reason, and where to look.
+    static func cannotPlay(on output: String, reason: String) -> String {
+        var text = "pacer beep: cannot play on \(output): \(reason)"
+        if output.hasPrefix("alsa:") {
+            text += ". `aplay -l` lists the sound cards; name one with --buzzer alsa:plughw:CARD,0 (or the settings' "
+                + "buzzer:), or make it ALSA's default in /etc/asound.conf (Hardware/README.md, step 5)"
+        }
+        return text
     }
 
     /// Every cue: its name and meaning, then each rendering's notes and length.

@@ -109,6 +109,21 @@ struct CommandLineEndToEndTests {
         }
     }
 
+    /// `pacer beep` on a sound output that cannot play (issue 42: a board without a sound
+    /// card heard a warning and exit 1): one error naming the output, ALSA's reason and where
+    /// to look, and 69. An ALSA device name that no configuration has stands in for the card.
+    @Test func beepOnAnOutputThatCannotPlaySaysWhyWith69() throws {
+        let beep = try Pacer.run(["beep", "speed-up", "--buzzer", "alsa:pacer-no-such-card"])
+        #expect(beep.status == 69, "\(beep.stderr)")
+        #expect(beep.stderr.contains("Error: pacer beep: cannot play on alsa:pacer-no-such-card: cannot open ALSA device 'pacer-no-such-card' ("),
+                "\(beep.stderr)")
+        #expect(beep.stderr.contains("Unknown PCM pacer-no-such-card"), "\(beep.stderr)")
+        #expect(beep.stderr.contains("`aplay -l` lists the sound cards"), "\(beep.stderr)")
+        // The error alone: not the device's warning that its cues will be silent as well.
+        #expect(!beep.stderr.contains("cues will be silent"), "\(beep.stderr)")
+        #expect(beep.stdout.isEmpty, "\(beep.stdout)")
+    }
+
     /// `pacer say`: words into a WAV file; why speech is unavailable, with 69; a speaker that
     /// cannot be configured, with 78.
     @Test func sayCommand() throws {
