@@ -48,14 +48,8 @@ final class ScenarioRecorder: Sendable {
         // Longest first: the source writes `file://` before an absolute path, `file:` before a relative one.
         redactions = [("file://" + recording, "file:" + name), ("file:" + recording, "file:" + name),
                       ("file://" + absolute, "file:" + name), (recording, name), (absolute, name)]
-        let fm = FileManager.default
-        for path in [timelinePath, eventsPath] {
-            guard fm.createFile(atPath: path, contents: nil) else {
-                throw ScenarioError("cannot create \(path)")
-            }
-        }
-        let t = try FileHandle(forWritingTo: URL(fileURLWithPath: timelinePath))
-        let j = try FileHandle(forWritingTo: URL(fileURLWithPath: eventsPath))
+        let t = try ScenarioOutputFile.create(timelinePath)
+        let j = try ScenarioOutputFile.create(eventsPath)
         state.withLock {
             $0.timelineFile = t
             $0.jsonFile = j

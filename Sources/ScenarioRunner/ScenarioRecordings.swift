@@ -38,11 +38,7 @@ enum ScenarioRecordings {
             }
             let path = "\(scratch)/recording.hr.csv"
             try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            do {
-                try Data(model.stream(speeds: speeds).text.utf8).write(to: URL(fileURLWithPath: path))
-            } catch {
-                throw ScenarioError("\(path): cannot be written: \(error.localizedDescription)")
-            }
+            try ScenarioOutputFile.write(Array(model.stream(speeds: speeds).text.utf8), to: path)
             return path
         }
     }
@@ -62,9 +58,7 @@ enum ScenarioRecordings {
     /// Makes the recording `recipe` describes, as `pacer nmea synth RECIPE --out PATH` does.
     static func synthesize(recipe: String, to path: String) throws {
         var synthesizer = try synthesizer(recipe: recipe)
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path)
-        else { throw ScenarioError("\(path): cannot be written") }
+        let handle = try ScenarioOutputFile.create(path)
         defer { try? handle.close() }
         do {
             _ = try synthesizer.write(to: { (bytes: [UInt8]) throws(ScenarioError) in

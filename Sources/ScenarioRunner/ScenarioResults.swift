@@ -14,7 +14,7 @@ enum ScenarioResults {
         try GPXExchange.writeGPX(details, name: scenario.name, time: details.first?.summary.startedAt) {
             bytes.append(contentsOf: $0)
         }
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try ScenarioOutputFile.write(bytes, to: path)
     }
 
     static func writeSummary(
@@ -66,7 +66,7 @@ enum ScenarioResults {
         var out: [UInt8] = []
         summary.writeIndented(to: &out)
         out.append(0x0A)
-        try Data(out).write(to: URL(fileURLWithPath: path))
+        try ScenarioOutputFile.write(out, to: path)
     }
 
     /// The energy account of a device run: what each part cost at the battery, and why.

@@ -162,10 +162,10 @@ public enum ScenarioRunner {
         do {
             store = try PacerStore(directory: dataDir)
             details = try store.activities.activities().map { try store.activities.activity($0.id) }.sorted { $0.summary.id < $1.summary.id }
-            try ScenarioResults.writeGPX(details, scenario: scenario, to: "\(out)/track.gpx")
         } catch {
             throw ScenarioError("\(scenario.file): cannot read the results back from \(dataDir): \(error)")
         }
+        try ScenarioResults.writeGPX(details, scenario: scenario, to: "\(out)/track.gpx")
         let outcome = ScenarioOutcome(
             scenario: scenario, events: recorder.events, activities: details, duration: end,
             energy: runs.compactMap(\.energy))
