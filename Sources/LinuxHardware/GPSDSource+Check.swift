@@ -38,7 +38,7 @@ struct GPSDProbe {
     static func startFixes(host: String, port: Int) -> [String] {
         var fix: [String] = []
         if access("/usr/sbin/gpsd", X_OK) != 0 {
-            fix.append("install gpsd: sudo apt install gpsd gpsd-clients")
+            fix.append("install gpsd: sudo apt install gpsd gpsd-tools")
         }
         fix.append("start gpsd: sudo systemctl start gpsd (at every boot: sudo systemctl enable gpsd)")
         fix.append("if it does not stay up, see why: systemctl status gpsd; journalctl -u gpsd")

@@ -264,7 +264,7 @@ struct SerialProbe: Sendable {
                 status: .missing, found: found,
                 problem: "the receiver talks a binary protocol only, no NMEA",
                 fix: [
-                    "switch NMEA output on: for u-blox, ubxtool -e NMEA (gpsd-clients) or u-center; for SiRF, gpsctl -n \(path)",
+                    "switch NMEA output on: for u-blox, ubxtool -e NMEA (in the gpsd package) or u-center; for SiRF, gpsctl -n \(path)",
                     "or use the receiver through gpsd, which speaks the binary protocols: --gps gpsd://localhost:2947",
                 ],
                 facts: facts)
