@@ -10,24 +10,33 @@ import Logging
 ///
 /// `play` only queues: a thread of the buzzer's own renders each cue with `ToneSynthesizer`
 /// and writes it with `snd_pcm_writei` (16-bit mono, 100 ms of buffer, ALSA resampling if the
-/// device does not run at the synthesizer's rate). The device is opened once, in `init`, and
-/// kept open; when the queue runs dry the thread drains it (`snd_pcm_drain`: the last cue
-/// plays out and the stream stops, so an idle buzzer moves no data) and prepares it for the
-/// next cue. Cues queued back to back play back to back.
+/// device does not run at the synthesizer's rate). The device is opened in `init` and kept
+/// open; when the queue runs dry the thread drains it (`snd_pcm_drain`: the last cue plays
+/// out and the stream stops, so an idle buzzer moves no data) and prepares it for the next
+/// cue. Cues queued back to back play back to back.
 ///
 /// A device that cannot be opened is not an error for the firmware: one warning is logged,
-/// naming the device and ALSA's reason, and the buzzer stays silent for its whole life (plays
-/// are dropped without further messages; restart to retry — `pacer hw check` uses `probe` to
-/// say what is wrong). A device that fails while playing (a USB speaker unplugged) does the
-/// same, and lets go of the device at once. ALSA's own diagnostics, which it would print on
-/// stderr, are folded into that warning.
+/// naming the device and ALSA's reason, and the buzzer is silent (plays are dropped without
+/// further messages; `pacer hw check` uses `probe` to say what is wrong). A device that fails
+/// while playing (a USB speaker unplugged) does the same, and lets go of the device at once.
+/// A silent buzzer recovers by itself: a cue played while it is silent makes its thread try
+/// to open the device again, at most once every `retryInterval` (2 s; plays in between are
+/// dropped at once, so a missing card costs nothing), and when it opens the cue plays and
+/// one info message says the sound is back. That is for a sound card that appears after
+/// the device started (systemd starts `pacer device` before udev has brought up a USB card;
+/// the emulated board's came 10 s late) or comes back after a reset. The open runs on the
+/// buzzer's thread, so `play` never waits for it. A device that opens again but still cannot
+/// play (`isSilent` again at once) is the same outage: nothing more is logged until it has
+/// played. ALSA's own diagnostics, which it would print on stderr, are folded into the
+/// warning.
 ///
 /// Deinitialising the buzzer plays out what is queued, then closes the device.
 public final class ALSABuzzer: Buzzer {
     public let device: String
     public let synthesizer: ToneSynthesizer
     private let player: Player?
-    private let openError: ALSAError?
+    /// The playing thread could not be started: silent for good.
+    private let startError: ALSAError?
 
     public var name: String { "alsa:\(device)" }
 
@@ -36,31 +45,33 @@ public final class ALSABuzzer: Buzzer {
     ///   - configuration: ALSA configuration text (`pcm.NAME { … }`) in which `device` is
     ///     looked up instead of the system's configuration. Tests use it to route the buzzer
     ///     into ALSA's `file` plugin without touching the process's environment.
-    ///   - logger: receives the one warning when the device cannot be used.
+    ///   - retryInterval: while the device cannot be used, a cue tries to open it again at
+    ///     most this often.
+    ///   - logger: receives the one warning when the device cannot be used, and the one info
+    ///     message when it plays again.
     public init(
         device: String = "default", sampleRate: Int = ToneSynthesizer.defaultSampleRate,
-        configuration: String? = nil, logger: Logger? = nil
+        configuration: String? = nil, retryInterval: Duration = .seconds(2), logger: Logger? = nil
     ) {
         self.device = device
         let synthesizer = ToneSynthesizer(sampleRate: sampleRate)
         self.synthesizer = synthesizer
-        switch ALSAPlayback.open(device: device, sampleRate: sampleRate, configuration: configuration) {
-        case .success(let handle):
-            let player = Player(handle: handle, device: device, synthesizer: synthesizer, logger: logger)
-            if player.start() {
-                self.player = player
-                openError = nil
-            } else {
-                handle.close()
-                self.player = nil
-                openError = ALSAError(device: device, operation: .startThread, code: -EAGAIN)
-            }
-        case .failure(let error):
-            player = nil
-            openError = error
+        let player = Player(
+            device: device, sampleRate: sampleRate, configuration: configuration, synthesizer: synthesizer,
+            retryInterval: retryInterval, logger: logger)
+        // The first open is the caller's, as before: the power-on check reads at once whether
+        // the device is there (`unavailableReason`).
+        let opened = player.openFirst()
+        if player.start() {
+            self.player = player
+            startError = nil
+        } else {
+            player.closeUnstarted()
+            self.player = nil
+            startError = ALSAError(device: device, operation: .startThread, code: -EAGAIN)
         }
-        if let openError {
-            logger?.warning("no sound: \(openError); cues will be silent")
+        if let problem = startError ?? opened {
+            logger?.warning("no sound: \(problem); cues will be silent")
         }
     }
 
@@ -68,26 +79,28 @@ public final class ALSABuzzer: Buzzer {
         player?.stop()
     }
 
-    /// True when no sound comes out: the device could not be opened, or failed since.
+    /// True when no sound comes out: the device could not be opened, or failed since (and has
+    /// not opened again).
     public var unavailableReason: String? { problem.map { "\($0)" } }
 
     public var isSilent: Bool { player?.failure != nil || player == nil }
 
-    /// Why the buzzer is silent, or nil while it works.
-    public var problem: ALSAError? { openError ?? player?.failure }
+    /// Why the buzzer is silent (the latest failure to open or to play), or nil while it works.
+    public var problem: ALSAError? { startError ?? player?.failure }
 
-    /// Queues the cue and returns at once.
+    /// Queues the cue and returns at once; on a silent buzzer, may have its thread try the
+    /// device again first.
     public func play(_ cue: Cue, tones: [Tone]) {
         guard !tones.isEmpty else { return }
-        player?.enqueue(.tones(tones))
+        _ = player?.enqueue(.tones(tones))
     }
 
     /// Queues speech behind the cues (resampled to the buzzer's rate): the same thread and
-    /// stream play both, so words and beeps take turns. False when the buzzer is silent.
+    /// stream play both, so words and beeps take turns. False when the buzzer is silent (and
+    /// does not try the device again for it now).
     public func play(_ clip: SoundClip) -> Bool {
-        guard let player, player.failure == nil, !clip.samples.isEmpty else { return false }
-        player.enqueue(.clip(clip.resampled(to: synthesizer.sampleRate)))
-        return true
+        guard let player, !clip.samples.isEmpty else { return false }
+        return player.enqueue(.clip(clip.resampled(to: synthesizer.sampleRate)))
     }
 
     /// Drops the cuttable clips waiting; the one playing stops within 20 ms.
@@ -95,7 +108,8 @@ public final class ALSABuzzer: Buzzer {
         player?.cut()
     }
 
-    /// Blocks until every queued cue has been written and played out by the device.
+    /// Blocks until every queued cue has been written and played out by the device (or
+    /// dropped, the device being missing).
     public func drain() {
         player?.waitUntilIdle()
     }
@@ -293,14 +307,16 @@ func pacerALSADiagnostic(_ text: UnsafePointer<CChar>, _ code: Int32) {
 
 /// The queue and the thread that plays it.
 ///
-/// Guarded by `mutex`: `queue`, `busy`, `stopping`, `failureStorage`. Touched only by the
-/// playing thread once it has started: `playback`, `isOpen`, `needsDrain`. `work` is signalled when a
-/// cue is queued or the player must stop; `idle` is broadcast when the queue is empty and the
-/// device has drained.
+/// Guarded by `mutex`: `queue`, `cuts`, `busy`, `stopping`, `failureStorage`, `reopening`,
+/// `lastAttempt`, `warned`. Touched only by the playing thread once it has started (before,
+/// by `init`'s): `playback`, `needsDrain`. `work` is signalled when a cue is queued or the
+/// player must stop; `idle` is broadcast when the queue is empty and the device has drained.
 private final class Player: @unchecked Sendable {
-    private let playback: ALSAPlayback
     private let device: String
+    private let sampleRate: Int
+    private let configuration: String?
     private let synthesizer: ToneSynthesizer
+    private let retryInterval: Duration
     private let logger: Logger?
 
     enum Item {
@@ -313,24 +329,43 @@ private final class Player: @unchecked Sendable {
         }
     }
 
+    /// The device while it is open; nil while the buzzer is silent.
+    private var playback: ALSAPlayback?
     private var queue: [Item] = []
     /// Bumped by `cut`: a cuttable item being written stops when it changes.
     private var cuts = 0
     private var busy = false
     private var stopping = false
+    /// Why the device is not open; nil while it is.
     private var failureStorage: ALSAError?
+    /// A play on the silent buzzer asked the thread to open the device again.
+    private var reopening = false
+    /// When the device was last tried (opened, or found failing): the next try waits
+    /// `retryInterval` from it.
+    private var lastAttempt = ContinuousClock.now
+    /// The silence was warned about and nothing has played since: a second failure within it
+    /// (a device that opens but cannot play) says nothing more.
+    private var warned = false
     private var needsDrain = false
-    private var isOpen = true
+
+    /// Plays queued while the thread tries the device are kept up to this many (one try is
+    /// quick; one that hangs must not gather speech without end).
+    static let queuedWhileOpening = 8
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let work = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let idle = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var thread = pthread_t()
 
-    init(handle: ALSAPlayback, device: String, synthesizer: ToneSynthesizer, logger: Logger?) {
-        playback = handle
+    init(
+        device: String, sampleRate: Int, configuration: String?, synthesizer: ToneSynthesizer,
+        retryInterval: Duration, logger: Logger?
+    ) {
         self.device = device
+        self.sampleRate = sampleRate
+        self.configuration = configuration
         self.synthesizer = synthesizer
+        self.retryInterval = retryInterval
         self.logger = logger
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(work, nil)
@@ -344,6 +379,31 @@ private final class Player: @unchecked Sendable {
         idle.deallocate()
         work.deallocate()
         mutex.deallocate()
+    }
+
+    private func open() -> Result<ALSAPlayback, ALSAError> {
+        ALSAPlayback.open(device: device, sampleRate: sampleRate, configuration: configuration)
+    }
+
+    /// The first open, before the thread starts: the error when the device cannot be used
+    /// (the caller warns).
+    func openFirst() -> ALSAError? {
+        switch open() {
+        case .success(let handle):
+            playback = handle
+            return nil
+        case .failure(let error):
+            failureStorage = error
+            warned = true
+            lastAttempt = .now
+            return error
+        }
+    }
+
+    /// Lets go of the device when the thread could not be started.
+    func closeUnstarted() {
+        playback?.close()
+        playback = nil
     }
 
     /// Starts the playing thread, which holds a reference to the player until it ends.
@@ -367,13 +427,24 @@ private final class Player: @unchecked Sendable {
         return failureStorage
     }
 
-    func enqueue(_ item: Item) {
+    /// Queues `item`; false when it is dropped. While the device is not open, an item queued
+    /// `retryInterval` or more after the last try has the thread try again (and plays if it
+    /// opens); one queued sooner is dropped.
+    func enqueue(_ item: Item) -> Bool {
         pthread_mutex_lock(mutex)
-        if failureStorage == nil && !stopping {
-            queue.append(item)
-            pthread_cond_signal(work)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !stopping else { return false }
+        if failureStorage != nil {
+            if reopening {
+                guard queue.count < Self.queuedWhileOpening else { return false }
+            } else {
+                guard ContinuousClock.now - lastAttempt >= retryInterval else { return false }
+                reopening = true
+            }
         }
-        pthread_mutex_unlock(mutex)
+        queue.append(item)
+        pthread_cond_signal(work)
+        return true
     }
 
     func cut() {
@@ -413,25 +484,52 @@ private final class Player: @unchecked Sendable {
             pthread_mutex_lock(mutex)
             while true {
                 var error: ALSAError?
-                if !queue.isEmpty {
+                if reopening {
+                    // A play on the silent buzzer: the device again, off the caller's thread.
+                    busy = true
+                    pthread_mutex_unlock(mutex)
+                    let opened = open()
+                    pthread_mutex_lock(mutex)
+                    reopening = false
+                    lastAttempt = .now
+                    switch opened {
+                    case .success(let handle):
+                        playback = handle
+                        failureStorage = nil
+                    case .failure(let failure):
+                        // Still missing: what was queued for it is dropped, silently.
+                        failureStorage = failure
+                        queue.removeAll()
+                    }
+                    continue
+                }
+                if let playback, !queue.isEmpty {
                     let item = queue.removeFirst()
                     busy = true
                     let cutsAtStart = cuts
                     pthread_mutex_unlock(mutex)
                     switch item {
                     case .tones(let tones):
-                        error = write(synthesizer.render(tones), diagnostics: diagnostics)
+                        error = write(synthesizer.render(tones), to: playback, diagnostics: diagnostics)
                     case .clip(let clip):
                         error = write(
-                            clip.samples, diagnostics: diagnostics, inPieces: true,
+                            clip.samples, to: playback, diagnostics: diagnostics, inPieces: true,
                             stopWhen: clip.cuttable ? { [unowned self] in cutCount != cutsAtStart } : nil)
                     }
                     pthread_mutex_lock(mutex)
-                } else if needsDrain {
+                    if error == nil, warned {
+                        // The first sound since the warning: say once that it is back.
+                        warned = false
+                        pthread_mutex_unlock(mutex)
+                        logger?.info("sound is back: ALSA device '\(device)' plays again")
+                        pthread_mutex_lock(mutex)
+                    }
+                } else if let playback, needsDrain {
                     pthread_mutex_unlock(mutex)
-                    error = drainDevice(diagnostics: diagnostics)
+                    error = drainDevice(playback, diagnostics: diagnostics)
                     pthread_mutex_lock(mutex)
                 } else {
+                    queue.removeAll()  // none without a device (a failure emptied it)
                     busy = false
                     pthread_cond_broadcast(idle)
                     if stopping { break }
@@ -439,20 +537,25 @@ private final class Player: @unchecked Sendable {
                     continue
                 }
                 if let error, failureStorage == nil {
-                    // Silent for good: drop what is queued, then say so once (not under the lock).
+                    // Silent until a play tries again: drop what is queued, let go of the
+                    // device, then say so once (not under the lock).
                     failureStorage = error
+                    lastAttempt = .now
                     queue.removeAll()
                     needsDrain = false
+                    let warn = !warned
+                    warned = true
                     pthread_mutex_unlock(mutex)
-                    playback.close()
-                    isOpen = false
-                    logger?.warning("no sound: \(error); cues will be silent")
+                    playback?.close()
+                    playback = nil
+                    if warn { logger?.warning("no sound: \(error); cues will be silent") }
                     pthread_mutex_lock(mutex)
                 }
             }
             pthread_mutex_unlock(mutex)
         }
-        if isOpen { playback.close() }
+        playback?.close()
+        playback = nil
     }
 
     /// Writes `samples`. Speech goes `inPieces` of 20 ms: seconds of it in one `writei`
@@ -461,7 +564,8 @@ private final class Player: @unchecked Sendable {
     /// `stopWhen` is asked; when it turns true the device drops what it holds (the sound stops
     /// at once) and the rest is not written.
     private func write(
-        _ samples: [Int16], diagnostics: ALSADiagnostics, inPieces: Bool = false, stopWhen: (() -> Bool)? = nil
+        _ samples: [Int16], to playback: ALSAPlayback, diagnostics: ALSADiagnostics, inPieces: Bool = false,
+        stopWhen: (() -> Bool)? = nil
     ) -> ALSAError? {
         diagnostics.removeAll()
         let pcm = playback.pcm
@@ -494,7 +598,7 @@ private final class Player: @unchecked Sendable {
         return code.map { ALSAError(device: device, operation: .write, code: $0, detail: diagnostics.first) }
     }
 
-    private func drainDevice(diagnostics: ALSADiagnostics) -> ALSAError? {
+    private func drainDevice(_ playback: ALSAPlayback, diagnostics: ALSADiagnostics) -> ALSAError? {
         diagnostics.removeAll()
         needsDrain = false
         let pcm = playback.pcm

@@ -140,6 +140,92 @@ struct ALSABuzzerTests {
         #expect(text.contains("No space left on device"), "\(text)")
     }
 
+    /// A sound card that appears after the device started (the emulated board's USB card came
+    /// 10 s after `pacer device`): here the card's definition, a file the capture's ALSA
+    /// configuration refers to (`@func refer`), missing when the buzzer opens, so the open
+    /// fails as for a missing card. Silent with one warning; a cue within 2 s of the last try
+    /// does not try again; one after it opens the device on the buzzer's thread, plays whole,
+    /// and one info message says so.
+    @Test func aCardThatAppearsLaterIsOpenedByALaterCue() throws {
+        let log = LogRecorder()
+        let folder = try makeTemporaryDirectory("alsaLateCard")
+        let capture = ALSACapture(directory: folder)
+        let card = folder + "/card.conf"
+        let configuration = """
+            pcm.\(ALSACapture.device) {
+                type file
+                slave.pcm { @func refer file "\(card)" name pcm.pacer_card }
+                file "\(capture.output)"
+                format "raw"
+            }
+            """
+        let buzzer = ALSABuzzer(device: ALSACapture.device, configuration: configuration, logger: log.logger)
+        #expect(buzzer.isSilent)
+        #expect(buzzer.problem?.operation == .open)
+        #expect(buzzer.unavailableReason?.hasPrefix("cannot open ALSA device 'pacer_capture' (No such file") == true)
+        try "pcm.pacer_card { type null }\n".write(toFile: card, atomically: true, encoding: .utf8)
+        // Too soon after the failed open: dropped at once, the device not tried.
+        let clock = ContinuousClock()
+        let soon = clock.measure {
+            buzzer.play(.gpsLost, tones: ALSABuzzerTests.beeps)
+            buzzer.drain()
+        }
+        #expect(soon < .seconds(1))
+        #expect(buzzer.isSilent)
+        #expect(!FileManager.default.fileExists(atPath: capture.output))
+        Thread.sleep(forTimeInterval: 2.1)
+        let later = clock.measure { buzzer.play(.gpsBack, tones: ALSABuzzerTests.melody) }
+        #expect(later < .seconds(1))  // the open is the buzzer's thread's
+        buzzer.drain()
+        #expect(!buzzer.isSilent)
+        #expect(buzzer.problem == nil)
+        #expect(buzzer.unavailableReason == nil)
+        #expect(try capture.samples() == ToneSynthesizer().render(ALSABuzzerTests.melody))
+        buzzer.play(.onPace, tones: ALSABuzzerTests.beeps)
+        buzzer.drain()
+        #expect(try capture.samples() == ToneSynthesizer().render(ALSABuzzerTests.melody + ALSABuzzerTests.beeps))
+        #expect(log.entries.map(\.level) == [.warning, .info], "\(log.messages)")
+        #expect(log.messages.first?.hasPrefix("no sound: cannot open ALSA device 'pacer_capture' (") == true)
+        #expect(log.messages.last == "sound is back: ALSA device 'pacer_capture' plays again")
+    }
+
+    /// An output that fails at the first cue (the `file` plugin's folder is missing: it opens
+    /// its file then) and can be used later (the folder made): a cue 2 s after the failure
+    /// opens the device again and plays whole.
+    @Test func aDeviceThatFailedWhilePlayingIsOpenedAgainByALaterCue() throws {
+        let log = LogRecorder()
+        let folder = try makeTemporaryDirectory("alsaLateFolder") + "/out"
+        let capture = ALSACapture(directory: folder)
+        let buzzer = ALSABuzzer(device: ALSACapture.device, configuration: capture.configuration, logger: log.logger)
+        buzzer.play(.gpsLost, tones: ALSABuzzerTests.beeps)
+        buzzer.drain()
+        #expect(buzzer.isSilent)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        Thread.sleep(forTimeInterval: 2.1)
+        buzzer.play(.gpsBack, tones: ALSABuzzerTests.melody)
+        buzzer.drain()
+        #expect(!buzzer.isSilent)
+        #expect(try capture.samples() == ToneSynthesizer().render(ALSABuzzerTests.melody))
+        #expect(log.entries.map(\.level) == [.warning, .info], "\(log.messages)")
+    }
+
+    /// A device that opens again but still cannot play (here: writes to /dev/full), tried by
+    /// cue after cue: the one warning of its first failure and nothing more, no "back".
+    @Test func aDeviceThatStillFailsWhenTriedAgainSaysNothingMore() {
+        let log = LogRecorder()
+        let capture = ALSACapture(output: "/dev/full")
+        let buzzer = ALSABuzzer(
+            device: ALSACapture.device, configuration: capture.configuration, retryInterval: .zero, logger: log.logger)
+        for _ in 0..<4 {
+            buzzer.play(.gpsLost, tones: ALSABuzzerTests.beeps)
+            buzzer.drain()
+            #expect(buzzer.isSilent)
+            #expect(buzzer.problem?.operation == .write)
+        }
+        #expect(log.entries.count == 1, "\(log.messages)")
+        #expect(log.entries.first?.level == .warning)
+    }
+
     /// A configuration that does not parse is reported like a missing device.
     @Test func aBrokenConfigurationIsReported() {
         let log = LogRecorder()
