@@ -231,16 +231,17 @@ public struct PlansSection: CompanionSection {
         try SectionPages.refuseDuringWorkout(device)
         let file = try plan(source: request.parameters["source"] ?? "", name: request.parameters["name"] ?? "")
         let store = try device.store()
+        let data = SectionPages.absolute(try settings().dataDirectory)
         let path: String
         if let id = file.storedID {
-            path = try PlanActions.storedPlanPath(id, in: store.plans, dataFolder: SectionPages.absolute(try settings().dataDirectory))
+            path = try PlanActions.storedPlanPath(id, in: store.plans, dataFolder: data)
         } else {
             path = file.path ?? ""
         }
-        let (plan, key, activities) = try PlanActions.activate(path: path, in: { store }, at: now())
+        let (plan, key, activities, copy) = try PlanActions.activate(path: path, dataFolder: data, in: { store }, at: now())
         device.planChanged()
         let line = PlanActions.progressLine(plan, done: try activities.plans.workoutsDone(plan: key), today: now().date)
-        return .redirect(to: "/plans", notice: "The device's plan is now '\(plan.name)' (\(path), \(key)). \(line)")
+        return .redirect(to: "/plans", notice: "The device's plan is now '\(plan.name)' (\(path), \(key)), copied to \(copy). \(line)")
     }
 
     func upload(_ request: PageRequest) throws -> PageResponse {

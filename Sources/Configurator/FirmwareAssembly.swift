@@ -105,7 +105,8 @@ extension Configurator {
         }
         recoverRadio(device, logger: logger)
         // What a write killed part way left (a power cut during a plan upload, a settings change).
-        for folder in [settings.dataDirectory, settings.dataDirectory + "/plans"] {
+        for folder in [settings.dataDirectory, settings.dataDirectory + "/plans",
+                       PlanActions.activatedFolder(dataFolder: settings.dataDirectory)] {
             for name in OutputFile.removeLeftovers(in: folder) {
                 logger.notice("removed \(folder)/\(name), left by a write that did not finish")
             }

@@ -162,16 +162,70 @@ public enum PlanActions {
         return path
     }
 
-    /// `pacer plan activate`: the plan file at `path` (absolute) made the device's; the
-    /// plan loaded (its file, line, key and reason when broken) and its key.
+    /// Where the device keeps its copies of the plans made its own (`activate`): the data
+    /// folder's `plans/activated`, beside the plans of the data folder, not among them.
+    public static func activatedFolder(dataFolder: String) -> String {
+        "\(dataFolder)/plans/activated"
+    }
+
+    /// `pacer plan activate`: the plan file at `path` (absolute) made the device's. The plan
+    /// is loaded (its file, line, key and reason when broken), then copied into the data
+    /// folder as it is (`plans/activated/HEX.yaml`, HEX its key's; `.fit` for a FIT workout),
+    /// written whole or not at all, mode 0644 in folders of the data folder's mode, and the
+    /// copy is made the device's: the device reads its plan from its own folder (the service
+    /// cannot see /tmp, /var/tmp or a home: PrivateTmp, ProtectHome; a board under emulation
+    /// said `FAULT the device's plan /var/tmp/board-plan.yaml cannot be read`), and a later
+    /// edit or removal of the file changes nothing on it. Progress is kept by the key, which
+    /// the copy shares; the same file activated again is the same copy. `dataFolder` is made
+    /// absolute against `currentDirectory`, so the device finds the copy from anywhere. The
+    /// store is opened before anything is written (a folder another Pacer holds is refused).
     public static func activate(
-        path: String, in store: () throws -> PacerStore, at time: UTCTimestamp
-    ) throws -> (plan: TrainingPlan, key: PlanKey, store: PacerStore) {
+        path: String, dataFolder: String, in store: () throws -> PacerStore, at time: UTCTimestamp,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws -> (plan: TrainingPlan, key: PlanKey, store: PacerStore, copy: String) {
         let loaded = try PlanLoader.load(path: path)
-        let key = try key(ofPlanFile: path)
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw PlanActionError(.noInput, "\(path): cannot be read")
+        }
+        let key = PlanKey(contents: bytes)
         let activities = try store()
-        try activities.plans.setActivePlan(key, source: path, at: time)
-        return (loaded, key, activities)
+        let data = dataFolder.hasPrefix("/") ? dataFolder : currentDirectory + "/" + dataFolder
+        let folder = activatedFolder(dataFolder: data)
+        let copy = "\(folder)/\(key.rawValue.dropFirst("plan:".count)).\(PlanLoader.isFIT(path) ? "fit" : "yaml")"
+        if FileManager.default.contents(atPath: copy) != bytes {
+            do {
+                try makeFolders(folder, below: data)
+                try OutputFile.write(copy, as: .own(mode: 0o644)) { write in try write(Array(bytes)) }
+            } catch {
+                throw PlanActionError(.cannotCreate, "\(copy): cannot keep the device's copy of \(path): \(error)")
+            }
+        }
+        try activities.plans.setActivePlan(key, source: copy, at: time)
+        return (loaded, key, activities, copy)
+    }
+
+    /// Makes `folder` and the missing folders between `top` and it, each with `top`'s
+    /// permissions (the device's data folder is 0770, group pacer: a member of the group who
+    /// activates a plan leaves folders the service can write in too).
+    static func makeFolders(_ folder: String, below top: String) throws {
+        var info = stat()
+        guard stat(top, &info) == 0 else {
+            throw PlanActionError(.cannotCreate, "\(top): \(String(cString: strerror(errno)))")
+        }
+        var missing: [String] = []
+        var at = folder
+        while at.count > top.count, !FileManager.default.fileExists(atPath: at) {
+            missing.append(at)
+            at = (at as NSString).deletingLastPathComponent
+        }
+        for path in missing.reversed() {
+            if mkdir(path, info.st_mode & 0o7777) == 0 {
+                // As the data folder's, whatever the umask.
+                _ = chmod(path, info.st_mode & 0o7777)
+            } else if errno != EEXIST {
+                throw PlanActionError(.cannotCreate, "\(path): cannot be made (\(String(cString: strerror(errno))))")
+            }
+        }
     }
 
     /// `pacer plan export PLAN --workout N --fit FILE`: workout `number` (from 1) of the plan

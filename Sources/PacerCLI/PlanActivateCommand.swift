@@ -40,7 +40,10 @@ extension PlanCommand {
                 first workout not completed yet (run to its last phase), while the plan's \
                 deadline has not passed. Progress is kept by the plan file's identity (a hash \
                 of its contents), not its name: two plans with one name keep their own, and a \
-                plan file that changes starts afresh.
+                plan file that changes starts afresh. The device keeps its own copy of the \
+                file in the data folder (plans/activated/), so the file may be anywhere the \
+                device cannot read (/tmp, a home) and may change or go afterwards: activate \
+                it again to follow a changed file.
                 """)
 
         @Argument(help: "A plan file, a bundled plan's name, or a stored plan's id.")
@@ -64,15 +67,16 @@ extension PlanCommand {
             } else {
                 path = try PlanCommand.planPath(plan, config: store.config)
             }
-            let (loaded, key, activities): (TrainingPlan, PlanKey, PacerStore)
+            let (loaded, key, activities, copy): (TrainingPlan, PlanKey, PacerStore, String)
             do {
-                (loaded, key, activities) = try PlanActionError.onCommandLine {
-                    try PlanActions.activate(path: path, in: { try store.open(writing: true) }, at: WallClock.now)
+                let data = try store.folder()
+                (loaded, key, activities, copy) = try PlanActionError.onCommandLine {
+                    try PlanActions.activate(path: path, dataFolder: data, in: { try store.open(writing: true) }, at: WallClock.now)
                 }
             } catch let error as DataFileError {
                 throw CommandFailure(error)
             }
-            print("The device's plan is now '\(loaded.name)' (\(path), \(key)).")
+            print("The device's plan is now '\(loaded.name)' (\(path), \(key)), copied to \(copy).")
             print(PlanCommand.progressLine(loaded, done: try activities.plans.workoutsDone(plan: key), today: PlanCommand.systemToday()))
         }
     }

@@ -27,7 +27,12 @@ import TestSupport
         #expect(redirect.notice?.hasPrefix("The device's plan is now 'Intervals'") == true, "\(redirect)")
         #expect(redirect.notice?.contains("0/1 workouts done; next: workout 1, 6 x 2 min") == true, "\(redirect)")
         let active = try #require(try f.device.activities.plans.activePlan())
-        #expect(active.source == hardwareDirectory + "/plans/intervals.yaml")
+        // The device's own copy, in its data folder, named by the plan's key.
+        let copy = f.data + "/plans/activated/\(active.key.rawValue.dropFirst(5)).yaml"
+        #expect(active.source == copy)
+        #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: hardwareDirectory + "/plans/intervals.yaml"))
+        #expect(redirect.notice?.contains("(\(hardwareDirectory)/plans/intervals.yaml, \(active.key)), copied to \(copy).") == true,
+                "\(redirect)")
         #expect(f.device.plansChanged.withLock { $0 } == 1, "the device is told, so it offers the new plan at once")
         let page = try await callRoute(f.plans, .get, "/plans")
         #expect(page.body.contains("<p id=\"todays-workout\">Today's workout: 1, <strong>6 x 2 min</strong>"), "\(page.body)")
@@ -97,7 +102,9 @@ import TestSupport
         #expect(shown.body.contains("id=\"fit-1\""))
         let activated = try await callRoute(f.plans, .post, "/plans/stored/1/activate")
         #expect(activated.redirect?.notice?.contains(f.data + "/plans/5k-from-2026-06-01.yaml") == true, "\(activated)")
-        #expect(try f.device.activities.plans.activePlan()?.source == f.data + "/plans/5k-from-2026-06-01.yaml")
+        let source = try #require(try f.device.activities.plans.activePlan()?.source)
+        #expect(source.hasPrefix(f.data + "/plans/activated/"), "\(source)")
+        #expect(FileManager.default.contents(atPath: source) == FileManager.default.contents(atPath: f.data + "/plans/5k-from-2026-06-01.yaml"))
         let index = try await callRoute(f.plans, .get, "/plans")
         #expect(index.body.contains("id=\"activate-stored-1\""))
         #expect(!index.body.contains("id=\"activate-data-5k-from-2026-06-01-yaml\""), "a stored plan is listed once")

@@ -39,6 +39,42 @@ struct PlanAgendaTests {
         if case .workout(_, _, let index, let again) = today { (index, again) } else { nil }
     }
 
+    /// `pacer plan activate` of a file elsewhere (a temporary folder): the device's plan is its
+    /// copy in the data folder's plans/activated, so the agenda still offers its workout when
+    /// the file is gone; the copy's folders take the data folder's mode (group pacer's).
+    @Test func anActivatedPlanIsOfferedWhenItsFileIsGone() throws {
+        let dir = try makeTemporaryDirectory()
+        let data = "\(dir)/data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o750])
+        let store = try PacerStore(directory: data)
+        try FileManager.default.createDirectory(atPath: "\(dir)/elsewhere", withIntermediateDirectories: false)
+        let file = "\(dir)/elsewhere/base.yaml"
+        let text = Self.planText(name: "Base")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let time = UTCTimestamp(date: Self.may2, millisecondOfDay: 0)
+        let activated = try PlanActions.activate(path: file, dataFolder: data, in: { store }, at: time)
+        #expect(activated.key == PlanKey(contents: Array(text.utf8)))
+        #expect(activated.copy == "\(data)/plans/activated/\(activated.key.rawValue.dropFirst(5)).yaml")
+        #expect(try store.plans.activePlan()?.source == activated.copy)
+        for folder in ["\(data)/plans", "\(data)/plans/activated"] {
+            let mode = (try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == 0o750, "\(folder)")
+        }
+        try FileManager.default.removeItem(atPath: "\(dir)/elsewhere")
+        let agenda = PlanAgenda(plans: store.plans)
+        guard case .workout(let plan, let key, 0, false) = agenda.today(on: Self.may2) else {
+            Issue.record("not offered: \(agenda.today(on: Self.may2))")
+            return
+        }
+        #expect(plan.name == "Base" && key == activated.key)
+        // Activated again (the same text, from another file): the same copy, nothing else.
+        try text.write(toFile: "\(dir)/again.yaml", atomically: true, encoding: .utf8)
+        let again = try PlanActions.activate(path: "\(dir)/again.yaml", dataFolder: data, in: { store }, at: time)
+        #expect(again.copy == activated.copy)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(data)/plans/activated").count == 1)
+    }
+
     @Test func theFirstWorkoutNotCompletedIsOfferedAndAPlanDoneStartsAgain() throws {
         let dir = try makeTemporaryDirectory()
         let store = try PacerStore(directory: dir)

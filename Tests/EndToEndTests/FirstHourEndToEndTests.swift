@@ -49,8 +49,12 @@ struct FirstHourEndToEndTests {
         let activate = try Pacer.run(["plan", "activate", "1", "--data-dir", data])
         #expect(activate.status == 0, "\(activate.stderr)")
         #expect(activate.stdout.hasPrefix("The device's plan is now '7 km in 35:00 by 2026-07-24' (\(file), "), "\(activate.stdout)")
+        // The device follows its own copy, kept in the data folder under the plan's key.
+        let copied = try #require(activate.stdout.range(of: "copied to \(data)/plans/activated/"), "\(activate.stdout)")
+        let copy = String(activate.stdout[copied.lowerBound...].dropFirst("copied to ".count).prefix { $0 != "\n" }.dropLast())
+        #expect(copy.hasSuffix(".yaml"), "\(copy)")
         let active = try Pacer.run(["plan", "active", "--data-dir", data])
-        #expect(active.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(file), "), "\(active.stdout)")
+        #expect(active.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(copy), "), "\(active.stdout)")
 
         // Its file moved away (--out elsewhere, or removed): the stored text is written back.
         try FileManager.default.removeItem(atPath: file)
@@ -69,7 +73,7 @@ struct FirstHourEndToEndTests {
         let relative = try Pacer.run(["plan", "activate", "1", "--data-dir", "data"], in: dir)
         #expect(relative.status == 0 && relative.stdout.contains("(\(data)/plans/plan-1.yaml, "), "\(relative.stdout) \(relative.stderr)")
         let elsewhere = try Pacer.run(["plan", "active", "--data-dir", data], in: "/")
-        #expect(elsewhere.status == 0 && elsewhere.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(data)/plans/plan-1.yaml, "),
+        #expect(elsewhere.status == 0 && elsewhere.stdout.hasPrefix("'7 km in 35:00 by 2026-07-24' (\(copy), "),
                 "\(elsewhere.stdout) \(elsewhere.stderr)")
     }
 

@@ -126,6 +126,44 @@ struct RunEndToEndTests {
         #expect(copy.stdout.contains("0/2 workouts done; next: workout 1, First"), "\(copy.stdout)")
     }
 
+    /// A plan file where the service cannot see it (/var/tmp, /tmp, a home: the unit's
+    /// PrivateTmp and ProtectHome; a board under emulation said `FAULT the device's plan
+    /// /var/tmp/board-plan.yaml cannot be read`): activating it keeps the device's own copy
+    /// in the data folder, which the device follows when the file is changed or gone.
+    /// Activating it again is the same copy.
+    @Test func anActivatedPlanIsTheDevicesOwnCopyInItsDataFolder() throws {
+        let dir = try makeTemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: "\(dir)/mine", withIntermediateDirectories: false)
+        let plan = "\(dir)/mine/two.yaml"
+        try Self.twoShort.write(toFile: plan, atomically: true, encoding: .utf8)
+        let common = ["--data-dir", "\(dir)/data"]
+        let activate = try Pacer.run(["plan", "activate", plan] + common)
+        #expect(activate.status == 0, "\(activate.stderr)")
+        let folder = "\(dir)/data/plans/activated"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        try #require(names.count == 1, "\(names)")
+        let copy = "\(folder)/\(names[0])"
+        #expect(activate.stdout.hasPrefix("The device's plan is now 'Two short' (\(plan), plan:"), "\(activate.stdout)")
+        #expect(activate.stdout.contains("), copied to \(copy).\n0/2 workouts done; next: workout 1, First"), "\(activate.stdout)")
+        #expect(FileManager.default.contents(atPath: copy) == Data(Self.twoShort.utf8))
+        let mode = (try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o644)
+        // Again: the same copy, the same message.
+        let again = try Pacer.run(["plan", "activate", plan] + common)
+        #expect(again.stdout == activate.stdout, "\(again.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == names)
+        // The file changed, then gone: the device's plan is still the one activated.
+        try (Self.twoShort + "\n# changed\n").write(toFile: plan, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: "\(dir)/mine")
+        let active = try Pacer.run(["plan", "active"] + common)
+        #expect(active.status == 0, "\(active.stderr)")
+        #expect(active.stdout == "'Two short' (\(copy), plan:\(names[0].dropLast(5)))\n0/2 workouts done; next: workout 1, First\n",
+                "\(active.stdout)")
+        let run = try Pacer.run(["run", "--fast", "--socket", "\(dir)/c.sock"] + common)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Workout:        Two short / First"), "\(run.stdout)")
+    }
+
     /// `?speed=20` on a replay with `pacer run` (no `--fast`): the device's clock keeps pace
     /// with the replay, so a 3-minute workout takes 9 s of the wall, its timer reads 3:00, the
     /// receiver's times never "jump", and a waypoint is answered where it is stored (issue 39,
