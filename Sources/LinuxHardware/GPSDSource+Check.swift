@@ -158,8 +158,8 @@ struct GPSDProbe {
                 fix: [
                     "plug the receiver in; it should appear as /dev/ttyACM0 or /dev/ttyUSB0 (dmesg | tail)",
                     "name it /dev/gps0 with the udev rule 99-pacer-gps.rules (the package installs it in /lib/udev/rules.d; in the source, Hardware/udev)",
-                    "set DEVICES=\"/dev/gps0\" in /etc/default/gpsd (example: /usr/share/doc/pacer/examples/gpsd.default), then: sudo systemctl restart gpsd",
-                    "or hand it to the running gpsd: sudo gpsdctl add /dev/ttyACM0",
+                    "let udev tell gpsd of it: USBAUTO=\"true\" in /etc/default/gpsd (example: /usr/share/doc/pacer/examples/gpsd.default), then unplug and plug it, or: sudo udevadm trigger --subsystem-match=tty --action=add",
+                    "or hand it to the running gpsd: sudo gpsdctl add /dev/gps0",
                     "a receiver on the Pi's UART: DEVICES=\"/dev/serial0\" (enable_uart=1, serial console off; see Hardware/README.md)",
                 ],
                 facts: facts)

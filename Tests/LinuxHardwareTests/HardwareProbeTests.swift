@@ -138,7 +138,8 @@ struct HardwareProbeGPSDTests {
         #expect(finding.status == .missing)
         #expect(finding.problem == "gpsd runs but has no GPS receiver")
         #expect(finding.found.contains("gpsd has no GPS receiver"))
-        #expect(finding.fix.contains { $0.contains("DEVICES=\"/dev/gps0\"") })
+        #expect(finding.fix.contains { $0.contains("USBAUTO=\"true\" in /etc/default/gpsd") })
+        #expect(finding.fix.contains { $0.contains("gpsdctl add /dev/gps0") })
     }
 
     @Test func receiverWithoutPositionIsOK() throws {
