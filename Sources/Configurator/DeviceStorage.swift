@@ -21,6 +21,8 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
     private let settings: Settings
     private let logger: Logger
     private let opened = Mutex<PacerStore?>(nil)
+    /// The plan last offered, kept for a data folder removed under the device.
+    private let planMemory = PlanAgenda.Memory()
 
     /// Opens the store in `settings`' data folder when it can; `problem` says why not.
     /// Throws only when another writer holds the folder.
@@ -69,7 +71,7 @@ public final class DeviceStorage: ActivityLog, WorkoutAgenda {
             return .unavailable("the data folder cannot be used, so nothing could be stored: \(error)")
         }
         if !wasOpen { logger.notice("storage works now: \(settings.dataDirectory) is open") }
-        return PlanAgenda(plans: store.plans).today(on: date)
+        return PlanAgenda(plans: store.plans, memory: planMemory).today(on: date)
     }
 
     /// The route chosen for the next workout (`RouteStore.chosenFollowedRoute`).

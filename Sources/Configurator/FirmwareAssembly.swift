@@ -99,7 +99,7 @@ extension Configurator {
             } catch {
                 throw ConfigurationError("recovering unfinished activities: \(error)", cause: error)
             }
-            (log, agenda, store) = (opened.activities, PlanAgenda(plans: opened.plans), opened)
+            (log, agenda, store) = (opened.activities, PlanAgenda(plans: opened.plans, memory: PlanAgenda.Memory()), opened)
         case .device(let deviceStorage):
             (log, agenda, store) = (deviceStorage, deviceStorage, deviceStorage.openStore)
         }

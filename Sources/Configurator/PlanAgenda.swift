@@ -3,17 +3,32 @@ import Foundation
 import PacerCore
 import Runtime
 import Storage
+import Synchronization
 
 /// The device's plan and its progress, from the plans' store: the plan made the device's
 /// with `pacer plan activate`, and its first workout with no completed activity (progress is
 /// kept by the plan file's identity, not its name). Read afresh at every question, so that a
 /// plan activated while the device waits is the one offered at the next status asked for
 /// (`pacer ctl status`; the page asks when it activates one), or after the next workout.
+///
+/// With a `Memory` (the device's), the plan last read is kept: when its file cannot be read
+/// any more but the store still names it (the data folder, with the device's copy of its
+/// plan, removed while it runs, and made again by the store), the device goes on with the
+/// plan it has.
 public struct PlanAgenda: WorkoutAgenda {
     public let plans: PlanStore
+    public let memory: Memory?
 
-    public init(plans: PlanStore) {
+    /// The plan file last read, by its path and key.
+    public final class Memory: Sendable {
+        fileprivate let kept = Mutex<(source: String, key: PlanKey, bytes: Data)?>(nil)
+
+        public init() {}
+    }
+
+    public init(plans: PlanStore, memory: Memory? = nil) {
         self.plans = plans
+        self.memory = memory
     }
 
     public func today(on date: CivilDate) -> TodaysWorkout {
@@ -26,7 +41,13 @@ public struct PlanAgenda: WorkoutAgenda {
         guard let active else {
             return .unavailable("no plan: make one the device's with `pacer plan activate PLAN`")
         }
-        guard let bytes = FileManager.default.contents(atPath: active.source) else {
+        let bytes: Data
+        if let read = FileManager.default.contents(atPath: active.source) {
+            bytes = read
+            memory?.kept.withLock { $0 = (active.source, PlanKey(contents: read), read) }
+        } else if let kept = memory?.kept.withLock({ $0 }), kept.source == active.source, kept.key == active.key {
+            bytes = kept.bytes
+        } else {
             return .unavailable("the device's plan \(active.source) cannot be read: activate it again (`pacer plan activate PLAN`)")
         }
         let plan: TrainingPlan

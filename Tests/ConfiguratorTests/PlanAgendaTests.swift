@@ -73,6 +73,17 @@ struct PlanAgendaTests {
         let again = try PlanActions.activate(path: "\(dir)/again.yaml", dataFolder: data, in: { store }, at: time)
         #expect(again.copy == activated.copy)
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(data)/plans/activated").count == 1)
+        // The copy itself removed under a running device (its data folder removed): the
+        // device's agenda goes on with the plan it read; a fresh one cannot read it.
+        let memory = PlanAgenda.Memory()
+        #expect(offered(PlanAgenda(plans: store.plans, memory: memory).today(on: Self.may2))! == (0, false))
+        try FileManager.default.removeItem(atPath: activated.copy)
+        #expect(offered(PlanAgenda(plans: store.plans, memory: memory).today(on: Self.may2))! == (0, false))
+        guard case .unavailable(let reason) = agenda.today(on: Self.may2) else {
+            Issue.record("offered without its file or a memory")
+            return
+        }
+        #expect(reason.contains("cannot be read"), "\(reason)")
     }
 
     @Test func theFirstWorkoutNotCompletedIsOfferedAndAPlanDoneStartsAgain() throws {
