@@ -74,6 +74,13 @@ public struct PaceCoach: Sendable {
     /// Speeds the positions before them did not support, until later fixes confirm or drop them.
     private var suspects: [(at: Instant, position: GeoPoint, speed: Double)] = []
     private var lastPaceCue: Instant?
+    /// The last position update and the time since the one before: a repeat is due at the
+    /// update nearest `alertInterval` after the last cue (within half that spacing), not only
+    /// at one that is late by it. Updates 30 s apart that reach a board a few hundredths of a
+    /// second early (29.95 s) would otherwise drop every other reminder (the emulated board
+    /// showed it: an on-pace at 3:05 and a speed-up at 11:05 never came).
+    private var lastUpdateAt: Instant?
+    private var updateSpacing = Duration.zero
     private var gpsLost = false
     /// Whether a fix has come since the start: a workout started while the receiver searches
     /// is not told "lost" at once (below), and one that ran to its end without one measured
@@ -240,6 +247,8 @@ public struct PaceCoach: Sendable {
     public mutating func fix(_ position: GeoPoint, speed: Double?, course: Double? = nil, quality: FixTrust = .unknown,
                              at t: Instant) -> [CoachOutput] {
         var out = track(position, speed: speed, course: course, quality: quality, at: t)
+        if let last = lastUpdateAt, t > last { updateSpacing = t - last }
+        lastUpdateAt = t
         guard isRunning, positioning else { return out }
         out += judge(at: t)
         return out
@@ -655,7 +664,7 @@ public struct PaceCoach: Sendable {
         unsure = false
         if next != pace {
             setPace(next, at: t)
-        } else if let last = lastPaceCue, t - last < settings.alertInterval {
+        } else if let last = lastPaceCue, t - last < settings.alertInterval - min(updateSpacing, settings.alertInterval) / 2 {
             return []
         }
         lastPaceCue = t

@@ -108,6 +108,30 @@ struct PaceCoachTests {
         #expect(Set(instants).count == instants.count, "at most one pace cue an instant")
     }
 
+    /// Position updates 30 s apart reach a real board a few hundredths of a second early or
+    /// late (gpsd, the scheduler): 29.95 s after the last cue is the update the reminder is
+    /// due at, not one to skip. The emulated board (scripts/board-boot-check.sh) lost every
+    /// other reminder so.
+    @Test func aReminderIsDueAtTheUpdateNearestTheAlertInterval() {
+        var coach = PaceCoach(workout: oneBand, settings: CoachSettings(alertInterval: .seconds(30), smoothingWindow: .seconds(60)))
+        _ = coach.start(at: .zero)
+        var east = 0.0
+        var onPace: [Double] = []
+        // A reading each second; every 30 s a position update instead, alternately 50 ms
+        // early and on time.
+        for s in 1...150 {
+            let update = s % 30 == 0
+            let at = Instant.zero + .milliseconds(s * 1000 - (update && (s / 30) % 2 == 0 ? 50 : 0))
+            while let d = coach.nextDeadline, d < at { _ = coach.tick(at: d) }
+            _ = coach.tick(at: at)
+            east += 3.0
+            let position = GeoPoint(latitude: 0, longitude: east / CoachDriver.metresPerDegree)
+            let out = update ? coach.fix(position, speed: 3.0, at: at) : coach.track(position, speed: 3.0, at: at)
+            for case .cue(.onPace, _) in out { onPace.append(at.seconds) }
+        }
+        #expect(onPace == [30, 59.95, 90, 119.95, 150], "\(onPace)")
+    }
+
     /// Distance is counted from every fix the receiver delivers, not from the position
     /// updates: a zigzag at 1 Hz sampled every 30 s is measured along the zigzag.
     @Test func distanceCountsEveryFixNotOnlyPositionUpdates() {
