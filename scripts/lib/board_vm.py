@@ -820,6 +820,16 @@ def read_back(args, work, board, facts):
     facts["activities"] = [" ".join(l.split()) for l in rows]
     if len(rows) != 3 or not ends[0][0] or not ends[1][1] or not ends[2][1]:
         raise CheckFailed(f"expected 3 activities (recovered, stopped, stopped): {rows}")
+    # each activity's distance as the scenario's (the recovered one up to its last commit)
+    summary = json.load(open(os.path.join(work, "scenario", "summary.json")))
+    for row, ref in zip(rows, summary["activities"]):
+        words = row.split()
+        state = next(i for i, w in enumerate(words) if w in ("recovered", "stopped", "completed"))
+        km = float(words[state + 1])
+        if abs(km - ref["distance_m"] / 1000) > 0.03:
+            raise CheckFailed(f"activity {words[0]}: {km:.2f} km on the board, {ref['distance_m'] / 1000:.2f} km in the scenario")
+    facts["distances_km"] = [(float(r.split()[next(i for i, w in enumerate(r.split()) if w in ('recovered', 'stopped', 'completed')) + 1]),
+                              round(a["distance_m"] / 1000, 3)) for r, a in zip(rows, summary["activities"])]
     show = subprocess.run([args.pacer, "activities", "show", rows[0].split()[0], "--data-dir", data], capture_output=True, text=True)
     say("activity 1:\n" + show.stdout.rstrip())
     if "Waypoint 1" not in show.stdout:
