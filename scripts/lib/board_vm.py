@@ -424,8 +424,12 @@ class Console:
             self.sock = None
 
 
+BOARDS = []
+
+
 class Board:
     def __init__(self, args, work):
+        BOARDS.append(self)
         self.args, self.work = args, work
         self.overlay = os.path.join(work, "disk.qcow2")
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", args.image, self.overlay], check=True)
@@ -524,6 +528,12 @@ def main():
     except CheckFailed as e:
         say(f"FAILED: {e}")
         return 1
+    finally:
+        # a board left running by a failed check is switched off
+        for board in BOARDS:
+            if board.proc is not None and board.proc.poll() is None:
+                board.proc.kill()
+                board.proc.wait()
 
 
 def run(args, work):
