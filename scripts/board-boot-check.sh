@@ -36,7 +36,7 @@
 # pacer's CPU time and memory from the guest's /proc.
 #
 #   scripts/board-boot-check.sh [--deb FILE] [--suite trixie|bookworm] [--pacer HOSTBIN]
-#                               [--keep] [--break udev|unit] [--image-only]
+#                               [--keep] [--break udev|unit] [--image-only | --tools-only | --root-only]
 #
 #   --deb FILE     the arm64 package (default: the newest out/pacer_*_arm64.deb for the suite:
 #                  trixie pacer_V_arm64.deb, bookworm pacer_V~deb12_arm64.deb)
@@ -50,6 +50,8 @@
 #   --image-only   make (or find) the image and stop
 #   --tools-only   install this machine's tools (above) and stop: before two checks run side
 #                  by side, so that their apt-gets do not meet
+#   --root-only    make (or find) the suite's base root in the cache and stop: it needs no
+#                  package, so it can be made while the package is built
 #
 # Needs root, Debian's archive, qemu-system-arm (installed with apt when missing, with
 # qemu-utils, qemu-user-static, binfmt-support, debootstrap, python3-numpy, python3-yaml).
@@ -65,6 +67,7 @@ keep=0
 breakage=""
 image_only=0
 tools_only=0
+root_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --deb) [ $# -ge 2 ] || { echo "board-boot-check: --deb needs a FILE" >&2; exit 64; }
@@ -79,7 +82,8 @@ while [ $# -gt 0 ]; do
                  case "$breakage" in udev|unit) ;; *) echo "board-boot-check: --break udev|unit, not '$breakage'" >&2; exit 64 ;; esac ;;
         --image-only) image_only=1 ;;
         --tools-only) tools_only=1 ;;
-        -h|--help) sed -n '2,57p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --root-only) root_only=1 ;;
+        -h|--help) sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board-boot-check: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
@@ -117,6 +121,13 @@ host_tools() {   # the host's tools, installed with apt when missing
 }
 host_tools
 [ "$tools_only" -eq 0 ] || exit 0
+if [ "$root_only" -eq 1 ]; then
+    # The base root alone, into the cache: it needs no package, so CI can make it in the
+    # background while it builds one.
+    root_create
+    printf '%s\n' "${figures[@]}" >&2
+    exit 0
+fi
 
 if [ -z "$deb" ]; then
     # shellcheck disable=SC2086
