@@ -95,6 +95,11 @@ public struct HeartRateCoach: Sendable {
     private var running = false
     private var samples: [(at: Instant, bpm: Int)] = []
     private var lastCueAt: Instant?
+    /// The time between the last two measurements: a reminder is due at the measurement
+    /// nearest `alertInterval` after the last cue (within half that spacing), as the pace
+    /// coach's are, so that a strap's notification a few milliseconds early does not put it
+    /// off by a whole second.
+    private var sampleSpacing = Duration.zero
     /// The latest measurement's rate, bpm.
     public private(set) var latest: Int?
 
@@ -168,6 +173,7 @@ public struct HeartRateCoach: Sendable {
     /// A measurement of `bpm` at `t`; the cue it calls for, if any.
     public mutating func sample(_ bpm: Int, at t: Instant) -> Judgement? {
         latest = bpm
+        if let last = samples.last?.at, t > last { sampleSpacing = t - last }
         samples.append((t, bpm))
         let from = t - settings.window
         if let first = samples.firstIndex(where: { $0.at > from }), first > 0 { samples.removeFirst(first) }
@@ -204,7 +210,7 @@ public struct HeartRateCoach: Sendable {
             // yet `hysteresis` in, the state holds and nothing is said ("161, under 161" would
             // contradict itself).
             let beyond = next == .high ? mean > limit.upper : mean < (limit.lower ?? 0)
-            let due = was != next || (beyond && lastCueAt.map { t - $0 >= settings.alertInterval } ?? true)
+            let due = was != next || (beyond && lastCueAt.map { t - $0 >= settings.alertInterval - min(sampleSpacing, settings.alertInterval) / 2 } ?? true)
             cue = due ? (next == .high ? .hrHigh : .hrLow) : nil
         case .inZone:
             // Back in, or a band's first judgement; a ceiling's first judgement is silent.

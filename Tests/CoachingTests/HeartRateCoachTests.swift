@@ -86,6 +86,22 @@ struct HeartRateCoachTests {
         #expect(!coach.isHigh)
     }
 
+    /// A strap's notifications come a few milliseconds early or late: the reminder is due
+    /// at the measurement nearest a minute after the last cue, not a second later.
+    @Test func aReminderIsDueAtTheMeasurementNearestTheAlertInterval() {
+        var coach = HeartRateCoach(settings: .init(alertInterval: .seconds(60)), zones: Self.zones)
+        coach.phaseStarted(Phase(name: "easy", end: .time(.seconds(3600)), target: .speed(minimum: 2, maximum: 3),
+                                 heartRateCeiling: .zoneTop(2)), index: 0, at: .zero)
+        _ = Self.feed(&coach, from: 0, to: 300) { _ in 140 }
+        var cues: [Double] = []
+        for t in 300..<400 {
+            // the measurement due at 372 (a minute after the first hr-high) comes 20 ms early
+            let at = Instant.zero + .milliseconds(t * 1000 - (t == 372 ? 20 : 0))
+            if let j = coach.sample(150, at: at), j.cue == .hrHigh { cues.append(at.seconds) }
+        }
+        #expect(cues == [312, 371.98], "\(cues)")
+    }
+
     @Test func aZoneSaysLowHighAndInZone() {
         var coach = HeartRateCoach(zones: Self.zones)
         coach.phaseStarted(Phase(name: "hard", end: .time(.seconds(600)), target: .heartRate(.zone(4))), index: 3, at: .zero)
