@@ -111,7 +111,9 @@ struct BlueZHeartRateSourceTests {
             let lost = await eventually { rig.log.statuses.last?.status == .lost }
             try #require(lost, "\(rig.log.statuses)")
             // (A reconnect that fails says its own reason after: a lost with a new detail.)
-            #expect(rig.log.statuses.contains { $0.status == .lost && $0.detail?.contains("disconnected") == true },
+            // Waited for, not read once: under load this read has been seen to miss a lost
+            // that the failure's own message, read a moment later, then showed.
+            #expect(await eventually { rig.log.statuses.contains { $0.status == .lost && $0.detail?.contains("disconnected") == true } },
                     "\(rig.log.statuses)")
             let before = rig.log.measurements.count
             let resumed = await eventually(within: .seconds(15)) { rig.log.measurements.count >= before + 2 }
