@@ -44,19 +44,19 @@ public struct PlanAgenda: WorkoutAgenda {
         let bytes: Data
         if let read = FileManager.default.contents(atPath: active.source) {
             bytes = read
-            memory?.kept.withLock { $0 = (active.source, PlanKey(contents: read), read) }
         } else if let kept = memory?.kept.withLock({ $0 }), kept.source == active.source, kept.key == active.key {
             bytes = kept.bytes
         } else {
             return .unavailable("the device's plan \(active.source) cannot be read: activate it again (`pacer plan activate PLAN`)")
         }
+        let key = PlanKey(contents: bytes)
+        memory?.kept.withLock { $0 = (active.source, key, bytes) }
         let plan: TrainingPlan
         do {
             plan = try PlanLoader.load(file: active.source, text: String(decoding: bytes, as: UTF8.self))
         } catch {
             return .unavailable("the device's plan is broken: \(error)")
         }
-        let key = PlanKey(contents: bytes)
         let done: Set<Int>
         do {
             done = try plans.workoutsDone(plan: key)
