@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves the arm64 Debian package on a clean arm64 system, emulated: a fresh Debian 13
 # (trixie) arm64 root, or with --suite bookworm a Debian 12 one for the ~deb12 package
-# (debootstrap --arch=arm64 --variant=minbase, its programs run by
+# (debootstrap --arch=arm64 --variant=minbase with the board's kernel, systemd and udev, the
+# base root scripts/board-boot-check.sh boots; its programs run by
 # qemu-user-static through binfmt_misc) gets the .deb and nothing else from this machine,
 # `apt-get install --no-install-recommends ./pacer_…_arm64.deb` resolves its Depends from
 # Debian's archive, and inside the root, from /:
@@ -43,7 +44,8 @@
 #                         the summary); every other one must pass
 #
 # The emulated debootstrap takes minutes, so the pristine root is kept as a tarball in
-# /var/cache/pacer-cross/, one a suite (made by the first run, reused for 30 days;
+# /var/cache/pacer-cross/ (or $PACER_CROSS_CACHE), one a suite, shared with
+# board-boot-check.sh (made by the first run of either, reused for 30 days;
 # scripts/lib/debian-root.sh). binfmt_misc is mounted and qemu-aarch64 registered (F flag)
 # when they are not; qemu-user-static, binfmt-support and debootstrap are installed with apt when
 # missing. Needs root and Debian's archive. Exit status: 0 pass; 1 a check failed; 64 bad
@@ -55,7 +57,7 @@ deb=""
 suite=trixie
 keep=0
 root=""
-root_cache=/var/cache/pacer-cross
+root_cache=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}
 skipped=()
 
 while [ $# -gt 0 ]; do
@@ -85,6 +87,9 @@ case "$suite" in
     *) echo "arm64-install-check: --suite trixie or bookworm, not '$suite'" >&2; exit 64 ;;
 esac
 source "$repo/scripts/lib/debian-root.sh"
+# The board's base root (kernel, systemd, udev as well): the root board-boot-check.sh boots,
+# so the two checks share one emulated debootstrap a suite.
+debootstrap_opts=("${board_base_opts[@]}")
 
 if [ -z "$deb" ]; then
     deb=$(ls "$repo"/out/$deb_glob 2>/dev/null | grep -v "$([ "$suite" = trixie ] && echo '~deb' || echo '^$')" | sort -V | tail -1) || true

@@ -5,7 +5,8 @@
 # outside the board.
 #
 # The image: a Debian arm64 root (debootstrap minbase with Debian's kernel linux-image-arm64,
-# systemd, udev, e2fsprogs; kept in /var/cache/pacer-cross), then a maker's steps from
+# systemd, udev, e2fsprogs; kept in /var/cache/pacer-cross or $PACER_CROSS_CACHE, and shared
+# with arm64-install-check.sh), then a maker's steps from
 # Hardware/README.md in it: `apt install ./pacer_…_arm64.deb`, `apt install gpsd-tools
 # alsa-utils`, gpsd's defaults and asound.conf from the package's examples (option (a), the
 # USB sound card), the button and `battery: sim` (no gauge) in /etc/pacer/pacer.yaml, and
@@ -97,13 +98,12 @@ esac
 name=board-boot-check
 needs_toolchain=0
 root_arch=arm64
-root_cache=/var/cache/pacer-cross
-board_cache=$root_cache/board-$suite
-# The board's operating system before the maker's steps: what Raspberry Pi OS Lite or a
-# Debian arm64 image has (the kernel and its initrd, systemd, udev, the ext4 tools for the
-# fsck after a power cut, ps).
-debootstrap_opts=(--include=linux-image-arm64,systemd-sysv,udev,e2fsprogs,kmod,procps)
 source "$repo/scripts/lib/debian-root.sh"
+root_cache=$pacer_cross_cache
+board_cache=$root_cache/board-$suite
+# The board's operating system before the maker's steps (debian-root.sh's board_base_opts,
+# the root arm64-install-check.sh installs into too).
+debootstrap_opts=("${board_base_opts[@]}")
 
 host_tools() {   # the host's tools, installed with apt when missing
     local need=()
@@ -174,7 +174,7 @@ make_image() {
         root_cache=$view
         ln "$deps_tar" "$view/root-$(root_cache_key).tar.zst"   # a hard link: zstd skips symbolic ones
         root_create
-        root_cache=/var/cache/pacer-cross
+        root_cache=$pacer_cross_cache
         no_daemons
     else
         root_create

@@ -39,6 +39,16 @@
 figures=()
 mounts=()
 
+# The board's operating system before the maker's steps, as an emulated arm64 root: what
+# Raspberry Pi OS Lite or a Debian arm64 image has (the kernel and its initrd, systemd, udev,
+# the ext4 tools for the fsck after a power cut, ps). scripts/board-boot-check.sh boots it;
+# scripts/arm64-install-check.sh installs the package into the same root, so a machine
+# debootstraps one emulated root a suite, not two (each takes many minutes the first time).
+board_base_opts=(--include=linux-image-arm64,systemd-sysv,udev,e2fsprogs,kmod,procps)
+# Where the emulated roots and the cross toolchain are kept between runs
+# (PACER_CROSS_CACHE: another folder, to try a machine's first run without losing the cache).
+pacer_cross_cache=${PACER_CROSS_CACHE:-/var/cache/pacer-cross}
+
 say() { echo "$name: $*" >&2; }
 
 [ "$(id -u)" -eq 0 ] || { say "needs root (debootstrap, chroot and mount)"; exit 77; }
