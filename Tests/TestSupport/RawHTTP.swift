@@ -76,7 +76,10 @@ public enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
+            // A blocking connect that outlives SO_SNDTIMEO fails with EINPROGRESS ("Operation
+            // now in progress"): say what that means, a server that did not take the connection.
+            let reason = errno == EINPROGRESS
+                ? "not accepted within the \(timeout) s timeout (EINPROGRESS)" : String(cString: strerror(errno))
             close(fd)
             throw ConnectionRefused(description: "connect to 127.0.0.1:\(port) from \(source): \(reason)")
         }
