@@ -95,10 +95,8 @@ public struct HeartRateCoach: Sendable {
     private var running = false
     private var samples: [(at: Instant, bpm: Int)] = []
     private var lastCueAt: Instant?
-    /// The time between the last two measurements: a reminder is due at the measurement
-    /// nearest `alertInterval` after the last cue (within half that spacing), as the pace
-    /// coach's are, so that a strap's notification a few milliseconds early does not put it
-    /// off by a whole second.
+    /// The time between the last two measurements, for `Reminder`: a strap's notification a
+    /// few milliseconds early does not put a reminder off by a whole second.
     private var sampleSpacing = Duration.zero
     /// The latest measurement's rate, bpm.
     public private(set) var latest: Int?
@@ -210,7 +208,7 @@ public struct HeartRateCoach: Sendable {
             // yet `hysteresis` in, the state holds and nothing is said ("161, under 161" would
             // contradict itself).
             let beyond = next == .high ? mean > limit.upper : mean < (limit.lower ?? 0)
-            let due = was != next || (beyond && lastCueAt.map { t - $0 >= settings.alertInterval - min(sampleSpacing, settings.alertInterval) / 2 } ?? true)
+            let due = was != next || (beyond && lastCueAt.map { Reminder.isDue(sinceLastCue: t - $0, interval: settings.alertInterval, updateSpacing: sampleSpacing) } ?? true)
             cue = due ? (next == .high ? .hrHigh : .hrLow) : nil
         case .inZone:
             // Back in, or a band's first judgement; a ceiling's first judgement is silent.

@@ -664,7 +664,8 @@ public struct PaceCoach: Sendable {
         unsure = false
         if next != pace {
             setPace(next, at: t)
-        } else if let last = lastPaceCue, t - last < settings.alertInterval - min(updateSpacing, settings.alertInterval) / 2 {
+        } else if let last = lastPaceCue,
+                  !Reminder.isDue(sinceLastCue: t - last, interval: settings.alertInterval, updateSpacing: updateSpacing) {
             return []
         }
         lastPaceCue = t
