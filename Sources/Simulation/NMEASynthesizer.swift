@@ -95,28 +95,25 @@ public struct NMEASynthesizer {
     private var path: RoutePath
     private let script: [ScriptStretch]
     private var stretch = 0
-    private var sky: SkyModel
+    private var writer: NMEAEpochWriter
     private var noise: PositionNoise
     /// Speed and course noise.
     private var motionRandom: SeededRandom
     private let outages: [NMEASynthesisRecipe.Outage]
     private let startCentiseconds: Int64
     private let skyEveryCentiseconds: Int64?
-    private let combined: Talker
     private let altitudeFromRoute: Bool
     private var index = 0
     private var lastSkyStep: Int64 = -1
     private var lastCourse: Double
     private var reportedCourse: Double
-    private var day = Int.min
-    private var date = CivilDate(daysSince1970: 0)
     private var headerDone = false
 
     /// The standard deviation of RMC's speed error, metres per second (a u-blox M8 says
     /// 0.05 m/s for its Doppler speed).
     static let speedNoise = 0.05
     /// Geoid height above the WGS84 ellipsoid written in GGA: constant, as over a small area.
-    static let geoidSeparation = 47.0
+    static let geoidSeparation = NMEAEpochWriter.geoidSeparation
     /// Vertical error relative to horizontal: GNSS altitude is about 1.6 times worse.
     static let verticalNoiseFactor = 1.6
 
@@ -143,13 +140,13 @@ public struct NMEASynthesizer {
         self.script = script
         duration = t
         epochCount = Int((t * recipe.rateHz + 1e-6).rounded(.down)) + 1
-        sky = SkyModel(constellations: recipe.constellations, seed: recipe.seed)
+        writer = NMEAEpochWriter(constellations: recipe.constellations, seed: recipe.seed,
+                                 extraSentences: recipe.extraSentences)
         noise = PositionNoise(sigma: recipe.noiseMetres, interval: 1 / recipe.rateHz, seed: recipe.seed)
         motionRandom = SeededRandom(seed: recipe.seed, stream: 2)
         outages = recipe.outages.sorted { $0.from < $1.from }
         startCentiseconds = (recipe.start.millisecondsSince1970 + 5).floorDivided(by: 10)
         skyEveryCentiseconds = recipe.skyEverySeconds.map { max(1, Int64(($0 * 100).rounded())) }
-        combined = recipe.constellations.count > 1 ? .combined : recipe.constellations[0].talker
         altitudeFromRoute = recipe.route.altitudes != nil
         lastCourse = self.path.locate(distance: 0).course
         reportedCourse = lastCourse
@@ -197,39 +194,23 @@ public struct NMEASynthesizer {
         let tracking = status == .fix
         let skyStep = skyEveryCentiseconds.map { elapsedCentis / $0 } ?? elapsedCentis
         let writesSky = skyStep != lastSkyStep
-        if writesSky || tracking != sky.tracking || index == 0 {
-            sky.update(at: t, tracking: tracking)
+        if writesSky || tracking != writer.sky.tracking || index == 0 {
+            writer.sky.update(at: t, tracking: tracking)
         }
         lastSkyStep = skyStep
-        epoch.satellitesInView = sky.inViewTotal
-        let dayNumber = Int(centis.floorDivided(by: 8_640_000))
-        if dayNumber != day {
-            day = dayNumber
-            date = CivilDate(daysSince1970: dayNumber)
-        }
-        let timeOfDay = Int(centis - Int64(dayNumber) * 8_640_000)
+        epoch.satellitesInView = writer.sky.inViewTotal
 
         var fix: WrittenFix?
         if tracking {
             let written = writtenFix(location.position, trueAltitude, error, speed, speedError, courseError)
             fix = written
-            epoch.position = GeoPoint(latitude: NMEAAngle.degrees(written.latitude),
-                                      longitude: NMEAAngle.degrees(written.longitude))
-            epoch.altitude = Double(written.decimetres) / 10
-            epoch.speed = Double(written.milliknots) / 1000 * EpochAssembler.metresPerSecondPerKnot
-            epoch.course = Double(written.centidegrees) / 100
-            epoch.satellitesUsed = sky.usedTotal
+            epoch.position = written.position
+            epoch.altitude = written.altitude
+            epoch.speed = written.speed
+            epoch.course = written.course
+            epoch.satellitesUsed = writer.sky.usedTotal
         }
-
-        appendGGA(&out, timeOfDay, fix)
-        if writesSky {
-            appendGSA(&out, fix != nil)
-            appendGSV(&out)
-        }
-        appendRMC(&out, timeOfDay, fix)
-        if recipe.extraSentences.contains(.vtg) { appendVTG(&out, fix) }
-        if recipe.extraSentences.contains(.gll) { appendGLL(&out, timeOfDay, fix) }
-        if recipe.extraSentences.contains(.zda) { appendZDA(&out, timeOfDay) }
+        writer.write(&out, centis: centis, fix: fix, writesSky: writesSky)
         return epoch
     }
 
@@ -298,15 +279,6 @@ public struct NMEASynthesizer {
 
     // MARK: - What the receiver says
 
-    private struct WrittenFix {
-        /// Hundred-thousandths of a minute.
-        var latitude: Int
-        var longitude: Int
-        var decimetres: Int
-        var milliknots: Int
-        var centidegrees: Int
-    }
-
     private mutating func writtenFix(
         _ truth: GeoPoint, _ altitude: Double, _ error: PositionNoise.Error,
         _ speed: Double, _ speedError: Double, _ courseError: Double
@@ -321,173 +293,7 @@ public struct NMEASynthesizer {
             let spread = 0.4 + 1.2 / max(speed, 0.5)
             reportedCourse = lastCourse + spread * courseError
         }
-        var centidegrees = Int((reportedCourse * 100).rounded()) % 36_000
-        if centidegrees < 0 { centidegrees += 36_000 }
-        var lonUnits = NMEAAngle.units(position.longitude)
-        if lonUnits == 180 * NMEAAngle.unitsPerDegree { lonUnits = -lonUnits }  // 180° is written W
-        return WrittenFix(
-            latitude: NMEAAngle.units(position.latitude), longitude: lonUnits,
-            decimetres: Int(((altitude + error.up) * 10).rounded()),
-            milliknots: Int((reportedSpeed / EpochAssembler.metresPerSecondPerKnot * 1000).rounded()),
-            centidegrees: centidegrees)
-    }
-
-    /// `$GNGGA,092725.00,4717.11399,N,00833.91590,E,1,08,1.01,499.6,M,48.0,M,,*5B`
-    private func appendGGA(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
-        let s = out.beginSentence(combined, "GGA")
-        out.comma()
-        out.appendTimeOfDay(centiseconds: timeOfDay)
-        out.comma()
-        if let fix {
-            out.appendLatitude(units: fix.latitude)
-            out.comma()
-            out.appendLongitude(units: fix.longitude)
-            out.appendASCII(",1,")
-            out.appendDigits(sky.usedTotal, width: 2)
-            out.comma()
-            out.appendFixed(sky.hdop, places: 2)
-            out.comma()
-            out.appendFixed(Double(fix.decimetres) / 10, places: 1)
-            out.appendASCII(",M,")
-            out.appendFixed(Self.geoidSeparation, places: 1)
-            out.appendASCII(",M,,")
-        } else {
-            out.appendASCII(",,,,0,00,99.99,,,,,,")
-        }
-        out.endSentence(s)
-    }
-
-    /// `$GNGSA,A,3,80,71,73,79,69,,,,,,,,1.83,1.09,1.47,2*0F`, one per constellation.
-    private func appendGSA(_ out: inout [UInt8], _ hasFix: Bool) {
-        for system in sky.systems {
-            let s = out.beginSentence(combined, "GSA")
-            out.appendASCII(hasFix ? ",A,3" : ",A,1")
-            var listed = 0
-            for v in system.inView where v.used {
-                out.comma()
-                out.appendDigits(v.id, width: 2)
-                listed += 1
-            }
-            out.comma(SkyModel.maximumUsedPerSystem - listed + 1)
-            if hasFix {
-                out.appendFixed(sky.pdop, places: 2)
-                out.comma()
-                out.appendFixed(sky.hdop, places: 2)
-                out.comma()
-                out.appendFixed(sky.vdop, places: 2)
-            } else {
-                out.appendASCII("99.99,99.99,99.99")
-            }
-            out.comma()
-            out.appendDigits(system.constellation.systemID, width: 1)
-            out.endSentence(s)
-        }
-    }
-
-    /// `$GPGSV,3,1,11,01,12,326,24,03,52,265,40,04,23,193,35,08,18,047,29,1*6A`: four
-    /// satellites a sentence, each constellation under its own talker, the NMEA 4.1 signal
-    /// id (1: GPS L1 C/A, GLONASS L1OF, BeiDou B1I; 7: Galileo E1) last.
-    private func appendGSV(_ out: inout [UInt8]) {
-        for system in sky.systems {
-            let n = system.inView.count
-            let messages = max(1, (n + 3) / 4)
-            for m in 0..<messages {
-                let s = out.beginSentence(system.constellation.talker, "GSV")
-                out.comma()
-                out.appendDigits(messages, width: 1)
-                out.comma()
-                out.appendDigits(m + 1, width: 1)
-                out.comma()
-                out.appendDigits(n, width: 2)
-                for v in system.inView[min(n, m * 4)..<min(n, m * 4 + 4)] {
-                    out.comma()
-                    out.appendDigits(v.id, width: 2)
-                    out.comma()
-                    out.appendDigits(v.elevation, width: 2)
-                    out.comma()
-                    out.appendDigits(v.azimuth, width: 3)
-                    out.comma()
-                    if let snr = v.snr { out.appendDigits(snr, width: 2) }
-                }
-                out.comma()
-                out.append(system.constellation == .galileo ? UInt8(ascii: "7") : UInt8(ascii: "1"))
-                out.endSentence(s)
-            }
-        }
-    }
-
-    /// `$GNRMC,083559.00,A,4717.11437,N,00833.91522,E,0.004,77.52,091202,,,A,V*57`
-    private func appendRMC(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
-        let s = out.beginSentence(combined, "RMC")
-        out.comma()
-        out.appendTimeOfDay(centiseconds: timeOfDay)
-        if let fix {
-            out.appendASCII(",A,")
-            out.appendLatitude(units: fix.latitude)
-            out.comma()
-            out.appendLongitude(units: fix.longitude)
-            out.comma()
-            out.appendFixed(Double(fix.milliknots) / 1000, places: 3)
-            out.comma()
-            out.appendFixed(Double(fix.centidegrees) / 100, places: 2)
-            out.comma()
-            out.appendShortDate(date)
-            out.appendASCII(",,,A,V")
-        } else {
-            out.appendASCII(",V,,,,,,,")
-            out.appendShortDate(date)
-            out.appendASCII(",,,N,V")
-        }
-        out.endSentence(s)
-    }
-
-    /// `$GNVTG,77.52,T,,M,0.004,N,0.008,K,A*3A`
-    private func appendVTG(_ out: inout [UInt8], _ fix: WrittenFix?) {
-        let s = out.beginSentence(combined, "VTG")
-        if let fix {
-            out.comma()
-            out.appendFixed(Double(fix.centidegrees) / 100, places: 2)
-            out.appendASCII(",T,,M,")
-            out.appendFixed(Double(fix.milliknots) / 1000, places: 3)
-            out.appendASCII(",N,")
-            out.appendFixed(Double(fix.milliknots) / 1000 * 1.852, places: 3)
-            out.appendASCII(",K,A")
-        } else {
-            out.appendASCII(",,T,,M,,N,,K,N")
-        }
-        out.endSentence(s)
-    }
-
-    /// `$GNGLL,4717.11364,N,00833.91565,E,092321.00,A,A*60`
-    private func appendGLL(_ out: inout [UInt8], _ timeOfDay: Int, _ fix: WrittenFix?) {
-        let s = out.beginSentence(combined, "GLL")
-        out.comma()
-        if let fix {
-            out.appendLatitude(units: fix.latitude)
-            out.comma()
-            out.appendLongitude(units: fix.longitude)
-        } else {
-            out.comma(3)
-        }
-        out.comma()
-        out.appendTimeOfDay(centiseconds: timeOfDay)
-        out.appendASCII(fix == nil ? ",V,N" : ",A,A")
-        out.endSentence(s)
-    }
-
-    /// `$GNZDA,082710.00,16,09,2002,00,00*71`
-    private func appendZDA(_ out: inout [UInt8], _ timeOfDay: Int) {
-        let s = out.beginSentence(combined, "ZDA")
-        out.comma()
-        out.appendTimeOfDay(centiseconds: timeOfDay)
-        out.comma()
-        out.appendDigits(date.day, width: 2)
-        out.comma()
-        out.appendDigits(date.month, width: 2)
-        out.comma()
-        out.appendDigits(date.year, width: 4)
-        out.appendASCII(",00,00")
-        out.endSentence(s)
+        return WrittenFix(position: position, altitude: altitude + error.up, speed: reportedSpeed, course: reportedCourse)
     }
 
     // MARK: - Header
@@ -532,13 +338,5 @@ public struct NMEASynthesizer {
             line("outage \(showTime(o.from))-\(showTime(o.to)) \(o.mode.rawValue)")
         }
         for c in r.comments { line(c) }
-    }
-}
-
-extension Int64 {
-    /// Division rounding towards minus infinity (times before 1970 stay on the right day).
-    fileprivate func floorDivided(by d: Int64) -> Int64 {
-        let q = self / d
-        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }
