@@ -251,7 +251,7 @@ let package = Package(
 )
 
 // The libFuzzer targets (Fuzz/), one per input the device reads from outside: NMEA bytes, the
-// YAML data files, GPX files, FIT files (activities and workouts), control-socket lines, the companion page's HTTP requests and a heart-rate strap's notifications. They exist only when PACER_FUZZ is set,
+// YAML data files, GPX files, TCX files, FIT files (activities and workouts), control-socket lines, the companion page's HTTP requests and a heart-rate strap's notifications. They exist only when PACER_FUZZ is set,
 // so `swift build` and `swift test` never see them; `scripts/fuzz.sh` sets it and builds them
 // with `--sanitize=fuzzer --sanitize=address` into a build folder of their own
 // (`.build/fuzz`), each linking the package's own modules as the `pacer` binary does.
@@ -264,6 +264,7 @@ if Context.environment["PACER_FUZZ"] != nil {
         ("FuzzControlProtocol", "Fuzz/ControlProtocol", ["HAL"]),
         ("FuzzHeartRateMeasurement", "Fuzz/HeartRateMeasurement", ["HAL"]),
         ("FuzzFITReader", "Fuzz/FITReader", ["Storage", "Coaching", "PacerCore"]),
+        ("FuzzTCXReader", "Fuzz/TCXReader", ["Storage", "Simulation", "PacerCore"]),
         ("FuzzFITWorkoutReader", "Fuzz/FITWorkoutReader", ["Storage", "Configurator", "Coaching", "PacerCore"]),
         ("FuzzCompanionHTTP", "Fuzz/CompanionHTTP",
          ["Companion", "Configurator", "HAL", "Runtime", "Storage", .product(name: "Logging", package: "swift-log")]),

@@ -4,12 +4,13 @@
 #   scripts/fuzz.sh [--runs N | --seconds S] [TARGET…]
 #
 # TARGET is nmea (the NMEA decoder on arbitrary bytes), yaml (every data file's loader on
-# arbitrary text), gpx (the GPX reader on arbitrary bytes), fit (the FIT reader on arbitrary
+# arbitrary text), gpx (the GPX reader on arbitrary bytes), tcx (the TCX reader on arbitrary
+# bytes, each run it reads written as a replay writes it), fit (the FIT reader on arbitrary
 # bytes, and on them with the CRCs made right), workout (the FIT workout reader the same way,
 # each workout read checked to make a plan file that loads back equal), control (the control
 # socket's command parser), http (the companion page's request handling: a raw request
 # through CompanionCore) or heartrate (a heart-rate strap's 0x2A37 notifications, each read
-# checked to read back the same from the bytes it writes); all eight when none is named.
+# checked to read back the same from the bytes it writes); all nine when none is named.
 # Each runs for N executions (--runs) or S seconds (--seconds; default 60), one after the
 # other, then a table gives each target's executions, time, executions per second and
 # crashes. Exits 1 when any target crashed.
@@ -23,7 +24,8 @@
 # Seed corpora are made from the project's own data on each run, into .build/fuzz/seeds: the
 # recordings (Hardware/recordings, Scenarios/*/*.nmea) cut into pieces of 40 lines, every
 # YAML file under Hardware/ and Scenarios/, the GPX routes of Scenarios/routes with a track
-# exported by a scenario run (when .build/debug/pacer is built), the FIT files two scenario
+# exported by a scenario run (when .build/debug/pacer is built), the TCX files three scenario
+# runs export to, the FIT files two scenario
 # runs and a plan's workout export to, one line of each control command, and a few heart-rate
 # measurements' bytes. What the fuzzer learns is kept in .build/fuzz/corpus/TARGET and used again next
 # time. A crashing input is kept in Fuzz/findings/TARGET/ (not committed): each one found so
@@ -39,11 +41,11 @@ while [[ $# -gt 0 ]]; do
         --runs) runs="${2:-}"; seconds=""; shift $(($# > 1 ? 2 : 1)) ;;
         --seconds) seconds="${2:-}"; runs=""; shift $(($# > 1 ? 2 : 1)) ;;
         -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        nmea|yaml|gpx|fit|workout|control|http|heartrate) targets+=("$1"); shift ;;
-        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx fit workout control http heartrate; --runs N, --seconds S)" >&2; exit 64 ;;
+        nmea|yaml|gpx|tcx|fit|workout|control|http|heartrate) targets+=("$1"); shift ;;
+        *) echo "fuzz.sh: unknown argument '$1' (targets: nmea yaml gpx tcx fit workout control http heartrate; --runs N, --seconds S)" >&2; exit 64 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx fit workout control http heartrate)
+[[ ${#targets[@]} -gt 0 ]] || targets=(nmea yaml gpx tcx fit workout control http heartrate)
 if [[ -z "$runs" && -z "$seconds" ]]; then
     echo "fuzz.sh: --runs and --seconds need a number" >&2; exit 64
 fi
@@ -59,6 +61,7 @@ product() {
         nmea) echo FuzzNMEADecoder ;;
         yaml) echo FuzzDataFiles ;;
         gpx) echo FuzzGPXReader ;;
+        tcx) echo FuzzTCXReader ;;
         fit) echo FuzzFITReader ;;
         workout) echo FuzzFITWorkoutReader ;;
         control) echo FuzzControlProtocol ;;
@@ -73,6 +76,7 @@ max_len() {
         nmea) echo 8192 ;;
         yaml) echo 8192 ;;
         gpx) echo 16384 ;;
+        tcx) echo 16384 ;;
         fit) echo 8192 ;;
         workout) echo 8192 ;;
         control) echo 1024 ;;
@@ -160,6 +164,20 @@ seeds() {
                 if .build/debug/pacer scenario run Scenarios/pause-resume --out "$out" > /dev/null 2>&1; then
                     find "$out" -name '*.gpx' -exec cp {} "$dir/" \;
                 fi
+                rm -rf "$out"
+            fi ;;
+        tcx)
+            # TCX files exported from scenario runs (laps, a pause, heart rates), when
+            # .build/debug/pacer is built.
+            if [[ -x .build/debug/pacer ]]; then
+                local out name
+                out=$(mktemp -d)
+                for name in intervals pause-resume hr-zone-intervals; do
+                    if .build/debug/pacer scenario run "Scenarios/$name" --quiet --out "$out/out" \
+                        --data-dir "$out/$name" > /dev/null 2>&1; then
+                        .build/debug/pacer activities export 1 --tcx "$dir/$name.tcx" --data-dir "$out/$name" > /dev/null 2>&1 || true
+                    fi
+                done
                 rm -rf "$out"
             fi ;;
         fit)

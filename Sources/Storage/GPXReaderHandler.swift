@@ -5,10 +5,8 @@ import PacerCore
 /// The SAX handler `GPXReader` gives libxml2's parser: it follows the open elements, builds
 /// the `GPXDocument`, hands each point to the caller as it closes, and keeps the first error.
 extension GPXReader {
-    final class Handler {
+    final class Handler: SAXHandler {
         let file: String
-        /// The parser's context while it parses (libxml2's), nil before and after.
-        var context: xmlParserCtxtPtr?
         var error: GPXError?
         /// The first error the XML parser reported (later ones follow from it).
         var xmlError: (code: Int, line: Int)?
@@ -32,8 +30,6 @@ extension GPXReader {
         var track: GPXTrack?
         var segment: [ImportedPoint]?
         unowned let input: Input
-        /// libxml2, for the handler functions and the helpers that call it.
-        let xml: LibXML2
         /// Where route and track points go as they are read; nil to keep them in the document.
         let points: ((ImportedPoint, GPXPlace) throws -> Void)?
         /// What `points` threw; the reading stopped there.
@@ -42,8 +38,8 @@ extension GPXReader {
         init(file: String, input: Input, xml: LibXML2, points: ((ImportedPoint, GPXPlace) throws -> Void)?) {
             self.file = file
             self.input = input
-            self.xml = xml
             self.points = points
+            super.init(xml: xml)
         }
 
         /// Hands a point to `points`, or says whether to keep it in the document.
@@ -78,7 +74,7 @@ extension GPXReader {
         }
 
         /// An element starts: its local name, prefix and namespace as libxml2 gives them.
-        func didStartElement(_ localName: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?,
+        override func didStartElement(_ localName: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?,
                              namespaceURI uri: UnsafePointer<UInt8>?, attributes: SAXAttributes) {
             guard error == nil, pointsError == nil else { return }
             let line = lineNumber
@@ -193,17 +189,17 @@ extension GPXReader {
             return ImportedPoint(position: GeoPoint(latitude: lat, longitude: lon), line: line)
         }
 
-        func foundCharacters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        override func foundCharacters(_ bytes: UnsafeBufferPointer<UInt8>) {
             if capturing { text.append(contentsOf: bytes) }
         }
 
-        func foundCDATA(_ bytes: UnsafeBufferPointer<UInt8>) {
+        override func foundCDATA(_ bytes: UnsafeBufferPointer<UInt8>) {
             // As a String first, as XMLParser's delegate did: bytes that are not UTF-8 become U+FFFD.
             if capturing { text.append(contentsOf: String(decoding: bytes, as: UTF8.self).utf8) }
         }
 
         /// An element ends (the open elements' stack says which).
-        func didEndElement() {
+        override func didEndElement() {
             guard error == nil, pointsError == nil, let (name, inGPX, line) = stack.popLast() else { return }
             if !inGPX { foreignOpen -= 1 }
             let parent = stack.last?.name
@@ -324,7 +320,7 @@ extension GPXReader {
         }
 
         /// libxml2 reports an error (or a warning): its code (`xmlParserErrors`).
-        func parseErrorOccurred(_ code: Int) {
+        override func parseErrorOccurred(_ code: Int) {
             if xmlError == nil, error == nil {
                 xmlError = (code, lineNumber)
                 abortParsing()

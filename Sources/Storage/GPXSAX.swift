@@ -2,6 +2,29 @@ internal import CLibXML2
 import Foundation
 
 extension GPXReader {
+    /// What libxml2's SAX callbacks report to (GPX's handler, TCX's): the parser's context
+    /// while it parses, libxml2's functions, and the events, which a reader overrides.
+    class SAXHandler {
+        /// The parser's context while it parses (libxml2's), nil before and after.
+        var context: xmlParserCtxtPtr?
+        /// libxml2, for the handler functions and the helpers that call it.
+        let xml: LibXML2
+
+        init(xml: LibXML2) {
+            self.xml = xml
+        }
+
+        /// An element starts: its local name, prefix and namespace as libxml2 gives them.
+        func didStartElement(_ localName: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?,
+                             namespaceURI uri: UnsafePointer<UInt8>?, attributes: SAXAttributes) {}
+        /// The element last started ends.
+        func didEndElement() {}
+        func foundCharacters(_ bytes: UnsafeBufferPointer<UInt8>) {}
+        func foundCDATA(_ bytes: UnsafeBufferPointer<UInt8>) {}
+        /// libxml2 reports an error (or a warning): its code (`xmlParserErrors`).
+        func parseErrorOccurred(_ code: Int) {}
+    }
+
     /// libxml2's SAX2 push parser, set up as FoundationXML's `XMLParser(stream:)` set it up
     /// for the reader before: the same handler functions (the DTD's through
     /// libxml2's own SAX2 ones, entities looked up the same way, errors through the
@@ -11,7 +34,7 @@ extension GPXReader {
     /// What is gone is XMLParser's work per callback: a String for each name, namespace and
     /// text, a dictionary of attributes for each element; the handler reads the bytes in place.
     final class SAXParser {
-        let handler: Handler
+        let handler: SAXHandler
         /// The first non-zero result of `xmlParseChunk` (an `xmlParserErrors` code), or 0.
         private(set) var result = 0
         private var context: xmlParserCtxtPtr?
@@ -22,7 +45,7 @@ extension GPXReader {
         /// libxml2's functions (the handler's).
         private let xml: UnsafePointer<pacer_xml_library>
 
-        init(handler: Handler) {
+        init(handler: SAXHandler) {
             self.handler = handler
             xml = handler.xml.functions
         }
@@ -172,8 +195,8 @@ extension GPXReader {
     }
 
     /// The handler behind a SAX callback's user data.
-    fileprivate static func saxHandler(_ context: UnsafeMutableRawPointer?) -> Handler {
-        Unmanaged<Handler>.fromOpaque(context!).takeUnretainedValue()
+    fileprivate static func saxHandler(_ context: UnsafeMutableRawPointer?) -> SAXHandler {
+        Unmanaged<SAXHandler>.fromOpaque(context!).takeUnretainedValue()
     }
 
     /// An element's attributes as libxml2's SAX2 gives them: five pointers each (local name,
