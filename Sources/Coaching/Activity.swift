@@ -20,9 +20,16 @@ public struct TrackPoint: Hashable, Sendable {
     /// The intervals between beats the strap sent since the point before, seconds; empty when
     /// it sent none.
     public var rrIntervals: [Double]
+    /// The fixes the receiver delivered since the point before (in this segment) that were not
+    /// position updates: counted for distance and smoothed into the pace, not stored as points
+    /// (R20 stores the updates). Kept so that the run can be coached again as it was
+    /// (`pacer replay`): the odometer and the pace judged on every one of them.
+    public var readings: [TrackReading]
 
     public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?,
-                timer: Duration? = nil, distance: Double? = nil, heartRate: Int? = nil, rrIntervals: [Double] = []) {
+                timer: Duration? = nil, distance: Double? = nil, heartRate: Int? = nil, rrIntervals: [Double] = [],
+                readings: [TrackReading] = []) {
+        self.readings = readings
         self.segment = segment
         self.time = time
         self.position = position
@@ -32,6 +39,23 @@ public struct TrackPoint: Hashable, Sendable {
         self.distance = distance
         self.heartRate = heartRate
         self.rrIntervals = rrIntervals
+    }
+}
+
+/// A fix between two track points: when, where, and the receiver's speed and course.
+public struct TrackReading: Hashable, Sendable {
+    public var time: UTCTimestamp
+    public var position: GeoPoint
+    /// Metres per second.
+    public var speed: Double?
+    /// Degrees true.
+    public var course: Double?
+
+    public init(time: UTCTimestamp, position: GeoPoint, speed: Double?, course: Double?) {
+        self.time = time
+        self.position = position
+        self.speed = speed
+        self.course = course
     }
 }
 

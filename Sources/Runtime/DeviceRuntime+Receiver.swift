@@ -62,6 +62,7 @@ extension DeviceRuntime {
         case .fixLost, .disconnected, .acquiring:
             // The next point opens a new segment (none, when no point came since the last).
             s.track.breakSegment()
+            s.readings.removeAll()
             // No next fix to place a press by: the places stored at the presses stay.
             s.placer.drop()
             // No speed is not zero speed: a loss never counts toward an auto-pause.
@@ -103,6 +104,11 @@ extension DeviceRuntime {
         // paused, not to be told to speed up.
         let pausing = if case .pause = decision { true } else { false }
         let standing = s.autoPause.isPending || pausing
+        // A fix that will be no track point is kept with the next one.
+        if !update, !pausing, s.readings.count < DeviceRuntime.maximumReadingsPerPoint {
+            s.readings.append(TrackReading(
+                time: s.track.readingTime(of: fix, arrival: now), position: fix.position, speed: fix.speed, course: fix.course))
+        }
         // The fix's quality (HDOP, satellites, an estimated fix) goes with its speed: the coach
         // judges pace only on speeds it can trust.
         step.out = update && !standing
@@ -114,6 +120,7 @@ extension DeviceRuntime {
             // one wound back to when they stopped.
             step.point = trackPoint(fix, &s)
             s.track.breakSegment()
+            s.readings.removeAll()
             if s.coach.isPaused {
                 step.autoPaused = now - since
             } else {
@@ -127,6 +134,10 @@ extension DeviceRuntime {
         }
     }
 
+    /// The most fixes kept between two points (`TrackPoint.readings`): a 10 Hz receiver over
+    /// the low profile's minute is 600.
+    static let maximumReadingsPerPoint = 1200
+
     /// A fix as the next track point (in a new segment after a pause or a loss of fix).
     func trackPoint(_ fix: Fix, _ s: inout State) -> (TrackPoint, Int64)? {
         guard let activity = s.activity else { return nil }
@@ -137,10 +148,14 @@ extension DeviceRuntime {
         // or the end is its fix's, a second or so before).
         let at = min(arrival, parts.clock.now)
         let heart = heartRateForPoint(&s, at: at)
+        // The fixes before this one since the last point (the point's own fix, kept as a
+        // reading when it came, is the point now).
+        let readings = s.readings.filter { $0.time < time }
+        s.readings.removeAll()
         return (TrackPoint(segment: segment, time: time, position: fix.position,
                            altitude: fix.altitude, speed: fix.speed,
                            timer: s.coach.elapsed(at: at), distance: s.coach.distance(at: at),
-                           heartRate: heart.bpm, rrIntervals: heart.rr), activity)
+                           heartRate: heart.bpm, rrIntervals: heart.rr, readings: readings), activity)
     }
 
     /// The receiver's latest fix as a track point, when it is live and newer than the last

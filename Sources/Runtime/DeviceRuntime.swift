@@ -30,6 +30,9 @@ public final class DeviceRuntime: Sendable {
         var lastFix: Fix?
         /// When `lastFix` arrived, on the device's clock.
         var lastFixArrival: Instant?
+        /// The fixes since the last track point that were not position updates, for the next
+        /// point (`TrackPoint.readings`); emptied where the track breaks.
+        var readings: [TrackReading] = []
         /// Each phase's result as the runner was told it at the phase's end.
         var told: [Int: PhaseResult] = [:]
         /// When the workout started, on the device's clock.
@@ -189,6 +192,7 @@ public final class DeviceRuntime: Sendable {
                 // The track ends where the runner paused, not at the last position update.
                 let point = latestPoint(&s)
                 s.track.breakSegment()
+                s.readings.removeAll()
                 return (s.coach.pause(at: now), true, point, false)
             }
             store(point)

@@ -49,6 +49,14 @@ struct TrackClock {
         }
     }
 
+    /// The time a fix between points is kept at (`TrackReading`): the receiver's own while it
+    /// agrees with the run's clock, the clock's while it has jumped, as a point's would be.
+    func readingTime(of fix: Fix, arrival: Instant) -> UTCTimestamp {
+        guard let clockTime = utc(at: arrival) else { return fix.time }
+        let offset = fix.time.millisecondsSince1970 - clockTime.millisecondsSince1970
+        return abs(offset) > TrackClock.timeJumpTolerance.nanoseconds / 1_000_000 ? clockTime : fix.time
+    }
+
     /// The activity's start, `startedAt` on the device's clock, as UTC.
     func utcStart(startedAt start: Instant) -> UTCTimestamp? {
         anchor.map { a in

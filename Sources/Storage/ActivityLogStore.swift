@@ -109,6 +109,7 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         // A rate or an interval no strap sends is not stored (`HeartRateRecords`).
         point.heartRate = HeartRateRecords.stored(point.heartRate)
         point.rrIntervals = HeartRateRecords.kept(point.rrIntervals)
+        point.readings = TrackReadings.kept(point.readings, before: point.time)
         let p = point
         try buffer(activity) { pending, counters in
             pending.points.append((activity, counters.point, p))
@@ -314,14 +315,14 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         if !batch.points.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, timer_ms, distance_m,
-                    heart_rate, rr_intervals)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    heart_rate, rr_intervals, readings)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, seq, p) in batch.points {
                 try statement.execute(arguments: [
                     activity, seq, p.segment, p.time.millisecondsSince1970,
                     p.position.latitude, p.position.longitude, p.altitude, p.speed, p.timer?.milliseconds, p.distance,
-                    p.heartRate, HeartRateRecords.text(p.rrIntervals),
+                    p.heartRate, HeartRateRecords.text(p.rrIntervals), TrackReadings.text(p.readings, pointTime: p.time),
                 ])
             }
         }
@@ -413,17 +414,18 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
     static func fetchPoints(_ activity: Int64, _ db: Database) throws -> [TrackPoint] {
         let rows = try Row.fetchCursor(
             db, sql: """
-                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m, heart_rate, rr_intervals
+                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m, heart_rate, rr_intervals, readings
                 FROM track_points WHERE activity_id = ? ORDER BY seq
                 """,
             arguments: [activity])
         var points: [TrackPoint] = []
         while let row = try rows.next() {
+            let time = UTCTimestamp(millisecondsSince1970: row[1])
             points.append(TrackPoint(
-                segment: row[0], time: UTCTimestamp(millisecondsSince1970: row[1]),
+                segment: row[0], time: time,
                 position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4], speed: row[5],
                 timer: (row[6] as Int64?).map { .milliseconds($0) }, distance: row[7], heartRate: row[8],
-                rrIntervals: HeartRateRecords.intervals(row[9])))
+                rrIntervals: HeartRateRecords.intervals(row[9]), readings: TrackReadings.readings(row[10], pointTime: time)))
         }
         return points
     }

@@ -370,6 +370,13 @@ public final class PacerDatabase: Sendable {
                 ALTER TABLE athlete_profile ADD COLUMN age INTEGER;
                 """)
         }
+        // The fixes between each track point and the one before that were no position update
+        // (`TrackPoint.readings`, as `TrackReadings` writes them), so that a run can be coached
+        // again exactly as it was (issue 43): NULL when there were none, and for points
+        // recorded before.
+        migrator.registerMigration("v10") { db in
+            try db.execute(sql: "ALTER TABLE track_points ADD COLUMN readings TEXT")
+        }
         return migrator
     }
 
