@@ -110,13 +110,13 @@ extension Configurator {
                 return try SerialNMEASource(
                     path: uri.path, baud: baud, clock: clock, logger: logger, receiver: receiver,
                     powerSavePeriod: powerSavePeriod)
-            case "file":
+            case "file", "activity":
                 return try makeReplay(uri, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod)
             case "none":
                 return nil
             default:
                 throw ConfigurationError(
-                    "unknown GPS source '\(uri)' (known: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, none)")
+                    "unknown GPS source '\(uri)' (known: gpsd://HOST:PORT, serial:///DEVICE?baud=N, file:PATH, activity:ID, none)")
             }
         } catch let error as ConfigurationError {
             throw error
@@ -128,6 +128,72 @@ extension Configurator {
     /// `file:PATH?pace=clock|fast&speed=N&…faults`: a replayed recording (see `makeGPSSource`).
     public static func makeReplay(
         _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, powerSavePeriod: Duration = .seconds(10)
+    ) throws(ConfigurationError) -> NMEAFileSource {
+        try makeTrackReplay(uri, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod).source
+    }
+
+    /// A replayed recording and, when it is a past run with heart rates (a GPX, TCX or FIT
+    /// file, a stored activity), the strap's stream that goes with it.
+    ///
+    /// `file:RUN.gpx` (or `.tcx`, `.fit`, told by the file's first bytes): the run is written
+    /// as its receiver would have sent it (`TrackSynthesizer`) into a temporary recording,
+    /// unlinked once opened, and replayed like an NMEA file, named by the track's file.
+    /// `activity:ID[?data=DIR]`: a stored activity of the data folder (`dataDirectory`, or
+    /// `data=`), read and closed before the device opens its store.
+    public static func makeTrackReplay(
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, powerSavePeriod: Duration = .seconds(10),
+        dataDirectory: String? = nil
+    ) throws(ConfigurationError) -> (source: NMEAFileSource, heartRate: HeartRateStream?) {
+        if uri.scheme == "activity" {
+            var recording = uri
+            recording.scheme = "file"
+            recording.query["data"] = nil
+            let timeline = try storedActivity(uri, dataDirectory: dataDirectory)
+            return try replay(timeline, uri: recording, label: "activity:\(uri.path)", clock: clock, hotStart: hotStart,
+                              powerSavePeriod: powerSavePeriod)
+        }
+        if !uri.path.isEmpty, TrackReplayLoader.format(of: uri.path) != nil {
+            let timeline = try TrackReplayLoader.load(path: uri.path)
+            return try replay(timeline, uri: uri, label: uri.path, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod)
+        }
+        return (try makeNMEAReplay(uri, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod), nil)
+    }
+
+    /// `activity:ID[?data=DIR]`'s run, read from the store (opened for reading, and closed).
+    public static func storedActivity(_ uri: DeviceURI, dataDirectory: String?) throws(ConfigurationError) -> TrackTimeline {
+        guard let id = Int64(uri.path), id > 0 else {
+            throw ConfigurationError("'\(uri)': an activity is named by its number (activity:12; pacer activities list)")
+        }
+        guard let directory = uri.query["data"] ?? dataDirectory else {
+            throw ConfigurationError("'\(uri)': no data folder to read the activity from (activity:\(id)?data=DIR)")
+        }
+        let store: PacerStore
+        do {
+            store = try openActivityStore(directory: directory, access: .read)
+        } catch {
+            throw ConfigurationError("'\(uri)': \(error)", cause: error)
+        }
+        defer { try? store.database.close() }
+        return try TrackReplayLoader.load(activity: id, store: store)
+    }
+
+    /// `timeline` written as a recording into a temporary file, opened as `uri`'s replay (its
+    /// pace and faults) and unlinked: nothing is left behind, whatever happens next.
+    static func replay(
+        _ timeline: TrackTimeline, uri: DeviceURI, label: String, clock: any PacerClock, hotStart: Duration?,
+        powerSavePeriod: Duration
+    ) throws(ConfigurationError) -> (source: NMEAFileSource, heartRate: HeartRateStream?) {
+        let path = try TrackRecordingFile.write(timeline)
+        defer { unlink(path) }
+        var temporary = uri
+        temporary.path = path
+        let source = try makeNMEAReplay(temporary, clock: clock, hotStart: hotStart, powerSavePeriod: powerSavePeriod, label: label)
+        return (source, TrackSynthesizer(timeline).heartRateStream())
+    }
+
+    static func makeNMEAReplay(
+        _ uri: DeviceURI, clock: any PacerClock, hotStart: Duration? = nil, powerSavePeriod: Duration = .seconds(10),
+        label: String? = nil
     ) throws(ConfigurationError) -> NMEAFileSource {
         do {
             guard !uri.path.isEmpty else {
@@ -160,12 +226,12 @@ extension Configurator {
             } catch {
                 throw ConfigurationError("'\(uri)': \(error)")
             }
-            if let refusal = notARecording(uri.path) {
+            if label == nil, let refusal = notARecording(uri.path) {
                 throw ConfigurationError("\(uri.path): \(refusal)", cause: DataFileError(file: uri.path, reason: refusal))
             }
             return try NMEAFileSource(
                 path: uri.path, clock: clock, pace: pace, speed: speed, faults: faults,
-                hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod)
+                hotStart: hotStart ?? .seconds(1), powerSavePeriod: powerSavePeriod, label: label)
         } catch let error as ConfigurationError {
             throw error
         } catch {
@@ -173,25 +239,15 @@ extension Configurator {
         }
     }
 
-    /// Why the file at `path` is no NMEA recording, when its first bytes say so: a GPX, TCX
-    /// or other XML document, or a FIT file (a track from a watch, given as a source, replayed
-    /// as nothing: "end of recording", 75 gps-lost cues and a "completed" run of 0 km). Nil
-    /// when it may be NMEA (or cannot be read: the replay says why).
+    /// Why the file at `path` is no recording, when its first bytes say so: an XML document
+    /// that is not a GPX or TCX file (those, and FIT files, are replayed as the runs they
+    /// hold). Nil when it may be NMEA (or cannot be read: the replay says why).
     static func notARecording(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        guard TrackReplayLoader.format(of: path) == nil, let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
-        if FITReader.startsWithHeader(head) {
-            return "a FIT file, not an NMEA recording: a source replays a receiver's NMEA (import the run "
-                + "with pacer activities import; follow its line with pacer run --route)"
-        }
         let text = String(decoding: head.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }, as: UTF8.self)
         guard text.hasPrefix("<") else { return nil }
-        if text.contains("<gpx") {
-            return "a GPX file, not an NMEA recording: a source replays a receiver's NMEA (make one from its track "
-                + "with pacer nmea synth --route FILE --out FILE.nmea; import the run with pacer activities import)"
-        }
-        let kind = text.contains("TrainingCenterDatabase") ? "TCX" : "XML"
-        return "a \(kind) file, not an NMEA recording: a source replays a receiver's NMEA"
+        return "an XML file that is neither GPX nor TCX, not a recording: a source replays a receiver's NMEA or a run's GPX, TCX or FIT file"
     }
 }

@@ -166,11 +166,14 @@ public enum Configurator {
             simulated.supply = SimulatedPowerSupply(model: hardware, battery: sim, start: clock.now)
         }
         let gps: (any GPSSource)?
-        if settings.gps.scheme == "file" {
-            let replay = try makeReplay(
-                gpsURI, clock: clock, hotStart: hardware?.gps.hotStart, powerSavePeriod: profile.positionInterval)
-            simulated.replay = replay
-            gps = replay
+        var trackHeartRate: HeartRateStream?
+        if settings.gps.scheme == "file" || settings.gps.scheme == "activity" {
+            let replay = try makeTrackReplay(
+                gpsURI, clock: clock, hotStart: hardware?.gps.hotStart, powerSavePeriod: profile.positionInterval,
+                dataDirectory: settings.dataDirectory)
+            simulated.replay = replay.source
+            gps = replay.source
+            trackHeartRate = replay.heartRate
         } else {
             gps = try makeGPSSource(
                 settings.gps, clock: clock, hotStart: hardware?.gps.hotStart, logger: logger,
@@ -185,6 +188,10 @@ public enum Configurator {
             device.faults.append("\(error)")
         }
         device.heartRate = try makeHeartRateSource(settings.heartRate, clock: clock, logger: logger)
+        // A past run replayed with its heart rates brings its strap, unless the settings name one.
+        if device.heartRate == nil, settings.heartRate == nil, let stream = trackHeartRate {
+            device.heartRate = RecordedHeartRateSource(stream: stream, name: "\(settings.gps.path) heart rate", clock: clock)
+        }
         faults.append(contentsOf: device.faults)
         simulated.radio = device.radio as? SimulatedRadio
         if settings.buttons?.scheme == "sim" { simulated.buttons = ScriptedButtons(clock: clock) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configurator
 import Foundation
+import HAL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,8 +86,19 @@ extension NMEACommand {
                 at least one --stretch are needed and the rest take their defaults (start \
                 2026-05-02T07:00:00Z, 1 Hz, seed 1, noise 2.5 m, GP,GL,GA, sky every epoch). \
                 The same recipe and seed give the same bytes on any machine. A summary (epochs, \
-                duration, distance, bytes) goes to stderr.
+                duration, distance, bytes) goes to stderr. \
+                With --track, a past run instead: a GPX, TCX or FIT file, or activity:ID of the \
+                data folder, written as its receiver would have sent it, one cycle a second (what \
+                `pacer run --source file:RUN.gpx` replays).
                 """)
+
+        @Option(name: .long, help: "A past run to write instead of a recipe: a GPX, TCX or FIT file, or activity:ID (with --data-dir).")
+        var track: String?
+
+        @Option(name: .long, help: "The data folder of --track activity:ID (default: the settings' data_dir).")
+        var dataDir: String?
+
+        @OptionGroup var settingsFile: SettingsOption
 
         @Argument(help: "A synthesis recipe (YAML).")
         var recipe: String?
@@ -132,7 +144,17 @@ extension NMEACommand {
         @Flag(name: .customLong("no-header"), help: "Leave out the # lines that name the generator and the recipe.")
         var noHeader = false
 
+        func validate() throws {
+            if track != nil, recipe != nil || route != nil || !stretch.isEmpty || !outage.isEmpty {
+                throw ValidationError("--track writes a past run as it was: give it without a recipe, --route, --stretch or --outage")
+            }
+        }
+
         func run() throws {
+            if let track {
+                try writeTrack(track)
+                return
+            }
             let recipe = try makeRecipe()
             var synthesizer: NMEASynthesizer
             do {
@@ -156,6 +178,39 @@ extension NMEACommand {
             line += "\(NMEASynthesisRecipe.showTime(summary.duration)), "
             line += "\(NMEASynthesisRecipe.show((summary.distance / 10).rounded() / 100)) km, \(summary.bytes) bytes\n"
             StandardStream.error.writeQuietly(line)
+        }
+
+        /// `--track`: a past run written as its receiver would have sent it.
+        func writeTrack(_ track: String) throws {
+            let timeline: TrackTimeline
+            do {
+                if track.hasPrefix("activity:") {
+                    let uri = try DeviceURI(parsing: track)
+                    let directory = try dataDir ?? settingsFile.settings().dataDirectory
+                    timeline = try Configurator.storedActivity(uri, dataDirectory: directory)
+                } else {
+                    timeline = try TrackReplayLoader.load(path: track)
+                }
+            } catch let error as ConfigurationError {
+                throw CommandFailure(error)
+            }
+            var synthesizer = TrackSynthesizer(timeline, writesHeader: !noHeader)
+            let summary: NMEASynthesisSummary
+            if out == "-" {
+                summary = synthesizer.write(to: { StandardStream.output.writeQuietly($0) })
+            } else {
+                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
+                defer { close(fd) }
+                summary = try synthesizer.write(to: { (bytes: [UInt8]) throws(SynthOutputError) in
+                    try SynthOutputError.write(bytes, to: fd, path: out)
+                })
+            }
+            var line = "\(out == "-" ? "stdout" : out): \(summary.epochs) epochs (\(summary.fixes) fixes, "
+            line += "\(summary.noFixes) without a fix) over \(NMEASynthesisRecipe.showTime(summary.duration)), "
+            line += "\(NMEASynthesisRecipe.show((summary.distance / 10).rounded() / 100)) km, \(summary.bytes) bytes"
+            if timeline.dropped > 0 { line += "; \(timeline.dropped) points less than a second after the one before left out" }
+            StandardStream.error.writeQuietly(line + "\n")
         }
 
         /// The recipe file's recipe with the options laid over it, or one from the options alone.

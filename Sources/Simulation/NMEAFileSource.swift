@@ -89,10 +89,12 @@ public final class NMEAFileSource: GPSSource {
     /// (`setPower(.tracking)`), its cycles carry no fix for this long, as a real receiver's
     /// after a hot start (the GPS module's figure from the hardware model).
     /// `powerSavePeriod`: in power-save it sends one cycle per period, as a real receiver.
+    /// `label`: the file the recording was made from, named instead of `path` (a track
+    /// replayed through a temporary recording, `file:run.gpx`).
     public init(
         path: String, clock: any PacerClock, pace: Pace = .clock, speed: Double = 1,
         faults: Faults = Faults(), silenceTimeout: Duration = .seconds(5), hotStart: Duration = .seconds(1),
-        powerSavePeriod: Duration = .seconds(10)
+        powerSavePeriod: Duration = .seconds(10), label: String? = nil
     ) throws(RecordingError) {
         precondition(speed > 0 && speed.isFinite, "replay speed must be positive, not \(speed)")
         precondition(silenceTimeout > .zero, "the silence timeout must be positive")
@@ -111,7 +113,8 @@ public final class NMEAFileSource: GPSSource {
         self.silenceTimeout = silenceTimeout
         self.hotStart = hotStart
         self.powerSavePeriod = powerSavePeriod
-        var name = path.hasPrefix("/") ? "file://\(path)" : "file:\(path)"
+        let shown = label ?? path
+        var name = shown.hasPrefix("/") ? "file://\(shown)" : "file:\(shown)"
         var query: [String] = []
         if pace == .asFastAsPossible { query.append("pace=fast") }
         if speed != 1 {

@@ -1,0 +1,115 @@
+import Coaching
+import Foundation
+import PacerCore
+import Storage
+import TestSupport
+import Testing
+
+/// A past run as a source (issue 43): a run stored by `pacer run`, exported as GPX, TCX and
+/// FIT, each file replayed by `pacer run --source file:…`, and the stored run itself by
+/// `--source activity:1`, coached again on the virtual clock.
+@Suite("Past runs replayed, end to end", .serialized)
+struct ReplayEndToEndTests {
+    static let plan = "Scenarios/plans/steady.yaml"
+    static let recording = "Scenarios/steady/run.nmea"
+
+    /// Runs the steady plan from `source` on `profile` into `data`.
+    static func run(_ source: String, profile: String, data: String) throws -> ProcessResult {
+        try Pacer.run([
+            "run", "--plan", plan, "--source", source, "--fast", "--profile", profile, "--buzzer", "null",
+            "--data-dir", data, "--today", "2026-05-02", "--socket", "\(data).sock",
+        ])
+    }
+
+    static func store(_ data: String) throws -> PacerStore {
+        try PacerStore(directory: data, access: .read)
+    }
+
+    static func cues(_ detail: ActivityDetail) -> [String] {
+        detail.cues.map { "\($0.elapsed) \($0.cue) \($0.phase.map(String.init) ?? "-")" }
+    }
+
+    /// The stored run's GPX, TCX and FIT exports replay to its distance (within 0.5 %), its
+    /// start, its end and its time, and the TCX and FIT ones (which carry the odometer)
+    /// within a metre.
+    @Test func aRunsExportsReplayToItsDistanceAndTimes() throws {
+        let dir = try makeTemporaryDirectory()
+        let first = try Self.run("file:" + Self.recording, profile: "high", data: "\(dir)/run")
+        try #require(first.status == 0, "\(first.stderr)")
+        let stored = try Self.store("\(dir)/run").activities.activity(1)
+        for format in ["gpx", "tcx", "fit"] {
+            let export = try Pacer.run(["activities", "export", "1", "--data-dir", "\(dir)/run", "--\(format)", "\(dir)/run.\(format)"])
+            try #require(export.status == 0, "\(export.stderr)")
+            let replay = try Self.run("file:\(dir)/run.\(format)", profile: "high", data: "\(dir)/\(format)")
+            try #require(replay.status == 0, "\(format): \(replay.stderr)")
+            #expect(replay.stdout.contains("gps file:\(dir)/run.\(format)"), "the source is named by its file")
+            let again = try Self.store("\(dir)/\(format)").activities.activity(1)
+            let s = stored.summary, a = again.summary
+            #expect(abs(a.distance - s.distance) / s.distance < 0.005, "\(format): \(a.distance) m against \(s.distance) m")
+            if format != "gpx" { #expect(abs(a.distance - s.distance) < 1, "\(format): \(a.distance) m against \(s.distance) m") }
+            #expect(a.startedAt == s.startedAt, "\(format)")
+            #expect(a.endedAt == s.endedAt, "\(format)")
+            #expect(a.time == s.time, "\(format)")
+            #expect(a.state == .completed, "\(format)")
+            // The replayed points are the stored ones, at the same times and places.
+            #expect(again.points.map(\.time) == stored.points.map(\.time), "\(format)")
+            for (p, q) in zip(again.points, stored.points) {
+                #expect(Geodesy.distance(p.position, q.position) < 0.05, "\(format): \(p.time)")
+            }
+        }
+    }
+
+    /// The stored run coached again with its own plan and profile hears what it heard, at
+    /// the same instants, and measures the same distance; on another profile it hears what
+    /// that profile's run of the same recording heard.
+    @Test func aStoredRunCoachedAgainHearsWhatItHeard() throws {
+        let dir = try makeTemporaryDirectory()
+        for profile in ["high", "medium", "low"] {
+            let data = "\(dir)/\(profile)"
+            let first = try Self.run("file:" + Self.recording, profile: "high", data: data)
+            try #require(first.status == 0, "\(first.stderr)")
+            let again = try Self.run("activity:1", profile: profile, data: data)
+            try #require(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("gps activity:1"))
+            let direct = try Self.run("file:" + Self.recording, profile: profile, data: "\(dir)/direct-\(profile)")
+            try #require(direct.status == 0, "\(direct.stderr)")
+            let store = try Self.store(data)
+            let original = try store.activities.activity(1)
+            let replayed = try store.activities.activity(2)
+            let reference = try Self.store("\(dir)/direct-\(profile)").activities.activity(1)
+            #expect(Self.cues(replayed) == Self.cues(reference), "\(profile)")
+            #expect(abs(replayed.summary.distance - reference.summary.distance) < 0.01, "\(profile)")
+            #expect(replayed.phaseResults.map(\.timeInBand) == reference.phaseResults.map(\.timeInBand), "\(profile)")
+            if profile == "high" {
+                #expect(Self.cues(replayed) == Self.cues(original))
+                #expect(replayed.cues.count > 70)
+            }
+            // Every fix between the points (one a second, a point every 10 s) was kept with them.
+            let inner = original.points.dropFirst().dropLast()
+            #expect(inner.allSatisfy { $0.readings.count == 9 }, "\(inner.map(\.readings.count))")
+        }
+    }
+
+    /// What is not a run is refused naming the file and why.
+    @Test func whatIsNoRunIsRefusedNamingTheFile() throws {
+        let dir = try makeTemporaryDirectory()
+        try "<notes><note/></notes>".write(toFile: "\(dir)/notes.xml", atomically: true, encoding: .utf8)
+        let xml = try Self.run("file:\(dir)/notes.xml", profile: "high", data: "\(dir)/a")
+        #expect(xml.status != 0)
+        #expect(xml.stderr.contains("notes.xml") && xml.stderr.contains("neither GPX nor TCX"), "\(xml.stderr)")
+
+        try """
+            <?xml version="1.0"?>
+            <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="t">
+              <trk><trkseg><trkpt lat="52.1" lon="4.3"/><trkpt lat="52.2" lon="4.3"/></trkseg></trk>
+            </gpx>
+            """.write(toFile: "\(dir)/route.gpx", atomically: true, encoding: .utf8)
+        let untimed = try Self.run("file:\(dir)/route.gpx", profile: "high", data: "\(dir)/b")
+        #expect(untimed.status != 0)
+        #expect(untimed.stderr.contains("route.gpx") && untimed.stderr.contains("no times"), "\(untimed.stderr)")
+
+        let missing = try Self.run("activity:7", profile: "high", data: "\(dir)/c")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("activity"), "\(missing.stderr)")
+    }
+}
