@@ -10,7 +10,7 @@ struct Pacer: ParsableCommand {
         commandName: "pacer",
         abstract: "Firmware for a GPS running-coach device, and its simulator.",
         version: "pacer \(PacerVersion.number)",
-        subcommands: [RunCommand.self, DeviceCommand.self, CtlCommand.self, PlanCommand.self, ActivitiesCommand.self, RoutesCommand.self, ProfileCommand.self, SettingsCommand.self, HeartRateCommand.self, StatsCommand.self, GPSCommand.self, BeepCommand.self, SayCommand.self, HardwareCommand.self, NMEACommand.self, ScenarioCommand.self, BatteryCommand.self, CompanionCommand.self, VersionCommand.self])
+        subcommands: [RunCommand.self, ReplayCommand.self, DeviceCommand.self, CtlCommand.self, PlanCommand.self, ActivitiesCommand.self, RoutesCommand.self, ProfileCommand.self, SettingsCommand.self, HeartRateCommand.self, StatsCommand.self, GPSCommand.self, BeepCommand.self, SayCommand.self, HardwareCommand.self, NMEACommand.self, ScenarioCommand.self, BatteryCommand.self, CompanionCommand.self, VersionCommand.self])
 
     /// ArgumentParser's main, with the failures of the layers below given their sysexits
     /// status (`ExitStatus`) and their message alone: the usage text is for usage errors.

@@ -72,8 +72,17 @@ enum ScenarioRecordings {
         try firstTime(of: path).date
     }
 
-    /// The UTC time of the first dated cycle in the recording.
+    /// The UTC time of the first dated cycle in the recording (a past run's first point, or
+    /// its start: a GPX, TCX or FIT file is replayed from there).
     static func firstTime(of path: String) throws -> UTCTimestamp {
+        if TrackReplayLoader.format(of: path) != nil {
+            do {
+                let timeline = try TrackReplayLoader.load(path: path)
+                return timeline.start ?? timeline.first!.time
+            } catch {
+                throw ScenarioError(error.description)
+            }
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ScenarioError("\(path): cannot be read")
         }

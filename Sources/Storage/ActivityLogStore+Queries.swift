@@ -45,6 +45,17 @@ extension ActivityLogStore {
             cues: cues, phaseResults: results, lapMarks: try Self.fetchLapMarks(id, db), statistics: statistics)
     }
 
+    /// The plan (by identity) and the workout (from 0) an activity followed, as the device
+    /// stored them; nil for an import or a run before plans had identities.
+    public func plan(of id: Int64) throws -> (key: PlanKey?, workoutIndex: Int?) {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT plan_key, workout_index FROM activities WHERE id = ?", arguments: [id]) else {
+                throw StorageError.unknownActivity(id)
+            }
+            return ((row[0] as String?).flatMap(PlanKey.init(rawValue:)), row[1])
+        }
+    }
+
     /// General statistics (R10) over every closed activity; one still recording is left out
     /// until it is finished or recovered.
     public func overallStatistics() throws -> OverallStatistics {

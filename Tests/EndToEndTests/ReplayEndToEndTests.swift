@@ -90,6 +90,37 @@ struct ReplayEndToEndTests {
         }
     }
 
+    /// `pacer replay`: the stored run on the low profile beside what the runner heard on
+    /// high, as text and as a page that loads cleanly in Chromium; the runner's activities
+    /// are left as they were.
+    @Test func whatIfOfAStoredRunOnAnotherProfile() async throws {
+        try ReportEndToEndTests.requireChromium()
+        let dir = try makeTemporaryDirectory()
+        let first = try Self.run("file:" + Self.recording, profile: "high", data: "\(dir)/data")
+        try #require(first.status == 0, "\(first.stderr)")
+        let replay = try Pacer.run(["replay", "1", "--data-dir", "\(dir)/data", "--plan", Self.plan, "--profile", "low",
+                                    "--page", "\(dir)/what-if.html", "--out", "\(dir)/out"])
+        try #require(replay.status == 0, "\(replay.stderr)")
+        let text = replay.stdout
+        #expect(text.contains("the run hears the 75 cues the runner heard, at the same instants: the replay is faithful"), "\(text)")
+        #expect(text.contains("profile        high              low"), "\(text)")
+        #expect(text.contains("cues           75                13"), "\(text)")
+        #expect(text.contains("00:05:46  split             |  -"), "\(text)")
+        #expect(text.contains("battery used   "), "\(text)")
+        // What the low profile's own run of the recording heard, cue for cue.
+        let direct = try Self.run("file:" + Self.recording, profile: "low", data: "\(dir)/direct")
+        try #require(direct.status == 0)
+        let low = try Self.store("\(dir)/direct").activities.activity(1)
+        let timeline = try String(contentsOfFile: "\(dir)/out/what-if/timeline.txt", encoding: .utf8)
+        #expect(timeline.contains("gps connected (file:run.nmea)"))
+        let whatIfCues = text.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains("|") && !$0.hasSuffix("|  -") }.count
+        #expect(whatIfCues == low.cues.count, "\(whatIfCues) cue instants against \(low.cues.count) cues")
+        #expect(try Self.store("\(dir)/data").activities.activities().count == 1, "a what-if logs no run")
+        let check = try await ReportEndToEndTests.check(["\(dir)/what-if.html"], ["--self-contained", "--screenshot", "\(dir)/what-if.png"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        try await ReportEndToEndTests.expectWellFormed("\(dir)/what-if.html")
+    }
+
     /// What is not a run is refused naming the file and why.
     @Test func whatIsNoRunIsRefusedNamingTheFile() throws {
         let dir = try makeTemporaryDirectory()
