@@ -25,6 +25,9 @@ public struct TrackPoint: Hashable, Sendable {
     /// (R20 stores the updates). Kept so that the run can be coached again as it was
     /// (`pacer replay`): the odometer and the pace judged on every one of them.
     public var readings: [TrackReading]
+    /// Metres the runner was ahead of the ghost at the point (negative: behind), when racing
+    /// one.
+    public var ghostGap: Double?
 
     public init(segment: Int, time: UTCTimestamp, position: GeoPoint, altitude: Double?, speed: Double?,
                 timer: Duration? = nil, distance: Double? = nil, heartRate: Int? = nil, rrIntervals: [Double] = [],
@@ -216,9 +219,12 @@ public struct ActivityStart: Hashable, Sendable {
     public var planKey: PlanKey?
     /// The workout's index in the plan (from 0).
     public var workoutIndex: Int?
+    /// The ghost raced (`Ghost.name`), when there was one.
+    public var ghost: String?
 
     public init(name: String, startedAt: UTCTimestamp?, plan: String?, workout: String?, profile: String,
-                planKey: PlanKey? = nil, workoutIndex: Int? = nil) {
+                planKey: PlanKey? = nil, workoutIndex: Int? = nil, ghost: String? = nil) {
+        self.ghost = ghost
         self.name = name
         self.startedAt = startedAt
         self.plan = plan

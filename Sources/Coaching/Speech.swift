@@ -44,13 +44,17 @@ public struct PhraseBook: Hashable, Sendable {
         "strap-back": ["heart"],
         "status-heart": ["heart"],
         "status-heart-phase": ["phase", "left", "distance"],
+        // Added with the ghost (issue 43), optional as the above.
+        "ghost-ahead": ["seconds", "distance"],
+        "ghost-behind": ["seconds", "distance"],
+        "ghost-level": [],
     ]
     /// Announcements a book may leave out: it was written before they existed, and the
     /// device says nothing for them.
     public static let optionalTemplates: Set<String> = [
         "phase-start-free", "status-open", "repeat", "lap", "to-go",
         "phase-start-heart", "heart-high", "heart-low", "heart-in", "strap-lost", "strap-back", "status-heart",
-        "status-heart-phase",
+        "status-heart-phase", "ghost-ahead", "ghost-behind", "ghost-level",
     ]
     /// Words a book may leave out (`optionalTemplates`' words): the key is said instead.
     public static let optionalWords: Set<String> = ["until-lap"]
@@ -349,6 +353,17 @@ public struct SpeechFormatter: Hashable, Sendable {
             "lap": "\(number)", "lap_time": duration(time),
             "lap_pace": pace(time > .zero ? length / time.inSeconds : nil) ?? "",
         ])
+    }
+
+    /// Where the runner stands against the ghost: "12 seconds ahead, the ghost 40 metres
+    /// behind", "Level with the ghost."
+    public func ghost(_ gap: GhostGap) -> String {
+        let values = ["seconds": duration(.seconds(abs(gap.seconds).rounded())), "distance": shortDistance(abs(gap.metres))]
+        switch gap.standing {
+        case .ahead: return book.render("ghost-ahead", values)
+        case .behind: return book.render("ghost-behind", values)
+        case .level: return book.render("ghost-level", [:])
+        }
     }
 
     /// What is left of a phase before its end: "200 metres to go", "30 seconds to go".

@@ -80,7 +80,7 @@ extension Configurator {
     /// does, on its loop; the clock stops when the device switches off.
     public static func firmware(
         settings: Settings, storage: FirmwareStorage, start: Firmware.Start = .waiting, timing: Timing = .realTime,
-        alsoBuzzers: [DeviceURI] = [], tolerant: Bool = false, route: FollowedRoute? = nil, knownFaults: [String] = [],
+        alsoBuzzers: [DeviceURI] = [], tolerant: Bool = false, route: FollowedRoute? = nil, ghost: Ghost? = nil, knownFaults: [String] = [],
         controls options: ControlOptions? = nil,
         today: @escaping @Sendable (UTCTimestamp?) -> CivilDate,
         logger: Logger = Logger(label: "pacer"),
@@ -133,7 +133,7 @@ extension Configurator {
         }
         let firmware = Firmware(
             parts: parts, agenda: agenda,
-            settings: .init(actions: settings.buttonActions, knownFaults: faults, route: route),
+            settings: .init(actions: settings.buttonActions, knownFaults: faults, route: route, ghost: ghost),
             start: start, today: today, logger: logger,
             onEvent: { event in
                 onEvent(event)

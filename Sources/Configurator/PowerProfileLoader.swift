@@ -80,6 +80,7 @@ public enum PowerProfileLoader {
         }
         let anticipation = try anticipation(&map)
         let heartRate = try heartRateJudging(&map)
+        let ghost = try map.optionalNumber("ghost_interval_s", in: ghostIntervalRange)
         try map.finish()
         var profile = PowerProfile(
             name: name, summary: summary, positionInterval: position, alertInterval: alert, cueStyle: style,
@@ -87,8 +88,19 @@ public enum PowerProfileLoader {
             boardSuspend: suspend, stepDown: stepDown, autoPause: autoPause, splitDistance: split,
             route: route, wifiOffDuringWorkout: wifiOff, calibration: calibration, anticipation: anticipation)
         profile.heartRate = heartRate
+        if let ghost {
+            profile.ghostInterval = ghostIntervalRange.duration(ghost)
+            guard profile.ghostInterval >= position else {
+                throw map.error("ghost_interval_s", "is shorter than position_interval_s (\(YAMLMapping.format(position.inSeconds)) s): the gap is measured at each position")
+            }
+        } else {
+            profile.ghostInterval = max(.seconds(60), position)
+        }
         return profile
     }
+
+    /// How often the gap to a ghost is told: every 10 s to every 30 minutes.
+    public static let ghostIntervalRange = AllowedRange(10...1800, unit: "s")
 
     /// `heart_rate: {settle_s: 45, window_s: 20}`, each optional (the defaults).
     public static func heartRateJudging(_ map: inout YAMLMapping) throws(DataFileError) -> PowerProfile.HeartRateJudging {

@@ -48,6 +48,9 @@ public struct PowerProfile: Hashable, Sendable {
     /// How heart rate is judged (`heart_rate` in the profile): how long the heart is left to
     /// settle after a phase change, and the window its rate is averaged over.
     public var heartRate = HeartRateJudging()
+    /// Racing a ghost: the gap is told this often (`ghost_interval_s`; by default a minute,
+    /// and never more often than the position updates that measure it).
+    public var ghostInterval = Duration.seconds(60)
 
     /// `heart_rate: {settle_s: 45, window_s: 20}`: the heart lags the legs by tens of seconds,
     /// so a judgement waits `settle` after a change of effort and averages `window`.

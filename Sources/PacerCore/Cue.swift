@@ -40,6 +40,9 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
     case waypointAhead = "waypoint-ahead"
     case turnAround = "turn-around"
     case routeEnd = "route-end"
+    // Racing a ghost (a past run, a target time).
+    case ghostBehind = "ghost-behind"
+    case ghostAhead = "ghost-ahead"
 
     /// What the cue means to the runner.
     public var meaning: String {
@@ -79,6 +82,8 @@ public enum Cue: String, CaseIterable, Hashable, Sendable {
         case .waypointAhead: "a waypoint of the route lies ahead (the profile's distance; the status says how far and how high)"
         case .turnAround: "the route turns back here"
         case .routeEnd: "the end of the route"
+        case .ghostBehind: "the ghost (a past run, a target time) has gone ahead: fallen behind it on distance run (again while the gap grows)"
+        case .ghostAhead: "the lead taken back from the ghost"
         }
     }
 }

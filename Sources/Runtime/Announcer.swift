@@ -280,6 +280,15 @@ final class Announcer: Sendable {
         enqueue(Utterance(text: text, key: "lap", priority: .announcement))
     }
 
+    /// The gap to the ghost, on the profile's schedule: said as an announcement (dropped
+    /// for the share like a split, never said while paused).
+    func ghost(_ gap: GhostGap) {
+        guard settings.enabled else { return }
+        let text = formatter.ghost(gap)
+        guard !text.isEmpty else { return }
+        enqueue(Utterance(text: text, key: "ghost", priority: .announcement))
+    }
+
     /// Whether the runner asked for `u` (the status): never dropped, not counted in the share.
     static func askedFor(_ u: Utterance) -> Bool { u.key == "status" }
 

@@ -17,6 +17,8 @@ extension DeviceRuntime {
         var autoPaused: Duration?
         var autoResumed: Double?
         var routeEvents: [RouteFollower.Event] = []
+        /// The ghost race at this position update.
+        var ghost: [GhostOutput] = []
     }
 
     /// The receiver's event as the firmware hands it on, in the task the sink handed it to
@@ -42,6 +44,14 @@ extension DeviceRuntime {
         if case .status(let status, let detail) = event, !finished { report(.gps(status, detail: detail)) }
         handle(step.out)
         handle(step.pauseOut)
+        for output in step.ghost {
+            switch output {
+            case .cue(let cue): sound(cue, phase: nil)
+            case .tell(let gap):
+                report(.ghost(gap))
+                announcer?.ghost(gap)
+            }
+        }
         if let announcer, step.point != nil { announcer.progress(status.coach) }
         for e in step.routeEvents { routeEvent(e) }
         if let standing = step.autoPaused {
@@ -131,6 +141,13 @@ extension DeviceRuntime {
             // Stored after the coach has counted it: the point carries the timer and the
             // odometer's distance with this fix's leg in them.
             step.point = trackPoint(fix, &s)
+            // The ghost is raced on the same timer and odometer, at each position update.
+            if var ghost = s.ghost, let point = step.point?.0, let timer = point.timer, let metres = point.distance,
+               s.coach.isRunning {
+                step.ghost = ghost.update(timer: timer, metres: metres)
+                step.point?.0.ghostGap = ghost.gap?.metres
+                s.ghost = ghost
+            }
         }
     }
 

@@ -58,6 +58,8 @@ public final class DeviceRuntime: Sendable {
         var follower: RouteFollower?
         /// The runtime switched the Wi-Fi radio off (and switches it on at the end).
         var radioOff = false
+        /// Racing a ghost, when there is one.
+        var ghost: GhostCoach?
         /// Coaching by heart rate, and where the strap stands (`DeviceRuntime+HeartRate`).
         var heart: HeartRateCoach
         var strap = StrapState()
@@ -91,7 +93,7 @@ public final class DeviceRuntime: Sendable {
     /// is its own. `receiver`: the device's, whose events the firmware hands to `gpsEvent`.
     init(
         parts: Parts, receiver: Receiver?, plan: TrainingPlan, workoutIndex: Int, planKey: PlanKey? = nil,
-        route: FollowedRoute? = nil, logger: Logger = Logger(label: "pacer.runtime"),
+        route: FollowedRoute? = nil, ghost: Ghost? = nil, logger: Logger = Logger(label: "pacer.runtime"),
         onEvent: @escaping @Sendable (RuntimeEvent, RuntimeStatus) -> Void = { _, _ in },
         onFinish: @escaping @Sendable (ActivityEnd) -> Void = { _ in }
     ) {
@@ -123,6 +125,9 @@ public final class DeviceRuntime: Sendable {
         if let route, receiver != nil {
             state.follower = RouteFollower(route: route, settings: parts.profile.routeSettings)
         }
+        if let ghost, receiver != nil {
+            state.ghost = GhostCoach(ghost: ghost, settings: parts.profile.ghostSettings)
+        }
         self.state = LoopBound(state, clock: parts.clock)
         showsHeart = parts.heartRate != nil || workout.phases.contains(where: \.usesHeartRate)
         shown = Mutex(Shown(state, gps: .disconnected, lastCue: nil, showsHeart: showsHeart))
@@ -140,7 +145,8 @@ public final class DeviceRuntime: Sendable {
     func start() throws {
         let activity = try writer.begin(ActivityStart(
             name: "\(plan.name): \(workout.name)", startedAt: nil, plan: plan.name, workout: workout.name,
-            profile: parts.profile.name, planKey: planKey, workoutIndex: workoutIndex))
+            profile: parts.profile.name, planKey: planKey, workoutIndex: workoutIndex,
+            ghost: state.withValue { $0.ghost?.ghost.name }))
         parts.clock.execute { [self] in
             let now = parts.clock.now
             let out = state.withValue { s -> [CoachOutput] in
@@ -264,8 +270,10 @@ public final class DeviceRuntime: Sendable {
         var gps: GPSStatus
         var lastCue: Cue?
         var heart: HeartStatus?
+        var ghost: GhostGap?
 
         init(_ s: State, gps: GPSStatus, lastCue: Cue?, showsHeart: Bool) {
+            ghost = s.ghost?.gap
             if showsHeart { heart = HeartStatus(s.heart, strap: s.strap) }
             profile = s.profile.name
             coach = s.coach
@@ -292,7 +300,7 @@ public final class DeviceRuntime: Sendable {
             plan: plan.name, workout: workout.name, profile: s.profile, coach: s.coach.status(at: now),
             gps: s.gps, positioning: s.coach.positioning, activityID: s.activity,
             points: s.points, waypoints: s.waypoints, lastCue: s.lastCue, battery: s.battery, route: s.route,
-            heart: s.heart)
+            heart: s.heart, ghost: s.ghost)
     }
 
     /// What `status` shows, on the loop: the receiver's status is the device's.

@@ -108,6 +108,9 @@ extension RuntimeEvent {
             return [("key", .text(key))]
         case .speechDropped(let key, let reason):
             return [("key", .text(key)), ("reason", .text(reason))]
+        case .ghost(let gap):
+            return [("standing", .text(gap.standing.rawValue)), ("ahead_m", .number(gap.metres, places: 1)),
+                    ("ahead_s", .number(gap.seconds, places: 1))]
         }
     }
 }

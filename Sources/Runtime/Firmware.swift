@@ -32,10 +32,14 @@ public final class Firmware: Sendable {
         public var knownFaults: [String]
         /// The route every workout follows (`--route`), when there is one.
         public var route: FollowedRoute?
+        /// The ghost every workout races (`--ghost`), when there is one.
+        public var ghost: Ghost?
 
         public init(actions: ButtonActions = .defaults, searchingCueInterval: Duration = .seconds(20),
-                    bootCheckDelay: Duration = .seconds(3), knownFaults: [String] = [], route: FollowedRoute? = nil) {
+                    bootCheckDelay: Duration = .seconds(3), knownFaults: [String] = [], route: FollowedRoute? = nil,
+                    ghost: Ghost? = nil) {
             self.route = route
+            self.ghost = ghost
             self.actions = actions
             self.searchingCueInterval = searchingCueInterval
             self.bootCheckDelay = bootCheckDelay
@@ -340,7 +344,7 @@ public final class Firmware: Sendable {
     {
         DeviceRuntime(
             parts: parts, receiver: receiver, plan: plan, workoutIndex: index, planKey: key,
-            route: route, logger: logger,
+            route: route, ghost: settings.ghost, logger: logger,
             onEvent: { [self] event, status in report(.workout(event, status)) },
             onFinish: { [self] end in workoutEnded(end) })
     }

@@ -25,6 +25,11 @@ extension PowerProfile {
         autoPause.map { Coaching.AutoPause.Settings(below: $0.below, after: $0.after, resumeAbove: $0.resumeAbove) }
     }
 
+    /// The ghost race's settings under this profile: the gap told every `ghostInterval`.
+    var ghostSettings: GhostCoach.Settings {
+        GhostCoach.Settings(interval: ghostInterval)
+    }
+
     /// The route follower's settings under this profile.
     var routeSettings: RouteFollower.Settings {
         RouteFollower.Settings(offRoute: route.offRoute, backOn: route.backOn, waypointAhead: route.waypointAhead)

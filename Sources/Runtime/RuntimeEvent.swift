@@ -57,6 +57,8 @@ public enum RuntimeEvent: Hashable, Sendable {
     case said(Utterance, duration: Duration, after: Duration)
     /// A cue cut the announcement being said.
     case speechCut(key: String)
+    /// Where the runner stands against the ghost, told on the profile's schedule.
+    case ghost(GhostGap)
     /// An announcement was not said: `paused`, or `share` (speech would take more of the run
     /// than the settings allow).
     case speechDropped(key: String, reason: String)
@@ -86,6 +88,7 @@ public enum RuntimeEvent: Hashable, Sendable {
         case .storageFault: "storage-fault"
         case .said: "say"
         case .speechCut: "say-cut"
+        case .ghost: "ghost"
         case .speechDropped: "say-dropped"
         case .route(let e):
             switch e {

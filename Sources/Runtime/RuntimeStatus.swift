@@ -19,10 +19,13 @@ public struct RuntimeStatus: Hashable, Sendable {
     public var route: RouteFollower.Progress?
     /// The heart rate, when a strap is set or the workout is coached by heart rate.
     public var heart: HeartStatus?
+    /// Where the runner stands against the ghost, when racing one (at the last position).
+    public var ghost: GhostGap?
 
     public init(plan: String, workout: String, profile: String, coach: CoachStatus, gps: GPSStatus, positioning: Bool,
                 activityID: Int64?, points: Int, waypoints: Int, lastCue: Cue?, battery: BatteryReading?,
-                route: RouteFollower.Progress?, heart: HeartStatus? = nil) {
+                route: RouteFollower.Progress?, heart: HeartStatus? = nil, ghost: GhostGap? = nil) {
+        self.ghost = ghost
         self.plan = plan
         self.workout = workout
         self.profile = profile
@@ -70,10 +73,19 @@ public struct RuntimeStatus: Hashable, Sendable {
         if let heart { parts.append(heart.line) }
         parts.append(String(format3(coach.distance / 1000)) + " km")
         if let route { parts.append(RuntimeStatus.describe(route)) }
+        if let ghost { parts.append(RuntimeStatus.describe(ghost)) }
         parts.append(positioning ? gps.rawValue : "positioning off")
         if coach.paused { parts.append("PAUSED") }
         if coach.finished { parts.append("FINISHED") }
         return parts.joined(separator: "  ")
+    }
+
+    /// `ghost +12 s (+40 m)`, `ghost level`, `ghost −8 s (−25 m)`: the runner ahead (+) or
+    /// behind (−) of the ghost.
+    public static func describe(_ gap: GhostGap) -> String {
+        guard gap.standing != .level else { return "ghost level" }
+        let sign = gap.metres >= 0 ? "+" : "−"
+        return "ghost \(sign)\(Int(abs(gap.seconds).rounded())) s (\(sign)\(Int(abs(gap.metres).rounded())) m)"
     }
 
     /// How a starting phase ends, when not on time, and its repeat: ` (800 m, repeat 3 of 6)`,

@@ -74,6 +74,7 @@ extension ActivityLogStore {
             state: state, activeTime: (row["active_time_ms"] as Int64?).map { .milliseconds($0) },
             source: row["source"], distance: 0, elapsedTime: .zero, movingTime: .zero, maximumSpeed: 0,
             elevationGain: 0, elevationLoss: 0, minimumElevation: nil, maximumElevation: nil, pointCount: 0)
+        summary.ghost = row["ghost"]
         if let distance = row["distance_m"] as Double? {
             // Closed: the figures it was closed with (the runtime's totals, or its points'
             // for an import), whoever asks.

@@ -89,11 +89,11 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         let id = try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO activities (name, plan, workout, profile, started_at, state, plan_key, workout_index)
-                    VALUES (?, ?, ?, ?, ?, 'recording', ?, ?)
+                    INSERT INTO activities (name, plan, workout, profile, started_at, state, plan_key, workout_index, ghost)
+                    VALUES (?, ?, ?, ?, ?, 'recording', ?, ?, ?)
                     """,
                 arguments: [start.name, start.plan, start.workout, start.profile, start.startedAt?.millisecondsSince1970,
-                            start.planKey?.rawValue, start.workoutIndex])
+                            start.planKey?.rawValue, start.workoutIndex, start.ghost])
             return db.lastInsertedRowID
         }
         recording.withLock { $0.open[id] = Counters() }
@@ -110,6 +110,7 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         point.heartRate = HeartRateRecords.stored(point.heartRate)
         point.rrIntervals = HeartRateRecords.kept(point.rrIntervals)
         point.readings = TrackReadings.kept(point.readings, before: point.time)
+        point.ghostGap = point.ghostGap.flatMap { $0.isFinite ? $0 : nil }
         let p = point
         try buffer(activity) { pending, counters in
             pending.points.append((activity, counters.point, p))
@@ -315,14 +316,15 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
         if !batch.points.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO track_points (activity_id, seq, segment, time, lat, lon, alt, speed, timer_ms, distance_m,
-                    heart_rate, rr_intervals, readings)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    heart_rate, rr_intervals, readings, ghost_m)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (activity, seq, p) in batch.points {
                 try statement.execute(arguments: [
                     activity, seq, p.segment, p.time.millisecondsSince1970,
                     p.position.latitude, p.position.longitude, p.altitude, p.speed, p.timer?.milliseconds, p.distance,
                     p.heartRate, HeartRateRecords.text(p.rrIntervals), TrackReadings.text(p.readings, pointTime: p.time),
+                    p.ghostGap,
                 ])
             }
         }
@@ -414,18 +416,20 @@ public final class ActivityLogStore: ActivityLog, DatabasePart {
     static func fetchPoints(_ activity: Int64, _ db: Database) throws -> [TrackPoint] {
         let rows = try Row.fetchCursor(
             db, sql: """
-                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m, heart_rate, rr_intervals, readings
+                SELECT segment, time, lat, lon, alt, speed, timer_ms, distance_m, heart_rate, rr_intervals, readings, ghost_m
                 FROM track_points WHERE activity_id = ? ORDER BY seq
                 """,
             arguments: [activity])
         var points: [TrackPoint] = []
         while let row = try rows.next() {
             let time = UTCTimestamp(millisecondsSince1970: row[1])
-            points.append(TrackPoint(
+            var point = TrackPoint(
                 segment: row[0], time: time,
                 position: GeoPoint(latitude: row[2], longitude: row[3]), altitude: row[4], speed: row[5],
                 timer: (row[6] as Int64?).map { .milliseconds($0) }, distance: row[7], heartRate: row[8],
-                rrIntervals: HeartRateRecords.intervals(row[9]), readings: TrackReadings.readings(row[10], pointTime: time)))
+                rrIntervals: HeartRateRecords.intervals(row[9]), readings: TrackReadings.readings(row[10], pointTime: time))
+            point.ghostGap = row[11]
+            points.append(point)
         }
         return points
     }

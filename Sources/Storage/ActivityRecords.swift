@@ -36,6 +36,8 @@ public struct ActivitySummary: Hashable, Sendable {
     public var activeTime: Duration?
     /// The GPX file an imported activity came from; nil for one recorded on the device.
     public var source: String?
+    /// The ghost it raced (`Ghost.name`), when it raced one.
+    public var ghost: String?
     /// Metres.
     public var distance: Double
     public var elapsedTime: Duration

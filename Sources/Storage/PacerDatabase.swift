@@ -377,6 +377,15 @@ public final class PacerDatabase: Sendable {
         migrator.registerMigration("v10") { db in
             try db.execute(sql: "ALTER TABLE track_points ADD COLUMN readings TEXT")
         }
+        // Racing a ghost (issue 43): the ghost an activity raced (its name, `Ghost.name`), and
+        // at each point the metres the runner was ahead of it (negative: behind). NULL
+        // without a ghost.
+        migrator.registerMigration("v11") { db in
+            try db.execute(sql: """
+                ALTER TABLE activities ADD COLUMN ghost TEXT;
+                ALTER TABLE track_points ADD COLUMN ghost_m REAL;
+                """)
+        }
         return migrator
     }
 

@@ -223,10 +223,15 @@ struct NoFixMigrationTests {
 }
 
 enum PacerTestShell {
-    /// Takes a database back from version 9 to 8 (`PacerDatabase`'s migration v9: the
-    /// heart-rate columns): for a test that makes an older version, so that v9 runs again
-    /// after the migrations it forgets.
+    /// Takes a database back to version 8: undoes v11 (the ghost's columns), v10 (the
+    /// readings between points) and v9 (the heart-rate columns), newest first, for a test
+    /// that makes an older version, so that they run again after the migrations it forgets.
     static let undoV9 = """
+        ALTER TABLE track_points DROP COLUMN ghost_m;
+        ALTER TABLE activities DROP COLUMN ghost;
+        DELETE FROM grdb_migrations WHERE identifier = 'v11';
+        ALTER TABLE track_points DROP COLUMN readings;
+        DELETE FROM grdb_migrations WHERE identifier = 'v10';
         ALTER TABLE track_points DROP COLUMN heart_rate;
         ALTER TABLE track_points DROP COLUMN rr_intervals;
         ALTER TABLE athlete_profile DROP COLUMN max_hr;
