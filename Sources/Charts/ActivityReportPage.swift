@@ -79,6 +79,9 @@ public enum ActivityReportPage {
             body += input.source == nil ? HTMLPage.section("Phases", phaseTable(input.phases))
                 : HTMLPage.section("Laps (the file's)", lapTable(input.phases))
         }
+        if let ghost = input.ghost {
+            body += ghostSection(ghost, run: run)
+        }
         if !input.lapMarks.isEmpty {
             // The runner's laps: the phases split where a lap press ended none.
             body += HTMLPage.section("Laps", runnerLapTable(LapSpan.spans(phases: input.phases, marks: input.lapMarks)))
@@ -122,6 +125,19 @@ public enum ActivityReportPage {
             + "Times are \(input.zone.isUTC ? "UTC" : "local (the board's time zone)"); speeds km/h; distances km; "
             + "altitudes metres above sea level.</footer>\n"
         return HTMLPage.document(title: heading, body: body)
+    }
+
+    /// The race against the ghost: the gap stored at each point over the distance.
+    static func ghostSection(_ ghost: String, run: RunAnalysis) -> String {
+        let gaps = zip(run.along, run.points).compactMap { d, p in p.ghostGap.map { (d / 1000, $0) } }
+        guard !gaps.isEmpty else { return "" }
+        var chart = OverlayChart(xTitle: "distance (km)", yTitle: "ahead of the ghost (+) or behind it (−), m")
+        chart.add("gap", colour: RunComparison.colourGap, gaps)
+        chart.zeroLine = true
+        let last = gaps[gaps.count - 1].1
+        let caption = "Metres ahead of the ghost (\(ghost)) at each position, judged on distance run: "
+            + "\(last >= 0 ? "\(ActivityFormat.fixed(last, places: 0)) m ahead" : "\(ActivityFormat.fixed(-last, places: 0)) m behind") at the last."
+        return HTMLPage.section("Ghost", HTMLPage.figure(chart.render(title: "The gap to the ghost", id: "ghost"), caption: caption))
     }
 
     static func meta(_ a: ActivityReportInput) -> String {

@@ -39,6 +39,8 @@ public struct ActivityReportInput: Hashable, Sendable {
     /// points' heart rate is counted in; nil when none are set. Plain values, as the rest: the
     /// caller picks the profile (the one in force on the run's day, or today's).
     public var heartRateZones: HeartRateZones?
+    /// The ghost the run raced (its name), when it raced one: its points carry the gap.
+    public var ghost: String?
 
     public init(
         id: Int64, name: String, state: String, startedAt: UTCTimestamp?, endedAt: UTCTimestamp?, plan: String?,

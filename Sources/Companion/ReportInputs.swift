@@ -23,6 +23,7 @@ extension ActivityDetail {
         input.zone = .system
         input.lapMarks = lapMarks
         input.heartRateZones = heartRateZones
+        input.ghost = a.ghost
         return input
     }
 }

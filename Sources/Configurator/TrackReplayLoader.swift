@@ -47,17 +47,24 @@ public enum TrackReplayLoader {
             timeline.forgetSegmentEndDistances()
             try timeline.finish()
         } catch let error as TrackTimelineError {
-            throw ConfigurationError("\(path): \(error.reason)", cause: error)
+            throw refusal("\(path): \(error.reason)", path)
         } catch let error as GPXError {
-            throw ConfigurationError(error.description, cause: error)
+            throw refusal(error.description, path)
         } catch let error as FITError {
-            throw ConfigurationError(error.description, cause: error)
+            throw refusal(error.description, path)
         } catch let error as TCXError {
-            throw ConfigurationError(error.description, cause: error)
+            throw refusal(error.description, path)
         } catch {
-            throw ConfigurationError("\(path): \(error)", cause: error)
+            throw refusal("\(path): \(error)", path)
         }
         return timeline
+    }
+
+    /// A file that holds no run to replay: a data error (65) naming it.
+    static func refusal(_ message: String, _ path: String) -> ConfigurationError {
+        let prefix = "\(path): "
+        let reason = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+        return ConfigurationError(message, cause: DataFileError(file: path, reason: reason))
     }
 
     private static func readGPX(_ path: String, into timeline: inout TrackTimeline) throws {

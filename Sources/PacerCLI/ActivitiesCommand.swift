@@ -91,7 +91,7 @@ func printLines(_ lines: [String]) {
 struct ActivitiesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activities", abstract: "List, show, report, export, share and import recorded activities.",
-        subcommands: [List.self, Show.self, Report.self, Export.self, Share.self, Import.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Report.self, Compare.self, Export.self, Share.self, Import.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -170,6 +170,60 @@ struct ActivitiesCommand: ParsableCommand {
             let html = ActivityReportPage.html(try store.open().activityReportInput(id))
             try writeReport(html, to: out)
             if out != "-" { print("Activity #\(id) report written to \(out)") }
+        }
+    }
+
+    struct Compare: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "compare",
+            abstract: "Two runs side by side: figures, cues, phases, splits, and with --page their speed, heart rate and gap.",
+            discussion: """
+                Each run is a stored activity (its id) or a GPX, TCX or FIT file: two runs of one \
+                route, or of one workout. The gap is judged on distance run, each on its own timer \
+                (the seconds the second took more or less than the first to reach each 100 m), so \
+                two routes compare as well as one.
+                """)
+
+        @Argument(help: "The first run: an activity's id, or a GPX, TCX or FIT file.")
+        var first: String
+
+        @Argument(help: "The second run.")
+        var second: String
+
+        @Option(name: .long, help: "Also write the comparison as an HTML page.")
+        var page: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let sides = try [first, second].map(side)
+            var comparison = RunComparisonInput(
+                title: "\(sides[0].label) against \(sides[1].label)", a: sides[0], b: sides[1])
+            comparison.notes = ["\(sides[0].label): \(sides[0].run.name); \(sides[1].label): \(sides[1].run.name)."]
+            print(RunComparison.text(comparison), terminator: "")
+            if let page {
+                do {
+                    try OutputFile.write(page, text: RunComparison.html(comparison))
+                } catch {
+                    throw CommandFailure(error)
+                }
+                print("Page written to \(page)")
+            }
+        }
+
+        /// An activity of the store, or a file's run.
+        func side(_ text: String) throws -> RunComparisonInput.Side {
+            if let id = Int64(text), !FileManager.default.fileExists(atPath: text) {
+                let input = try store.open().activityReportInput(id)
+                let date = input.startedAt.map { " (\(ActivityFormat.dateTime($0, zone: .system)))" } ?? ""
+                return RunComparisonInput.Side(label: "#\(id)\(date)", run: input)
+            }
+            do {
+                let timeline = try TrackReplayLoader.load(path: text)
+                return RunComparisonInput.Side(label: (text as NSString).lastPathComponent, run: ReplayCommand.reportInput(timeline))
+            } catch {
+                throw CommandFailure(.noInput, "\(error)")
+            }
         }
     }
 

@@ -26,8 +26,17 @@ struct BatteryCommand: ParsableCommand {
                 runner was back.
                 """)
 
-        @Argument(help: "The scenario folder (its plan, recording and script are used; its profile is replaced).")
+        @Argument(help: "The scenario folder (its plan, recording and script are used; its profile is replaced), or a past run: a stored activity (12, activity:12) or a GPX, TCX or FIT file, as the route.")
         var scenario: String
+
+        @Option(name: .long, help: "A past run's plan: a file, or a plan's name in the hardware folder's plans/ (default: the run's own).")
+        var plan: String?
+
+        @Option(name: .long, help: "A past run's workout, from 1 (default: the run's own, else 1).")
+        var workout: Int?
+
+        @Option(name: .long, help: "The data folder a stored run is read from (default: the settings' data_dir).")
+        var dataDir: String?
 
         @Option(name: .long, help: "Profiles to compare, comma-separated.")
         var profiles: String = "low,medium,high"
@@ -72,10 +81,19 @@ struct BatteryCommand: ParsableCommand {
                     throw CommandFailure(error, "--profiles")
                 }
             }
-            let loaded = try ScenarioCommand.load(scenario, options: options)
             let fm = FileManager.default
             let root = out ?? NSTemporaryDirectory() + "pacer-battery-compare-\(getpid())"
             defer { if out == nil { try? fm.removeItem(atPath: root) } }
+            var isFolder: ObjCBool = false
+            let loaded: Scenario
+            if fm.fileExists(atPath: scenario, isDirectory: &isFolder), isFolder.boolValue {
+                guard plan == nil, workout == nil else {
+                    throw ValidationError("--plan and --workout are for a past run: a scenario names its own")
+                }
+                loaded = try ScenarioCommand.load(scenario, options: options)
+            } else {
+                loaded = try pastRun(options: options, folder: "\(root)/run")
+            }
             let rows: [ProfileComparison.Row]
             do {
                 rows = try ProfileComparison.run(
@@ -88,6 +106,33 @@ struct BatteryCommand: ParsableCommand {
             if let svg {
                 // Checked to the last byte; a device or a link's target written, never replaced.
                 try OutputFile.write(svg, text: ComparisonReport.svg(rows, title: "\(loaded.name): energy against alerts and track"))
+            }
+        }
+
+        /// A past run made the comparison's scenario: its plan (or `--plan`) and workout, its
+        /// laps, waypoints and stop.
+        func pastRun(options: ScenarioOptions, folder: String) throws -> Scenario {
+            let settings = options.settings
+            let plansDir = PlanLoader.directory(hardwareDir: settings.hardwareDirectory)
+            let source = PastRun.Source(scenario, dataDirectory: dataDir ?? settings.dataDirectory)
+            do {
+                let past = try PastRun.load(source, plansDirectory: plansDir, scratch: folder)
+                var planPath = past.planPath
+                if let plan {
+                    guard let path = PlanLoader.resolve(plan, plansDir: plansDir) else {
+                        throw CommandFailure(.noInput, "no plan '\(plan)' (a file, or a name in \(plansDir))")
+                    }
+                    planPath = path
+                }
+                guard let planPath else {
+                    throw CommandFailure(.usage, "\(source.name): give --plan PLAN to coach it with (its own is not among the device's plans)")
+                }
+                let index = workout.map { $0 - 1 } ?? (planPath == past.planPath ? past.workoutIndex ?? 0 : 0)
+                return try past.scenario(
+                    name: "\(source.name)", planPath: planPath, workoutIndex: index, profile: settings.profile,
+                    hardware: hardware ?? settings.hardware, folder: folder)
+            } catch let error as ScenarioError {
+                throw CommandFailure(error)
             }
         }
     }

@@ -47,6 +47,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: RouteChoice.help)
     var route: String?
 
+    @Option(name: .long, help: "A ghost to race, judged on distance run: \(GhostLoader.help).")
+    var ghost: String?
+
     @Option(name: .long, help: "The system clock the GPS time is checked against (a week-rollover fault): system, sim?at=YYYY-MM-DDTHH:MM:SSZ[&synchronized=yes], sim (not set), none (default: the settings' system_clock, else system for a receiver and none for a recording).")
     var systemClock: String?
 
@@ -110,7 +113,7 @@ struct RunCommand: ParsableCommand {
                 case .allDone:
                     // A plan done is followed again from its start (a single recurring workout
                     // like the easy run, at every boot of the unit).
-                    print("Every workout of plan '\(trainingPlan.name)' is done: starting again from workout 1.")
+                    StandardStream.output.writeQuietly("Every workout of plan '\(trainingPlan.name)' is done: starting again from workout 1.\n")
                     workoutIndex = 0
                 case .expired: workoutIndex = 0  // refused just below, with the deadline
                 }
@@ -127,6 +130,12 @@ struct RunCommand: ParsableCommand {
         }
 
         let followed = try route.map { try RouteChoice.load($0, store: store) }
+        let rival: Ghost?
+        do {
+            rival = try ghost.map { try GhostLoader.load($0, dataDirectory: settings.dataDirectory, store: store) }
+        } catch {
+            throw CommandFailure(error)
+        }
 
         // The firmware, running this workout at once; an activity left unfinished by a power
         // cut is closed as it is assembled.
@@ -137,7 +146,7 @@ struct RunCommand: ParsableCommand {
             assembled = try Configurator.firmware(
                 settings: settings, storage: .store(store),
                 start: .workout(plan: trainingPlan, index: workoutIndex, key: planKey),
-                timing: fast ? .virtual : .realTime, route: followed,
+                timing: fast ? .virtual : .realTime, route: followed, ghost: rival,
                 controls: ControlOptions(socketPath: socket, keys: display.interactive),
                 today: { _ in today }, logger: logger,
                 onEvent: { event in
@@ -147,11 +156,15 @@ struct RunCommand: ParsableCommand {
             throw CommandFailure(error)
         }
         for id in assembled.recovered {
-            print("recovered unfinished activity \(id) (stored as recovered with every committed point)")
+            StandardStream.output.writeQuietly("recovered unfinished activity \(id) (stored as recovered with every committed point)\n")
         }
         let firmware = assembled.firmware
         display.header(trainingPlan, workout: trainingPlan.workouts[workoutIndex], profile: assembled.device.profile, settings: settings)
-        if let followed { print(RouteChoice.describe(followed)) }
+        // Written as the cues are (unbuffered), so that in a pipe too they come before them.
+        if let followed { StandardStream.output.writeQuietly(RouteChoice.describe(followed) + "\n") }
+        if let rival {
+            StandardStream.output.writeQuietly("racing the ghost: \(rival.name), \(RuntimeStatus.metres(rival.finish.metres)) in \(RuntimeStatus.clock(.seconds(rival.finish.seconds)))\n")
+        }
         if display.interactive {
             assembled.clock.scheduleRepeating(every: .seconds(1)) { firmware.runtime.map { display.refresh($0.status) } }
         }
@@ -194,10 +207,10 @@ final class RunDisplay: Sendable {
     }
 
     func header(_ plan: TrainingPlan, workout: Workout, profile: PowerProfile, settings: Settings) {
-        print("\(plan.name): \(workout.name), \(workout.phases.count) phases, \(RuntimeStatus.clock(workout.duration))")
-        print("profile \(profile.name): position every \(Int(profile.positionInterval.inSeconds)) s, "
-            + "alerts every \(Int(profile.alertInterval.inSeconds)) s, \(profile.cueStyle.rawValue)")
-        print("gps \(settings.gps), buzzer \(settings.buzzer), data \(settings.dataDirectory)")
+        write("\(plan.name): \(workout.name), \(workout.phases.count) phases, \(RuntimeStatus.clock(workout.duration))\n")
+        write("profile \(profile.name): position every \(Int(profile.positionInterval.inSeconds)) s, "
+            + "alerts every \(Int(profile.alertInterval.inSeconds)) s, \(profile.cueStyle.rawValue)\n")
+        write("gps \(settings.gps), buzzer \(settings.buzzer), data \(settings.dataDirectory)\n")
     }
 
     func cue(_ cue: Cue, _ status: RuntimeStatus) {

@@ -58,6 +58,8 @@ public struct Scenario: Hashable, Sendable {
     /// The strap the device hears (`heart_rate:`); nil: none, as in every scenario that does
     /// not ask.
     public var heartRate: HeartRateSetup?
+    /// The ghost raced (`ghost:`): a run's file, or a target; nil: none.
+    public var ghost: String?
     /// The athlete's heart-rate figures (`athlete:`), the zones' source.
     public var athlete: HeartRateFigures?
 

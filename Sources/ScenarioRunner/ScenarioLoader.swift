@@ -23,6 +23,8 @@ import Yams
 /// recording: run.nmea         # what the GPS replays, relative to this folder
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
 /// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
+/// ghost: run.fit              # a ghost to race (`pacer run --ghost`): a GPX, TCX or FIT run in
+///                             # this folder, or a target: "5km@24:30", "10km@50:00,negative=2%"
 /// hardware: zero-m8n               # the build whose energy model drains the battery
 /// radio: sim                  # a simulated Wi-Fi radio the profile switches (default none)
 /// heart_rate:                 # a strap (`sim:`), default none; one of:
@@ -148,6 +150,12 @@ public enum ScenarioLoader {
         if let route, !FileManager.default.fileExists(atPath: route) {
             throw map.error("route", "\(route) does not exist")
         }
+        var ghost = try map.optionalString("ghost")
+        if let name = ghost, !name.contains("@") {
+            let path = name.hasPrefix("/") ? name : "\(directory)/\(name)"
+            guard FileManager.default.fileExists(atPath: path) else { throw map.error("ghost", "\(path) does not exist") }
+            ghost = path
+        }
 
         var battery = Scenario.BatterySetup()
         if var b = try map.optionalMapping("battery") {
@@ -236,6 +244,7 @@ public enum ScenarioLoader {
         scenario.deviceMode = mode == "device"
         scenario.until = until
         scenario.route = route
+        scenario.ghost = ghost
         scenario.systemClock = systemClock
         scenario.speech = speech
         scenario.anticipation = anticipation
@@ -414,7 +423,7 @@ public enum ScenarioLoader {
                          "auto-paused", "auto-resumed",
                          "battery", "battery-set", "profile-changed", "calibrated", "finished", "power-cut", "restart", "recovered",
                          "press", "state", "offered", "refused", "fault", "button",
-                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio", "strap", "strap-battery"]
+                         "route-joined", "off-route", "on-route", "waypoint-ahead", "waypoint-passed", "turn-around", "route-end", "say", "say-cut", "say-dropped", "radio", "strap", "strap-battery", "ghost"]
             guard known.contains(kind) else { throw item.error("event", "'\(kind)' is not one of \(known.joined(separator: ", "))") }
             let name = try item.optionalString("name")
             let n = try near(), c = try count(), w = try window()

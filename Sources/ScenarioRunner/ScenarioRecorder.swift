@@ -166,6 +166,11 @@ final class ScenarioRecorder: Sendable {
             name = key
             text = "SAY DROPPED (\(key): \(reason))"
             fields = [("key", .text(key)), ("reason", .text(reason))]
+        case .ghost(let gap):
+            name = gap.standing.rawValue
+            text = "GHOST: \(RuntimeStatus.describe(gap).dropFirst("ghost ".count))"
+            fields = [("standing", .text(gap.standing.rawValue)), ("ahead_m", .number(gap.metres, places: 1)),
+                      ("ahead_s", .number(gap.seconds, places: 1))]
         }
         var recorded = ScenarioEvent(time: time, kind: event.kind, name: name, activity: activity)
         if case .phaseStarted = event {
@@ -345,6 +350,8 @@ final class ScenarioRecorder: Sendable {
         case .waypointAhead: "WAYPOINT AHEAD"
         case .turnAround: "TURN AROUND"
         case .routeEnd: "ROUTE END"
+        case .ghostBehind: "GHOST AHEAD OF YOU"
+        case .ghostAhead: "AHEAD OF THE GHOST"
         }
     }
 

@@ -272,6 +272,14 @@ public enum ScenarioRunner {
                 throw ScenarioError("\(scenario.file): route: \(error)")
             }
         }
+        var rival: Ghost?
+        if let ghost = scenario.ghost {
+            do {
+                rival = try GhostLoader.load(ghost, dataDirectory: nil)
+            } catch {
+                throw ScenarioError("\(scenario.file): ghost: \(error)")
+            }
+        }
         // The button, pressed by the script, through the same decoder and actions as the board's.
         settings.buttons = try? DeviceURI(parsing: "sim")
         let start: Firmware.Start = scenario.deviceMode
@@ -292,7 +300,7 @@ public enum ScenarioRunner {
             let store = try Configurator.makeActivityStore(settings)
             assembled = try Configurator.firmware(
                 settings: settings, storage: .store(store), start: start, timing: options.timing, alsoBuzzers: also,
-                route: route, today: { fix in fixedToday ?? fix?.date ?? firstDate ?? UTCTimestamp(millisecondsSince1970: 0).date },
+                route: route, ghost: rival, today: { fix in fixedToday ?? fix?.date ?? firstDate ?? UTCTimestamp(millisecondsSince1970: 0).date },
                 logger: logger,
                 onEvent: { event in
                     // A workout's timeline shows the workout's events; a device's, the device's too.

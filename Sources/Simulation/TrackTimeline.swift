@@ -211,6 +211,11 @@ public struct TrackTimeline: Hashable, Sendable {
         return total
     }
 
+    /// Metres from `a` to `b` as a replay runs them (`TrackLeg`).
+    public static func legLength(_ a: TrackSample, _ b: TrackSample) -> Double {
+        TrackLeg(a, b).length
+    }
+
     /// Seconds from the first sample to the last.
     public var duration: Double {
         guard let first, let last else { return 0 }

@@ -121,6 +121,48 @@ struct ReplayEndToEndTests {
         try await ReportEndToEndTests.expectWellFormed("\(dir)/what-if.html")
     }
 
+    /// A ghost race against the runner's own run on the same recording is level at every
+    /// position (0.0 m stored at each) with no ghost beep; against a target 2 % faster than an
+    /// even run the gap grows, told every minute, to what the truth says (within 5 m at the
+    /// last telling), and the report draws it.
+    @Test func ghostRaces() async throws {
+        let dir = try makeTemporaryDirectory()
+        let first = try Self.run("file:" + Self.recording, profile: "high", data: "\(dir)/data")
+        try #require(first.status == 0, "\(first.stderr)")
+        let race = try Pacer.run([
+            "run", "--plan", Self.plan, "--source", "file:" + Self.recording, "--fast", "--profile", "high", "--buzzer", "null",
+            "--data-dir", "\(dir)/data", "--today", "2026-05-02", "--socket", "\(dir)/s.sock", "--ghost", "activity:1",
+        ])
+        try #require(race.status == 0, "\(race.stderr)")
+        #expect(race.stdout.contains("racing the ghost: activity 1, 2.06 km in 00:12:00"))
+        let raced = try Self.store("\(dir)/data").activities.activity(2)
+        #expect(raced.summary.ghost == "activity 1")
+        let gaps = raced.points.compactMap(\.ghostGap)
+        #expect(gaps.count == raced.points.count - 1 && gaps.allSatisfy { $0 == 0 }, "\(gaps)")
+        #expect(!raced.cues.contains { $0.cue.hasPrefix("ghost") })
+        #expect(race.stdout.split(separator: "\n").filter { $0.contains("ghost level") }.count > 70)
+        let report = try Pacer.run(["activities", "report", "2", "--data-dir", "\(dir)/data", "--out", "\(dir)/ghost.html"])
+        try #require(report.status == 0, "\(report.stderr)")
+        #expect(try String(contentsOfFile: "\(dir)/ghost.html", encoding: .utf8).contains("Metres ahead of the ghost (activity 1)"))
+
+        // The target: 5 km in 24:30 against 12 km/h (the recipe's truth).
+        let target = try Pacer.run(["scenario", "run", "Scenarios/ghost-target", "--quiet", "--out", "\(dir)/target"])
+        try #require(target.status == 0, "\(target.stderr)")
+        let events = try String(contentsOfFile: "\(dir)/target/events.jsonl", encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("\"event\":\"ghost\"") }
+        #expect(events.count == 24, "\(events.count) tellings")
+        var previous = 0.0
+        for line in events {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let t = try #require(json["t"] as? Double), ahead = try #require(json["ahead_m"] as? Double)
+            let truth = 12 / 3.6 * t - 5000 / 1470 * t
+            #expect(abs(ahead - truth) < 5, "at \(t) s: \(ahead) m, the truth \(truth) m")
+            #expect(ahead <= previous + 0.5, "the gap grows: \(ahead) after \(previous)")
+            previous = ahead
+        }
+        #expect(previous < -90)
+    }
+
     /// What is not a run is refused naming the file and why.
     @Test func whatIsNoRunIsRefusedNamingTheFile() throws {
         let dir = try makeTemporaryDirectory()
