@@ -72,12 +72,28 @@ public enum TCXReader {
         guard let base = InputStream(fileAtPath: path), access(path, R_OK) == 0 else {
             throw TCXError(file: path, line: nil, reason: "\(GPXError.unreadable) (permission?)")
         }
+        if let mapped = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) {
+            try preflight(mapped, file: path)
+        }
         return try parse(GPXReader.Input(base), file: path, point: point)
     }
 
     /// Reads a document in memory; `file` names it in errors.
     public static func parse(_ data: Data, file: String, point: @escaping (TCXPoint) throws -> Void) throws -> TCXDocument {
-        try parse(GPXReader.Input(InputStream(data: data)), file: file, point: point)
+        try preflight(data, file: file)
+        return try parse(GPXReader.Input(InputStream(data: data)), file: file, point: point)
+    }
+
+    /// The GPX reader's checks of the bytes before libxml2 sees them: an encoding it hands to
+    /// iconv (UTF-7, UCS-4: libxml2 died of SIGSEGV in xmlParseChunk on a TCX file of
+    /// "\0\0\0<2222…", the fuzzer's first find), broken UTF-16, an empty processing
+    /// instruction.
+    static func preflight(_ data: Data, file: String) throws(TCXError) {
+        do {
+            try GPXReader.preflight(data, file: file)
+        } catch {
+            throw TCXError(file: file, line: error.line, reason: error.reason.replacingOccurrences(of: "GPX", with: "TCX"))
+        }
     }
 
     static func parse(_ input: GPXReader.Input, file: String, point: @escaping (TCXPoint) throws -> Void) throws -> TCXDocument {

@@ -134,6 +134,19 @@ struct ReplayStorageTests {
         #expect(long?.reason.contains("longer than") == true)
     }
 
+    /// The fuzzer's find (scripts/fuzz.sh tcx): four bytes that say UCS-4, then digits. libxml2
+    /// handed them to iconv and died of SIGSEGV in xmlParseChunk; the file is refused first.
+    @Test func aTCXInAnEncodingLibxml2CannotTakeIsRefused() throws {
+        let bytes: [UInt8] = [0, 0, 0, 0x3C] + Array("2222222222".utf8) + [0xB2] + Array("2222222222222".utf8) + [0, 0]
+        do {
+            _ = try TCXReader.parse(Data(bytes), file: "crash.tcx") { _ in }
+            Issue.record("read")
+        } catch let error as TCXError {
+            #expect(error.file == "crash.tcx" && error.line == 1, "\(error)")
+            #expect(error.reason.contains("TCX is read as UTF-8"), "\(error)")
+        }
+    }
+
     /// What `TCXWriter` writes is what the reader reads.
     @Test func whatTheWriterWritesIsReadBack() throws {
         var writer = TCXWriter(id: t0)
