@@ -200,15 +200,7 @@ struct ActivitiesCommand: ParsableCommand {
             var comparison = RunComparisonInput(
                 title: "\(sides[0].label) against \(sides[1].label)", a: sides[0], b: sides[1])
             comparison.notes = ["\(sides[0].label): \(sides[0].run.name); \(sides[1].label): \(sides[1].run.name)."]
-            print(RunComparison.text(comparison), terminator: "")
-            if let page {
-                do {
-                    try OutputFile.write(page, text: RunComparison.html(comparison))
-                } catch {
-                    throw CommandFailure(error)
-                }
-                print("Page written to \(page)")
-            }
+            try ReplayCommand.show(comparison, page: page)
         }
 
         /// An activity of the store, or a file's run.

@@ -162,22 +162,28 @@ extension NMEACommand {
             } catch {
                 throw CommandFailure(error, self.recipe ?? "the command line")
             }
-            let summary: NMEASynthesisSummary
-            if out == "-" {
-                summary = synthesizer.write(to: { StandardStream.output.writeQuietly($0) })
-            } else {
-                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
-                defer { close(fd) }
-                summary = try synthesizer.write(to: { (bytes: [UInt8]) throws(SynthOutputError) in
-                    try SynthOutputError.write(bytes, to: fd, path: out)
-                })
+            let summary = try emit { (sink: ([UInt8]) throws(SynthOutputError) -> Void) throws(SynthOutputError) in
+                try synthesizer.write(to: sink)
             }
             var line = "\(out == "-" ? "stdout" : out): \(summary.epochs) epochs (\(summary.fixes) fixes, "
             line += "\(summary.noFixes) without a fix, \(summary.silent) silent) over "
             line += "\(NMEASynthesisRecipe.showTime(summary.duration)), "
             line += "\(NMEASynthesisRecipe.show((summary.distance / 10).rounded() / 100)) km, \(summary.bytes) bytes\n"
             StandardStream.error.writeQuietly(line)
+        }
+
+        /// Writes a recording to `--out` (standard output for `-`): `write` hands its chunks to
+        /// the sink it is given.
+        func emit(
+            _ write: (([UInt8]) throws(SynthOutputError) -> Void) throws(SynthOutputError) -> NMEASynthesisSummary
+        ) throws -> NMEASynthesisSummary {
+            if out == "-" {
+                return try write { StandardStream.output.writeQuietly($0) }
+            }
+            let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            return try write { (bytes: [UInt8]) throws(SynthOutputError) in try SynthOutputError.write(bytes, to: fd, path: out) }
         }
 
         /// `--track`: a past run written as its receiver would have sent it.
@@ -195,16 +201,8 @@ extension NMEACommand {
                 throw CommandFailure(error)
             }
             var synthesizer = TrackSynthesizer(timeline, writesHeader: !noHeader)
-            let summary: NMEASynthesisSummary
-            if out == "-" {
-                summary = synthesizer.write(to: { StandardStream.output.writeQuietly($0) })
-            } else {
-                let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                guard fd >= 0 else { throw CommandFailure(.cannotCreate, "\(out): \(String(cString: strerror(errno)))") }
-                defer { close(fd) }
-                summary = try synthesizer.write(to: { (bytes: [UInt8]) throws(SynthOutputError) in
-                    try SynthOutputError.write(bytes, to: fd, path: out)
-                })
+            let summary = try emit { (sink: ([UInt8]) throws(SynthOutputError) -> Void) throws(SynthOutputError) in
+                try synthesizer.write(to: sink)
             }
             var line = "\(out == "-" ? "stdout" : out): \(summary.epochs) epochs (\(summary.fixes) fixes, "
             line += "\(summary.noFixes) without a fix) over \(NMEASynthesisRecipe.showTime(summary.duration)), "

@@ -155,15 +155,19 @@ struct ReplayCommand: ParsableCommand {
         let name = past.detail?.summary.name ?? past.timeline.name ?? source.name
         var comparison = RunComparisonInput(title: "What if: \(source.name), \(name)", a: a, b: b)
         comparison.notes = notes
+        try Self.show(comparison, page: page)
+    }
+
+    /// Prints the comparison, and writes its page when asked.
+    static func show(_ comparison: RunComparisonInput, page: String?) throws {
         print(RunComparison.text(comparison), terminator: "")
-        if let page {
-            do {
-                try OutputFile.write(page, text: RunComparison.html(comparison))
-            } catch {
-                throw CommandFailure(error)
-            }
-            print("Page written to \(page)")
+        guard let page else { return }
+        do {
+            try OutputFile.write(page, text: RunComparison.html(comparison))
+        } catch {
+            throw CommandFailure(error)
         }
+        print("Page written to \(page)")
     }
 
     /// The device's plan (`pacer plan activate`), for a file that names none.

@@ -244,6 +244,49 @@ struct NMEAEpochWriter {
     }
 }
 
+/// Writes a recording cycle by cycle into chunks of about `chunkSize` bytes for `sink`,
+/// counting what was written: the route synthesizer's and the track replay's `write`.
+enum NMEAChunkedWriting {
+    static func write<E: Error>(
+        chunkSize: Int, to sink: ([UInt8]) throws(E) -> Void,
+        next: (inout [UInt8]) -> SynthesizedEpoch?, onEpoch: ((SynthesizedEpoch) -> Void)? = nil
+    ) throws(E) -> NMEASynthesisSummary {
+        var summary = NMEASynthesisSummary()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(chunkSize + 8 * 1024)
+        while let epoch = next(&buffer) {
+            summary.epochs += 1
+            switch epoch.status {
+            case .fix: summary.fixes += 1
+            case .noFix: summary.noFixes += 1
+            case .silent: summary.silent += 1
+            }
+            summary.duration = epoch.elapsed
+            summary.distance = epoch.distance
+            onEpoch?(epoch)
+            if buffer.count >= chunkSize {
+                summary.bytes += buffer.count
+                try sink(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        if !buffer.isEmpty {
+            summary.bytes += buffer.count
+            try sink(buffer)
+        }
+        return summary
+    }
+
+    /// A `#` line of a recording's header: printable, at most 200 bytes of `text`, CR LF.
+    static func comment(_ text: String, to out: inout [UInt8]) {
+        var bytes = Array(text.utf8.prefix(200))
+        for i in bytes.indices where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x20 }
+        out.append(contentsOf: "# ".utf8)
+        out.append(contentsOf: bytes)
+        out.append(contentsOf: "\r\n".utf8)
+    }
+}
+
 extension Int64 {
     /// Division rounding towards minus infinity (times before 1970 stay on the right day).
     func floorDivided(by d: Int64) -> Int64 {

@@ -221,28 +221,8 @@ public struct NMEASynthesizer {
         chunkSize: Int = 64 * 1024, to sink: ([UInt8]) throws(E) -> Void,
         onEpoch: ((SynthesizedEpoch) -> Void)? = nil
     ) throws(E) -> NMEASynthesisSummary {
-        var summary = NMEASynthesisSummary()
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(chunkSize + 8 * 1024)
-        while let epoch = next(appendingTo: &buffer) {
-            summary.epochs += 1
-            switch epoch.status {
-            case .fix: summary.fixes += 1
-            case .noFix: summary.noFixes += 1
-            case .silent: summary.silent += 1
-            }
-            summary.duration = epoch.elapsed
-            onEpoch?(epoch)
-            if buffer.count >= chunkSize {
-                summary.bytes += buffer.count
-                try sink(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        if !buffer.isEmpty {
-            summary.bytes += buffer.count
-            try sink(buffer)
-        }
+        var summary = try NMEAChunkedWriting.write(
+            chunkSize: chunkSize, to: sink, next: { next(appendingTo: &$0) }, onEpoch: onEpoch)
         summary.distance = recipe.distance
         return summary
     }
@@ -302,13 +282,7 @@ public struct NMEASynthesizer {
     /// made. Each line is kept short and printable.
     private func appendHeader(to out: inout [UInt8]) {
         let r = recipe
-        func line(_ text: String) {
-            var bytes = Array(text.utf8.prefix(200))
-            for i in bytes.indices where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x20 }
-            out.append(contentsOf: "# ".utf8)
-            out.append(contentsOf: bytes)
-            out.append(contentsOf: "\r\n".utf8)
-        }
+        func line(_ text: String) { NMEAChunkedWriting.comment(text, to: &out) }
         let show = NMEASynthesisRecipe.show, showTime = NMEASynthesisRecipe.showTime
         line("Pacer NMEA synthesizer (pacer nmea synth): a simulated receiver, not a real recording")
         line("start \(UTCTimestamp(millisecondsSince1970: startCentiseconds * 10)), \(show(r.rateHz)) Hz, "

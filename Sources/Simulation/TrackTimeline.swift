@@ -366,29 +366,7 @@ public struct TrackSynthesizer {
     public mutating func write<E: Error>(
         chunkSize: Int = 64 * 1024, to sink: ([UInt8]) throws(E) -> Void
     ) throws(E) -> NMEASynthesisSummary {
-        var summary = NMEASynthesisSummary()
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(chunkSize + 8 * 1024)
-        while let epoch = next(appendingTo: &buffer) {
-            summary.epochs += 1
-            switch epoch.status {
-            case .fix: summary.fixes += 1
-            case .noFix: summary.noFixes += 1
-            case .silent: summary.silent += 1
-            }
-            summary.duration = epoch.elapsed
-            summary.distance = epoch.distance
-            if buffer.count >= chunkSize {
-                summary.bytes += buffer.count
-                try sink(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        if !buffer.isEmpty {
-            summary.bytes += buffer.count
-            try sink(buffer)
-        }
-        return summary
+        try NMEAChunkedWriting.write(chunkSize: chunkSize, to: sink, next: { next(appendingTo: &$0) })
     }
 
     /// The whole recording in memory, for tests and short tracks.
@@ -618,13 +596,7 @@ public struct TrackSynthesizer {
     // MARK: - Header
 
     private func appendHeader(to out: inout [UInt8]) {
-        func line(_ text: String) {
-            var bytes = Array(text.utf8.prefix(200))
-            for i in bytes.indices where bytes[i] < 0x20 || bytes[i] == 0x7F { bytes[i] = 0x20 }
-            out.append(contentsOf: "# ".utf8)
-            out.append(contentsOf: bytes)
-            out.append(contentsOf: "\r\n".utf8)
-        }
+        func line(_ text: String) { NMEAChunkedWriting.comment(text, to: &out) }
         let t = timeline
         line("Pacer track replay (pacer nmea synth --track): a past run as its receiver would have sent it, not a real recording")
         line("track \(t.source)\(t.name.map { " (\(String($0.prefix(80))))" } ?? ""): \(t.sampleCount) points in \(t.segments.count) "
