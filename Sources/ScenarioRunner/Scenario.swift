@@ -60,6 +60,9 @@ public struct Scenario: Hashable, Sendable {
     public var heartRate: HeartRateSetup?
     /// The ghost raced (`ghost:`): a run's file, or a target; nil: none.
     public var ghost: String?
+    /// A what-if (`past_run:`): the scenario folder whose stored run this one coaches again
+    /// (its activity, with the fixes between its points, replayed as the recording).
+    public var pastRun: String?
     /// The athlete's heart-rate figures (`athlete:`), the zones' source.
     public var athlete: HeartRateFigures?
 

@@ -20,7 +20,8 @@ import Yams
 /// system_clock: "sim?at=2026-05-02T06:59:30Z"  # the system clock the GPS time is checked
 ///                             # against (`sim` alone: not set; default none: the recording's
 ///                             # dates as they are); a receiver 1024 weeks early is corrected
-/// recording: run.nmea         # what the GPS replays, relative to this folder
+/// recording: run.nmea         # what the GPS replays, relative to this folder (or a run's GPX, TCX, FIT)
+/// past_run: ../profile-high   # instead: a what-if, the stored run of that scenario coached again
 /// synth: run.synth.yaml       # the `pacer nmea synth` recipe the recording was made from
 /// route: ../routes/loop.gpx   # a route to follow (`pacer run --route`): its <rte>, else its track
 /// ghost: run.fit              # a ghost to race (`pacer run --ghost`): a GPX, TCX or FIT run in
@@ -131,7 +132,15 @@ public enum ScenarioLoader {
         }
         let recording = try localFile("recording")
         let recipe = try localFile("synth")
-        guard recording != nil || recipe != nil else {
+        let pastRun = try localFile("past_run")
+        if let pastRun {
+            guard recording == nil, recipe == nil else {
+                throw map.error("past_run", "a what-if replays the stored run of \(pastRun): it has no recording or synth of its own")
+            }
+            guard FileManager.default.fileExists(atPath: "\(pastRun)/\(fileName)") else {
+                throw map.error("past_run", "\(pastRun) holds no \(fileName): past_run names a scenario folder")
+            }
+        } else if recording == nil && recipe == nil {
             throw map.error(nil, "names no recording: give `recording: FILE.nmea`, or `synth: RECIPE.yaml` to make one")
         }
         if let recording, !FileManager.default.fileExists(atPath: recording) {
@@ -245,6 +254,7 @@ public enum ScenarioLoader {
         scenario.until = until
         scenario.route = route
         scenario.ghost = ghost
+        scenario.pastRun = pastRun
         scenario.systemClock = systemClock
         scenario.speech = speech
         scenario.anticipation = anticipation

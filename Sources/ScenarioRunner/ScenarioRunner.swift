@@ -80,6 +80,10 @@ public enum ScenarioRunner {
         logger: Logger = Logger(label: "pacer.scenario")
     ) throws -> ScenarioOutcome {
         let fm = FileManager.default
+        var scenario = scenario
+        if let base = scenario.pastRun {
+            scenario = try whatIf(scenario, of: base, out: out, options: options, logger: logger)
+        }
         do {
             try fm.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
@@ -171,6 +175,42 @@ public enum ScenarioRunner {
             energy: runs.compactMap(\.energy))
         try ScenarioResults.writeSummary(outcome, plan: plan, runs: runs, to: "\(out)/summary.json")
         return outcome
+    }
+
+    /// A what-if scenario made a run: the scenario at `base` is run first (into
+    /// `out/past-run`, its database kept there), and its stored run, with the fixes between
+    /// its points, becomes this one's recording (`run.nmea` in `out`), its heart rates and
+    /// its presses included (`PastRun`); the plan, workout, profile and build are this one's.
+    static func whatIf(_ scenario: Scenario, of base: String, out: String, options: ScenarioOptions, logger: Logger) throws -> Scenario {
+        let plansDir = PlanLoader.directory(hardwareDir: options.settings.hardwareDirectory)
+        let baseScenario: Scenario
+        do {
+            baseScenario = try ScenarioLoader.load(directory: base, plansDir: plansDir)
+        } catch {
+            throw ScenarioError("\(scenario.file): past_run: \(error)")
+        }
+        guard baseScenario.pastRun == nil else {
+            throw ScenarioError("\(scenario.file): past_run: \(base) is a what-if itself: name the scenario it replays")
+        }
+        var baseOptions = options
+        let data = "\(out)/past-run/data"
+        try? FileManager.default.removeItem(atPath: data)
+        baseOptions.dataDirectory = data
+        let ran = try run(baseScenario, out: "\(out)/past-run", options: baseOptions, logger: logger)
+        guard let id = ran.activities.first?.summary.id else {
+            throw ScenarioError("\(scenario.file): past_run: \(base) stored no run")
+        }
+        let past = try PastRun.load(.activity(id, dataDirectory: data), plansDirectory: plansDir, scratch: "\(out)/past-run")
+        let made = try past.scenario(
+            name: scenario.name, planPath: scenario.planPath, workoutIndex: scenario.workoutIndex, profile: scenario.profile,
+            hardware: scenario.hardware, folder: out)
+        var whatIf = scenario
+        whatIf.recording = made.recording
+        if whatIf.heartRate == nil { whatIf.heartRate = made.heartRate }
+        whatIf.script = (made.script + scenario.script).sorted { $0.at < $1.at }
+        if whatIf.date == nil { whatIf.date = made.date }
+        whatIf.pastRun = nil
+        return whatIf
     }
 
     /// The folder a run's database is kept in: created when missing, refused when it holds a

@@ -163,6 +163,28 @@ struct ReplayEndToEndTests {
         #expect(previous < -90)
     }
 
+    /// The what-if scenario (`past_run:`): profile-high's stored run coached again on low hears
+    /// what profile-low's own run of the recording heard, at the same instants, over the same
+    /// distance.
+    @Test func aWhatIfScenarioHearsWhatThatProfilesRunHeard() throws {
+        let dir = try makeTemporaryDirectory()
+        func cues(_ scenario: String) throws -> (cues: [String], distance: String) {
+            let run = try Pacer.run(["scenario", "run", "Scenarios/\(scenario)", "--quiet", "--out", "\(dir)/\(scenario)"])
+            try #require(run.status == 0, "\(run.stderr)")
+            let events = try String(contentsOfFile: "\(dir)/\(scenario)/events.jsonl", encoding: .utf8).split(separator: "\n")
+            let heard = events.filter { $0.contains("\"event\":\"cue\"") }.map { line in
+                String(line.split(separator: ",").filter { $0.hasPrefix("\"t\"") || $0.hasPrefix("\"cue\"") }.joined(separator: ","))
+            }
+            let summary = try String(contentsOfFile: "\(dir)/\(scenario)/summary.json", encoding: .utf8)
+            let distance = summary.split(separator: "\n").first { $0.contains("\"distance_m\"") }.map(String.init) ?? ""
+            return (heard, distance)
+        }
+        let whatIf = try cues("what-if-low"), low = try cues("profile-low")
+        #expect(whatIf.cues.count > 10)
+        #expect(whatIf.cues == low.cues)
+        #expect(whatIf.distance == low.distance, "\(whatIf.distance) against \(low.distance)")
+    }
+
     /// What is not a run is refused naming the file and why.
     @Test func whatIsNoRunIsRefusedNamingTheFile() throws {
         let dir = try makeTemporaryDirectory()
