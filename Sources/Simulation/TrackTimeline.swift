@@ -98,8 +98,9 @@ public struct TrackTimeline: Hashable, Sendable {
     }
 
     public var sampleCount: Int { segments.reduce(0) { $0 + $1.count } }
-    public var first: TrackSample? { segments.first?.first }
-    public var last: TrackSample? { segments.last?.last }
+    public var first: TrackSample? { segments.first { !$0.isEmpty }?.first }
+    /// The last sample of any segment (a segment just broken is empty until its first).
+    public var last: TrackSample? { segments.last { !$0.isEmpty }?.last }
     /// Whether any sample has a heart rate.
     public var hasHeartRate: Bool { segments.contains { $0.contains { $0.heartRate != nil } } }
 

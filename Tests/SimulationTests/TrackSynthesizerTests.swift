@@ -159,6 +159,24 @@ struct TrackSynthesizerTests {
         #expect(t.segments[0][1].speed != nil, "a speed that is no number is the legs' instead")
     }
 
+    /// A new segment's first point is held to the rules too: the fuzzer's find (an out of
+    /// memory, `scripts/fuzz.sh tcx`) was a TCX whose next track began in the year 1013, which
+    /// the checks, looking only inside the open segment, let through; the 2026 points after it
+    /// made a leg of a thousand years, laid out a cycle a second.
+    @Test func aNewSegmentIsCheckedAgainstTheRunBeforeIt() throws {
+        var t = TrackTimeline(source: "run.tcx")
+        try t.append(Self.sample(0, 0), place: "line 9")
+        try t.append(Self.sample(10, 30), place: "line 10")
+        t.breakSegment()
+        let error = #expect(throws: TrackTimelineError.self) { try t.append(Self.sample(5.4e8, 60), place: "line 16") }
+        #expect(error?.description.contains("line 16: more than 24 hours after the first point") == true)
+        try t.append(Self.sample(5, 60), place: "line 17")
+        #expect(t.dropped == 1, "a new segment going back in time is left out")
+        try t.append(Self.sample(20, 60), place: "line 18")
+        try t.finish()
+        #expect(t.segments.map(\.count) == [2, 1])
+    }
+
     /// The recording starts with lines that say what it is, and is the same bytes each time.
     @Test func theHeaderSaysWhatItIsAndTheBytesRepeat() throws {
         let t = try Self.timeline([[Self.sample(0, 0, speed: 3), Self.sample(10, 30, speed: 3)]])
