@@ -144,6 +144,15 @@ struct ReplayEndToEndTests {
         let report = try Pacer.run(["activities", "report", "2", "--data-dir", "\(dir)/data", "--out", "\(dir)/ghost.html"])
         try #require(report.status == 0, "\(report.stderr)")
         #expect(try String(contentsOfFile: "\(dir)/ghost.html", encoding: .utf8).contains("Metres ahead of the ghost (activity 1)"))
+        // The two runs side by side: the same run twice, level to the second.
+        let compare = try Pacer.run(["activities", "compare", "1", "2", "--data-dir", "\(dir)/data", "--page", "\(dir)/compare.html"])
+        try #require(compare.status == 0, "\(compare.stderr)")
+        #expect(compare.stdout.contains("1   00:05:46               00:05:46               0 s"), "\(compare.stdout)")
+        try ReportEndToEndTests.requireChromium()
+        let pages = ["\(dir)/ghost.html", "\(dir)/compare.html"]
+        let check = try await ReportEndToEndTests.check(pages, ["--self-contained"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        for page in pages { try await ReportEndToEndTests.expectWellFormed(page) }
 
         // The target: 5 km in 24:30 against 12 km/h (the recipe's truth).
         let target = try Pacer.run(["scenario", "run", "Scenarios/ghost-target", "--quiet", "--out", "\(dir)/target"])
