@@ -153,7 +153,7 @@ struct ReplayCommand: ParsableCommand {
         var b = RunComparisonInput.Side(label: "what if", run: replayed.reportInput, profile: whatIfProfile, hardware: build)
         Self.battery(whatIf, into: &b)
         let name = past.detail?.summary.name ?? past.timeline.name ?? source.name
-        var comparison = RunComparisonInput(title: "What if: \(source.name), \(name)", a: a, b: b)
+        var comparison = RunComparisonInput(title: "What if: \(source.name)" + (name == source.name ? "" : ", \(name)"), a: a, b: b)
         comparison.notes = notes
         try Self.show(comparison, page: page)
     }
