@@ -224,9 +224,11 @@ struct CompanionServerTests {
         #expect(fine.status == 303)
     }
 
-    /// Issue 38: uploads are held whole while they are handled, so at most two are handled
-    /// at once; a third is answered 503 "busy" with a Retry-After, not queued in memory.
-    @Test func aThirdUploadAtOnceIsBusyWithRetryAfter() async throws {
+    /// Issue 38: uploads are held whole while they are handled, so one is handled at a time
+    /// (two imports of a 100,000-record FIT at once took the device past its 128 MB, issue
+    /// 43's CI); the others started with it are answered 503 "busy" with a Retry-After, not
+    /// queued in memory.
+    @Test func aSecondUploadAtOnceIsBusyWithRetryAfter() async throws {
         let f = try await Fixture.started()
         defer { Task { await f.server.stop() } }
         let (cookie, csrf) = try await f.login()
@@ -245,7 +247,7 @@ struct CompanionServerTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(answers.map(\.status).sorted() == [200, 200, 503], "\(answers.map { "\($0.status) \($0.text)" })")
+        #expect(answers.map(\.status).sorted() == [200, 503, 503], "\(answers.map { "\($0.status) \($0.text)" })")
         let busy = answers.first { $0.status == 503 }
         #expect(busy?.header("retry-after") == "5" && busy?.text.contains("busy") == true)
         // Once they are answered, the next is handled.

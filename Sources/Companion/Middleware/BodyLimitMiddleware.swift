@@ -4,14 +4,15 @@ import Synchronization
 /// The body read into memory up to its limit, or refused with 413: from its Content-Length
 /// before any of it is read, or as soon as a chunked one passes the limit. Without a session
 /// only a login's body is read (and a small one): the rest go on with none, so that no one
-/// without the password makes the board hold megabytes. At most `uploadsAtOnce` uploads are
-/// read and handled at once: another is answered 503 "busy, try again" with a `Retry-After`,
-/// so that uploads started together (a page open in three tabs) cannot add up past the
-/// board's memory budget.
+/// without the password makes the board hold megabytes. One upload is read and handled at
+/// a time (`uploadsAtOnce`): another is answered 503 "busy, try again" with a `Retry-After`,
+/// so that uploads started together (a page open in two tabs) cannot add up past the
+/// board's memory budget. Two were allowed until two imports of a 100,000-record FIT that
+/// overlapped took the device to 132.6 MB in CI, past its 128 MB (one alone: 90 MB).
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = CompanionContext
     /// Uploads read and handled at once.
-    static let uploadsAtOnce = 2
+    static let uploadsAtOnce = 1
     /// The `Retry-After` of an upload refused while others are handled, in seconds.
     static let uploadRetryAfter = 5
     private let uploads = Slots(uploadsAtOnce)
