@@ -45,23 +45,6 @@ public struct TrackPoint: Hashable, Sendable {
     }
 }
 
-/// A fix between two track points: when, where, and the receiver's speed and course.
-public struct TrackReading: Hashable, Sendable {
-    public var time: UTCTimestamp
-    public var position: GeoPoint
-    /// Metres per second.
-    public var speed: Double?
-    /// Degrees true.
-    public var course: Double?
-
-    public init(time: UTCTimestamp, position: GeoPoint, speed: Double?, course: Double?) {
-        self.time = time
-        self.position = position
-        self.speed = speed
-        self.course = course
-    }
-}
-
 /// A named position the runner captured (R20).
 public struct Waypoint: Hashable, Sendable {
     public var name: String

@@ -18,8 +18,7 @@ public enum GhostLoader {
     public static func load(_ spec: String, dataDirectory: String?, store: PacerStore? = nil) throws(ConfigurationError) -> Ghost {
         let text = spec.trimmingCharacters(in: .whitespaces)
         if text.contains("@") { return try target(text) }
-        let id = text.hasPrefix("activity:") ? String(text.dropFirst("activity:".count)) : text
-        if let n = Int64(id), n > 0, !FileManager.default.fileExists(atPath: text) {
+        if let n = TrackReplayLoader.activityNumber(text) {
             return try activity(n, dataDirectory: dataDirectory, store: store, spec: spec)
         }
         guard TrackReplayLoader.format(of: text) != nil else {

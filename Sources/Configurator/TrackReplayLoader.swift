@@ -15,6 +15,14 @@ public enum TrackReplayLoader {
         case fit = "FIT"
     }
 
+    /// The stored run `text` names (`12`, `activity:12`), when it names one rather than a
+    /// file (a file called `12` is the file).
+    public static func activityNumber(_ text: String) -> Int64? {
+        let id = text.hasPrefix("activity:") ? String(text.dropFirst("activity:".count)) : text
+        guard let n = Int64(id), n > 0, !FileManager.default.fileExists(atPath: text) else { return nil }
+        return n
+    }
+
     /// The format of the file at `path` by its first bytes; nil when it is none of them (an
     /// NMEA recording, or a file that cannot be read: its reader says why).
     public static func format(of path: String) -> Format? {
@@ -149,9 +157,7 @@ public enum TrackReplayLoader {
                 }
                 var sample = TrackSample(time: p.time, position: p.position, altitude: p.altitude, speed: p.speed,
                                          distance: distance, heartRate: p.heartRate, rrIntervals: p.rrIntervals)
-                sample.readings = p.readings.map {
-                    TrackSample.Reading(time: $0.time, position: $0.position, speed: $0.speed, course: $0.course)
-                }
+                sample.readings = p.readings
                 try timeline.append(sample, place: "point \(i + 1)")
                 previous = p
             }

@@ -205,7 +205,7 @@ struct ActivitiesCommand: ParsableCommand {
 
         /// An activity of the store, or a file's run.
         func side(_ text: String) throws -> RunComparisonInput.Side {
-            if let id = Int64(text), !FileManager.default.fileExists(atPath: text) {
+            if let id = TrackReplayLoader.activityNumber(text) {
                 let input = try store.open().activityReportInput(id)
                 let date = input.startedAt.map { " (\(ActivityFormat.dateTime($0, zone: .system)))" } ?? ""
                 return RunComparisonInput.Side(label: "#\(id)\(date)", run: input)

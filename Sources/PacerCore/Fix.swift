@@ -64,3 +64,22 @@ public struct Fix: Hashable, Sendable {
         self.satellitesInView = satellitesInView
     }
 }
+
+/// A fix between two track points that was no position update: when, where, and the
+/// receiver's speed and course. The store keeps them with the next point (`TrackPoint.readings`)
+/// and a replay writes them again (`TrackSample.readings`).
+public struct TrackReading: Hashable, Sendable {
+    public var time: UTCTimestamp
+    public var position: GeoPoint
+    /// Metres per second.
+    public var speed: Double?
+    /// Degrees true.
+    public var course: Double?
+
+    public init(time: UTCTimestamp, position: GeoPoint, speed: Double?, course: Double?) {
+        self.time = time
+        self.position = position
+        self.speed = speed
+        self.course = course
+    }
+}

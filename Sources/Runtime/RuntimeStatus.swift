@@ -83,9 +83,14 @@ public struct RuntimeStatus: Hashable, Sendable {
     /// `ghost +12 s (+40 m)`, `ghost level`, `ghost −8 s (−25 m)`: the runner ahead (+) or
     /// behind (−) of the ghost.
     public static func describe(_ gap: GhostGap) -> String {
-        guard gap.standing != .level else { return "ghost level" }
+        "ghost " + gapText(gap)
+    }
+
+    /// `+12 s (+40 m)`, `level`, `−8 s (−25 m)`.
+    public static func gapText(_ gap: GhostGap) -> String {
+        guard gap.standing != .level else { return "level" }
         let sign = gap.metres >= 0 ? "+" : "−"
-        return "ghost \(sign)\(Int(abs(gap.seconds).rounded())) s (\(sign)\(Int(abs(gap.metres).rounded())) m)"
+        return "\(sign)\(Int(abs(gap.seconds).rounded())) s (\(sign)\(Int(abs(gap.metres).rounded())) m)"
     }
 
     /// How a starting phase ends, when not on time, and its repeat: ` (800 m, repeat 3 of 6)`,

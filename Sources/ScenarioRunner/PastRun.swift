@@ -23,8 +23,7 @@ public struct PastRun: Sendable {
 
         /// `12`, `activity:12` (of `dataDirectory`), or a file's path.
         public init(_ text: String, dataDirectory: String) {
-            let id = text.hasPrefix("activity:") ? String(text.dropFirst("activity:".count)) : text
-            if let n = Int64(id), n > 0, !FileManager.default.fileExists(atPath: text) {
+            if let n = TrackReplayLoader.activityNumber(text) {
                 self = .activity(n, dataDirectory: dataDirectory)
             } else {
                 self = .file(text)

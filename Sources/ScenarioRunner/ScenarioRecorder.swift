@@ -168,7 +168,7 @@ final class ScenarioRecorder: Sendable {
             fields = [("key", .text(key)), ("reason", .text(reason))]
         case .ghost(let gap):
             name = gap.standing.rawValue
-            text = "GHOST: \(RuntimeStatus.describe(gap).dropFirst("ghost ".count))"
+            text = "GHOST: \(RuntimeStatus.gapText(gap))"
             fields = [("standing", .text(gap.standing.rawValue)), ("ahead_m", .number(gap.metres, places: 1)),
                       ("ahead_s", .number(gap.seconds, places: 1))]
         }

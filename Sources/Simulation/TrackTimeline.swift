@@ -25,20 +25,8 @@ public struct TrackSample: Hashable, Sendable {
     /// (a stored run keeps them: `TrackPoint.readings`): written as they were.
     public var readings: [Reading] = []
 
-    /// A fix between two samples.
-    public struct Reading: Hashable, Sendable {
-        public var time: UTCTimestamp
-        public var position: GeoPoint
-        public var speed: Double?
-        public var course: Double?
-
-        public init(time: UTCTimestamp, position: GeoPoint, speed: Double?, course: Double?) {
-            self.time = time
-            self.position = position
-            self.speed = speed
-            self.course = course
-        }
-    }
+    /// A fix between two samples, as the store keeps it.
+    public typealias Reading = TrackReading
 
     public init(time: UTCTimestamp, position: GeoPoint, altitude: Double? = nil, speed: Double? = nil,
                 course: Double? = nil, distance: Double? = nil, heartRate: Int? = nil, rrIntervals: [Double] = [],
@@ -431,6 +419,18 @@ public struct TrackSynthesizer {
         let offsets: [Int64]
         let speeds: [Double]
         let distances: [Double]
+
+        /// Where `offset` is in `offsets` (whole seconds from `a`, then the leg's end), found
+        /// at once: a leg across a long gap holds a cycle a second of it.
+        func index(_ offset: Int64) -> Int? {
+            Self.index(offset, end: offsets[offsets.count - 1], count: offsets.count)
+        }
+
+        static func index(_ offset: Int64, end: Int64, count: Int) -> Int? {
+            if offset == end { return count - 1 }
+            guard offset >= 0, offset < end, offset % 1000 == 0 else { return nil }
+            return Int(offset / 1000)
+        }
     }
 
     /// Metres along the track at the start of the current segment's current leg.
@@ -480,13 +480,13 @@ public struct TrackSynthesizer {
             let planned = plan(a, b)
             let offset = ms - aMs
             if let fix = readingFix(b, at: ms, altitude: interpolatedAltitude(a, b, at: ms)) {
-                if let i = planned.offsets.firstIndex(of: offset) {
+                if let i = planned.index(offset) {
                     let truth = Truth(position: fix.position, altitude: fix.altitude, speed: planned.speeds[i],
                                       course: fix.course, distance: travelled + planned.distances[i])
                     return (truth, fix)
                 }
             }
-            guard let i = planned.offsets.firstIndex(of: offset) else {
+            guard let i = planned.index(offset) else {
                 // Off the cycles' grid (a sample between whole seconds): the nearest cycle's.
                 let f = Double(offset) / Double(b.time.millisecondsSince1970 - aMs)
                 return interpolated(planned, fraction: f, speed: planned.leg.startSpeed + f * (planned.leg.endSpeed - planned.leg.startSpeed),
@@ -574,7 +574,7 @@ public struct TrackSynthesizer {
         known[n - 1] = true
         let aMs = a.time.millisecondsSince1970
         for r in b.readings {
-            if let i = offsets.firstIndex(of: r.time.millisecondsSince1970 - aMs), let v = r.speed {
+            if let i = PlannedLeg.index(r.time.millisecondsSince1970 - aMs, end: total, count: n), let v = r.speed {
                 speeds[i] = v
                 known[i] = true
             }
